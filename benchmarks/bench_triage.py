@@ -1,0 +1,185 @@
+"""Triage I/O benchmark: ratios against named baselines measured in the same run, and peak memory
+while iterating a generated dump set.
+
+    .venv/bin/python benchmarks/bench_triage.py --quick
+    .venv/bin/python benchmarks/bench_triage.py --size-gb 2
+
+1. text floats (RuyiStudio ``%.18e`` one per line): ``read_text_floats`` vs ``numpy.loadtxt``
+   (goal ≥ 5×) on the same file;
+2. ``%08x`` 20.12 hex words: ``read_hex_words`` vs a plain Python ``int(x, 16)`` loop;
+3. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
+   ``--size-gb`` on disk), aligns it and iterates every pair computing the metrics; its peak RSS
+   (``ru_maxrss``) is compared with an import-only child and with the largest single pair — it must
+   be bounded by that pair, not by the whole set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from nnie_lsp.triage import dumps as D  # noqa: E402
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_text(n: int, repeat: int, tmp: str) -> None:
+    rng = np.random.default_rng(0)
+    a = rng.normal(0, 50, n) * rng.choice([1e-3, 1, 1e3], n)
+    path = os.path.join(tmp, "conv1_output0_caffe.linear.float")
+    np.savetxt(path, a)
+    base = best_of(lambda: np.loadtxt(path), repeat)
+    ours = best_of(lambda: D.read_text_floats(path), repeat)
+    got = D.read_text_floats(path)
+    err = float(np.max(np.abs(got - a) / np.maximum(np.abs(a), 1e-300)))
+    mb = os.path.getsize(path) / 1e6
+    print(f"text floats  {n:>10,} values {mb:7.1f} MB | numpy.loadtxt {base:7.3f} s | read_text_floats {ours:7.3f} s "
+          f"| ratio {base / ours:5.1f}x (goal >= 5x) | max rel err {err:.1e}")
+    # generic separators (fallback path) for the record
+    p2 = os.path.join(tmp, "t.txt")
+    np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")
+    base2 = best_of(lambda: np.loadtxt(p2, delimiter=","), repeat)
+    ours2 = best_of(lambda: D.read_text_floats(p2), repeat)
+    print(f"text %.7g,csv {n:>10,} values            | numpy.loadtxt {base2:7.3f} s | read_text_floats {ours2:7.3f} s "
+          f"| ratio {base2 / ours2:5.1f}x (general tokeniser path)")
+
+
+def bench_hex(n: int, repeat: int, tmp: str) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.normal(0, 100, n)
+    path = os.path.join(tmp, "seg0_layer38_output0_inst.linear.hex")
+    D.write_hex(path, a)
+
+    def baseline():
+        out = []
+        with open(path) as f:
+            for line in f:
+                v = int(line, 16)
+                if v >= 0x80000000:
+                    v -= 1 << 32
+                out.append(v / 4096)
+        return np.array(out)
+
+    base = best_of(baseline, repeat)
+    ours = best_of(lambda: D.read_hex_words(path), repeat)
+    assert np.array_equal(baseline(), D.read_hex_words(path))
+    print(f"hex words    {n:>10,} values {os.path.getsize(path) / 1e6:7.1f} MB | int(x,16) loop {base:7.3f} s | "
+          f"read_hex_words {ours:7.3f} s | ratio {base / ours:5.1f}x")
+
+
+# ---------------------------------------------------------------------------------------------
+CHILD = r"""
+import resource, sys, time
+sys.path.insert(0, {root!r})
+from nnie_lsp.triage import scan_dumps, align, iter_pairs, compare_arrays
+if {work}:
+    t0 = time.perf_counter()
+    ref = scan_dumps({ref!r}); sim = scan_dumps({sim!r})
+    al = align(ref, sim, value_check=True)
+    n = 0; worst = 1.0
+    for p, r, s in iter_pairs(al):
+        m = compare_arrays(r, s); worst = min(worst, m.cosine); n += 1
+    dt = time.perf_counter() - t0
+    print(f"pairs={{n}} unmatched={{len(al.unmatched_ref) + len(al.unmatched_sim)}} worst_cos={{worst:.6f}} secs={{dt:.1f}}")
+else:
+    import numpy
+print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def run_child(root: str, ref: str, sim: str, work: bool) -> tuple[int, str]:
+    code = CHILD.format(root=root, ref=ref, sim=sim, work=work)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    rss = int(out.strip().splitlines()[-1].split()[1])
+    return rss, out.strip().splitlines()[0]
+
+
+def bench_memory(size_gb: float, tmp: str) -> None:
+    ref = os.path.join(tmp, "caffe")
+    sim = os.path.join(tmp, "sim")
+    os.makedirs(ref)
+    os.makedirs(os.path.join(sim, "mapper_quant"))
+    bytes_per_value = 25 + 9  # %.18e line + %08x line
+    total_values = int(size_gb * 1e9 / bytes_per_value)
+    # a net-like size profile: many mid tensors, a few big ones; largest = 1/12 of the set
+    largest = max(1000, total_values // 12)
+    shapes = []
+    acc = 0
+    rng = np.random.default_rng(2)
+    templates: dict[tuple, tuple[str, str]] = {}
+    i = 0
+    while acc < total_values:
+        frac = [1.0, 0.5, 0.25, 0.125][i % 4]
+        c = max(1, int(largest * frac) // (32 * 32))
+        shape = (c, 32, 32)
+        shapes.append(shape)
+        acc += c * 1024
+        i += 1
+    t0 = time.perf_counter()
+    for i, shape in enumerate(shapes):
+        name = f"layer{i:03d}"
+        if shape not in templates:
+            a = rng.normal(0, 10, shape)
+            rp = D.write_ruyi_caffe(ref, name, a)
+            sp = D.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), i)
+            templates[shape] = (rp, sp)
+        else:
+            rp, sp = templates[shape]
+            dims = "_".join(map(str, shape))
+            shutil.copyfile(rp, os.path.join(ref, f"{name}_output0_{dims}_caffe.linear.float"))
+            shutil.copyfile(sp, os.path.join(sim, "mapper_quant", f"{name}_output{i}_{dims}_quant.linear.hex"))
+    gen = time.perf_counter() - t0
+    disk = sum(os.path.getsize(os.path.join(d, f)) for d in (ref, os.path.join(sim, "mapper_quant")) for f in os.listdir(d))
+    big = max(int(np.prod(s)) for s in shapes)
+    big_text = big * 25
+    pair_bytes = big * 8 * 2  # the two float64 arrays of the largest pair
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    base_rss, _ = run_child(root, ref, sim, work=False)
+    rss, info = run_child(root, ref, sim, work=True)
+    extra = (rss - base_rss) * 1024
+    print(f"memory       dump set {disk / 1e9:.2f} GB on disk, {len(shapes)} pairs, generated in {gen:.0f} s | {info}")
+    print(f"             peak RSS {rss / 1024:.0f} MB (import-only child {base_rss / 1024:.0f} MB) -> +{extra / 1e6:.0f} MB for the run")
+    print(f"             largest pair: {big:,} values = {pair_bytes / 1e6:.0f} MB as two float64 arrays "
+          f"(+{big_text / 1e6:.0f} MB text file bytes) | run / (pair + its text) = {extra / (pair_bytes + big_text):.2f} "
+          f"| run / whole set on disk = {extra / disk:.3f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes, one repeat (CI smoke run)")
+    ap.add_argument("--values", type=int, default=None, help="values per parsing benchmark file")
+    ap.add_argument("--size-gb", type=float, default=None, help="size of the generated dump set for the memory run")
+    ap.add_argument("--no-memory", action="store_true")
+    args = ap.parse_args(argv)
+    n = args.values or (200_000 if args.quick else 2_000_000)
+    repeat = 1 if args.quick else 3
+    size_gb = args.size_gb if args.size_gb is not None else (0.05 if args.quick else 0.25)
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPU(s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_text(n, repeat, tmp)
+        bench_hex(n, repeat, tmp)
+    if not args.no_memory:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_memory(size_gb, tmp)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

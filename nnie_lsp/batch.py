@@ -1,0 +1,229 @@
+"""Linting many files at once (CLI, pre-commit): discovery, project grouping, fix loops, writing."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from .cfg.reader import looks_like_mapper_cfg
+from .diagnostics import Diagnostic, Fix, Severity
+from .lint import lint_project, project_for_file
+from .project import DiskProvider, cfgs_naming
+from .settings import LintSettings, load_settings
+from .text import Decoded, apply_edits, decode, encode
+
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".e2e",
+             "build", "dist", ".mypy_cache", ".pytest_cache"}
+
+
+class InputError(Exception):
+    """A path or input the user gave cannot be used (message is for the user)."""
+
+
+def discover(paths: list[str]) -> list[str]:
+    """Files to lint: given files as they are; folders searched for mapper cfgs and prototxts."""
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    low = f.lower()
+                    if low.endswith(".prototxt"):
+                        out.append(full)
+                    elif low.endswith(".cfg") and _is_mapper_cfg(full):
+                        out.append(full)
+        elif os.path.isfile(p):
+            if p.lower().endswith(".cfg") and not _is_mapper_cfg(p):
+                continue  # setup.cfg and friends: not ours (pre-commit passes them)
+            out.append(p)
+        else:
+            raise InputError(f"{p}: no such file or directory")
+    seen = set()
+    uniq = []
+    for f in out:
+        a = os.path.abspath(f)
+        if a not in seen:
+            seen.add(a)
+            uniq.append(a)
+    return uniq
+
+
+def _is_mapper_cfg(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return looks_like_mapper_cfg(decode(fh.read(1 << 16)).text)
+    except OSError:
+        return False
+
+
+@dataclass
+class BatchResult:
+    diagnostics: list[Diagnostic]
+    files: list[str]
+    fixed: dict[str, tuple[str, str]] = field(default_factory=dict)   # path -> (old text, new text)
+    applied: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+
+
+class Overlay(DiskProvider):
+    """Disk plus in-memory texts, remembering how each real file was encoded."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.decoded: dict[str, Decoded] = {}
+
+    def read_text(self, path: str) -> Decoded | None:
+        path = os.path.abspath(path)
+        if path in self.overlay:
+            orig = self.decoded.get(path)
+            return Decoded(self.overlay[path], orig.encoding if orig else "utf-8",
+                           orig.bom if orig else False, orig.newline if orig else "\n")
+        dec = super().read_text(path)
+        if dec is not None:
+            self.decoded.setdefault(path, dec)
+        return dec
+
+
+def _settings_for(path: str, base: LintSettings | None, overrides: dict) -> LintSettings:
+    s = load_settings(path, base) if base is None or base.origin is None else base
+    return s.merged(**overrides)
+
+
+def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
+               provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None) -> BatchResult:
+    """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg."""
+    provider = provider or Overlay()
+    overrides = overrides or {}
+    wanted = [os.path.abspath(f) for f in files]
+    wanted_set = set(wanted)
+    diags: list[Diagnostic] = []
+    errors: list[str] = []
+    covered: set[str] = set()
+    for f in wanted:
+        if f in covered:
+            continue
+        st = _settings_for(f, settings, overrides)
+        is_cfg = f.lower().endswith(".cfg")
+        if not is_cfg:
+            # a cfg in the set that names this prototxt lints it together with the cfg
+            naming = [c for c in cfgs_naming(f, provider, cwd) if c in wanted_set]
+            if naming and naming[0] not in covered:
+                continue  # will be covered when that cfg is linted (it comes in the list)
+        project = project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg)
+        homes = {f}
+        if is_cfg and project.prototxt_path and project.prototxt_path in wanted_set:
+            homes.add(project.prototxt_path)
+        out = lint_project(project, lang=lang, paths=sorted(homes))
+        covered |= homes
+        diags.extend(out.diagnostics)
+        errors.extend(out.errors)
+    # prototxts skipped above because a cfg would cover them, but the cfg did not load them
+    for f in wanted:
+        if f not in covered:
+            st = _settings_for(f, settings, overrides)
+            out = lint_project(project_for_file(f, settings=st, provider=provider, cwd=cwd), lang=lang, paths=[f])
+            diags.extend(out.diagnostics)
+            errors.extend(out.errors)
+    uniq = {}
+    for d in diags:
+        uniq.setdefault((d.path, d.code, d.range, d.message), d)
+    return BatchResult(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
+
+
+def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
+    """Non-overlapping fixes, first come first served (the rest wait for the next pass)."""
+    taken: dict[str, list] = {}
+    chosen = []
+    for d in diags:
+        f = d.fix
+        if f is None or (not f.is_safe and not unsafe):
+            continue
+        ok = True
+        for fe in f.edits:
+            for r in taken.get(os.path.abspath(fe.path), []):
+                a, b = fe.edit.range, r
+                if a.start < b.end and b.start < a.end or a.start == b.start:
+                    ok = False
+        if ok:
+            chosen.append(f)
+            for fe in f.edits:
+                taken.setdefault(os.path.abspath(fe.path), []).append(fe.edit.range)
+    return chosen
+
+
+def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
+              overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
+              max_passes: int = 10, provider: Overlay | None = None) -> BatchResult:
+    """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
+    provider = provider or Overlay()
+    originals: dict[str, str] = {}
+    applied = 0
+    for _ in range(max_passes):
+        res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang)
+        fixes = choose_fixes(res.diagnostics, unsafe)
+        if not fixes:
+            break
+        by_path: dict[str, list] = {}
+        for f in fixes:
+            for fe in f.edits:
+                by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
+        changed = False
+        for path, edits in by_path.items():
+            dec = provider.read_text(path)
+            if dec is None:
+                continue
+            originals.setdefault(path, dec.text)
+            new = apply_edits(dec.text, edits)
+            if new != dec.text:
+                provider.overlay[path] = new
+                changed = True
+        applied += len(fixes)
+        if not changed:
+            break
+    res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang)
+    res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
+    res.applied = applied
+    res._provider = provider  # type: ignore[attr-defined]
+    return res
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                        fromfile=f"a/{os.path.relpath(path)}", tofile=f"b/{os.path.relpath(path)}"))
+
+
+def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
+    """Write text with the file's original encoding and BOM, via a temp file and rename."""
+    enc = decoded.encoding if decoded else "utf-8"
+    bom = decoded.bom if decoded else False
+    data = encode(text, enc, bom)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".nnie-lint-", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def counts(diags: list[Diagnostic]) -> dict[str, int]:
+    out = {"error": 0, "warning": 0, "info": 0, "hint": 0}
+    for d in diags:
+        out[d.severity.label] += 1
+    return out
+
+
+def failing(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Findings that make the exit code 1 (errors and warnings; info/hints are advice)."""
+    return [d for d in diags if d.severity <= Severity.WARNING]

@@ -1,0 +1,1 @@
+"""Command-line faces: nnie-lint (lint.py) and nnie-triage (triage.py)."""

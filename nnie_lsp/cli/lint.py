@@ -1,0 +1,162 @@
+"""`nnie-lint`: lint NNIE mapper cfg and Caffe prototxt files (translation layer only)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from .. import __version__
+from ..batch import InputError, Overlay, counts, discover, failing, fix_files, lint_files, unified_diff, write_atomic
+from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
+from ..rules.registry import all_rules, get_rule
+from ..settings import SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nnie-lint",
+        description="Lint HiSilicon NNIE nnie_mapper .cfg files and their Caffe .prototxt before running the mapper.",
+        epilog="Exit status: 0 no errors or warnings, 1 findings, 2 usage or internal error.")
+    p.add_argument("paths", nargs="*", help="files or folders (folders: *.prototxt and NNIE mapper *.cfg); '-' reads stdin")
+    p.add_argument("--format", "--output-format", dest="format",
+                   choices=("text", "json", "sarif", "github"), default=None,
+                   help="output format (default: text; github when GITHUB_ACTIONS is set)")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: also apply unsafe fixes")
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them")
+    p.add_argument("--select", help="comma-separated codes or prefixes to enable (replaces the default set)")
+    p.add_argument("--extend-select", help="codes or prefixes to enable in addition (e.g. NN303)")
+    p.add_argument("--ignore", help="codes or prefixes to disable")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument("--explain", metavar="CODE", help="print the documentation of a rule")
+    p.add_argument("--list-rules", action="store_true", help="list all rules (text, json or markdown with --format)")
+    p.add_argument("--stdin-filename", help="path to use for the text read from stdin ('-')")
+    p.add_argument("--source-framework", choices=SOURCE_FRAMEWORKS,
+                   help="framework the net was trained in (silences or forces NN108)")
+    p.add_argument("--lang", choices=("en", "zh"), help="message language (default: en, or [tool.nnie-lint] lang)")
+    p.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    p.add_argument("--no-color", action="store_true", help="plain text output")
+    p.add_argument("--force-exclude", action="store_true", help=argparse.SUPPRESS)  # pre-commit convention
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    p.add_argument("--version", action="version", version=f"nnie-lint {__version__}")
+    return p
+
+
+def _split(v: str | None):
+    if v is None:
+        return None
+    return tuple(x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="nnie-lint: %(message)s")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    out = sys.stdout
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    lang = normalize_lang(args.lang) if args.lang else None
+
+    if args.explain:
+        r = get_rule(args.explain)
+        if r is None:
+            print(f"nnie-lint: unknown rule code {args.explain!r} (see --list-rules)", file=sys.stderr)
+            return 2
+        out.write(r.explain(lang or "en"))
+        return 0
+    if args.list_rules:
+        if fmt == "json":
+            import json
+            out.write(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label,
+                                   "default_enabled": r.default_enabled, "fix": r.fix, "summary": r.summary[0],
+                                   "summary_zh": r.summary[1], "step": r.step} for r in all_rules()],
+                                 ensure_ascii=False, indent=2) + "\n")
+        else:
+            out.write(rules_table_markdown(lang or "en"))
+        return 0
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        print("nnie-lint: give files or folders to lint (or --list-rules / --explain CODE)", file=sys.stderr)
+        return 2
+
+    try:
+        base = None
+        if args.config:
+            if not os.path.isfile(args.config):
+                raise SettingsError(f"{args.config}: no such file")
+            import tomllib
+            with open(args.config, "rb") as fh:
+                data = tomllib.load(fh)
+            base = settings_from_mapping(data.get("tool", {}).get("nnie-lint", {}), origin=args.config)
+        overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
+                     "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
+                     "lang": lang}
+        provider = Overlay()
+        paths = list(args.paths)
+        stdin_path = None
+        if "-" in paths:
+            if args.fix:
+                raise InputError("--fix cannot write to stdin; use --diff")
+            stdin_path = os.path.abspath(args.stdin_filename or "stdin.prototxt")
+            data = sys.stdin.buffer.read()
+            from ..text import decode
+            dec = decode(data)
+            provider.overlay[stdin_path] = dec.text
+            provider.decoded[stdin_path] = dec
+            paths = [p for p in paths if p != "-"]
+        files = discover(paths)
+        if stdin_path:
+            files.append(stdin_path)
+        if not files:
+            print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
+            return 0
+        if base is None:
+            load_settings(files[0])  # surface a broken pyproject early, with its path
+        if args.fix or args.diff:
+            res = fix_files(files, unsafe=args.unsafe_fixes, settings=base, overrides=overrides,
+                            lang=lang, provider=provider)
+        else:
+            res = lint_files(files, settings=base, overrides=overrides, provider=provider, lang=lang)
+    except (InputError, SettingsError) as exc:
+        print(f"nnie-lint: {exc}", file=sys.stderr)
+        return 2
+
+    if args.diff:
+        for path, (old, new) in sorted(res.fixed.items()):
+            out.write(unified_diff(path, old, new))
+    elif args.fix:
+        for path, (old, new) in sorted(res.fixed.items()):
+            if path == stdin_path:
+                continue
+            write_atomic(path, new, provider.decoded.get(path))
+
+    diags = res.diagnostics
+    if fmt == "json":
+        out.write(render_json(diags))
+    elif fmt == "sarif":
+        out.write(render_sarif(diags))
+    elif fmt == "github":
+        out.write(render_github(diags))
+    elif not args.diff:
+        color = not args.no_color and out.isatty() and not os.environ.get("NO_COLOR")
+        out.write(render_text(diags, color=color))
+        if not args.quiet:
+            c = counts(diags)
+            fixable = sum(1 for d in diags if d.fix is not None and d.fix.is_safe)
+            parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in c.items() if n]
+            summary = ", ".join(parts) if parts else "no problems"
+            extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
+            fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
+            print(f"{len(files)} file(s) checked: {summary}{extra}{fixed}.", file=sys.stderr)
+    for e in res.internal_errors:
+        print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
+    if args.exit_zero:
+        return 0
+    if args.diff and res.fixed:
+        return 1
+    return 1 if failing(diags) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""nnie-triage command line.
+
+  nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--cfg FILE] [--prototxt FILE]
+                      [--dot FILE] [--format text|json|markdown] [--html FILE]
+                      [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
+  nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
+                     [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
+  nnie-triage reference --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
+                        [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
+                        [--transpose] [--input-shape N,C,H,W]
+  nnie-triage emulate --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
+                      [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...]
+
+Exit codes: 0 analysed (whatever the case), 2 bad input (clear message, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 too; keep one message style
+        self.print_usage(sys.stderr)
+        print(f"nnie-triage: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _add_prep_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prototxt", required=True)
+    p.add_argument("--caffemodel", required=True)
+    p.add_argument("--image", action="append", default=[], help="input image (one per network input); "
+                   "default: the LAST image of the cfg's image_list (what mapper_quant dumps)")
+    p.add_argument("--cfg", help="mapper cfg: norm_type, mean_file, data_scale, RGB_order, image_list")
+    p.add_argument("--norm-type", type=int, choices=range(6))
+    p.add_argument("--mean", help="channel means 'v,v,v' or a mean file")
+    p.add_argument("--data-scale", type=float)
+    p.add_argument("--rgb-order", choices=["RGB", "BGR"])
+    p.add_argument("--transpose", action="store_true", help="swap H and W (MATLAB-trained nets such as MTCNN)")
+    p.add_argument("--input-shape", help="override the first input's shape, e.g. 1,3,48,48")
+    p.add_argument("-o", "--out", required=True, help="output folder")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="nnie-triage", description="Per-layer similarity triage of NNIE dumps against Caffe, "
+                 "with a diagnosis (guide cases 1-4) and the concrete fix.")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    c = sub.add_parser("compare", help="compare Caffe dumps with NNIE dumps and diagnose")
+    c.add_argument("--reference", required=True, help="Caffe-side dump folder (RuyiStudio, npy, ...)")
+    c.add_argument("--sim", required=True, help="NNIE-side dump folder (mapper_quant, inst, ...)")
+    c.add_argument("--sim-16bit", help="a second NNIE run at compile_mode 1 (confirms/rejects quantization)")
+    c.add_argument("--cfg")
+    c.add_argument("--prototxt")
+    c.add_argument("--dot", help="cnn_net_tree.dot written by the mapper")
+    c.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    c.add_argument("--html", help="also write a self-contained HTML report")
+    c.add_argument("--postprocess", help="module:function run on both final outputs (case 4)")
+    c.add_argument("--output", help="write the --format output to this file instead of stdout")
+    c.add_argument("--threshold", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a threshold (data_layer, good, decay_end, middle_dip, small_abs_error)")
+    b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
+    b.add_argument("--layer", required=True)
+    b.add_argument("--reference", required=True)
+    b.add_argument("--sim", required=True)
+    b.add_argument("--prototxt")
+    b.add_argument("--caffemodel")
+    b.add_argument("--cfg")
+    b.add_argument("--mapper-log")
+    b.add_argument("--image", action="append", default=[])
+    b.add_argument("--mean-file")
+    b.add_argument("--triage-json", help="an existing `compare --format json` result (else it is computed)")
+    b.add_argument("-o", "--out", help="zip path (default <layer>_bundle.zip)")
+    r = sub.add_parser("reference", help="Caffe-side dumps from prototxt+caffemodel+image (OpenCV, no Caffe)")
+    _add_prep_args(r)
+    e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
+    _add_prep_args(e)
+    e.add_argument("--format", choices=["mapper_quant", "inst"], default="mapper_quant")
+    e.add_argument("--bits", type=int, choices=[8, 16], default=8)
+    e.add_argument("--hp", action="append", default=[], help="layer to run at 16 bit (like `_hp`)")
+    return ap
+
+
+def _prep_from_args(args) -> tuple[list, list[str]]:
+    from nnie_lsp.reference.preprocess import Preprocessing, from_cfg, read_mean_file
+
+    if args.cfg:
+        prep = from_cfg(args.cfg, 0)
+    else:
+        prep = Preprocessing()
+    if args.norm_type is not None:
+        prep.norm_type = args.norm_type
+    if args.data_scale is not None:
+        prep.data_scale = args.data_scale
+    if args.rgb_order:
+        prep.rgb_order = args.rgb_order
+    if args.mean:
+        if Path(args.mean).is_file():
+            prep.mean = read_mean_file(args.mean, prep.norm_type)
+            prep.mean_file = args.mean
+        else:
+            try:
+                import numpy as np
+
+                prep.mean = np.asarray([float(v) for v in args.mean.split(",")], dtype=np.float32)
+            except ValueError:
+                raise ValueError(f"--mean {args.mean!r} is neither a file nor comma-separated numbers")
+    prep.transpose = bool(args.transpose)
+    images = list(args.image) or (prep.images[-1:] if prep.images else [])
+    if not images:
+        raise ValueError("no input image: give --image or a cfg whose image_list names one")
+    return [prep], images
+
+
+def _shape(text: str | None):
+    if not text:
+        return None
+    try:
+        return tuple(int(v) for v in text.replace("x", ",").split(","))
+    except ValueError:
+        raise ValueError(f"--input-shape {text!r}: expected N,C,H,W")
+
+
+def cmd_reference(args) -> int:
+    from nnie_lsp.reference.caffe_forward import run_reference, write_reference_dumps
+
+    preps, images = _prep_from_args(args)
+    run = run_reference(args.prototxt, args.caffemodel, images, preps, _shape(args.input_shape))
+    files = write_reference_dumps(run, args.out)
+    print(f"wrote {len(files)} Caffe dumps ({preps[0].describe()}) to {args.out}")
+    return EXIT_OK
+
+
+def cmd_emulate(args) -> int:
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.reference.emulate import EmulationOptions, emulate, write_sim_dumps
+    from nnie_lsp.reference.net import load_net
+
+    preps, images = _prep_from_args(args)
+    net = load_net(args.prototxt, args.caffemodel)
+    inputs = prepare_inputs(net, images, preps, _shape(args.input_shape))
+    run = emulate(net, inputs, EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp)))
+    files = write_sim_dumps(run, args.out, fmt=args.format)
+    print(f"wrote {len(files)} simulated {args.bits}-bit NNIE dumps ({args.format}) to {args.out}")
+    return EXIT_OK
+
+
+def _thresholds(items: list[str]):
+    from nnie_lsp.triage.metrics import Thresholds
+
+    mapping = {}
+    for it in items:
+        if "=" not in it:
+            raise ValueError(f"--threshold {it!r}: expected KEY=VALUE")
+        k, v = it.split("=", 1)
+        mapping[k.strip()] = v.strip()
+    return Thresholds.from_mapping(mapping)
+
+
+def cmd_compare(args) -> int:
+    from nnie_lsp.triage import report
+    from nnie_lsp.triage.compare import run_compare
+
+    progress = None
+    bar = None
+    if sys.stderr.isatty():
+        from nnie_lsp.triage.progress import ProgressBar
+
+        state = {}
+
+        def progress(i, n, name):  # noqa: F811
+            if "bar" not in state:
+                state["bar"] = ProgressBar(n, "comparing layers")
+            state["bar"].advance(name)
+        bar = state
+    try:
+        result = run_compare(args.reference, args.sim, sim16=args.sim_16bit, cfg=args.cfg, prototxt=args.prototxt,
+                             dot=args.dot, thresholds=_thresholds(args.threshold), postprocess=args.postprocess,
+                             progress=progress)
+    finally:
+        if bar and "bar" in bar:
+            bar["bar"].close()
+    doc = result.to_json()
+    if args.format == "json":
+        text = report.to_json_text(doc) + "\n"
+    elif args.format == "markdown":
+        text = report.render_markdown(doc)
+    else:
+        text = None
+    if args.output:
+        Path(args.output).write_text(text if text is not None else report.render_text(doc), encoding="utf-8")
+    elif text is not None:
+        sys.stdout.write(text)
+    else:
+        report.render_terminal(doc)
+    if args.html:
+        Path(args.html).write_text(report.render_html(doc), encoding="utf-8")
+        print(f"HTML report: {args.html}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_bundle(args) -> int:
+    from nnie_lsp.triage.bundle import make_bundle
+
+    triage = None
+    if args.triage_json:
+        try:
+            triage = json.loads(Path(args.triage_json).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"--triage-json {args.triage_json}: {exc}")
+    out = args.out or f"{args.layer.replace('/', '_')}_bundle.zip"
+    info = make_bundle(out, layer=args.layer, reference=args.reference, sim=args.sim, prototxt=args.prototxt,
+                       caffemodel=args.caffemodel, cfg=args.cfg, mapper_log=args.mapper_log, images=args.image,
+                       mean_file=args.mean_file, triage=triage)
+    print(f"wrote {out}: {len(info['files'])} files" + (f", mapper {info['mapper_version']}"
+                                                       if info.get("mapper_version") else ""))
+    for w in info.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    handlers = {"compare": cmd_compare, "bundle": cmd_bundle, "reference": cmd_reference, "emulate": cmd_emulate}
+    try:
+        return handlers[args.cmd](args)
+    except KeyboardInterrupt:
+        print("nnie-triage: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, KeyError) as exc:
+        # every user-facing error type in the triage/reference modules derives from ValueError
+        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, OSError) and getattr(exc, "filename", None):
+            msg = f"{exc.filename}: {msg}"
+        print(f"nnie-triage {args.cmd}: error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Engine output objects: diagnostics and fixes.  The CLI, the server and triage translate these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum, IntEnum
+
+from .text import Range, TextEdit
+
+
+class Severity(IntEnum):
+    """Numbered as in LSP's DiagnosticSeverity."""
+
+    ERROR = 1
+    WARNING = 2
+    INFO = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        t = text.strip().lower()
+        aliases = {"error": cls.ERROR, "warning": cls.WARNING, "warn": cls.WARNING,
+                   "info": cls.INFO, "information": cls.INFO, "hint": cls.HINT}
+        if t not in aliases:
+            raise ValueError(f"unknown severity {text!r} (error, warning, info, hint)")
+        return aliases[t]
+
+
+class Applicability(str, Enum):
+    SAFE = "safe"      # applied by --fix and source.fixAll
+    UNSAFE = "unsafe"  # only with --unsafe-fixes / an explicit quick fix
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    """A text edit in one file (absolute or project-relative path as the engine got it)."""
+
+    path: str
+    edit: TextEdit
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    message: str
+    applicability: Applicability
+    edits: tuple[FileEdit, ...]
+
+    @property
+    def is_safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that explains the finding (e.g. the cfg line behind a prototxt finding)."""
+
+    path: str
+    range: Range
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    path: str
+    range: Range
+    severity: Severity = Severity.WARNING
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    # Stable machine data for other faces (e.g. {"layer": "conv1"}); never used for display.
+    data: tuple[tuple[str, str], ...] = field(default=())
+
+    def with_severity(self, severity: Severity) -> "Diagnostic":
+        return replace(self, severity=severity)
+
+    def sort_key(self):
+        return (self.path, self.range.start.line, self.range.start.character, self.code)

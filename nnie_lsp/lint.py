@@ -1,0 +1,128 @@
+"""The lint driver: run the selected rules over a project, then severities, ignores, suppressions.
+
+`lint_project` is what the CLI and the language server both call.  A rule that raises becomes one
+NN000 diagnostic (and a log record), never a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .diagnostics import Diagnostic, Severity
+from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_project
+from .rules.context import RuleContext
+from .rules.registry import all_rules, register_meta
+from .settings import LintSettings
+from .suppress import apply_suppressions, parse_directives
+from .text import Range
+
+log = logging.getLogger("nnie_lsp.lint")
+
+NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
+                            "规则 {rule} 内部错误：{error}（请报告此问题）")}
+
+register_meta(
+    "NN000", "internal-error", Severity.ERROR,
+    summary=("A rule crashed on this input", "某条规则在此输入上发生内部错误"),
+    messages=NN000_MESSAGES,
+    docs={"What it finds": "A rule raised an exception while checking the file.",
+          "Why": "The other rules still ran; this one did not, so its findings are missing.",
+          "Example": "Any input that triggers a bug in nnie-lint.",
+          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."},
+    docs_zh="某条规则在检查时抛出异常；其它规则照常运行。请报告该文件与消息。")
+
+
+@dataclass
+class LintOutcome:
+    diagnostics: list[Diagnostic]
+    errors: list[str] = field(default_factory=list)   # internal errors (already logged)
+
+
+def _directives(project: Project):
+    out = []
+    if project.cfg is not None:
+        cfg = project.cfg
+        comments = [(c.range, c.text) for c in cfg.comments]
+        for e in cfg.entries:
+            if e.inline_comment_range is not None:
+                idx = cfg.line_index
+                a = idx.offset(e.inline_comment_range.start)
+                b = idx.offset(e.inline_comment_range.end)
+                comments.append((e.inline_comment_range, cfg.text[a:b]))
+        out += parse_directives(cfg.path or "<cfg>", comments, cfg.line_index.line_text)
+    if project.prototxt is not None:
+        p = project.prototxt
+        out += parse_directives(p.path or "<prototxt>", list(p.comments), p.line_index.line_text)
+    return out
+
+
+def lint_project(project: Project, *, lang: str | None = None,
+                 paths: Iterable[str] | None = None) -> LintOutcome:
+    """All diagnostics for the project's files (only those homed in `paths`, when given)."""
+    settings = project.settings
+    lang = lang or settings.lang
+    rules = all_rules()
+    known = {r.code for r in rules}
+    raw: list[Diagnostic] = []
+    errors: list[str] = []
+    for r in rules:
+        if r.code.startswith("NN9") or r.code == "NN000":
+            continue
+        if not settings.is_selected(r.code, r.default_enabled):
+            continue
+        ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=settings, lang=lang,
+                          default_severity=r.severity)
+        try:
+            raw.extend(r.check(project, ctx))
+        except Exception as exc:  # a crash in one rule must not kill the lint
+            log.error("rule %s crashed: %r", r.code, exc)
+            log.debug("%s", traceback.format_exc())
+            errors.append(f"{r.code}: {exc!r}")
+            home = project.prototxt_path or project.cfg_path or "<input>"
+            pick = 1 if lang.startswith("zh") else 0
+            raw.append(Diagnostic("NN000", NN000_MESSAGES["crash"][pick].format(
+                rule=r.code, error=f"{type(exc).__name__}: {exc}"), home, Range.point(0, 0), Severity.ERROR))
+    out = []
+    for d in raw:
+        if settings.ignored_for_path(d.code, d.path):
+            continue
+        sev = settings.severity_for(d.code, d.severity)
+        out.append(d if sev == d.severity else d.with_severity(sev))
+    directives = _directives(project)
+    # file-level directives also silence the unused-suppression report for their codes
+    report_unused = settings.is_selected("NN901", True)
+    out = apply_suppressions(out, directives, known_codes=known, report_unused=report_unused, lang=lang)
+    if not settings.is_selected("NN902", True):
+        out = [d for d in out if d.code != "NN902"]
+    if paths is not None:
+        wanted = {os.path.abspath(p) for p in paths}
+        out = [d for d in out if os.path.abspath(d.path) in wanted]
+    unique = {}
+    for d in out:
+        unique.setdefault((d.path, d.code, d.range, d.message), d)
+    return LintOutcome(sorted(unique.values(), key=Diagnostic.sort_key), errors)
+
+
+def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
+                     cwd: str | None = None, is_cfg: bool | None = None) -> Project:
+    """The project a single file belongs to: a cfg with its prototxt, or a prototxt with the
+    first cfg beside it that names it (or alone)."""
+    provider = provider or DiskProvider()
+    path = os.path.abspath(path)
+    if is_cfg is None:
+        is_cfg = path.lower().endswith(".cfg")
+    if is_cfg:
+        return load_project(cfg_path=path, settings=settings, provider=provider, cwd=cwd)
+    cfgs = cfgs_naming(path, provider, cwd)
+    return load_project(cfg_path=cfgs[0] if cfgs else None, prototxt_path=path, settings=settings,
+                        provider=provider, cwd=cwd)
+
+
+def lint_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
+              cwd: str | None = None, lang: str | None = None, is_cfg: bool | None = None) -> LintOutcome:
+    project = project_for_file(path, settings=settings, provider=provider, cwd=cwd, is_cfg=is_cfg)
+    return lint_project(project, lang=lang, paths=[path])

@@ -1,0 +1,163 @@
+"""Diagnostic renderers for the command line: text, JSON, SARIF 2.1.0, GitHub annotations."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from . import __version__
+from .diagnostics import Diagnostic, Severity
+from .rules.registry import all_rules, get_rule
+
+RULES_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "rules.md")
+
+
+def rule_url(code: str) -> str:
+    """Link to the rule's section in the rules reference shipped inside the package."""
+    from pathlib import Path
+    return Path(RULES_DOC).as_uri() + "#" + code.lower()
+
+
+def rel(path: str) -> str:
+    try:
+        r = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if r.startswith("..") and os.path.isabs(path) and r.count("..") > 3 else r
+
+
+def _name(code: str) -> str:
+    r = get_rule(code)
+    return r.name if r else code
+
+
+def fix_json(d: Diagnostic):
+    if d.fix is None:
+        return None
+    return {
+        "applicability": d.fix.applicability.value,
+        "message": d.fix.message,
+        "edits": [{"path": rel(fe.path), "line": fe.edit.range.start.line + 1,
+                   "column": fe.edit.range.start.character + 1, "end_line": fe.edit.range.end.line + 1,
+                   "end_column": fe.edit.range.end.character + 1, "new_text": fe.edit.new_text}
+                  for fe in d.fix.edits],
+    }
+
+
+def to_json_obj(d: Diagnostic) -> dict:
+    return {
+        "path": rel(d.path), "code": d.code, "name": _name(d.code), "severity": d.severity.label,
+        "message": d.message, "line": d.range.start.line + 1, "column": d.range.start.character + 1,
+        "end_line": d.range.end.line + 1, "end_column": d.range.end.character + 1,
+        "fix": fix_json(d),
+        "related": [{"path": rel(r.path), "line": r.range.start.line + 1, "column": r.range.start.character + 1,
+                     "message": r.message} for r in d.related],
+        "url": rule_url(d.code),
+    }
+
+
+def render_json(diags: list[Diagnostic]) -> str:
+    return json.dumps([to_json_obj(d) for d in diags], ensure_ascii=False, indent=2) + "\n"
+
+
+def render_text(diags: list[Diagnostic], *, color: bool = False, show_fixes: bool = True) -> str:
+    lines = []
+    styles = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36", Severity.HINT: "2"}
+    for d in diags:
+        loc = f"{rel(d.path)}:{d.range.start.line + 1}:{d.range.start.character + 1}:"
+        mark = ""
+        if d.fix is not None and show_fixes:
+            mark = " [*]" if d.fix.is_safe else " [unsafe fix]"
+        code = d.code
+        if color:
+            loc = f"\x1b[1m{loc}\x1b[0m"
+            code = f"\x1b[{styles[d.severity]};1m{code}\x1b[0m"
+        lines.append(f"{loc} {code}{mark} {d.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_github(diags: list[Diagnostic]) -> str:
+    kinds = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
+
+    def esc(s: str) -> str:
+        return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(s: str) -> str:
+        return esc(s).replace(":", "%3A").replace(",", "%2C")
+
+    out = []
+    for d in diags:
+        r = d.range
+        out.append(f"::{kinds[d.severity]} title={prop(d.code + ' ' + _name(d.code))},file={prop(rel(d.path))},"
+                   f"line={r.start.line + 1},col={r.start.character + 1},endLine={r.end.line + 1},"
+                   f"endColumn={r.end.character + 1}::{esc(d.code + ' ' + d.message)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def render_sarif(diags: list[Diagnostic]) -> str:
+    levels = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}
+    rules = all_rules()
+    index = {r.code: i for i, r in enumerate(rules)}
+    results = []
+    for d in diags:
+        r = d.range
+        res = {
+            "ruleId": d.code, "ruleIndex": index.get(d.code, 0), "level": levels[d.severity],
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": rel(d.path).replace(os.sep, "/")},
+                "region": {"startLine": r.start.line + 1, "startColumn": r.start.character + 1,
+                           "endLine": r.end.line + 1, "endColumn": r.end.character + 1}}}],
+        }
+        if d.related:
+            res["relatedLocations"] = [{"id": i, "message": {"text": x.message}, "physicalLocation": {
+                "artifactLocation": {"uri": rel(x.path).replace(os.sep, "/")},
+                "region": {"startLine": x.range.start.line + 1, "startColumn": x.range.start.character + 1}}}
+                for i, x in enumerate(d.related)]
+        if d.fix is not None:
+            res["fixes"] = [{"description": {"text": d.fix.message}, "artifactChanges": [{
+                "artifactLocation": {"uri": rel(fe.path).replace(os.sep, "/")},
+                "replacements": [{"deletedRegion": {
+                    "startLine": fe.edit.range.start.line + 1, "startColumn": fe.edit.range.start.character + 1,
+                    "endLine": fe.edit.range.end.line + 1, "endColumn": fe.edit.range.end.character + 1},
+                    "insertedContent": {"text": fe.edit.new_text}}]} for fe in d.fix.edits]}]
+        results.append(res)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "nnie-lint", "version": __version__, 
+                "rules": [{"id": r.code, "name": r.name, "shortDescription": {"text": r.summary[0]},
+                           "fullDescription": {"text": r.docs.get("What it finds", r.summary[0])},
+                           "helpUri": rule_url(r.code),
+                           "defaultConfiguration": {"level": levels[r.severity],
+                                                    "enabled": r.default_enabled}} for r in rules]}},
+            "results": results,
+        }],
+    }
+    return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
+
+
+def rules_table_markdown(lang: str = "en") -> str:
+    """The README rule table, generated from the registry."""
+    zh = lang.startswith("zh")
+    lines = ["| code | name | default | fix | what it finds |", "|---|---|---|---|---|"]
+    for r in all_rules():
+        default = r.severity.label + ("" if r.default_enabled else " (off)")
+        summary = (r.summary[1] if zh else r.summary[0]).replace("|", "\\|")
+        lines.append(f"| {r.code} | {r.name} | {default} | {r.fix or '—'} | {summary} |")
+    return "\n".join(lines) + "\n"
+
+
+def rules_reference_markdown() -> str:
+    """docs/rules.md: every rule's full documentation, generated from the registry."""
+    parts = ["# nnie-lint rules", "", "Generated from the rule registry (`python scripts/gen_docs.py`); "
+             "`nnie-lint --explain CODE` prints one entry.", "", rules_table_markdown(), ""]
+    for r in all_rules():
+        parts.append(f'<a id="{r.code.lower()}"></a>')
+        parts.append(r.explain("en").replace(f"# {r.code}", f"## {r.code}", 1).replace("\n## ", "\n### "))
+        if r.docs_zh or r.summary[1]:
+            parts.append(f"**中文：** {r.summary[1]}" + (f" — {r.docs_zh}" if r.docs_zh else ""))
+            parts.append("")
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,410 @@
+"""A lint project: one mapper cfg plus the prototxt, mean file, image list and caffemodel it names.
+
+The project is the only place that touches the file system; rules get everything from it.  A
+:class:`SourceProvider` lets the language server substitute unsaved editor text for disk text.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import ntpath
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from .cfg.model import MapperConfig
+from .cfg.reader import CfgDocument, CfgEntry, looks_like_mapper_cfg, parse_cfg
+from .prototxt.graph import NetGraph, build_graph
+from .prototxt.reader import PrototxtDocument, parse_prototxt
+from .settings import LintSettings
+from .text import Decoded, decode
+
+PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
+NULL_VALUES = frozenset({"null", "none", "ignore", "nil", ""})
+MAX_LIST_LINES = 20000
+
+
+class SourceProvider(Protocol):
+    def read_text(self, path: str) -> Decoded | None: ...
+    def read_bytes(self, path: str) -> bytes | None: ...
+    def exists(self, path: str) -> bool: ...
+
+
+class DiskProvider:
+    """Reads files from disk; `overlay` maps absolute paths to unsaved text (editor buffers)."""
+
+    def __init__(self, overlay: dict[str, str] | None = None) -> None:
+        self.overlay = overlay or {}
+
+    def read_text(self, path: str) -> Decoded | None:
+        path = os.path.abspath(path)
+        if path in self.overlay:
+            text = self.overlay[path]
+            return Decoded(text, "utf-8", False, "\r\n" if "\r\n" in text[:4096] else "\n")
+        data = self.read_bytes(path)
+        return None if data is None else decode(data)
+
+    def read_bytes(self, path: str) -> bytes | None:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return os.path.abspath(path) in self.overlay or os.path.exists(path)
+
+
+# ------------------------------------------------------------------ parse caches (by content)
+
+class _ParseCache:
+    def __init__(self, parse: Callable, size: int = 64) -> None:
+        self._parse = parse
+        self._size = size
+        self._data: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, path: str | None):
+        key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None:
+                self._data.move_to_end(key)
+                return hit
+        value = self._parse(text, path)
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return value
+
+
+def _parse_proto_and_graph(text: str, path: str | None):
+    doc = parse_prototxt(text, path)
+    return doc, build_graph(doc)
+
+
+_CFG_CACHE = _ParseCache(parse_cfg)
+_PROTO_CACHE = _ParseCache(_parse_proto_and_graph, size=16)
+
+
+def cached_cfg(text: str, path: str | None) -> CfgDocument:
+    return _CFG_CACHE.get(text, path)
+
+
+def cached_prototxt(text: str, path: str | None) -> tuple[PrototxtDocument, NetGraph]:
+    return _PROTO_CACHE.get(text, path)
+
+
+# ------------------------------------------------------------------ facts about referenced files
+
+@dataclass(frozen=True)
+class RefFile:
+    entry: CfgEntry
+    written: str               # the value as meant (inline comment removed)
+    resolved: str | None       # absolute path that exists, else None
+    candidates: tuple[str, ...]  # where we looked
+    is_null: bool              # `null`-like placeholder
+    foreign: bool = False      # a Windows absolute path seen on POSIX (cannot be checked here)
+
+    @property
+    def exists(self) -> bool:
+        return self.resolved is not None
+
+
+@dataclass(frozen=True)
+class ListLine:
+    line: int
+    text: str
+    resolved: str | None
+
+
+@dataclass(frozen=True)
+class ImageListFacts:
+    ref: RefFile
+    lines: tuple[ListLine, ...]
+    truncated: bool = False
+
+    @property
+    def missing(self) -> tuple[ListLine, ...]:
+        return tuple(l for l in self.lines if l.resolved is None)
+
+
+@dataclass(frozen=True)
+class MeanFacts:
+    ref: RefFile
+    kind: str                          # "binaryproto" | "text"
+    values: tuple[float, ...] | None   # channel means for text files
+    channels: int | None               # channel count (text: number of values; binaryproto: from the blob)
+    error: str | None = None           # unreadable / not numbers (message)
+    error_line: int | None = None
+
+
+@dataclass(frozen=True)
+class Project:
+    settings: LintSettings
+    cfg: CfgDocument | None = None
+    config: MapperConfig | None = None
+    prototxt: PrototxtDocument | None = None
+    graph: NetGraph | None = None
+    refs: tuple[RefFile, ...] = ()
+    image_lists: tuple[ImageListFacts, ...] = ()
+    means: tuple[MeanFacts, ...] = ()
+    base_dir: str | None = None         # folder the cfg's relative paths were resolved against
+    prototxt_origin: RefFile | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def cfg_path(self) -> str | None:
+        return self.cfg.path if self.cfg else None
+
+    @property
+    def prototxt_path(self) -> str | None:
+        return self.prototxt.path if self.prototxt else None
+
+    def ref_for(self, entry: CfgEntry) -> RefFile | None:
+        for r in self.refs:
+            if r.entry is entry:
+                return r
+        return None
+
+    def mean_for(self, entry: CfgEntry | None) -> MeanFacts | None:
+        if entry is None:
+            return None
+        for m in self.means:
+            if m.ref.entry is entry:
+                return m
+        return None
+
+    def image_list_for(self, entry: CfgEntry | None) -> ImageListFacts | None:
+        if entry is None:
+            return None
+        for il in self.image_lists:
+            if il.ref.entry is entry:
+                return il
+        return None
+
+
+# ------------------------------------------------------------------ path resolution
+
+def is_windows_abs(p: str) -> bool:
+    return bool(ntpath.splitdrive(p)[0]) or p.startswith("\\\\")
+
+
+def resolve_path(written: str, bases: list[str], provider: SourceProvider) -> tuple[str | None, tuple[str, ...]]:
+    """Try `written` against each base folder in order (absolute paths as they are)."""
+    p = written.strip().strip('"').strip("'")
+    if os.sep == "/" and not is_windows_abs(p):
+        p = p.replace("\\", "/")
+    tried = []
+    if os.path.isabs(p):
+        tried.append(os.path.normpath(p))
+    else:
+        seen = set()
+        for b in bases:
+            cand = os.path.normpath(os.path.join(b, p))
+            if cand not in seen:
+                seen.add(cand)
+                tried.append(cand)
+    for cand in tried:
+        if provider.exists(cand):
+            return cand, tuple(tried)
+    return None, tuple(tried)
+
+
+def _ancestors(d: str, limit: int = 6) -> list[str]:
+    out = []
+    d = os.path.abspath(d)
+    for _ in range(limit):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        out.append(parent)
+        d = parent
+    return out
+
+
+def cfg_bases(cfg_path: str | None, cwd: str) -> list[str]:
+    """cfg folder, then the working directory, then the cfg folder's ancestors (nearest first)."""
+    if not cfg_path:
+        return [cwd]
+    d = os.path.dirname(os.path.abspath(cfg_path))
+    return [d, cwd] + _ancestors(d)
+
+
+def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
+    written = entry.value
+    if written.strip().lower() in NULL_VALUES:
+        return RefFile(entry, written, None, (), True)
+    if os.sep == "/" and is_windows_abs(written.strip()):
+        return RefFile(entry, written, None, (), False, foreign=True)
+    resolved, tried = resolve_path(written, bases, provider)
+    return RefFile(entry, written, resolved, tried, False)
+
+
+def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, check_paths: bool) -> ImageListFacts:
+    dec = provider.read_text(ref.resolved) if ref.resolved else None
+    if dec is None:
+        return ImageListFacts(ref, ())
+    lines = []
+    list_dir = os.path.dirname(ref.resolved)
+    # Entries are relative to the working directory the mapper runs in (unknown); accept the list's
+    # folder and the cfg's resolution bases.
+    img_bases = [list_dir] + bases
+    truncated = False
+    for i, raw in enumerate(dec.text.splitlines()):
+        t = raw.strip()
+        if not t or t.startswith("#"):
+            continue
+        if len(lines) >= MAX_LIST_LINES:
+            truncated = True
+            break
+        if check_paths:
+            if os.sep == "/" and is_windows_abs(t):
+                resolved = t  # cannot check a Windows path here; do not call it missing
+            else:
+                resolved, _ = resolve_path(t, img_bases, provider)
+        else:
+            resolved = t
+        lines.append(ListLine(i, t, resolved))
+    return ImageListFacts(ref, tuple(lines), truncated)
+
+
+def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
+    if not ref.resolved or os.path.isdir(ref.resolved):
+        return None
+    if ref.resolved.lower().endswith(".binaryproto"):
+        data = provider.read_bytes(ref.resolved)
+        if data is None:
+            return None
+        try:
+            from .prototxt import caffe_pb2
+            blob = caffe_pb2.BlobProto()
+            blob.ParseFromString(data)
+            if blob.HasField("shape") and len(blob.shape.dim) >= 3:
+                ch = int(blob.shape.dim[-3])
+            elif blob.channels:
+                ch = int(blob.channels)
+            else:
+                ch = None
+            return MeanFacts(ref, "binaryproto", None, ch)
+        except Exception as exc:  # malformed binary
+            return MeanFacts(ref, "binaryproto", None, None, f"not a readable BlobProto ({type(exc).__name__})")
+    dec = provider.read_text(ref.resolved)
+    if dec is None:
+        return None
+    if "\x00" in dec.text[:1024]:
+        return MeanFacts(ref, "binary", None, None, "binary data, not a channel-mean text file")
+    values = []
+    for i, raw in enumerate(dec.text.splitlines()):
+        t = raw.strip()
+        if not t:
+            continue
+        try:
+            values.extend(float(x) for x in t.replace(",", " ").split())
+        except ValueError:
+            return MeanFacts(ref, "text", None, None, f"line {i + 1} is not a number: {t[:40]!r}", i)
+    return MeanFacts(ref, "text", tuple(values), len(values))
+
+
+# ------------------------------------------------------------------ building projects
+
+def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = None,
+                 settings: LintSettings | None = None, provider: SourceProvider | None = None,
+                 cwd: str | None = None) -> Project:
+    """Parse a cfg and/or prototxt and gather the facts rules need.
+
+    With a cfg, its `[prototxt_file]` is loaded unless `prototxt_path` is given.  Never raises on
+    bad content; a missing top-level file gives a project without that document.
+    """
+    settings = settings or LintSettings()
+    provider = provider or DiskProvider()
+    cwd = cwd or os.getcwd()
+    cfg_doc = config = None
+    refs: list[RefFile] = []
+    image_lists: list[ImageListFacts] = []
+    means: list[MeanFacts] = []
+    proto_origin = None
+    bases = cfg_bases(cfg_path, cwd)
+    if cfg_path:
+        cfg_path = os.path.abspath(cfg_path)
+        dec = provider.read_text(cfg_path)
+        if dec is not None:
+            cfg_doc = _with_encoding(cached_cfg(dec.text, cfg_path), dec)
+            config = MapperConfig.from_document(cfg_doc)
+            image_type_zero = _image_types(config)
+            for entry in cfg_doc.entries:
+                if entry.key in PATH_KEYS:
+                    r = _ref(entry, bases, provider)
+                    refs.append(r)
+                    if entry.key == "prototxt_file":
+                        proto_origin = proto_origin or r
+                    elif entry.key == "image_list" and r.resolved:
+                        k = len(image_lists)
+                        check = not image_type_zero.get(k, False)
+                        image_lists.append(_read_image_list(r, bases, provider, check))
+                    elif entry.key == "mean_file" and r.resolved:
+                        m = _read_mean(r, provider)
+                        if m is not None:
+                            means.append(m)
+    proto_doc = graph = None
+    if prototxt_path is None and proto_origin is not None and proto_origin.resolved:
+        prototxt_path = proto_origin.resolved
+    if prototxt_path:
+        prototxt_path = os.path.abspath(prototxt_path)
+        dec = provider.read_text(prototxt_path)
+        if dec is not None:
+            proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
+    return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
+                   refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
+                   base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin)
+
+
+def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:
+    import dataclasses
+    try:
+        return dataclasses.replace(doc, encoding=dec.encoding, bom=dec.bom, newline=dec.newline)
+    except (TypeError, ValueError):
+        return doc
+
+
+def _image_types(config: MapperConfig) -> dict[int, bool]:
+    out = {}
+    for g in config.groups:
+        e = g.image_type
+        out[g.index] = bool(e is not None and e.value.strip() == "0")
+    return out
+
+
+def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
+                cwd: str | None = None) -> list[str]:
+    """Mapper cfg files beside the prototxt (its folder and the parent) whose prototxt_file names it."""
+    provider = provider or DiskProvider()
+    cwd = cwd or os.getcwd()
+    target = os.path.abspath(prototxt_path)
+    d = os.path.dirname(target)
+    found = []
+    for folder in (d, os.path.dirname(d)):
+        for cfg in sorted(glob.glob(os.path.join(glob.escape(folder), "*.cfg"))):
+            dec = provider.read_text(cfg)
+            if dec is None or not looks_like_mapper_cfg(dec.text):
+                continue
+            doc = cached_cfg(dec.text, cfg)
+            for e in doc.get("prototxt_file"):
+                resolved, _ = resolve_path(e.value, cfg_bases(cfg, cwd), provider)
+                if resolved and _same_file(resolved, target):
+                    found.append(os.path.abspath(cfg))
+                    break
+    return found
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

@@ -1,0 +1,287 @@
+"""The network graph of a prototxt: inputs, layers, blob producers/consumers, in-place chains.
+
+``build_graph(doc)`` works on whatever the reader could build, so it also answers for files
+with errors (layers that failed to parse are simply absent).  Shape inference lives in
+:mod:`nnie_lsp.prototxt.shapes`; :meth:`NetGraph.blob_shapes` and :meth:`NetGraph.layer_shapes`
+call it (computed once, cached).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..text import Range
+from .reader import LayerSource, Node, PrototxtDocument
+
+if TYPE_CHECKING:
+    from .shapes import ShapeInference
+
+__all__ = [
+    "NetInput",
+    "GraphLayer",
+    "InplaceChain",
+    "UndefinedBottom",
+    "NetGraph",
+    "build_graph",
+]
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NetInput:
+    """A network input blob.
+
+    ``style``: ``"input_shape"`` (top-level ``input`` + ``input_shape``, also used when an
+    ``input`` has no shape at all), ``"input_dim"`` (legacy four ``input_dim`` per input) or
+    ``"Input layer"`` (a ``type: "Input"`` layer; ``layer`` is its index).  ``range`` is the
+    value range of the ``input:`` string, or of the Input layer's ``top``.
+    """
+
+    name: str
+    shape: Shape | None
+    range: Range
+    style: str
+    layer: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphLayer:
+    index: int
+    name: str
+    type: str
+    bottoms: tuple[str, ...]
+    tops: tuple[str, ...]
+    source: LayerSource
+    in_place: bool  # some top is also a bottom
+
+    @property
+    def param(self):
+        return self.source.param
+
+
+@dataclass(frozen=True, slots=True)
+class InplaceChain:
+    """``producer`` writes ``blob`` (``None``: the blob is a net input or never produced); the
+    ``layers`` then modify it in place, in order."""
+
+    blob: str
+    producer: GraphLayer | None
+    layers: tuple[GraphLayer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UndefinedBottom:
+    layer: GraphLayer
+    blob: str
+    range: Range
+
+
+class NetGraph:
+    def __init__(self, doc: PrototxtDocument, inputs: tuple[NetInput, ...],
+                 layers: tuple[GraphLayer, ...]) -> None:
+        self.doc = doc
+        self.inputs = inputs
+        self.layers = layers
+        self.input_names = frozenset(i.name for i in inputs if i.style != "Input layer")
+        prod: dict[str, list[GraphLayer]] = {}
+        cons: dict[str, list[GraphLayer]] = {}
+        for gl in layers:
+            for t in gl.tops:
+                lst = prod.setdefault(t, [])
+                if not lst or lst[-1] is not gl:
+                    lst.append(gl)
+            for b in gl.bottoms:
+                lst = cons.setdefault(b, [])
+                if not lst or lst[-1] is not gl:
+                    lst.append(gl)
+        self._producers = {k: tuple(v) for k, v in prod.items()}
+        self._consumers = {k: tuple(v) for k, v in cons.items()}
+        self._shapes: "ShapeInference | None" = None
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def layer(self, name: str) -> GraphLayer | None:
+        """The first layer with this name."""
+        for gl in self.layers:
+            if gl.name == name:
+                return gl
+        return None
+
+    def blobs(self) -> tuple[str, ...]:
+        """Every blob name (inputs first, then in order of first appearance)."""
+        seen: dict[str, None] = {i.name: None for i in self.inputs}
+        for gl in self.layers:
+            for b in gl.bottoms:
+                seen.setdefault(b, None)
+            for t in gl.tops:
+                seen.setdefault(t, None)
+        return tuple(seen)
+
+    def is_input(self, blob: str) -> bool:
+        """A top-level input (``input:``); Input-layer tops are produced by their layer."""
+        return blob in self.input_names
+
+    def producers(self, blob: str) -> tuple[GraphLayer, ...]:
+        """Layers writing ``blob`` (in-place layers included), in order."""
+        return self._producers.get(blob, ())
+
+    def consumers(self, blob: str) -> tuple[GraphLayer, ...]:
+        """Layers reading ``blob`` (in-place layers included), in order."""
+        return self._consumers.get(blob, ())
+
+    def producer_before(self, layer_index: int, blob: str) -> GraphLayer | None:
+        """The latest layer writing ``blob`` before layer ``layer_index``.
+
+        ``None`` if ``blob`` is a net input not rewritten before that layer, or if it is never
+        produced before it (see :meth:`is_input` / :meth:`undefined_bottoms` to tell apart).
+        """
+        found = None
+        for gl in self._producers.get(blob, ()):
+            if gl.index >= layer_index:
+                break
+            found = gl
+        return found
+
+    def outputs(self) -> tuple[str, ...]:
+        """Blobs that are produced but never consumed by a later layer (net outputs)."""
+        out = []
+        for blob, prods in self._producers.items():
+            last = prods[-1]
+            if not any(c.index > last.index for c in self._consumers.get(blob, ())):
+                out.append(blob)
+        return tuple(out)
+
+    def inplace_chains(self) -> tuple[InplaceChain, ...]:
+        """For each write of a blob by a non-in-place layer (or a net input), the in-place
+        layers that follow on the same blob, in order.  Only chains with at least one in-place
+        layer are returned, in the order of their producer."""
+        current: dict[str, tuple[GraphLayer | None, list[GraphLayer]]] = {}
+        chains: list[tuple[str, GraphLayer | None, list[GraphLayer]]] = []
+        for gl in self.layers:
+            bottoms = set(gl.bottoms)
+            for t in gl.tops:
+                if t in bottoms:
+                    entry = current.get(t)
+                    if entry is None:
+                        entry = (None, [])
+                        current[t] = entry
+                        chains.append((t, None, entry[1]))
+                    entry[1].append(gl)
+                else:
+                    entry = (gl, [])
+                    current[t] = entry
+                    chains.append((t, gl, entry[1]))
+        return tuple(InplaceChain(b, p, tuple(ls)) for b, p, ls in chains if ls)
+
+    def undefined_bottoms(self) -> tuple[UndefinedBottom, ...]:
+        """Bottoms read before any layer produced them (and that are not net inputs)."""
+        defined = set(self.input_names)
+        out = []
+        for gl in self.layers:
+            for blob, rng in gl.source.bottoms:
+                if blob not in defined:
+                    out.append(UndefinedBottom(gl, blob, rng))
+            defined.update(gl.tops)
+        return tuple(out)
+
+    def duplicate_layer_names(self) -> tuple[tuple[str, tuple[GraphLayer, ...]], ...]:
+        """``(name, layers)`` for every layer name used more than once, in order."""
+        by: dict[str, list[GraphLayer]] = {}
+        for gl in self.layers:
+            by.setdefault(gl.name, []).append(gl)
+        return tuple((n, tuple(ls)) for n, ls in by.items() if len(ls) > 1)
+
+    # -- shapes -------------------------------------------------------------------------------
+
+    def shape_inference(self) -> "ShapeInference":
+        if self._shapes is None:
+            from .shapes import infer_shapes
+
+            self._shapes = infer_shapes(self)
+        return self._shapes
+
+    def blob_shapes(self) -> dict[str, Shape | None]:
+        """Final shape (after the last write) of every blob; ``None`` where unknown."""
+        return dict(self.shape_inference().blobs)
+
+    def layer_shapes(self) -> dict[int, tuple[Shape | None, ...]]:
+        """Per layer index, the shape of each top as that layer writes it."""
+        return dict(self.shape_inference().layer_tops)
+
+
+def _dims(node: Node | None) -> Shape | None:
+    if node is None:
+        return None
+    out = []
+    for c in node.children:
+        if c.name != "dim":
+            continue
+        if c.kind == "list":
+            out.extend(v for v in c.value if isinstance(v, int))
+        elif isinstance(c.value, int):
+            out.append(c.value)
+    return tuple(out)
+
+
+def _inputs(doc: PrototxtDocument, layers: tuple[GraphLayer, ...]) -> tuple[NetInput, ...]:
+    out: list[NetInput] = []
+    input_nodes: list[tuple[str, Range]] = []
+    shapes: list[Shape | None] = []
+    input_dims: list[int] = []
+    for n in doc.nodes:
+        if n.name == "input":
+            if n.kind == "scalar" and isinstance(n.value, str):
+                input_nodes.append((n.value, n.value_range))
+            elif n.kind == "list":
+                for e in n.children:
+                    if isinstance(e.value, str):
+                        input_nodes.append((e.value, e.value_range))
+        elif n.name == "input_shape":
+            if n.kind == "message":
+                shapes.append(_dims(n))
+            elif n.kind == "list":
+                shapes.extend(_dims(e) for e in n.children if e.kind == "message")
+        elif n.name == "input_dim":
+            if n.kind == "list":
+                input_dims.extend(v for v in n.value if isinstance(v, int))
+            elif isinstance(n.value, int):
+                input_dims.append(n.value)
+    style = "input_dim" if input_dims and not shapes else "input_shape"
+    for k, (name, rng) in enumerate(input_nodes):
+        shape: Shape | None = None
+        if style == "input_shape":
+            if len(shapes) == 1 and len(input_nodes) > 1:
+                shape = None
+            elif k < len(shapes):
+                shape = shapes[k]
+        else:
+            chunk = input_dims[4 * k:4 * k + 4]
+            shape = tuple(chunk) if len(chunk) == 4 else None
+        out.append(NetInput(name, shape, rng, style))
+    for gl in layers:
+        if gl.type != "Input":
+            continue
+        p = gl.source.param
+        layer_shapes = [tuple(s.dim) for s in p.input_param.shape] if gl.source.is_v1 is False else []
+        for k, (top, rng) in enumerate(gl.source.tops):
+            if len(layer_shapes) == 1:
+                shape = layer_shapes[0]
+            elif k < len(layer_shapes):
+                shape = layer_shapes[k]
+            else:
+                shape = None
+            out.append(NetInput(top, shape, rng, "Input layer", gl.index))
+    return tuple(out)
+
+
+def build_graph(doc: PrototxtDocument) -> NetGraph:
+    layers = []
+    for ls in doc.layers:
+        bottoms = tuple(b for b, _ in ls.bottoms)
+        tops = tuple(t for t, _ in ls.tops)
+        in_place = bool(set(bottoms) & set(tops))
+        layers.append(GraphLayer(ls.index, ls.name, ls.type, bottoms, tops, ls, in_place))
+    layers_t = tuple(layers)
+    return NetGraph(doc, _inputs(doc, layers_t), layers_t)

@@ -1,0 +1,143 @@
+"""Caffe reference forward through OpenCV's Caffe importer (no Caffe install needed).
+
+Follows the measured rules in shared/TOOLCHAIN_NOTES.md: a fresh ``Net`` per run,
+``enableFusion(False)``, ``DNN_BACKEND_OPENCV``, every layer requested in ONE
+``forwardAndRetrieve(list)``; outputs are addressed by layer name and a Caffe blob's value is the
+output of the LAST layer writing it (in-place chains); the data blob is our own preprocessed input.
+
+Writes RuyiStudio "Get Caffe Output" dumps (NNIE_REFERENCE.md §10.3):
+``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.float`` for every blob, the data blob included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .net import CaffeNet, NetLoadError, load_net
+from .preprocess import Preprocessing, PreprocessError, load_image, normalize
+
+
+class ReferenceError(ValueError):
+    """Bad input for a reference run; the message is for the user."""
+
+
+@dataclass
+class ReferenceRun:
+    net: CaffeNet
+    inputs: dict[str, np.ndarray]  # input blob -> (N,C,H,W) normalized data
+    blobs: dict[str, np.ndarray]  # every blob, network order, value = last writer's output
+    layer_outputs: dict[str, list[np.ndarray]]  # layer name -> its outputs (pre in-place rewrites)
+    preprocessing: list[Preprocessing] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+
+    def blob_order(self) -> list[str]:
+        return list(self.blobs)
+
+
+def _input_shapes(net: CaffeNet, override: tuple[int, ...] | None) -> list[tuple[str, tuple[int, ...]]]:
+    shapes = []
+    for i, (name, shape) in enumerate(net.inputs):
+        if override is not None and i == 0:
+            shape = tuple(override)
+        if len(shape) == 3:
+            shape = (1,) + tuple(shape)
+        if len(shape) != 4:
+            raise ReferenceError(f"input {name!r}: need a 4-D shape (N,C,H,W), the prototxt gives {shape}")
+        shapes.append((name, tuple(int(s) for s in shape)))
+    return shapes
+
+
+def prepare_inputs(net: CaffeNet, images: list[str | Path | np.ndarray], preps: list[Preprocessing],
+                   input_shape: tuple[int, ...] | None = None) -> dict[str, np.ndarray]:
+    shapes = _input_shapes(net, input_shape)
+    if len(images) != len(shapes):
+        raise ReferenceError(f"the net has {len(shapes)} input(s) ({', '.join(n for n, _ in shapes)}) "
+                             f"but {len(images)} image(s) were given")
+    out: dict[str, np.ndarray] = {}
+    for k, ((name, shape), image) in enumerate(zip(shapes, images)):
+        prep = preps[k] if k < len(preps) else preps[-1]
+        try:
+            if isinstance(image, np.ndarray):
+                raw = image.astype(np.float32).reshape(shape[1:])
+            else:
+                raw = load_image(image, shape[1:], prep)
+            out[name] = normalize(raw, prep)[None]
+        except PreprocessError as exc:
+            raise ReferenceError(str(exc)) from exc
+    return out
+
+
+def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
+    """Every layer's outputs from OpenCV (fresh Net, fusion off)."""
+    try:
+        import cv2
+    except ImportError as exc:  # pragma: no cover
+        raise ReferenceError("the reference forward needs opencv-python-headless>=4,<5 "
+                             "(pip install 'nnie-lsp[reference]')") from exc
+    if net.prototxt is None or net.caffemodel is None:
+        raise ReferenceError("a reference forward needs both a prototxt and a caffemodel")
+    try:
+        cvnet = cv2.dnn.readNetFromCaffe(str(net.prototxt), str(net.caffemodel))
+    except cv2.error as exc:
+        msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        raise ReferenceError(f"OpenCV cannot load the net: {msg}") from exc
+    cvnet.enableFusion(False)
+    cvnet.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    cvnet.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    if len(inputs) == 1:
+        cvnet.setInput(next(iter(inputs.values())))
+    else:
+        for name, arr in inputs.items():
+            cvnet.setInput(arr, name)
+    names = [layer.name for layer in net.layers]
+    cv_names = set(cvnet.getLayerNames())
+    wanted = [n for n in names if n in cv_names]
+    try:
+        outs = cvnet.forwardAndRetrieve(wanted)
+    except cv2.error as exc:
+        msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        raise ReferenceError(f"OpenCV forward failed: {msg}") from exc
+    return {n: [np.asarray(o, dtype=np.float32).copy() for o in outs_n] for n, outs_n in zip(wanted, outs)}
+
+
+def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str | Path | np.ndarray],
+                  preps: list[Preprocessing] | Preprocessing,
+                  input_shape: tuple[int, ...] | None = None) -> ReferenceRun:
+    if isinstance(preps, Preprocessing):
+        preps = [preps]
+    try:
+        net = load_net(prototxt, caffemodel)
+    except NetLoadError as exc:
+        raise ReferenceError(str(exc)) from exc
+    inputs = prepare_inputs(net, images, preps, input_shape)
+    layer_outputs = opencv_forward(net, inputs)
+    blobs: dict[str, np.ndarray] = dict(inputs)
+    for layer in net.layers:
+        outs = layer_outputs.get(layer.name)
+        if outs is None:
+            continue
+        for top, arr in zip(layer.tops, outs):
+            if top in blobs and top not in layer.bottoms and top not in inputs:
+                # a blob written twice without being in place: Caffe keeps the last
+                pass
+            blobs[top] = arr
+    return ReferenceRun(net=net, inputs=inputs, blobs=blobs, layer_outputs=layer_outputs,
+                        preprocessing=list(preps),
+                        images=[str(i) for i in images if not isinstance(i, np.ndarray)])
+
+
+def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
+    """RuyiStudio-format Caffe dumps for every blob (data included), batch item 0."""
+    from nnie_lsp.triage.dumps import write_ruyi_caffe
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for blob, arr in run.blobs.items():
+        a = np.asarray(arr)
+        for n in range(a.shape[0] if a.ndim >= 1 else 1):
+            written.append(Path(write_ruyi_caffe(out, blob, a[n] if a.ndim >= 1 else a, n=n)))
+    return written

@@ -1,0 +1,172 @@
+"""NNIE quantization emulation: a "simulated" run produced from a Caffe net in numpy.
+
+What is emulated (NNIE_REFERENCE.md §10.1, §11):
+- the mapper fuses an in-place chain (conv → in-place ReLU/PReLU/BN/Scale) into one layer and
+  reports one output per chain, named by the chain's first layer;
+- every value a layer reads from memory is quantized with the 8-bit log quantizer (clip = the
+  tensor's max |x| rounded up to 2^(k/16), like a gfpq clip from a one-image calibration); the data
+  layer is exact (image_type 1 inputs are integers);
+- Convolution / Deconvolution / InnerProduct weights are quantized with the same quantizer
+  (per layer); biases are kept;
+- `_hp` layers (or every layer with compile_mode 1) use the 16-bit variant;
+- dumped outputs are on the 20.12 fixed-point grid.
+
+Fault injection for tests and demos: extra noise that grows with depth, an in-place layer the
+mapper split (the reported chain output is the value before the in-place layer), a layer whose
+dump is in H,W,C order (a Permute the mapper inserted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .net import CaffeNet, LayerDef
+from .numpy_forward import run_layer
+from .quant import LogQuantizer, quantizer_for, to_fixed_20_12
+
+WEIGHT_LAYERS = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConvolution")
+
+
+@dataclass
+class EmulationOptions:
+    bits: int = 8  # 8 = compile_mode 0; 16 = compile_mode 1
+    hp_layers: frozenset[str] = frozenset()  # layers at 16-bit (compile_mode 2 + `_hp`)
+    quantize_weights: bool = True
+    quantize_activations: bool = True
+    noise: float = 0.0  # extra relative noise: sigma = noise * depth * rms(output)
+    seed: int = 0
+    split_inplace: frozenset[str] = frozenset()  # in-place layers the mapper runs separately
+    hwc_layers: frozenset[str] = frozenset()  # reported outputs written in H,W,C order
+
+
+@dataclass
+class SimOutput:
+    layer: str  # chain head layer name (the mapper's per-layer name)
+    top: str  # blob name
+    value: np.ndarray  # (N, ...) values as dumped (20.12 grid)
+    layers: list[str]  # all Caffe layers fused into this output
+    layout: str = "CHW"
+    layer_id: int = 0
+
+
+@dataclass
+class SimRun:
+    net: CaffeNet
+    inputs: dict[str, np.ndarray]
+    outputs: list[SimOutput] = field(default_factory=list)
+    options: EmulationOptions = field(default_factory=EmulationOptions)
+    clips: dict[str, float] = field(default_factory=dict)
+
+    def by_top(self) -> dict[str, np.ndarray]:
+        return {o.top: o.value for o in self.outputs}
+
+
+def _bits_for(layer: LayerDef, opts: EmulationOptions) -> int:
+    if layer.name in opts.hp_layers or layer.name.endswith("_hp"):
+        return 16
+    return opts.bits
+
+
+def quantize_weights(layer: LayerDef, blobs: list[np.ndarray], q: LogQuantizer) -> list[np.ndarray]:
+    if layer.type not in WEIGHT_LAYERS or not blobs:
+        return blobs
+    return [q.quantize(blobs[0])] + list(blobs[1:])
+
+
+def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOptions | None = None) -> SimRun:
+    """Run the net with NNIE-style quantization; one reported output per in-place chain."""
+    opts = options or EmulationOptions()
+    rng = np.random.default_rng(opts.seed)
+    blobs: dict[str, np.ndarray] = {k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()}
+    quantized: dict[tuple[str, int], np.ndarray] = {}
+    version: dict[str, int] = {k: 0 for k in blobs}
+    run = SimRun(net=net, inputs={k: v.copy() for k, v in blobs.items()}, options=opts)
+    depth = 0
+    layer_id = 0
+    for chain in net.chains():
+        head = chain[0]
+        depth += 1
+        pre_split: np.ndarray | None = None
+        for layer in chain:
+            bits = _bits_for(head, opts)
+            q = quantizer_for(bits)
+            xs = []
+            for b in layer.bottoms:
+                if b not in blobs:
+                    raise ValueError(f"layer {layer.name!r}: bottom {b!r} is never produced")
+                x = blobs[b]
+                fused_inside = layer is not head and b == head.tops[0]
+                if opts.quantize_activations and not fused_inside and b not in inputs:
+                    key = (b, version[b])
+                    if key not in quantized:
+                        clip = q.clip_value(x)
+                        run.clips[b] = clip
+                        quantized[key] = q.quantize(x, clip)
+                    x = quantized[key]
+                xs.append(x)
+            wb = layer.blobs
+            if opts.quantize_weights and wb:
+                wb = quantize_weights(layer, wb, q)
+            ys = run_layer(layer, xs, wb)
+            if layer.name in opts.split_inplace and layer is not head:
+                pre_split = blobs[head.tops[0]]
+            for top, y in zip(layer.tops, ys):
+                blobs[top] = y.astype(np.float32)
+                version[top] = version.get(top, -1) + 1
+        if opts.noise > 0:
+            for top in head.tops:
+                y = blobs[top]
+                rms = float(np.sqrt(np.mean(np.square(y, dtype=np.float64)))) if y.size else 0.0
+                blobs[top] = (y + rng.standard_normal(y.shape) * opts.noise * depth * rms).astype(np.float32)
+        for top in head.tops:
+            value = blobs[top] if pre_split is None else pre_split
+            layout = "CHW"
+            value = to_fixed_20_12(value)
+            if head.name in opts.hwc_layers and value.ndim == 4:
+                layout = "HWC"
+            run.outputs.append(SimOutput(layer=head.name, top=top, value=value,
+                                         layers=[layer.name for layer in chain], layout=layout,
+                                         layer_id=layer_id))
+        layer_id += 1
+    return run
+
+
+def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", seg: int = 0,
+                    first_node: int = 3, node_step: int = 2) -> list[Path]:
+    """Write the emulated run in a real dump format.
+
+    `mapper_quant`: ``<layer>_output<id>_<C>_<H>_<W>_quant.linear.hex`` per reported layer plus the
+    data layer; `inst`: ``seg<s>_layer<node>_output0_inst.linear.hex`` with synthetic node ids
+    (node ids are not layer names: the triage aligns them by order, shape and values).
+    HWC-layout outputs are written in H,W,C element order with C_H_W dims in the name, like a
+    mapper-inserted Permute would leave them.
+    """
+    from nnie_lsp.triage import dumps
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def payload(o_value: np.ndarray, layout: str) -> np.ndarray:
+        a = o_value[0] if o_value.ndim >= 2 else o_value
+        if layout == "HWC" and a.ndim == 3:
+            return np.ascontiguousarray(a.transpose(1, 2, 0)).reshape(a.shape)
+        return a
+
+    if fmt == "mapper_quant":
+        for name, arr in run.inputs.items():
+            written.append(Path(dumps.write_mapper_quant(out, name, to_fixed_20_12(arr[0]), 0)))
+        for o in run.outputs:
+            written.append(Path(dumps.write_mapper_quant(out, o.layer, payload(o.value, o.layout),
+                                                         o.layer_id + 1)))
+    elif fmt == "inst":
+        node = first_node
+        for o in run.outputs:
+            written.append(Path(dumps.write_inst(out, seg, node, payload(o.value, o.layout))))
+            node += node_step
+    else:
+        raise ValueError(f"unknown simulated dump format {fmt!r} (mapper_quant or inst)")
+    return written

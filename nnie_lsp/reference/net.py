@@ -1,0 +1,212 @@
+"""Load a Caffe net (prototxt + optional caffemodel) into plain Python structures.
+
+The prototxt is read with the project's reader when it is importable (positions, NNIE dialect),
+otherwise with protobuf text_format against the shipped ``caffe_pb2``. Weights come from the binary
+caffemodel (``NetParameter``), matched to layers by name; BVLC and legacy V1 ``layers`` both work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class NetLoadError(ValueError):
+    """A prototxt or caffemodel could not be read; the message is meant for the user."""
+
+
+def caffe_pb2():
+    try:
+        from nnie_lsp.prototxt import caffe_pb2 as pb2  # type: ignore[attr-defined]
+    except Exception as exc:  # pragma: no cover - depends on the prototxt package
+        raise NetLoadError(f"the Caffe protobuf schema (nnie_lsp.prototxt.caffe_pb2) is unavailable: {exc}")
+    return pb2
+
+
+@dataclass
+class LayerDef:
+    name: str
+    type: str
+    bottoms: list[str]
+    tops: list[str]
+    param: Any  # caffe_pb2.LayerParameter
+    blobs: list[np.ndarray] = field(default_factory=list)
+    index: int = 0
+
+    @property
+    def in_place(self) -> bool:
+        return len(self.bottoms) >= 1 and len(self.tops) == 1 and self.tops[0] in self.bottoms
+
+
+@dataclass
+class CaffeNet:
+    name: str
+    inputs: list[tuple[str, tuple[int, ...]]]
+    layers: list[LayerDef]
+    prototxt: Path | None = None
+    caffemodel: Path | None = None
+
+    def layer(self, name: str) -> LayerDef:
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise KeyError(name)
+
+    def blob_writers(self) -> dict[str, list[str]]:
+        """blob name -> layers writing it, in network order (in-place chains have several)."""
+        out: dict[str, list[str]] = {}
+        for layer in self.layers:
+            for top in layer.tops:
+                out.setdefault(top, []).append(layer.name)
+        return out
+
+    def final_writer(self) -> dict[str, str]:
+        """blob name -> the last layer writing it (the layer whose output is the Caffe blob)."""
+        return {blob: writers[-1] for blob, writers in self.blob_writers().items()}
+
+    def chains(self) -> list[list[LayerDef]]:
+        """Layers grouped into in-place chains: a producing layer followed by the in-place layers
+        that rewrite its single top. Every layer is in exactly one chain, network order kept."""
+        chains: list[list[LayerDef]] = []
+        head_of: dict[str, list[LayerDef]] = {}
+        for layer in self.layers:
+            if layer.in_place and layer.tops[0] in head_of:
+                head_of[layer.tops[0]].append(layer)
+                continue
+            chain = [layer]
+            chains.append(chain)
+            for top in layer.tops:
+                head_of[top] = chain
+        return chains
+
+
+def _blob_array(blob) -> np.ndarray:
+    data = np.asarray(blob.data, dtype=np.float32)
+    if len(blob.shape.dim):
+        shape = tuple(int(d) for d in blob.shape.dim)
+    else:
+        shape = tuple(int(d) for d in (blob.num, blob.channels, blob.height, blob.width))
+    if data.size != int(np.prod(shape)):
+        if len(blob.double_data):
+            data = np.asarray(blob.double_data, dtype=np.float32)
+    if data.size != int(np.prod(shape)):
+        raise NetLoadError(f"weight blob of {data.size} values does not fit its shape {shape}")
+    return data.reshape(shape)
+
+
+def _layer_type(layer) -> str:
+    t = layer.type
+    if isinstance(t, str):
+        return t
+    # V1 enum
+    pb2 = caffe_pb2()
+    try:
+        name = pb2.V1LayerParameter.LayerType.Name(t)
+    except Exception:
+        return str(t)
+    table = {"CONVOLUTION": "Convolution", "INNER_PRODUCT": "InnerProduct", "POOLING": "Pooling",
+             "RELU": "ReLU", "SOFTMAX": "Softmax", "CONCAT": "Concat", "ELTWISE": "Eltwise",
+             "DROPOUT": "Dropout", "SIGMOID": "Sigmoid", "TANH": "TanH", "FLATTEN": "Flatten",
+             "LRN": "LRN", "DECONVOLUTION": "Deconvolution", "SPLIT": "Split"}
+    return table.get(name, name.title())
+
+
+def read_weights(caffemodel: str | Path) -> dict[str, list[np.ndarray]]:
+    """layer name -> list of weight arrays from a binary caffemodel."""
+    pb2 = caffe_pb2()
+    path = Path(caffemodel)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise NetLoadError(f"cannot read caffemodel {path}: {exc.strerror or exc}") from exc
+    msg = pb2.NetParameter()
+    try:
+        msg.ParseFromString(raw)
+    except Exception as exc:
+        raise NetLoadError(f"{path} is not a binary Caffe NetParameter: {exc}") from exc
+    out: dict[str, list[np.ndarray]] = {}
+    for layer in list(msg.layer) + list(msg.layers):
+        if len(layer.blobs):
+            out[layer.name] = [_blob_array(b) for b in layer.blobs]
+    return out
+
+
+def parse_prototxt_message(text: str, path: str | Path | None = None):
+    """NetParameter from prototxt text (project reader first, text_format as a fallback)."""
+    try:
+        from nnie_lsp.prototxt.reader import parse_prototxt  # type: ignore
+
+        doc = parse_prototxt(text, str(path) if path is not None else None)
+        errs = tuple(getattr(doc, "syntax_errors", ()) or ())
+        if errs:
+            raise NetLoadError(f"cannot parse prototxt {path}: {errs[0]}")
+        msg = getattr(doc, "message", None)
+        if msg is not None:
+            return msg
+    except (ImportError, NetLoadError) as exc:
+        if isinstance(exc, NetLoadError):
+            raise
+    except Exception as exc:  # the project reader raises on syntax errors
+        raise NetLoadError(f"cannot parse prototxt {path}: {exc}") from exc
+    pb2 = caffe_pb2()
+    from google.protobuf import text_format
+
+    msg = pb2.NetParameter()
+    try:
+        text_format.Merge(text, msg)
+    except text_format.ParseError as exc:
+        raise NetLoadError(f"cannot parse prototxt {path}: {exc}") from exc
+    return msg
+
+
+def _inputs(msg) -> list[tuple[str, tuple[int, ...]]]:
+    inputs: list[tuple[str, tuple[int, ...]]] = []
+    names = list(msg.input)
+    if names:
+        if len(msg.input_shape):
+            for name, shp in zip(names, msg.input_shape):
+                inputs.append((name, tuple(int(d) for d in shp.dim)))
+        elif len(msg.input_dim):
+            dims = [int(d) for d in msg.input_dim]
+            for i, name in enumerate(names):
+                inputs.append((name, tuple(dims[4 * i: 4 * i + 4])))
+        else:
+            for name in names:
+                inputs.append((name, ()))
+    for layer in msg.layer:
+        if layer.type == "Input":
+            shapes = list(layer.input_param.shape)
+            for i, top in enumerate(layer.top):
+                shp = shapes[i] if i < len(shapes) else (shapes[0] if shapes else None)
+                inputs.append((top, tuple(int(d) for d in shp.dim) if shp is not None else ()))
+    return inputs
+
+
+def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> CaffeNet:
+    ppath = Path(prototxt)
+    try:
+        text = ppath.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise NetLoadError(f"cannot read prototxt {ppath}: {exc.strerror or exc}") from exc
+    msg = parse_prototxt_message(text, ppath)
+    weights = read_weights(caffemodel) if caffemodel is not None else {}
+    layers: list[LayerDef] = []
+    raw_layers = list(msg.layer) if len(msg.layer) else list(msg.layers)
+    for layer in raw_layers:
+        ltype = _layer_type(layer)
+        if ltype == "Input":
+            continue
+        # training-only layers never run at inference
+        if any(rule.phase == 0 and rule.HasField("phase") for rule in layer.include):
+            continue
+        layers.append(LayerDef(name=layer.name, type=ltype, bottoms=list(layer.bottom),
+                               tops=list(layer.top), param=layer,
+                               blobs=weights.get(layer.name, []), index=len(layers)))
+    inputs = _inputs(msg)
+    if not inputs:
+        raise NetLoadError(f"{ppath}: no network input (input/input_shape/input_dim or an Input layer)")
+    return CaffeNet(name=msg.name, inputs=inputs, layers=layers, prototxt=ppath,
+                    caffemodel=Path(caffemodel) if caffemodel is not None else None)

@@ -1,0 +1,277 @@
+"""A small Caffe forward pass in numpy, with hooks for NNIE-style quantization.
+
+Covers the layer types of typical NNIE nets: Convolution (group, dilation, pad, stride),
+Deconvolution, InnerProduct, Pooling (MAX/AVE, Caffe ceil rounding, global), ReLU (leaky), PReLU,
+Sigmoid, TanH, Softmax, BatchNorm, Scale, Bias, Eltwise, Concat, Flatten, Reshape, Permute,
+Dropout, Split, Power, Upsample (nearest), Normalize. It is checked against OpenCV's Caffe importer
+in the tests; it exists so that quantization can be inserted between layers (OpenCV cannot).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .net import CaffeNet, LayerDef
+
+
+class UnsupportedLayer(ValueError):
+    pass
+
+
+def _pair(values: Iterable[int], h_field: int, w_field: int, default: int) -> tuple[int, int]:
+    vals = list(values)
+    if h_field or w_field:
+        return int(h_field or default), int(w_field or default)
+    if not vals:
+        return default, default
+    if len(vals) == 1:
+        return int(vals[0]), int(vals[0])
+    return int(vals[0]), int(vals[1])
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, pad, dilation, group: int) -> np.ndarray:
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    sh, sw = stride
+    ph, pw = pad
+    dh, dw = dilation
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    win = sliding_window_view(xp, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
+    # win: n, c, oh, ow, kh, kw
+    og = o // group
+    outs = []
+    for g in range(group):
+        xs = win[:, g * cg:(g + 1) * cg].astype(np.float64)
+        ws = w[g * og:(g + 1) * og].astype(np.float64)
+        outs.append(np.einsum("nchwij,ocij->nohw", xs, ws, optimize=True))
+    y = np.concatenate(outs, axis=1)
+    if b is not None:
+        y = y + b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+
+
+def deconv2d(x, w, b, stride, pad, dilation, group):
+    n, c, h, wd = x.shape
+    cin, og, kh, kw = w.shape
+    sh, sw = stride
+    ph, pw = pad
+    dh, dw = dilation
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + 1
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + 1
+    full = np.zeros((n, og * group, (h - 1) * sh + dh * (kh - 1) + 1, (wd - 1) * sw + dw * (kw - 1) + 1))
+    cg = c // group
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg].astype(np.float64)
+        ws = w[g * cg:(g + 1) * cg].astype(np.float64)
+        contrib = np.einsum("nchw,coij->nohwij", xs, ws)
+        for i in range(kh):
+            for j in range(kw):
+                full[:, g * og:(g + 1) * og, i * dh:i * dh + (h - 1) * sh + 1:sh,
+                     j * dw:j * dw + (wd - 1) * sw + 1:sw] += contrib[..., i, j]
+    y = full[:, :, ph:ph + oh, pw:pw + ow]
+    if b is not None:
+        y = y + b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+
+
+def pool2d(x: np.ndarray, p) -> np.ndarray:
+    n, c, h, w = x.shape
+    if p.global_pooling:
+        kh, kw = h, w
+    else:
+        kh, kw = _pair([p.kernel_size] if p.kernel_size else [], p.kernel_h, p.kernel_w, 1)
+    sh, sw = _pair([p.stride] if p.HasField("stride") else [], p.stride_h, p.stride_w, 1)
+    ph, pw = _pair([p.pad] if p.pad else [], p.pad_h, p.pad_w, 0)
+    if p.global_pooling:
+        sh = sw = 1
+        ph = pw = 0
+    ceil_mode = not (p.HasField("round_mode") and p.round_mode == 1) if hasattr(p, "round_mode") else True
+    if ceil_mode:
+        oh = int(np.ceil((h + 2 * ph - kh) / sh)) + 1
+        ow = int(np.ceil((w + 2 * pw - kw) / sw)) + 1
+    else:
+        oh = (h + 2 * ph - kh) // sh + 1
+        ow = (w + 2 * pw - kw) // sw + 1
+    if ph or pw:
+        if (oh - 1) * sh >= h + ph:
+            oh -= 1
+        if (ow - 1) * sw >= w + pw:
+            ow -= 1
+    y = np.zeros((n, c, oh, ow), dtype=np.float64)
+    is_max = p.pool == 0
+    for i in range(oh):
+        hs = i * sh - ph
+        he = min(hs + kh, h + ph)
+        size_h = he - hs
+        hs0, he0 = max(hs, 0), min(he, h)
+        for j in range(ow):
+            ws = j * sw - pw
+            we = min(ws + kw, w + pw)
+            size = size_h * (we - ws)
+            ws0, we0 = max(ws, 0), min(we, w)
+            patch = x[:, :, hs0:he0, ws0:we0]
+            if is_max:
+                y[:, :, i, j] = patch.max(axis=(2, 3))
+            else:
+                y[:, :, i, j] = patch.sum(axis=(2, 3), dtype=np.float64) / size
+    return y.astype(np.float32)
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+
+
+def _bcast(v: np.ndarray, ndim: int, axis: int = 1) -> np.ndarray:
+    shape = [1] * ndim
+    shape[axis] = v.size
+    return v.reshape(shape)
+
+
+WeightHook = Callable[[LayerDef, list[np.ndarray]], list[np.ndarray]]
+InputHook = Callable[[LayerDef, str, np.ndarray], np.ndarray]
+OutputHook = Callable[[LayerDef, str, np.ndarray], np.ndarray]
+
+
+def run_layer(layer: LayerDef, inputs: list[np.ndarray], blobs: list[np.ndarray]) -> list[np.ndarray]:
+    t = layer.type
+    lp = layer.param
+    x = inputs[0] if inputs else None
+    if t in ("Convolution", "Deconvolution", "DepthwiseConvolution"):
+        cp = lp.convolution_param
+        kh, kw = _pair(cp.kernel_size, cp.kernel_h, cp.kernel_w, 1)
+        stride = _pair(cp.stride, cp.stride_h, cp.stride_w, 1)
+        pad = _pair(cp.pad, cp.pad_h, cp.pad_w, 0)
+        dil = _pair(cp.dilation, 0, 0, 1)
+        group = int(cp.group) if cp.group else 1
+        if t == "DepthwiseConvolution":
+            group = x.shape[1]
+        w = blobs[0]
+        b = blobs[1].reshape(-1) if (len(blobs) > 1 and cp.bias_term) else None
+        if t == "Deconvolution":
+            return [deconv2d(x, w, b, stride, pad, dil, group)]
+        return [conv2d(x, w, b, stride, pad, dil, group)]
+    if t == "InnerProduct":
+        ip = lp.inner_product_param
+        axis = ip.axis if ip.HasField("axis") else 1
+        lead = int(np.prod(x.shape[:axis]))
+        flat = x.reshape(lead, -1).astype(np.float64)
+        w = blobs[0].reshape(blobs[0].shape[-2:] if blobs[0].ndim > 2 else blobs[0].shape).astype(np.float64)
+        if ip.transpose:
+            w = w.T
+        y = flat @ w.T
+        if len(blobs) > 1 and ip.bias_term:
+            y = y + blobs[1].reshape(1, -1)
+        return [y.reshape(x.shape[:axis] + (y.shape[-1],)).astype(np.float32)]
+    if t == "Pooling":
+        return [pool2d(x, lp.pooling_param)]
+    if t == "ReLU":
+        slope = lp.relu_param.negative_slope
+        return [np.where(x > 0, x, x * slope).astype(np.float32)]
+    if t == "PReLU":
+        a = blobs[0].reshape(-1)
+        a = _bcast(a, x.ndim) if a.size > 1 else a
+        return [np.where(x > 0, x, x * a).astype(np.float32)]
+    if t == "Sigmoid":
+        return [(1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(np.float32)]
+    if t == "TanH":
+        return [np.tanh(x).astype(np.float32)]
+    if t == "AbsVal":
+        return [np.abs(x)]
+    if t == "Power":
+        pp = lp.power_param
+        power = pp.power if pp.HasField("power") else 1.0
+        scale = pp.scale if pp.HasField("scale") else 1.0
+        return [((x * scale + pp.shift) ** power).astype(np.float32)]
+    if t == "Softmax":
+        axis = lp.softmax_param.axis if lp.softmax_param.HasField("axis") else 1
+        return [_softmax(x.astype(np.float64), axis)]
+    if t == "BatchNorm":
+        mean, var = blobs[0].reshape(-1), blobs[1].reshape(-1)
+        sf = float(blobs[2].reshape(-1)[0]) if len(blobs) > 2 else 1.0
+        sf = 0.0 if sf == 0 else 1.0 / sf
+        eps = lp.batch_norm_param.eps if lp.batch_norm_param.HasField("eps") else 1e-5
+        m, v = mean * sf, var * sf
+        return [((x - _bcast(m, x.ndim)) / np.sqrt(_bcast(v, x.ndim) + eps)).astype(np.float32)]
+    if t in ("Scale", "Bias"):
+        if len(inputs) > 1:
+            s = inputs[1].reshape(-1)
+            return [(x * _bcast(s, x.ndim)).astype(np.float32)]
+        if t == "Bias":
+            return [(x + _bcast(blobs[0].reshape(-1), x.ndim)).astype(np.float32)]
+        y = x * _bcast(blobs[0].reshape(-1), x.ndim)
+        if lp.scale_param.bias_term and len(blobs) > 1:
+            y = y + _bcast(blobs[1].reshape(-1), x.ndim)
+        return [y.astype(np.float32)]
+    if t == "Eltwise":
+        ep = lp.eltwise_param
+        op = ep.operation if ep.HasField("operation") else 1
+        if op == 0:
+            y = np.prod(np.stack(inputs), axis=0)
+        elif op == 2:
+            y = np.max(np.stack(inputs), axis=0)
+        else:
+            coeff = list(ep.coeff) or [1.0] * len(inputs)
+            y = sum(c * i.astype(np.float64) for c, i in zip(coeff, inputs))
+        return [np.asarray(y, dtype=np.float32)]
+    if t == "Concat":
+        cp = lp.concat_param
+        axis = cp.axis if cp.HasField("axis") else (cp.concat_dim if cp.HasField("concat_dim") else 1)
+        return [np.concatenate(inputs, axis=axis)]
+    if t == "Flatten":
+        fp = lp.flatten_param
+        axis = fp.axis if fp.HasField("axis") else 1
+        return [x.reshape(x.shape[:axis] + (-1,))]
+    if t == "Reshape":
+        dims = [int(d) for d in lp.reshape_param.shape.dim]
+        shape = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+        return [x.reshape(shape)]
+    if t == "Permute":
+        order = [int(o) for o in lp.permute_param.order]
+        order += [i for i in range(x.ndim) if i not in order]
+        return [np.ascontiguousarray(np.transpose(x, order))]
+    if t in ("Dropout", "Split", "Silence"):
+        return [x for _ in layer.tops]
+    if t == "Upsample":
+        s = int(lp.upsample_param.scale) if lp.upsample_param.scale else 2
+        return [x.repeat(s, axis=2).repeat(s, axis=3)]
+    if t == "Normalize":
+        norm = np.sqrt((x.astype(np.float64) ** 2).sum(axis=1, keepdims=True) + 1e-10)
+        s = blobs[0].reshape(-1) if blobs else np.ones(1)
+        return [(x / norm * (_bcast(s, x.ndim) if s.size > 1 else s)).astype(np.float32)]
+    raise UnsupportedLayer(f"layer {layer.name!r}: type {t} is not supported by the numpy forward")
+
+
+def forward(net: CaffeNet, inputs: dict[str, np.ndarray], *, weight_hook: WeightHook | None = None,
+            input_hook: InputHook | None = None, output_hook: OutputHook | None = None,
+            ) -> list[tuple[LayerDef, dict[str, np.ndarray]]]:
+    """Run the net layer by layer. Returns, in network order, (layer, {top: value}).
+
+    `weight_hook(layer, blobs)` may replace the weights (e.g. quantize them), `input_hook(layer,
+    bottom, value)` the value a layer reads, `output_hook(layer, top, value)` the value it writes.
+    """
+    blobs: dict[str, np.ndarray] = {k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()}
+    out: list[tuple[LayerDef, dict[str, np.ndarray]]] = []
+    for layer in net.layers:
+        missing = [b for b in layer.bottoms if b not in blobs]
+        if missing:
+            raise ValueError(f"layer {layer.name!r}: bottom {missing[0]!r} is never produced")
+        xs = [blobs[b] for b in layer.bottoms]
+        if input_hook is not None:
+            xs = [input_hook(layer, b, x) for b, x in zip(layer.bottoms, xs)]
+        wb = layer.blobs
+        if weight_hook is not None and wb:
+            wb = weight_hook(layer, wb)
+        ys = run_layer(layer, xs, wb)
+        written: dict[str, np.ndarray] = {}
+        for top, y in zip(layer.tops, ys):
+            if output_hook is not None:
+                y = output_hook(layer, top, y)
+            blobs[top] = y
+            written[top] = y
+        out.append((layer, written))
+    return out

@@ -1,0 +1,332 @@
+"""Layer-matching rules NN301-NN306 (guide step 4: what the mapper splits, rewrites or reports)."""
+
+from __future__ import annotations
+
+from ..diagnostics import Severity
+from ..fixes import deinplace_edits
+from ..prototxt import layers as LT
+from ..text import Range
+from ._proto import layer_anchor
+from .registry import rule
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+NORM_TYPES = ("Scale", "BatchNorm", "Bias")
+ROI_TYPES = ("ROIPooling", "PSROIPooling")
+RNN_TYPES = ("LSTM", "RNN")
+
+
+def inplace_heads(graph):
+    """(producer, first in-place layer) for every blob written in place right after its producer."""
+    last_writer = {}
+    out = []
+    for layer in graph.layers:
+        for blob in layer.tops:
+            if blob in layer.bottoms:
+                prod = last_writer.get(blob)
+                if prod is not None and not (blob in prod.bottoms and blob in prod.tops):
+                    out.append((prod, layer))
+            last_writer[blob] = layer
+    return out
+
+
+def _deinplace_fix(ctx, project, layer):
+    new, edits = deinplace_edits(project.prototxt, project.graph, layer)
+    return ctx.fix("deinplace", [(project.prototxt.path, e) for e in edits], safe=True,
+                   layer=layer.name, blob=new)
+
+
+def _pair_kind(settings, producer_type, layer_type):
+    for a, b in settings.extra_inplace_pairs:
+        if a == producer_type and b == layer_type:
+            return "extra"
+    return None
+
+
+_DEINPLACE_MSG = ("De-inplace \"{layer}\": write to new blob \"{blob}\"", "取消 \"{layer}\" 的原位计算：输出到新 blob \"{blob}\"")
+
+
+@rule("NN301", "inplace-activation-after-concat", W, step=4,
+      summary=("In-place activation on a Concat output", "Concat 输出上的原位激活层"),
+      messages={"concat": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper computes them as separate layers, so Caffe's blob \"{blob}\" (after {type}) cannot be compared with the mapper's {ptype} output",
+                           "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆成两个层，Caffe 的 blob \"{blob}\"（{type} 之后）无法与 mapper 的 {ptype} 输出对比"),
+                "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
+                "deinplace": _DEINPLACE_MSG},
+      fix="safe")
+def nn301(project, ctx):
+    """
+    ## What it finds
+    An activation (ReLU, PReLU, Sigmoid, TanH, …) computed in place (`bottom` = `top`) on the
+    output of a Concat layer — and any extra (producer, in-place layer) pair you configure with
+    `extra-inplace-pairs` whose in-place layer is an activation.
+
+    ## Why
+    Guide step 4: the mapper splits some in-place pairs (concat + relu, fc + scale…) into separate
+    layers.  Caffe dumps one blob per name — the value after the activation — while the mapper
+    dumps the Concat output on its own, so the similarity triage shows a false dip at that layer
+    (middle layers < 0.90 while the last is ≈ 0.99).  Rewriting the layer out of place makes both
+    sides dump the same tensors.
+
+    ## Example
+    ```
+    layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+    layer { name: "cat_relu" type: "ReLU" bottom: "cat" top: "cat" }       # in place
+    ```
+    becomes `top: "cat_cat_relu"`, and every later `bottom: "cat"` reads `"cat_cat_relu"`.
+
+    ## Fix
+    Safe: give the in-place layer a new unique top and rewire every later reference to the blob
+    (including later in-place layers of the same chain) up to the next layer that rewrites it.
+    The computed graph is unchanged; only blob names differ (an output blob of the net gets the
+    new name).
+    """
+    g, doc = project.graph, project.prototxt
+    if g is None or doc is None:
+        return
+    for prod, layer in inplace_heads(g):
+        extra = _pair_kind(project.settings, prod.type, layer.type)
+        if not LT.is_activation(layer.type):
+            continue
+        if prod.type != "Concat" and not extra:
+            continue
+        blob = next(b for b in layer.tops if b in layer.bottoms)
+        yield ctx.diag("concat", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
+                       related=[ctx.related("producer", doc.path, layer_anchor(prod.source), producer=prod.name, blob=blob)],
+                       type=layer.type, layer=layer.name, ptype=prod.type, producer=prod.name, blob=blob,
+                       data={"layer": layer.name})
+
+
+@rule("NN302", "inplace-scale-after-innerproduct", W, step=4,
+      summary=("In-place Scale/BatchNorm/Bias on an InnerProduct output", "InnerProduct 输出上的原位 Scale/BatchNorm/Bias"),
+      messages={"fc": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper splits them, so Caffe's blob \"{blob}\" (after {type}) will not match the mapper's {ptype} output",
+                       "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆开，Caffe 的 blob \"{blob}\"（{type} 之后）与 mapper 的 {ptype} 输出对不上"),
+                "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
+                "deinplace": _DEINPLACE_MSG},
+      fix="safe")
+def nn302(project, ctx):
+    """
+    ## What it finds
+    A Scale, BatchNorm or Bias layer computed in place on the output of an InnerProduct layer —
+    and any extra (producer, in-place layer) pair configured with `extra-inplace-pairs` whose
+    in-place layer is not an activation.
+
+    ## Why
+    Guide step 4 names "fc + scale" among the in-place pairs the mapper splits: the per-layer
+    comparison then pairs Caffe's post-Scale blob with the mapper's raw InnerProduct output and
+    reports a dip that is not a real error.
+
+    ## Example
+    ```
+    layer { name: "fc1" type: "InnerProduct" bottom: "x" top: "fc1" }
+    layer { name: "fc1_scale" type: "Scale" bottom: "fc1" top: "fc1" }
+    ```
+
+    ## Fix
+    Safe: de-inplace the layer (new unique top, later references rewired), as for NN301.
+    """
+    g, doc = project.graph, project.prototxt
+    if g is None or doc is None:
+        return
+    for prod, layer in inplace_heads(g):
+        extra = _pair_kind(project.settings, prod.type, layer.type)
+        if extra and LT.is_activation(layer.type):
+            continue  # NN301 reports activation pairs
+        if not extra and not (prod.type == "InnerProduct" and layer.type in NORM_TYPES):
+            continue
+        blob = next(b for b in layer.tops if b in layer.bottoms)
+        yield ctx.diag("fc", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
+                       related=[ctx.related("producer", doc.path, layer_anchor(prod.source), producer=prod.name, blob=blob)],
+                       type=layer.type, layer=layer.name, ptype=prod.type, producer=prod.name, blob=blob,
+                       data={"layer": layer.name})
+
+
+@rule("NN303", "inplace-layer", I, step=4, default_enabled=False,
+      summary=("Any other in-place layer (off by default)", "其它原位计算层（默认关闭）"),
+      messages={"inplace": ("{type} \"{layer}\" runs in place on \"{blob}\" (written by \"{producer}\"): per-layer comparison sees only the value after it",
+                            "{type} 层 \"{layer}\" 在 \"{blob}\" 上原位计算（由 \"{producer}\" 产生）：逐层对比时只能看到它之后的值"),
+                "deinplace": _DEINPLACE_MSG},
+      fix="safe")
+def nn303(project, ctx):
+    """
+    ## What it finds
+    Every in-place layer not covered by NN301/NN302 (e.g. Convolution + in-place BatchNorm, Scale,
+    ReLU chains). Off by default; enable it (`--select NN303`) when you want the triage to compare
+    every layer's own output.
+
+    ## Why
+    In an in-place chain Caffe keeps only the last value of the shared blob, so the per-layer
+    similarity can only be computed at the end of the chain; the mapper fuses most of these chains
+    (conv + bn + scale + relu) correctly, so they are not errors.
+
+    ## Example
+    ```
+    layer { name: "conv1" type: "Convolution" top: "conv1" ... }
+    layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+    ```
+
+    ## Fix
+    Safe: de-inplace, as for NN301 (costs memory on the PC side only).
+    """
+    g, doc = project.graph, project.prototxt
+    if g is None or doc is None:
+        return
+    for prod, layer in inplace_heads(g):
+        if prod.type == "Concat" and LT.is_activation(layer.type):
+            continue
+        if prod.type == "InnerProduct" and layer.type in NORM_TYPES:
+            continue
+        if _pair_kind(project.settings, prod.type, layer.type):
+            continue
+        blob = next(b for b in layer.tops if b in layer.bottoms)
+        yield ctx.diag("inplace", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
+                       type=layer.type, layer=layer.name, blob=blob, producer=prod.name, data={"layer": layer.name})
+
+
+@rule("NN304", "mapper-inserts-permute", I, step=4,
+      summary=("The mapper inserts a Permute after Upsample/ROIPooling/PSROIPooling",
+               "mapper 会在 Upsample/ROIPooling/PSROIPooling 后插入 Permute"),
+      messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
+                            "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比")})
+def nn304(project, ctx):
+    """
+    ## What it finds
+    Upsample, ROIPooling and PSROIPooling layers (information only).
+
+    ## Why
+    Guide step 4: the mapper rewrites these layers and inserts a Permute after them (see
+    `cnn_net_tree.dot`; MQBench names the clip entry `<layer>_permute_<k>`).  Their dumped output is
+    in another layout, so a raw per-layer comparison shows a false dip; nnie-triage compares them in
+    the matching layout.
+
+    ## Example
+    ```
+    layer { name: "up1" type: "Upsample" bottom: "x" top: "up1" upsample_param { scale: 2 } }
+    ```
+
+    ## Fix
+    None needed.
+    """
+    g, doc = project.graph, project.prototxt
+    if g is None or doc is None:
+        return
+    for layer in g.layers:
+        spec = LT.lookup(layer.type)
+        if spec is not None and spec.mapper_inserts_permute:
+            yield ctx.diag("permute", doc.path, layer.source.type_range or layer_anchor(layer.source),
+                           type=layer.type, layer=layer.name)
+
+
+@rule("NN305", "report-suffix-misuse", W, step=4,
+      summary=("`_report` on a top where it is an error or has no effect", "`_report` 用在会报错或无效的 top 上"),
+      messages={"custom": ("`_report` on a top of Custom layer \"{layer}\" is an error for the mapper",
+                           "Custom 层 \"{layer}\" 的 top 带 `_report`，mapper 会报错"),
+                "inplace": ("`_report` on in-place {type} \"{layer}\" has no effect: mark the top of the layer that produces \"{blob}\", or make {type} non-in-place to report its output",
+                            "原位 {type} 层 \"{layer}\" 的 `_report` 无效：请标记产生 \"{blob}\" 的层的 top，或把 {type} 改为非原位以报告其输出"),
+                "cpu": ("`_report` on a top of {what} \"{layer}\" has no effect (it is not an NNIE layer)",
+                        "{what} \"{layer}\" 的 top 带 `_report` 无效（它不是 NNIE 层）"),
+                "data": ("`_report` on input \"{blob}\" has no effect", "输入 \"{blob}\" 带 `_report` 无效"),
+                "layer_name": ("`_report` goes on top (blob) names, not layer names: layer \"{layer}\" reports nothing extra",
+                               "`_report` 应加在 top（blob）名上而不是层名上：层 \"{layer}\" 不会额外报告")})
+def nn305(project, ctx):
+    """
+    ## What it finds
+    Misplaced `_report` suffixes (which request an intermediate output from the chip):
+    on a top of a Custom layer (an error); on an in-place activation's top, a Proposal or `_cpu`
+    layer's top, or the data input (no effect); on a layer name instead of a top name.
+
+    ## Why
+    The guide's `_report` rules (§7.4 of our reference): only tops of NNIE layers get report points;
+    for in-place activations, mark the producing layer's top or make the activation non-in-place.
+    Misplaced marks either break mapping or silently give you no extra dump to compare.
+
+    ## Example
+    ```
+    layer { name: "relu3" type: "ReLU" bottom: "conv3_report" top: "conv3_report" }  # no effect here
+    ```
+
+    ## Fix
+    None automatic.
+    """
+    g, doc = project.graph, project.prototxt
+    if g is None or doc is None:
+        return
+    for inp in g.inputs:
+        if inp.name.endswith("_report"):
+            yield ctx.diag("data", doc.path, inp.range, blob=inp.name)
+    for layer in g.layers:
+        src = layer.source
+        marked = [(b, r) for b, r in src.tops if b.endswith("_report")]
+        if layer.name.endswith("_report") and not marked:
+            yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)
+        for blob, rng in marked:
+            if layer.type == "Custom":
+                yield ctx.diag("custom", doc.path, rng, severity=E, layer=layer.name)
+            elif layer.type == "Proposal" or layer.name.endswith("_cpu"):
+                what = "Proposal layer" if layer.type == "Proposal" else "CPU layer"
+                yield ctx.diag("cpu", doc.path, rng, what=what, layer=layer.name)
+            elif blob in layer.bottoms and LT.is_activation(layer.type):
+                yield ctx.diag("inplace", doc.path, rng, type=layer.type, layer=layer.name, blob=blob)
+
+
+@rule("NN306", "net-type-mismatch", E, step=4,
+      summary=("net_type inconsistent with ROI/recurrent layers, or roi_coordinate_file count wrong",
+               "net_type 与 ROI/循环层不一致，或 roi_coordinate_file 个数不对"),
+      messages={"need1": ("the net has {what} layer(s) ({names}) so [net_type] must be 1, not {nt}",
+                          "网络含 {what} 层（{names}），[net_type] 必须为 1，而不是 {nt}"),
+                "need2": ("the net has {what} layer(s) ({names}) so [net_type] must be 2, not {nt}",
+                          "网络含 {what} 层（{names}），[net_type] 必须为 2，而不是 {nt}"),
+                "no_roi": ("[net_type] 1 is for nets with ROIPooling/PSROIPooling, but the prototxt has none",
+                           "[net_type] 1 用于含 ROIPooling/PSROIPooling 的网络，但 prototxt 中没有"),
+                "no_rnn": ("[net_type] 2 is for recurrent nets (LSTM/RNN), but the prototxt has none",
+                           "[net_type] 2 用于循环网络（LSTM/RNN），但 prototxt 中没有"),
+                "roi_count": ("{n} [roi_coordinate_file] for {m} ROI layer(s) ({names}): give one per ROIPooling/PSROIPooling layer, in prototxt order",
+                              "有 {n} 个 [roi_coordinate_file]，而 ROI 层有 {m} 个（{names}）：每个 ROIPooling/PSROIPooling 层一个，按 prototxt 顺序"),
+                "set": ("Set [net_type] {value}", "设置 [net_type] {value}"),
+                "unset": ("unset", "未设置")},
+      fix="safe")
+def nn306(project, ctx):
+    """
+    ## What it finds
+    `[net_type]` that does not match the layers: 0 (or unset) with ROIPooling/PSROIPooling (needs
+    1) or LSTM/RNN (needs 2); 1 without ROI layers; 2 without recurrent layers; and a number of
+    `[roi_coordinate_file]` entries different from the number of ROI layers.
+
+    ## Why
+    The guide's key table: net_type 0 is a plain CNN, 1 a net with ROI/PSROI pooling (RPN-based),
+    2 a recurrent net; ROI nets need one `roi_coordinate_file` per ROI layer, in prototxt order.
+
+    ## Example
+    ```
+    [net_type] 0         # but the prototxt has ROIPooling "roi_pool5"
+    ```
+
+    ## Fix
+    Safe: set `[net_type]` to the value the layers require (when the layers leave no doubt).
+    """
+    g, cfg, config = project.graph, project.cfg, project.config
+    if g is None or cfg is None or config is None or project.prototxt is None:
+        return
+    rois = [l for l in g.layers if l.type in ROI_TYPES]
+    rnns = [l for l in g.layers if l.type in RNN_TYPES]
+    entry = config.entry("net_type")
+    nt = config.value("net_type")
+    anchor = entry.value_range if entry is not None else (cfg.entries[0].line_range if cfg.entries else Range.point(0, 0))
+    nt_txt = str(nt) if entry is not None else ctx.text("unset")
+
+    def fix_to(v):
+        from ..fixes import insert_cfg_line, set_cfg_value
+        edit = set_cfg_value(entry, str(v)) if entry is not None else insert_cfg_line(cfg, "net_type", str(v))
+        return ctx.fix("set", [(cfg.path, edit)], safe=True, value=v)
+
+    names = lambda ls: ", ".join(l.name for l in ls[:3]) + ("…" if len(ls) > 3 else "")
+    if rois and not rnns and nt != 1:
+        yield ctx.diag("need1", cfg.path, anchor, fix=fix_to(1), what="/".join(sorted({l.type for l in rois})), names=names(rois), nt=nt_txt)
+    elif rnns and not rois and nt != 2:
+        yield ctx.diag("need2", cfg.path, anchor, fix=fix_to(2), what="/".join(sorted({l.type for l in rnns})), names=names(rnns), nt=nt_txt)
+    elif nt == 1 and not rois and entry is not None:
+        yield ctx.diag("no_roi", cfg.path, anchor, severity=W)
+    elif nt == 2 and not rnns and entry is not None:
+        yield ctx.diag("no_rnn", cfg.path, anchor, severity=W)
+    roi_files = cfg.get("roi_coordinate_file")
+    if rois and nt == 1 and len(roi_files) != len(rois):
+        home = roi_files[-1].key_range if roi_files else anchor
+        yield ctx.diag("roi_count", cfg.path, home, n=len(roi_files), m=len(rois), names=names(rois))

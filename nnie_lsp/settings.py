@@ -1,0 +1,182 @@
+"""Lint settings: defaults, `[tool.nnie-lint]` in the nearest pyproject.toml, and overrides.
+
+The CLI and the server both build a :class:`LintSettings`; rules only read it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - 3.10
+    import tomli as tomllib  # type: ignore
+
+from .diagnostics import Severity
+
+SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
+RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})
+
+
+class SettingsError(ValueError):
+    """A setting has a wrong type or value; the message says which and where."""
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    select: tuple[str, ...] | None = None          # None: rules enabled by default
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, codes)
+    severity: tuple[tuple[str, Severity], ...] = ()                   # code/prefix -> severity
+    source_framework: str = "auto"
+    extra_inplace_pairs: tuple[tuple[str, str], ...] = ()            # (producer type, in-place type)
+    lang: str = "en"
+    origin: str | None = None                                          # pyproject.toml used, if any
+
+    # ------------------------------------------------------------------ selection
+    def is_selected(self, code: str, default_enabled: bool) -> bool:
+        def match(prefixes: Iterable[str]) -> int:
+            best = -1
+            for p in prefixes:
+                p = p.upper()
+                if p == "ALL":
+                    best = max(best, 0)
+                elif code.startswith(p):
+                    best = max(best, len(p))
+            return best
+
+        sel = match(self.select) if self.select is not None else -1
+        ext = match(self.extend_select)
+        ign = match(self.ignore)
+        chosen = max(sel, ext)
+        if self.select is None and chosen < 0:
+            chosen = 0 if default_enabled else -1
+        elif self.select is not None and chosen == 0 and not default_enabled:
+            # "ALL" alone does not switch on off-by-default rules; name them explicitly
+            chosen = -1
+        if chosen < 0:
+            return False
+        return not (ign >= 0 and ign >= chosen)
+
+    def ignored_for_path(self, code: str, path: str) -> bool:
+        norm = path.replace(os.sep, "/")
+        for pattern, codes in self.per_file_ignores:
+            if fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(os.path.basename(norm), pattern) \
+                    or fnmatch.fnmatch(norm, "*/" + pattern):
+                if any(c.upper() == "ALL" or code.startswith(c.upper()) for c in codes):
+                    return True
+        return False
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        best, sev = -1, default
+        for prefix, s in self.severity:
+            if code.startswith(prefix.upper()) and len(prefix) > best:
+                best, sev = len(prefix), s
+        return sev
+
+    def merged(self, **overrides) -> "LintSettings":
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+# ---------------------------------------------------------------------- parsing
+
+def _codes(value, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v for v in value.replace(",", " ").split() if v]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{where} must be a list of rule codes or prefixes")
+    return tuple(v.strip().upper() for v in value)
+
+
+def settings_from_mapping(data: Mapping, origin: str | None = None,
+                          base: LintSettings | None = None) -> LintSettings:
+    """Build settings from a `[tool.nnie-lint]`-shaped mapping (also used for LSP settings)."""
+    base = base or LintSettings()
+    where = origin or "settings"
+    known = {"select", "extend-select", "ignore", "per-file-ignores", "severity",
+             "source-framework", "extra-inplace-pairs", "lang"}
+    norm = {str(k).replace("_", "-"): v for k, v in dict(data).items()}
+    unknown = sorted(set(norm) - known)
+    if unknown:
+        raise SettingsError(f"{where}: unknown option(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(sorted(known))})")
+    out = {}
+    if "select" in norm:
+        out["select"] = _codes(norm["select"], f"{where}: select")
+    if "extend-select" in norm:
+        out["extend_select"] = _codes(norm["extend-select"], f"{where}: extend-select")
+    if "ignore" in norm:
+        out["ignore"] = _codes(norm["ignore"], f"{where}: ignore")
+    if "per-file-ignores" in norm:
+        pfi = norm["per-file-ignores"]
+        if not isinstance(pfi, Mapping):
+            raise SettingsError(f"{where}: per-file-ignores must be a table of glob = [codes]")
+        out["per_file_ignores"] = tuple((str(k), _codes(v, f"{where}: per-file-ignores.{k}"))
+                                        for k, v in pfi.items())
+    if "severity" in norm:
+        sev = norm["severity"]
+        if not isinstance(sev, Mapping):
+            raise SettingsError(f"{where}: severity must be a table of CODE = \"error|warning|info|hint\"")
+        try:
+            out["severity"] = tuple((str(k).upper(), Severity.parse(str(v))) for k, v in sev.items())
+        except ValueError as exc:
+            raise SettingsError(f"{where}: severity: {exc}") from None
+    if "source-framework" in norm:
+        fw = str(norm["source-framework"]).lower()
+        if fw not in SOURCE_FRAMEWORKS:
+            raise SettingsError(f"{where}: source-framework must be one of {', '.join(SOURCE_FRAMEWORKS)}; got {fw!r}")
+        out["source_framework"] = fw
+    if "extra-inplace-pairs" in norm:
+        pairs = norm["extra-inplace-pairs"]
+        ok = isinstance(pairs, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs)
+        if not ok:
+            raise SettingsError(f"{where}: extra-inplace-pairs must be a list of [producer type, in-place type] pairs")
+        out["extra_inplace_pairs"] = tuple((a, b) for a, b in pairs)
+    if "lang" in norm:
+        out["lang"] = normalize_lang(str(norm["lang"]))
+    return replace(base, origin=origin or base.origin, **out)
+
+
+def normalize_lang(lang: str | None) -> str:
+    if not lang:
+        return "en"
+    lang = lang.lower().replace("_", "-")
+    return "zh" if lang.startswith("zh") else "en"
+
+
+def find_pyproject(start: str) -> str | None:
+    d = os.path.abspath(start)
+    if os.path.isfile(d):
+        d = os.path.dirname(d)
+    while True:
+        candidate = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as fh:
+                    data = tomllib.load(fh)
+            except (OSError, tomllib.TOMLDecodeError):
+                data = {}
+            if "nnie-lint" in data.get("tool", {}):
+                return candidate
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def load_settings(start: str, base: LintSettings | None = None) -> LintSettings:
+    """Settings from the nearest pyproject.toml with a [tool.nnie-lint] table, else defaults."""
+    path = find_pyproject(start)
+    if path is None:
+        return base or LintSettings()
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: invalid TOML: {exc}") from None
+    return settings_from_mapping(data["tool"]["nnie-lint"], origin=path, base=base)

@@ -1,0 +1,112 @@
+"""`# nnie-lint: disable=CODE[,CODE]` (line) and `# nnie-lint: disable-file=CODE` (file) comments.
+
+A line directive at the end of a line covers diagnostics starting on that line; alone on its line it
+covers the next line.  `disable` without codes, or `ALL`, covers every code.  A directive that
+suppresses nothing is reported as NN901; an unknown code in a directive as NN902.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .diagnostics import Diagnostic, Severity
+from .rules.registry import register_meta
+from .text import Range
+
+DIRECTIVE = re.compile(r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?")
+
+
+@dataclass
+class Directive:
+    kind: str                 # "line" | "file"
+    codes: tuple[str, ...]    # () = all
+    target_line: int | None   # line it covers (line directives)
+    range: Range              # the comment, for reporting
+    path: str
+    used: set = field(default_factory=set)
+
+    def covers(self, d: Diagnostic) -> bool:
+        if d.path != self.path:
+            return False
+        if self.kind == "line" and d.range.start.line != self.target_line:
+            return False
+        return not self.codes or "ALL" in self.codes or d.code in self.codes \
+            or any(d.code.startswith(c) for c in self.codes)
+
+
+def parse_directives(path: str, comments, line_text) -> list[Directive]:
+    """`comments`: iterable of (Range, text) for each `#` comment; `line_text(i)` gives line i."""
+    out = []
+    for rng, text in comments:
+        m = DIRECTIVE.search(text)
+        if not m:
+            continue
+        kind = "file" if m.group(1) == "disable-file" else "line"
+        codes = tuple(c.strip().upper() for c in re.split(r"[,\s]+", m.group(2) or "") if c.strip())
+        target = None
+        if kind == "line":
+            before = line_text(rng.start.line)[:rng.start.character]
+            target = rng.start.line + 1 if not before.strip() else rng.start.line
+        out.append(Directive(kind, codes, target, rng, path))
+    return out
+
+
+def apply_suppressions(diagnostics: list[Diagnostic], directives: list[Directive], *,
+                       known_codes: set[str], report_unused: bool, lang: str = "en") -> list[Diagnostic]:
+    kept = []
+    for d in diagnostics:
+        hit = None
+        for dr in directives:
+            if dr.covers(d):
+                hit = dr
+                break
+        if hit is None:
+            kept.append(d)
+        else:
+            hit.used.add(d.code)
+    pick = 1 if lang.startswith("zh") else 0
+    for dr in directives:
+        for c in dr.codes:
+            if c != "ALL" and c not in known_codes and not any(k.startswith(c) for k in known_codes):
+                kept.append(Diagnostic("NN902", NN902_MESSAGES["unknown"][pick].format(code=c),
+                                       dr.path, dr.range, Severity.WARNING))
+        if report_unused and not dr.used:
+            what = ",".join(dr.codes) or "ALL"
+            kept.append(Diagnostic("NN901", NN901_MESSAGES["unused"][pick].format(codes=what),
+                                   dr.path, dr.range, Severity.INFO))
+    return kept
+
+
+NN901_MESSAGES = {"unused": ("unused suppression: nothing here reports {codes}; remove the comment",
+                             "抑制注释 disable={codes} 没有抑制任何诊断，可以删除")}
+NN902_MESSAGES = {"unknown": ("unknown rule code {code} in a suppression comment",
+                              "未知的规则代码 {code}（抑制注释）")}
+
+
+register_meta(
+    "NN901", "unused-suppression", Severity.INFO,
+    summary=("A `# nnie-lint: disable=…` comment suppresses nothing",
+             "抑制注释没有抑制任何诊断"),
+    messages=NN901_MESSAGES,
+    docs={
+        "What it finds": "A line or file suppression comment whose codes no longer fire where it applies.",
+        "Why": "Stale suppressions hide future findings of the same code at that line and make the "
+               "file harder to read.",
+        "Example": "```\nlayer { name: \"relu1\" type: \"ReLU\" bottom: \"fc1\" top: \"fc1\" }  # nnie-lint: disable=NN301\n```\n"
+                   "(NN301 only concerns in-place activations on Concat outputs, so it never fires here.)",
+        "Fix": "Delete the comment. No automatic fix.",
+    },
+    docs_zh="抑制注释（`# nnie-lint: disable=…`）在其作用的位置没有抑制任何诊断，删除即可。")
+
+register_meta(
+    "NN902", "unknown-suppression-code", Severity.WARNING,
+    summary=("A suppression comment names a code that does not exist", "抑制注释中的规则代码不存在"),
+    messages=NN902_MESSAGES,
+    docs={
+        "What it finds": "`# nnie-lint: disable=NN999` where NN999 is not a rule code or prefix.",
+        "Why": "A misspelled code suppresses nothing, so the finding you meant to silence still shows.",
+        "Example": "```\n# nnie-lint: disable=NN31\n```",
+        "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
+    },
+    docs_zh="抑制注释中写了不存在的规则代码，拼写错误的代码不会抑制任何内容。")

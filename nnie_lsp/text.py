@@ -1,0 +1,217 @@
+"""Text primitives shared by every reader: positions, ranges, edits, decoding.
+
+Conventions (one set for the whole engine):
+- ``Position.line`` is 0-based; ``Position.character`` is a 0-based index into the line's
+  Python ``str`` (code points).  CLI output adds 1 to both; the LSP layer converts the column to
+  UTF-16 code units with :func:`utf16_column` / :func:`column_from_utf16`.
+- Lines are split on ``\\n`` only.  A ``\\r`` before ``\\n`` is not part of the line's content as
+  exposed by :meth:`LineIndex.line_text` but it is still in the text (ranges never cover it).
+- Documents keep the text exactly as decoded (BOM removed); edits are applied to that text and
+  :func:`encode` writes it back with the original encoding, BOM and newline style.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Position:
+    line: int
+    character: int
+
+    def __str__(self) -> str:  # 1-based, for humans
+        return f"{self.line + 1}:{self.character + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, col: int, end_line: int, end_col: int) -> "Range":
+        return Range(Position(line, col), Position(end_line, end_col))
+
+    @staticmethod
+    def point(line: int, col: int) -> "Range":
+        p = Position(line, col)
+        return Range(p, p)
+
+    def contains(self, pos: Position) -> bool:
+        return self.start <= pos <= self.end
+
+    def __str__(self) -> str:
+        return f"{self.start}-{self.end}"
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    range: Range
+    new_text: str
+
+
+class LineIndex:
+    """Offsets <-> positions for one text.  Build once per document."""
+
+    __slots__ = ("text", "_starts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self._starts = starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def line_start(self, line: int) -> int:
+        return self._starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset just past the line's content (before ``\\r\\n`` / ``\\n``)."""
+        if line + 1 < len(self._starts):
+            end = self._starts[line + 1] - 1
+        else:
+            end = len(self.text)
+        if end > self._starts[line] and self.text[end - 1] == "\r":
+            end -= 1
+        return end
+
+    def line_text(self, line: int) -> str:
+        return self.text[self._starts[line]:self.line_end(line)]
+
+    def position(self, offset: int) -> Position:
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return Position(line, offset - self._starts[line])
+
+    def offset(self, pos: Position) -> int:
+        if pos.line >= len(self._starts):
+            return len(self.text)
+        line = max(pos.line, 0)
+        return min(self._starts[line] + max(pos.character, 0), self.line_end(line))
+
+    def range(self, start: int, end: int) -> Range:
+        return Range(self.position(start), self.position(end))
+
+    def line_range(self, line: int) -> Range:
+        """The content of one line (without its newline)."""
+        return Range(Position(line, 0), Position(line, self.line_end(line) - self._starts[line]))
+
+    def full_line_range(self, line: int) -> Range:
+        """The line including its newline (start of next line), for deleting whole lines."""
+        if line + 1 < len(self._starts):
+            return Range(Position(line, 0), Position(line + 1, 0))
+        return self.line_range(line)
+
+
+def detect_newline(text: str) -> str:
+    i = text.find("\n")
+    if i > 0 and text[i - 1] == "\r":
+        return "\r\n"
+    return "\n"
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """Apply non-overlapping edits.  ``\\n`` in new text follows the document's newline style."""
+    index = LineIndex(text)
+    newline = detect_newline(text)
+    spans = []
+    for e in edits:
+        new = e.new_text
+        if newline != "\n":
+            new = new.replace("\r\n", "\n").replace("\n", newline)
+        spans.append((index.offset(e.range.start), index.offset(e.range.end), new))
+    spans.sort(key=lambda s: (s[0], s[1]))
+    out: list[str] = []
+    pos = 0
+    for start, end, new in spans:
+        if start < pos:
+            raise ValueError("overlapping edits")
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def edits_overlap(a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:
+    for x in a:
+        for y in b:
+            if x.range.start < y.range.end and y.range.start < x.range.end:
+                return True
+            if x.range.start == y.range.start and x.range.end == y.range.end:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------- decoding and encoding
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str
+    encoding: str  # codec name used to decode (and to encode back)
+    bom: bool
+    newline: str
+
+
+_FALLBACKS = ("utf-8", "gb18030")
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode file bytes: UTF-8 (with or without BOM), then GB18030 (covers GBK), then latin-1.
+
+    Never raises: latin-1 maps every byte.
+    """
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8):]
+    text = None
+    encoding = "latin-1"
+    for enc in _FALLBACKS:
+        try:
+            text = data.decode(enc)
+            encoding = enc
+            break
+        except UnicodeDecodeError:
+            continue
+    if text is None:
+        text = data.decode("latin-1")
+    return Decoded(text, encoding, bom, detect_newline(text))
+
+
+def encode(text: str, encoding: str = "utf-8", bom: bool = False) -> bytes:
+    data = text.encode(encoding)
+    return (codecs.BOM_UTF8 + data) if bom else data
+
+
+def read_text(path: str) -> Decoded:
+    with open(path, "rb") as fh:
+        return decode(fh.read())
+
+
+# ---------------------------------------------------------------- UTF-16 (LSP) columns
+
+def utf16_column(line_text: str, character: int) -> int:
+    """Code-point column -> UTF-16 code units."""
+    prefix = line_text[:character]
+    return character + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+
+
+def column_from_utf16(line_text: str, units: int) -> int:
+    """UTF-16 code units -> code-point column (clamped to the line)."""
+    count = 0
+    for i, ch in enumerate(line_text):
+        if count >= units:
+            return i
+        count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line_text)

@@ -1,0 +1,33 @@
+"""nnie-triage: per-layer comparison of a Caffe reference run with NNIE mapper / simulator / board
+dumps (issue 4). Readers/writers: :mod:`.dumps`; names: :mod:`.names`; metrics: :mod:`.metrics`;
+alignment: :mod:`.align`; ``cnn_net_tree.dot``: :mod:`.dot`."""
+
+from .align import AlignedPair, Alignment, align, iter_pairs, load_pair
+from .dot import DotGraph, DotNode, parse_dot, read_dot
+from .dumps import (
+    DumpSet,
+    DumpTensor,
+    read_hex_words,
+    read_text_floats,
+    resolve_layout,
+    scan_dumps,
+    write_bin,
+    write_inst,
+    write_mapper_input,
+    write_mapper_quant,
+    write_npy,
+    write_npz,
+    write_ruyi_caffe,
+    write_text,
+)
+from .metrics import Metrics, Thresholds, compare_arrays
+from .names import normalize_name
+
+__all__ = [
+    "AlignedPair", "Alignment", "align", "iter_pairs", "load_pair",
+    "DotGraph", "DotNode", "parse_dot", "read_dot",
+    "DumpSet", "DumpTensor", "read_hex_words", "read_text_floats", "resolve_layout", "scan_dumps",
+    "write_bin", "write_inst", "write_mapper_input", "write_mapper_quant", "write_npy", "write_npz",
+    "write_ruyi_caffe", "write_text",
+    "Metrics", "Thresholds", "compare_arrays", "normalize_name",
+]

@@ -1,0 +1,429 @@
+"""Triage orchestration: load the dump sets, align them, measure every pair, diagnose.
+
+``run_compare(reference, sim, ...) -> TriageResult``; ``TriageResult.to_json()`` is the documented
+schema (``SCHEMA_VERSION``), which the report module renders as text, markdown or HTML.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dumps as dumps_mod
+from .diagnose import Diagnosis, LayerRow, diagnose
+from .metrics import Metrics, Thresholds, compare_arrays
+
+SCHEMA_VERSION = 1
+
+
+class TriageInputError(ValueError):
+    """Bad user input (missing folder, unreadable file, bad option): exit code 2, no traceback."""
+
+
+@dataclass
+class GraphInfo:
+    """What the triage needs from the prototxt: per blob its chain head, in-place layers and
+    consumers; the network inputs and outputs."""
+
+    inputs: list[str]
+    outputs: set[str]
+    head_of_blob: dict[str, tuple[str, str]]  # blob -> (head layer, type)
+    inplace_of_blob: dict[str, list[tuple[str, str]]]
+    bottoms_of_layer: dict[str, list[str]]
+    layer_order: dict[str, int]
+    layer_types: dict[str, str]
+    blob_of_layer: dict[str, str]
+    text: str = ""
+    net: Any = None
+    ng: Any = None  # nnie_lsp.prototxt.graph.NetGraph when available
+
+
+def load_graph(prototxt: str | Path) -> GraphInfo:
+    from nnie_lsp.reference.net import NetLoadError, load_net
+
+    p = Path(prototxt)
+    if not p.is_file():
+        raise TriageInputError(f"prototxt {p} does not exist")
+    try:
+        net = load_net(p)
+    except NetLoadError as exc:
+        raise TriageInputError(str(exc)) from exc
+    head_of, inplace_of, bottoms, order, types, blob_of = {}, {}, {}, {}, {}, {}
+    consumed: set[str] = set()
+    for i, layer in enumerate(net.layers):
+        order[layer.name] = i
+        types[layer.name] = layer.type
+        for b in layer.bottoms:
+            if not (layer.in_place and b in layer.tops):
+                consumed.add(b)
+        if layer.in_place and layer.tops[0] in head_of:
+            inplace_of.setdefault(layer.tops[0], []).append((layer.name, layer.type))
+            blob_of[layer.name] = layer.tops[0]
+            continue
+        bottoms[layer.name] = list(layer.bottoms)
+        for t in layer.tops:
+            head_of[t] = (layer.name, layer.type)
+            inplace_of.setdefault(t, [])
+            blob_of.setdefault(layer.name, t)
+    outputs = {b for b in head_of if b not in consumed}
+    ng = None
+    try:
+        from nnie_lsp.prototxt.graph import build_graph
+        from nnie_lsp.prototxt.reader import parse_prototxt
+
+        ng = _GraphAdapter(net, build_graph(parse_prototxt(p.read_text(encoding="utf-8", errors="replace"), str(p))))
+    except Exception:
+        ng = _GraphAdapter(net)
+    return GraphInfo(inputs=[n for n, _ in net.inputs], outputs=outputs, head_of_blob=head_of,
+                     inplace_of_blob=inplace_of, bottoms_of_layer=bottoms, layer_order=order, layer_types=types,
+                     blob_of_layer=blob_of, text=p.read_text(encoding="utf-8", errors="replace"), net=net, ng=ng)
+
+
+class _GraphAdapter:
+    """Duck-typed NetGraph (layers with name/type/bottoms/tops, inputs, blob_shapes) built from the
+    reference net, used when nnie_lsp.prototxt.graph is unavailable."""
+
+    def __init__(self, net, ng=None) -> None:
+        self.layers = list(getattr(ng, "layers", None) or net.layers)
+        # NetGraph.inputs may hold objects with a .name; the aligner wants blob names
+        self.inputs = [getattr(i, "name", i) for i in (getattr(ng, "inputs", None) or [n for n, _ in net.inputs])]
+        self._shapes = {n: s for n, s in net.inputs if s}
+        self._ng = ng
+
+    def blob_shapes(self):
+        if self._ng is not None and hasattr(self._ng, "blob_shapes"):
+            try:
+                shapes = self._ng.blob_shapes()
+                if shapes:
+                    return dict(shapes)
+            except Exception:  # noqa: BLE001 - best effort
+                pass
+        return dict(self._shapes)
+
+
+@dataclass
+class TriageResult:
+    diagnosis: Diagnosis
+    rows: list[LayerRow]
+    rows16: list[LayerRow] | None
+    unmatched_ref: list[str]
+    unmatched_sim: list[str]
+    notes: list[str]
+    warnings: list[str]
+    inputs: dict[str, Any]
+    thresholds: Thresholds
+    elapsed_s: float = 0.0
+
+    # ------------------------------------------------------------------ JSON schema v1
+    def to_json(self) -> dict:
+        d = self.diagnosis
+        first = d.first_divergence
+        rows = []
+        for r in self.rows:
+            m = r.metrics
+            row: dict[str, Any] = {
+                "name": r.name, "blob": r.blob, "order": r.order, "type": r.layer_type,
+                "matched_by": r.matched_by, "confidence": _num(r.confidence),
+                "shape": list(r.shape) if r.shape is not None else None,
+                "is_data": r.is_data, "is_output": r.is_output,
+                "first_divergence": r.name == first,
+                "status": _status(r, self.thresholds),
+                "note": r.note,
+            }
+            if m is not None:
+                md = m.to_dict()
+                for k in ("cosine", "max_abs_error", "mean_abs_error", "rel_l2_error", "sqnr_db", "ref_range",
+                          "sim_range", "saturation_share", "sign_agreement", "nan_ref", "nan_sim", "inf_ref",
+                          "inf_sim", "size", "lsq_scale"):
+                    if k in md:
+                        row[k] = md[k]
+                if m.note:
+                    row["metrics_note"] = m.note
+            else:
+                row["cosine"] = None
+                row["max_abs_error"] = None
+            rows.append(row)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "nnie-triage",
+            "case": d.case,
+            "next_step": d.next_step,
+            "verdict": d.verdict,
+            "reason": d.reason,
+            "first_divergence": first,
+            "inputs": self.inputs,
+            "thresholds": {k: getattr(self.thresholds, k) for k in self.thresholds.__dataclass_fields__},
+            "layers": rows,
+            "unmatched": {"reference": self.unmatched_ref, "sim": self.unmatched_sim},
+            "findings": [f.to_dict() for f in d.findings],
+            "preprocessing": d.preprocessing.to_dict() if d.preprocessing is not None else None,
+            "hp_candidates": [c.to_dict() for c in d.hp_candidates],
+            "dips": [_clean(x) for x in d.dips],
+            "sim16": _clean(d.sim16) if d.sim16 is not None else None,
+            "postprocess": _clean(d.postprocess) if d.postprocess is not None else None,
+            "alignment_notes": self.notes,
+            "warnings": self.warnings,
+            "elapsed_s": round(self.elapsed_s, 3),
+        }
+
+
+def _num(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _clean(x):
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, (np.floating,)):
+        x = float(x)
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _status(r: LayerRow, th: Thresholds) -> str:
+    if r.metrics is None:
+        return "unmeasured"
+    c = r.cosine
+    if not isinstance(c, float) or math.isnan(c):
+        return "nan"
+    if r.is_data:
+        return "ok" if c >= th.data_layer else "bad"
+    if c >= th.good:
+        return "ok"
+    if c >= th.decay_end:
+        return "low"
+    if c >= th.middle_dip:
+        return "poor"
+    return "bad"
+
+
+# ---------------------------------------------------------------------------------- building rows
+def _tensor_name(t) -> str:
+    if t is None:
+        return "?"
+    return getattr(t, "raw_name", None) or getattr(t, "key", None) or str(t)
+
+
+def _expected_shape(ref_arr: np.ndarray) -> tuple[int, ...]:
+    shp = tuple(ref_arr.shape)
+    while len(shp) > 3 and shp[0] == 1:
+        shp = shp[1:]
+    return shp
+
+
+def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerRow], bool] | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> tuple[list[LayerRow], list[str]]:
+    rows: list[LayerRow] = []
+    warnings: list[str] = []
+    pairs = list(alignment.pairs)
+    blob_to_row: dict[str, str] = {}
+    for i, pair in enumerate(pairs):
+        ref_t, sim_t = pair.ref, pair.sim
+        blob = getattr(pair, "blob", None)
+        layer = getattr(pair, "layer", None)
+        name = layer or blob or _tensor_name(ref_t)
+        if progress is not None:
+            progress(i, len(pairs), name)
+        head_type = None
+        inplace: list[tuple[str, str]] = []
+        producers: list[str] = []
+        is_data = False
+        is_output = False
+        if graph is not None:
+            if blob is None and layer is not None:
+                blob = graph.blob_of_layer.get(layer)
+            if blob in graph.head_of_blob:
+                head, head_type = graph.head_of_blob[blob]
+                name = head
+                inplace = list(graph.inplace_of_blob.get(blob, []))
+                producers = list(graph.bottoms_of_layer.get(head, []))
+            is_data = blob in graph.inputs
+            is_output = blob in graph.outputs
+        else:
+            key = (blob or name or "").lower()
+            is_data = key in ("data", "input", "image", "img") or getattr(pair, "matched_by", "") == "data"
+        if is_data:
+            name = blob or name
+        row = LayerRow(name=name, order=int(getattr(pair, "order", i) if getattr(pair, "order", None) is not None else i),
+                       metrics=None, blob=blob, matched_by=str(getattr(pair, "matched_by", "")),
+                       confidence=float(getattr(pair, "confidence", 0.0) or 0.0), is_data=is_data,
+                       is_output=is_output, layer_type=head_type, producers=producers, inplace=inplace,
+                       producer_type=head_type, note=getattr(pair, "note", None))
+        if ref_t is None or sim_t is None:
+            rows.append(row)
+            continue
+        try:
+            from .align import load_pair
+
+            ref, sim, lnote = load_pair(pair)
+            ref = np.asarray(ref, dtype=np.float64)
+            sim = np.asarray(sim, dtype=np.float64)
+            exp = _expected_shape(ref) if ref.ndim >= 1 else None
+            sim_raw = np.asarray(sim_t.load_raw(), dtype=np.float64).reshape(-1)
+        except Exception as exc:
+            warnings.append(f"{name}: cannot load the pair ({type(exc).__name__}: {exc})")
+            rows.append(row)
+            continue
+        if sim.size != ref.size:
+            row.note = ((row.note + "; ") if row.note else "") + f"sizes differ: Caffe {ref.size}, NNIE {sim.size}"
+            rows.append(row)
+            continue
+        refc = ref.reshape(exp) if exp else ref
+        simc = sim.reshape(refc.shape)
+        row.shape = tuple(int(s) for s in refc.shape)
+        row.metrics = compare_arrays(refc, simc)
+        if lnote and ("W_H_C" in lnote or "transposed" in lnote):
+            row.note = ((row.note + "; ") if row.note else "") + lnote
+        row.layout = getattr(pair, "layout", "CHW") or "CHW"
+        row.flags = tuple(getattr(pair, "flags", ()) or ())
+        if row.layer_type is None:
+            row.layer_type = getattr(pair, "layer_type", None)
+        if row.layout != "CHW" and sim_raw.size == refc.size:
+            row.stored_cosine = compare_arrays(refc, sim_raw.reshape(refc.shape)).cosine
+        if keep_arrays is None or keep_arrays(row):
+            row.ref, row.sim, row.sim_raw = refc, simc, sim_raw
+        rows.append(row)
+        if blob:
+            blob_to_row[blob] = row.name
+    # producers: blob names -> row names
+    for r in rows:
+        r.producers = [blob_to_row.get(b, b) for b in r.producers]
+    rows.sort(key=lambda r: r.order)
+    return rows, warnings
+
+
+def _keep(th: Thresholds) -> Callable[[LayerRow], bool]:
+    def keep(r: LayerRow) -> bool:
+        m = r.metrics
+        if r.is_data or r.is_output:
+            return True
+        return m is not None and (not math.isfinite(m.cosine) or m.cosine < th.middle_dip)
+    return keep
+
+
+def load_postprocess(spec: str) -> Callable:
+    """`module:function`; the module may also be a path to a .py file."""
+    if ":" not in spec:
+        raise TriageInputError(f"--postprocess needs module:function, got {spec!r}")
+    mod_name, func_name = spec.rsplit(":", 1)
+    try:
+        if mod_name.endswith(".py") or os.sep in mod_name:
+            import importlib.util
+
+            p = Path(mod_name)
+            if not p.is_file():
+                raise TriageInputError(f"--postprocess: {p} does not exist")
+            specm = importlib.util.spec_from_file_location(p.stem, p)
+            module = importlib.util.module_from_spec(specm)
+            specm.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            module = importlib.import_module(mod_name)
+    except TriageInputError:
+        raise
+    except Exception as exc:
+        raise TriageInputError(f"--postprocess: cannot import {mod_name}: {type(exc).__name__}: {exc}") from exc
+    fn = getattr(module, func_name, None)
+    if not callable(fn):
+        raise TriageInputError(f"--postprocess: {mod_name} has no function {func_name}")
+    return fn
+
+
+def _scan(path: str | Path, what: str):
+    p = Path(path)
+    if not p.exists():
+        raise TriageInputError(f"{what} {p} does not exist")
+    ds = dumps_mod.scan_dumps(str(p))
+    if not len(ds):
+        raise TriageInputError(f"{what} {p}: no dump files found ({'; '.join(ds.warnings) or 'empty'})")
+    return ds
+
+
+def _align(ref_set, sim_set, graph: GraphInfo | None, dot):
+    align_mod = importlib.import_module("nnie_lsp.triage.align")
+
+    kwargs = {}
+    if graph is not None and graph.ng is not None:
+        kwargs["graph"] = graph.ng
+    if dot is not None:
+        kwargs["dot"] = dot
+    return align_mod.align(ref_set, sim_set, **kwargs)
+
+
+def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | None = None,
+                cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
+                thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> TriageResult:
+    import time
+
+    t0 = time.perf_counter()
+    th = thresholds or Thresholds()
+    graph = load_graph(prototxt) if prototxt else None
+    cfg_entries = None
+    if cfg is not None:
+        cp = Path(cfg)
+        if not cp.is_file():
+            raise TriageInputError(f"cfg {cp} does not exist")
+        from nnie_lsp.cfg.reader import read_cfg
+
+        cfg_entries = {}
+        for e in read_cfg(cp).entries:
+            cfg_entries.setdefault(e.key, e)
+    dot_graph = None
+    if dot is not None:
+        dp = Path(dot)
+        if not dp.is_file():
+            raise TriageInputError(f"dot file {dp} does not exist")
+        from .dot import read_dot
+
+        dot_graph = read_dot(str(dp))
+    pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
+    ref_set = _scan(reference, "reference dump folder")
+    sim_set = _scan(sim, "simulator dump folder")
+    al = _align(ref_set, sim_set, graph, dot_graph)
+    rows, warns = build_rows(al, graph, _keep(th), progress)
+    rows16 = None
+    notes = [str(n) for n in getattr(al, "notes", [])]
+    if sim16 is not None:
+        s16 = _scan(sim16, "16-bit simulator dump folder")
+        al16 = _align(ref_set, s16, graph, dot_graph)
+        rows16, w16 = build_rows(al16, graph, lambda r: r.is_data or r.is_output)
+        warns += [f"16-bit: {w}" for w in w16]
+    warnings = list(ref_set.warnings) + list(sim_set.warnings) + warns
+    diag = diagnose(rows, thresholds=th, rows16=rows16, cfg_path=cfg, cfg_entries=cfg_entries,
+                    prototxt_text=graph.text if graph else None, postprocess=pp,
+                    bundle_hint=_bundle_hint(reference, sim, cfg, prototxt))
+    inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
+              "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
+              "dot": str(dot) if dot else None,
+              "postprocess": postprocess if isinstance(postprocess, str) else None,
+              "reference_kind": ref_set.kind, "sim_kind": sim_set.kind}
+    return TriageResult(diagnosis=diag, rows=rows, rows16=rows16,
+                        unmatched_ref=[_tensor_name(t) for t in getattr(al, "unmatched_ref", [])],
+                        unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
+                        notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
+                        elapsed_s=time.perf_counter() - t0)
+
+
+def _bundle_hint(reference, sim, cfg, prototxt) -> str:
+    parts = ["nnie-triage bundle --layer {layer}", f"--reference {reference}", f"--sim {sim}"]
+    if prototxt:
+        parts.append(f"--prototxt {prototxt}")
+    if cfg:
+        parts.append(f"--cfg {cfg}")
+    parts.append("--caffemodel MODEL -o {layer}_bundle.zip")
+    return " ".join(parts)

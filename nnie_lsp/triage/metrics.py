@@ -1,0 +1,255 @@
+"""Per-pair comparison metrics (float64 accumulation, chunked, defined degenerate cases).
+
+``compare_arrays(ref, sim)`` returns a small frozen :class:`Metrics`: cosine similarity, max / mean
+absolute error, relative L2 error, SQNR (dB), value ranges, saturation share, sign agreement and
+NaN / Inf counts. Metrics are computed on the elements finite on both sides; non-finite elements
+are counted, never crash. Degenerate cases (TRIAGE_ANCHORS: nncase / Ascend report NaN on all-zero;
+here they are defined): both all-zero → cosine 1.0, one all-zero → 0.0.
+
+:class:`Thresholds` holds the guide's numbers (NNIE_REFERENCE §12), configurable.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+__all__ = ["Metrics", "Thresholds", "compare_arrays", "FIXED_20_12_MAX"]
+
+FIXED_20_12_MAX = (2**31 - 1) / 4096.0  # largest value a 20.12 S32 word holds
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Metrics:
+    size: int
+    cosine: float
+    max_abs_error: float
+    mean_abs_error: float
+    rel_l2_error: float
+    sqnr_db: float
+    ref_range: tuple[float, float]
+    sim_range: tuple[float, float]
+    saturation_share: float
+    sign_agreement: float
+    nan_ref: int
+    nan_sim: int
+    inf_ref: int
+    inf_sim: int
+    note: str | None = None
+    finite: int = 0  # elements finite on both sides (the ones the metrics use)
+    lsq_scale: float = float("nan")  # k minimising |ref - k*sim|: 1.0 when scales agree
+
+    def to_dict(self) -> dict:
+        """JSON-friendly (inf/nan become strings)."""
+        out = {}
+        for k, v in asdict(self).items():
+            if isinstance(v, tuple):
+                v = [_jsonable(x) for x in v]
+            else:
+                v = _jsonable(v)
+            out[k] = v
+        return out
+
+
+def _jsonable(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Guide thresholds (NNIE_REFERENCE §12, vendor guidance [S16]); all configurable.
+
+    - ``data_layer``: the first (data) layer should reach ≈ 0.999, else preprocessing.
+    - ``good``: a layer at ≥ 0.99 is "fine" (case 4 needs every layer there).
+    - ``decay_end``: a final layer below 0.95 after a good start → quantization (case 2).
+    - ``middle_dip``: middle layers below 0.90 with a good end → layer matching (case 3).
+    - ``small_abs_error``: max abs error / reference range at or below this is "small" (case 4).
+    - ``sign_agreement``: below this share of agreeing signs the pair is flagged (sign flips hide
+      behind absolute-value cosines, MQBench note in TRIAGE_ANCHORS).
+    """
+
+    data_layer: float = 0.999
+    good: float = 0.99
+    decay_end: float = 0.95
+    middle_dip: float = 0.90
+    small_abs_error: float = 0.05
+    sign_agreement: float = 0.95
+
+    @classmethod
+    def from_mapping(cls, mapping: dict | None) -> "Thresholds":
+        """Build from a dict (pyproject / CLI); unknown keys raise ``ValueError``."""
+        if not mapping:
+            return cls()
+        names = {f.name for f in fields(cls)}
+        bad = sorted(set(mapping) - names)
+        if bad:
+            raise ValueError(f"unknown threshold(s): {', '.join(bad)} (known: {', '.join(sorted(names))})")
+        vals = {k: float(v) for k, v in mapping.items()}
+        for k, v in vals.items():
+            if not (0.0 <= v <= 1.0):
+                raise ValueError(f"threshold {k}={v} must be within [0, 1]")
+        return replace(cls(), **vals)
+
+    def relative_error(self, m: Metrics) -> float:
+        lo, hi = m.ref_range
+        span = max(abs(hi - lo), abs(hi), abs(lo)) if math.isfinite(lo) and math.isfinite(hi) else float("nan")
+        if not span:
+            return 0.0 if m.max_abs_error == 0 else float("inf")
+        return m.max_abs_error / span
+
+    def is_small_error(self, m: Metrics) -> bool:
+        r = self.relative_error(m)
+        return bool(r <= self.small_abs_error)
+
+    def is_good(self, m: Metrics) -> bool:
+        return bool(m.cosine >= self.good)
+
+
+def _ranges(a: np.ndarray) -> tuple[float, float, int, int]:
+    nan = int(np.count_nonzero(np.isnan(a)))
+    inf = int(np.count_nonzero(np.isinf(a)))
+    if nan + inf:
+        fin = a[np.isfinite(a)]
+        if fin.size == 0:
+            return float("nan"), float("nan"), nan, inf
+        return float(fin.min()), float(fin.max()), nan, inf
+    if a.size == 0:
+        return float("nan"), float("nan"), 0, 0
+    return float(a.min()), float(a.max()), 0, 0
+
+
+def compare_arrays(ref, sim, *, saturation: float | None = None) -> Metrics:
+    """Compare a reference (Caffe) tensor with a simulator tensor.
+
+    ``saturation``: the simulator's clip magnitude when known (e.g. the layer's quantization clip,
+    or :data:`FIXED_20_12_MAX`); the saturation share is then the share of finite simulator values
+    at or beyond it. Without it, the share counts elements sitting on the simulator's own extreme
+    while the reference goes beyond it (a plateau = clipping).
+
+    Sizes must match; equal sizes with different shapes are compared flattened (with a note)."""
+    r = np.asarray(ref)
+    s = np.asarray(sim)
+    notes: list[str] = []
+    if r.size != s.size:
+        raise ValueError(
+            f"cannot compare tensors of different sizes: reference {tuple(r.shape)} ({r.size} values) vs "
+            f"simulator {tuple(s.shape)} ({s.size} values)"
+        )
+    if r.shape != s.shape:
+        notes.append(f"shapes differ (reference {tuple(r.shape)}, simulator {tuple(s.shape)}); compared flattened")
+    r = r.reshape(-1)
+    s = s.reshape(-1)
+    n = int(r.size)
+    if n == 0:
+        nan = float("nan")
+        return Metrics(0, nan, nan, nan, nan, nan, (nan, nan), (nan, nan), 0.0, 1.0, 0, 0, 0, 0, "empty tensors", 0)
+
+    # pass 1: ranges and non-finite counts (chunked: bounded temporaries)
+    rmin = smin = math.inf
+    rmax = smax = -math.inf
+    nan_r = nan_s = inf_r = inf_s = 0
+    for a in range(0, n, _CHUNK):
+        rc = np.asarray(r[a : a + _CHUNK], dtype=np.float64)
+        sc = np.asarray(s[a : a + _CHUNK], dtype=np.float64)
+        lo, hi, nn, ni = _ranges(rc)
+        nan_r += nn
+        inf_r += ni
+        if not math.isnan(lo):
+            rmin, rmax = min(rmin, lo), max(rmax, hi)
+        lo, hi, nn, ni = _ranges(sc)
+        nan_s += nn
+        inf_s += ni
+        if not math.isnan(lo):
+            smin, smax = min(smin, lo), max(smax, hi)
+    ref_abs_max = max(abs(rmin), abs(rmax)) if math.isfinite(rmin) else 0.0
+    sim_abs_max = max(abs(smin), abs(smax)) if math.isfinite(smin) else 0.0
+    sign_tol = 1e-3 * ref_abs_max
+
+    # pass 2: sums in float64
+    dot = rr = ss = ee = abs_sum = 0.0
+    max_abs = 0.0
+    fin = sat = sign_n = sign_ok = 0
+    any_nonfinite = nan_r + nan_s + inf_r + inf_s > 0
+    for a in range(0, n, _CHUNK):
+        rc = np.asarray(r[a : a + _CHUNK], dtype=np.float64)
+        sc = np.asarray(s[a : a + _CHUNK], dtype=np.float64)
+        if any_nonfinite:
+            ok = np.isfinite(rc) & np.isfinite(sc)
+            rc, sc = rc[ok], sc[ok]
+        if rc.size == 0:
+            continue
+        fin += int(rc.size)
+        d = rc - sc
+        dot += float(np.dot(rc, sc))
+        rr += float(np.dot(rc, rc))
+        ss += float(np.dot(sc, sc))
+        ee += float(np.dot(d, d))
+        ad = np.abs(d)
+        abs_sum += float(ad.sum())
+        max_abs = max(max_abs, float(ad.max()))
+        asc = np.abs(sc)
+        if saturation is not None:
+            sat += int(np.count_nonzero(asc >= float(saturation) * (1 - 1e-9)))
+        elif sim_abs_max > 0:
+            plateau = asc >= sim_abs_max * (1 - 1e-6)
+            sat += int(np.count_nonzero(plateau & (np.abs(rc) > sim_abs_max * (1 + 1e-3))))
+        big = np.abs(rc) > sign_tol
+        sign_n += int(np.count_nonzero(big))
+        sign_ok += int(np.count_nonzero(big & (np.sign(rc) == np.sign(sc))))
+
+    nan = float("nan")
+    if fin == 0:
+        notes.append("no element is finite on both sides; metrics undefined")
+        return Metrics(n, nan, nan, nan, nan, nan, (rmin if math.isfinite(rmin) else nan, rmax if math.isfinite(rmax) else nan),
+                       (smin if math.isfinite(smin) else nan, smax if math.isfinite(smax) else nan), 0.0, nan,
+                       nan_r, nan_s, inf_r, inf_s, "; ".join(notes), 0)
+    if any_nonfinite:
+        bits = []
+        if nan_r or inf_r:
+            bits.append(f"reference has {nan_r} NaN / {inf_r} Inf")
+        if nan_s or inf_s:
+            bits.append(f"simulator has {nan_s} NaN / {inf_s} Inf")
+        notes.append(", ".join(bits) + f"; metrics use the {fin} elements finite on both sides")
+
+    rn, sn = math.sqrt(rr), math.sqrt(ss)
+    if rn == 0 and sn == 0:
+        cosine = 1.0
+        notes.append("both all-zero")
+    elif rn == 0 or sn == 0:
+        cosine = 0.0
+        notes.append("reference is all-zero" if rn == 0 else "simulator is all-zero")
+    else:
+        cosine = max(-1.0, min(1.0, dot / (rn * sn)))
+    if rr == 0:
+        rel = 0.0 if ee == 0 else math.inf
+        sqnr = math.inf if ee == 0 else -math.inf
+    else:
+        rel = math.sqrt(ee) / rn
+        sqnr = math.inf if ee == 0 else 10.0 * math.log10(rr / ee)
+    sign = 1.0 if sign_n == 0 else sign_ok / sign_n
+    lsq = dot / ss if ss > 0 else (1.0 if rr == 0 else nan)
+    fin_or_nan = lambda x: x if math.isfinite(x) else nan  # noqa: E731
+    return Metrics(
+        size=n,
+        cosine=float(cosine),
+        max_abs_error=max_abs,
+        mean_abs_error=min(abs_sum / fin, max_abs),  # summation rounding never exceeds the max
+        rel_l2_error=float(rel),
+        sqnr_db=float(sqnr),
+        ref_range=(fin_or_nan(rmin), fin_or_nan(rmax)),
+        sim_range=(fin_or_nan(smin), fin_or_nan(smax)),
+        saturation_share=sat / fin,
+        sign_agreement=float(sign),
+        nan_ref=nan_r,
+        nan_sim=nan_s,
+        inf_ref=inf_r,
+        inf_sim=inf_s,
+        note="; ".join(notes) if notes else None,
+        finite=fin,
+        lsq_scale=float(lsq),
+    )

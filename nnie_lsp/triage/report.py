@@ -1,0 +1,300 @@
+"""Triage reports: terminal (rich colour table), JSON (schema v1), markdown and one
+self-contained HTML page with an inline SVG plot of per-layer cosine (no external URLs)."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import re
+from typing import Any
+
+CASE_TEXT = {
+    1: "Case 1 — preprocessing mismatch",
+    2: "Case 2 — quantization error",
+    3: "Case 3 — layer matching",
+    4: "Case 4 — post-processing",
+    None: "Inconclusive",
+}
+STEP_TEXT = {
+    2: "step 2: fix the preprocessing in the cfg",
+    3: "step 3: quantization — `_hp` layers with compile_mode 2 (or compile_mode 1)",
+    4: "step 4: layer matching — de-inplace / compare in the right layout",
+    5: "step 5: check the post-processing",
+    6: "step 6: make a support bundle (nnie-triage bundle)",
+}
+STATUS_STYLE = {"ok": "green", "low": "yellow", "poor": "dark_orange", "bad": "red", "nan": "magenta",
+                "unmeasured": "dim"}
+
+
+def _f(v: Any, digits: int = 6) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return f"{v:.{digits}f}" if abs(v) < 1e5 else f"{v:.3g}"
+    return str(v)
+
+
+def _shape(s) -> str:
+    return "×".join(str(x) for x in s) if s else "—"
+
+
+def to_json_text(doc: dict) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
+
+
+# ------------------------------------------------------------------------------- terminal
+def render_terminal(doc: dict, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or Console()
+    table = Table(title="nnie-triage: per-layer similarity (Caffe vs NNIE)", show_lines=False)
+    for col, just in (("#", "right"), ("layer", "left"), ("matched by", "left"), ("conf", "right"),
+                      ("shape", "left"), ("cosine", "right"), ("max abs err", "right"), ("rel L2", "right"),
+                      ("SQNR dB", "right")):
+        table.add_column(col, justify=just)
+    for i, r in enumerate(doc["layers"]):
+        style = STATUS_STYLE.get(r.get("status"), "")
+        name = Text(r["name"] + (" ◀ first divergence" if r.get("first_divergence") else ""),
+                    style="bold red" if r.get("first_divergence") else "")
+        table.add_row(str(i), name, r.get("matched_by") or "", _f(r.get("confidence"), 2), _shape(r.get("shape")),
+                      Text(_f(r.get("cosine")), style=style), _f(r.get("max_abs_error"), 4),
+                      _f(r.get("rel_l2_error"), 4), _f(r.get("sqnr_db"), 1))
+    console.print(table)
+    _terminal_summary(doc, console)
+
+
+def _terminal_summary(doc: dict, console) -> None:
+    from rich.text import Text
+
+    case = doc.get("case")
+    colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
+    console.print(Text(f"Verdict: {CASE_TEXT.get(case, 'Inconclusive')} — {doc.get('verdict')}", style=f"bold {colour}"))
+    console.print(f"Why: {doc.get('reason')}")
+    console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
+    console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
+    for f in doc.get("findings", []):
+        sev = {"error": "red", "warning": "yellow"}.get(f.get("severity"), "cyan")
+        where = f.get("layer") or f.get("cfg_key") or ""
+        console.print(Text(f"  {f['code']} ", style=f"bold {sev}") + Text(f"[{where}] " if where else "") +
+                      Text(f["message"]))
+        if f.get("fix"):
+            console.print(Text(f"      fix: {f['fix']}", style="green"))
+    pre = doc.get("preprocessing")
+    if pre and pre.get("edits"):
+        console.print("cfg edits:")
+        for e in pre["edits"]:
+            loc = f"line {e['line_1based']}" if e.get("line_1based") else "new line"
+            console.print(Text(f"  {loc}: {e['new_line']}", style="green"))
+            if e.get("file_content"):
+                console.print(f"    {e.get('file_name')}: " + e["file_content"].strip().replace("\n", ", "))
+    um = doc.get("unmatched", {})
+    if um.get("reference") or um.get("sim"):
+        console.print(Text(f"unmatched: Caffe {len(um.get('reference', []))}, NNIE {len(um.get('sim', []))} "
+                           f"({', '.join((um.get('reference', []) + um.get('sim', []))[:6])})", style="dim"))
+    for w in doc.get("warnings", [])[:10]:
+        console.print(Text(f"warning: {w}", style="dim yellow"))
+
+
+def render_text(doc: dict, width: int = 140, color: bool = False) -> str:
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None)
+    render_terminal(doc, console)
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------------------- markdown
+def _md_escape(s: str) -> str:
+    return str(s).replace("|", "\\|")
+
+
+def render_markdown(doc: dict) -> str:
+    out = ["# nnie-triage report", ""]
+    out.append(f"**{CASE_TEXT.get(doc.get('case'), 'Inconclusive')}** — {doc.get('verdict')}  ")
+    out.append(f"Why: {doc.get('reason')}  ")
+    out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
+    out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
+    out.append("")
+    if doc.get("findings"):
+        out.append("## Findings")
+        out.append("")
+        for f in doc["findings"]:
+            where = f.get("layer") or f.get("cfg_key")
+            out.append(f"- **{f['code']}** ({f.get('severity')}){' `' + where + '`' if where else ''}: "
+                       f"{f['message']}" + (f" — fix: `{f['fix']}`" if f.get("fix") else ""))
+        out.append("")
+    pre = doc.get("preprocessing")
+    if pre:
+        out.append("## Preprocessing fit (case 1)")
+        out.append("")
+        out.append(f"- channel permutation: {pre['permutation']}, H/W transposed: {pre['transposed']}")
+        out.append(f"- scale per channel: {', '.join(f'{s:.6g}' for s in pre['scale'])}; offset: "
+                   f"{', '.join(f'{s:.6g}' for s in pre['offset'])}; R² {pre['r2']:.6f}")
+        for e in pre.get("edits", []):
+            loc = f"line {e['line_1based']}" if e.get("line_1based") else "add"
+            out.append(f"- cfg {loc}: `{e['new_line']}`" + (f" (was `{e['old_value']}`)" if e.get("old_value") else ""))
+            if e.get("file_content"):
+                out.append(f"  - `{e.get('file_name')}`: {e['file_content'].strip().replace(chr(10), ', ')}")
+        out.append("")
+    if doc.get("hp_candidates"):
+        out.append("## `_hp` candidates")
+        out.append("")
+        out.append("| rank | layer | single-layer loss | cosine | rename |")
+        out.append("|---|---|---|---|---|")
+        for c in doc["hp_candidates"]:
+            out.append(f"| {c['rank']} | `{c['layer']}` | {c['single_layer_loss']:.4f} | {_f(c['cosine'], 4)} | "
+                       f"{_md_escape(c['rename'])} |")
+        out.append("")
+    out.append("## Layers")
+    out.append("")
+    out.append("| # | layer | matched by | conf | shape | cosine | max abs err | rel L2 | status |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for i, r in enumerate(doc["layers"]):
+        name = f"**{r['name']}** ◀" if r.get("first_divergence") else r["name"]
+        out.append(f"| {i} | {_md_escape(name)} | {r.get('matched_by') or ''} | {_f(r.get('confidence'), 2)} | "
+                   f"{_shape(r.get('shape'))} | {_f(r.get('cosine'))} | {_f(r.get('max_abs_error'), 4)} | "
+                   f"{_f(r.get('rel_l2_error'), 4)} | {r.get('status')} |")
+    um = doc.get("unmatched", {})
+    if um.get("reference") or um.get("sim"):
+        out.append("")
+        out.append(f"Unmatched — Caffe: {', '.join(um.get('reference', [])) or 'none'}; "
+                   f"NNIE: {', '.join(um.get('sim', [])) or 'none'}")
+    out.append("")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------- plot + HTML
+def plot_svg(doc: dict) -> str:
+    """Per-layer cosine plot as an inline SVG string (thresholds drawn, first divergence marked)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    rows = [r for r in doc["layers"] if isinstance(r.get("cosine"), (int, float))]
+    names = [r["name"] for r in rows]
+    cos = [float(r["cosine"]) for r in rows]
+    fig = Figure(figsize=(max(6.0, 0.45 * len(rows) + 2), 3.8), dpi=96)
+    ax = fig.add_subplot(1, 1, 1)
+    x = list(range(len(rows)))
+    ax.plot(x, cos, marker="o", color="#1f6feb", linewidth=1.5, label="cosine")
+    th = doc.get("thresholds", {})
+    for key, colour, label in (("data_layer", "#2da44e", "data layer"), ("good", "#2da44e", "good"),
+                               ("decay_end", "#d29922", "decay end"), ("middle_dip", "#cf222e", "middle dip")):
+        if key in th:
+            ax.axhline(th[key], color=colour, linestyle="--" if key != "data_layer" else ":", linewidth=0.9,
+                       label=f"{label} {th[key]}")
+    fd = doc.get("first_divergence")
+    if fd in names:
+        i = names.index(fd)
+        ax.axvline(i, color="#cf222e", linewidth=1.2)
+        ax.annotate(f"first divergence: {fd}", (i, cos[i]), textcoords="offset points", xytext=(6, -14),
+                    color="#cf222e", fontsize=8)
+    lo = min(cos + [th.get("middle_dip", 0.9)]) if cos else 0.0
+    ax.set_ylim(max(-1.05, lo - 0.05), 1.01)
+    ax.set_xticks(x)
+    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("cosine similarity")
+    ax.set_title(f"{CASE_TEXT.get(doc.get('case'), 'Inconclusive')}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    svg = buf.getvalue()
+    start = svg.find("<svg")
+    svg = svg[start:] if start >= 0 else svg
+    # inline SVG in HTML5 needs no namespace declarations; drop them and the RDF metadata so the
+    # page holds no URL at all (self-contained, nothing a browser could try to fetch)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
+    return svg
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1f2328;max-width:1200px}
+h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
+td.l,th.l{text-align:left} tr.fd td{background:#ffebe9;font-weight:600}
+.ok{color:#1a7f37}.low{color:#9a6700}.poor{color:#bc4c00}.bad{color:#cf222e}.nan{color:#8250df}
+.verdict{font-size:1.1em;padding:8px 12px;border-left:4px solid #cf222e;background:#f6f8fa}
+code{background:#f6f8fa;padding:1px 4px;border-radius:4px} .sev-error{color:#cf222e}.sev-warning{color:#9a6700}
+"""
+
+
+def render_html(doc: dict) -> str:
+    e = html.escape
+    parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+             "<title>nnie-triage report</title>", f"<style>{_CSS}</style></head><body>",
+             "<h1>nnie-triage report</h1>",
+             f"<div class=\"verdict\"><b>{e(CASE_TEXT.get(doc.get('case'), 'Inconclusive'))}</b> — "
+             f"{e(str(doc.get('verdict')))}<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
+             f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
+             f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}</div>"]
+    try:
+        svg = plot_svg(doc)
+        parts.append("<h2>Per-layer similarity</h2>")
+        parts.append(f"<div class=\"plot\">{svg}</div>")
+    except Exception as exc:  # matplotlib missing: the page stays useful
+        parts.append(f"<p><i>plot unavailable: {e(str(exc))}</i></p>")
+    if doc.get("findings"):
+        parts.append("<h2>Findings</h2><ul>")
+        for f in doc["findings"]:
+            where = f.get("layer") or f.get("cfg_key")
+            parts.append(f"<li class=\"sev-{e(f.get('severity', 'info'))}\"><b>{e(f['code'])}</b>"
+                         f"{' <code>' + e(where) + '</code>' if where else ''}: {e(f['message'])}"
+                         + (f"<br>fix: <code>{e(f['fix'])}</code>" if f.get("fix") else "") + "</li>")
+        parts.append("</ul>")
+    pre = doc.get("preprocessing")
+    if pre:
+        parts.append("<h2>Preprocessing fit</h2><ul>")
+        parts.append(f"<li>channel permutation {e(str(pre['permutation']))}, H/W transposed {pre['transposed']}, "
+                     f"R² {pre['r2']:.6f}</li>")
+        parts.append(f"<li>scale {e(', '.join(f'{s:.6g}' for s in pre['scale']))}; offset "
+                     f"{e(', '.join(f'{s:.6g}' for s in pre['offset']))}</li>")
+        for ed in pre.get("edits", []):
+            loc = f"line {ed['line_1based']}" if ed.get("line_1based") else "add"
+            parts.append(f"<li>cfg {loc}: <code>{e(ed['new_line'])}</code>"
+                         + (f" — {e(ed.get('file_name') or '')}: <code>{e(ed['file_content'].strip())}</code>"
+                            if ed.get("file_content") else "") + "</li>")
+        parts.append("</ul>")
+    if doc.get("hp_candidates"):
+        parts.append("<h2><code>_hp</code> candidates</h2><table><tr><th>rank</th><th class=l>layer</th>"
+                     "<th>single-layer loss</th><th>cosine</th><th class=l>rename</th></tr>")
+        for c in doc["hp_candidates"]:
+            parts.append(f"<tr><td>{c['rank']}</td><td class=l>{e(c['layer'])}</td><td>{c['single_layer_loss']:.4f}"
+                         f"</td><td>{e(_f(c['cosine'], 4))}</td><td class=l>{e(c['rename'])}</td></tr>")
+        parts.append("</table>")
+    parts.append("<h2>Layers</h2><table><tr><th>#</th><th class=l>layer</th><th class=l>matched by</th><th>conf</th>"
+                 "<th class=l>shape</th><th>cosine</th><th>max abs err</th><th>rel L2</th><th>SQNR dB</th>"
+                 "<th class=l>status</th></tr>")
+    for i, r in enumerate(doc["layers"]):
+        cls = " class=\"fd\"" if r.get("first_divergence") else ""
+        st = r.get("status") or ""
+        parts.append(f"<tr{cls}><td>{i}</td><td class=l>{e(r['name'])}{' ◀' if r.get('first_divergence') else ''}"
+                     f"</td><td class=l>{e(r.get('matched_by') or '')}</td><td>{e(_f(r.get('confidence'), 2))}</td>"
+                     f"<td class=l>{e(_shape(r.get('shape')))}</td><td class=\"{e(st)}\">{e(_f(r.get('cosine')))}</td>"
+                     f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td>{e(_f(r.get('rel_l2_error'), 4))}</td>"
+                     f"<td>{e(_f(r.get('sqnr_db'), 1))}</td><td class=\"l {e(st)}\">{e(st)}</td></tr>")
+    parts.append("</table>")
+    um = doc.get("unmatched", {})
+    if um.get("reference") or um.get("sim"):
+        parts.append(f"<p>Unmatched — Caffe: {e(', '.join(um.get('reference', [])) or 'none')}; NNIE: "
+                     f"{e(', '.join(um.get('sim', [])) or 'none')}</p>")
+    if doc.get("warnings"):
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{e(w)}</li>" for w in doc["warnings"]) + "</ul>")
+    parts.append(f"<p style=\"color:#656d76;font-size:.8em\">schema_version {doc.get('schema_version')} · "
+                 f"inputs {e(json.dumps(doc.get('inputs', {})))}</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,91 @@
+"""Data-driven rule tests (sqlfluff style): each `cases/*.toml` lists inputs, the expected codes
+and lines, and the text after fixing.  They double as examples in the docs.
+
+Case keys:
+  name          what the case shows
+  cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional)
+  files         {relative path = text} extra files (mean files, image lists, images)
+  select        codes to enable (default: the file's rule code)
+  settings      extra [tool.nnie-lint] options (e.g. source-framework)
+  expect        ["NN301 net.prototxt:12", ...] (code, file, 1-based line), exact list; [] = clean
+  fixed_cfg / fixed_prototxt   text after `--fix` (or `--fix --unsafe-fixes` with unsafe = true)
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from nnie_lsp.batch import fix_files, lint_files
+from nnie_lsp.settings import LintSettings, settings_from_mapping
+
+CASES = Path(__file__).parent / "cases"
+
+
+def _load():
+    out = []
+    for f in sorted(CASES.glob("*.toml")):
+        data = tomllib.loads(f.read_text(encoding="utf-8"))
+        for i, case in enumerate(data.get("case", [])):
+            out.append(pytest.param(f.stem, case, id=f"{f.stem}-{i}-{case.get('name', '')[:40]}"))
+    return out
+
+
+def _write(tmp: Path, case: dict) -> list[str]:
+    files = []
+    if "cfg" in case:
+        (tmp / "net.cfg").write_text(case["cfg"], encoding="utf-8")
+        files.append(str(tmp / "net.cfg"))
+    if "prototxt" in case:
+        (tmp / "net.prototxt").write_text(case["prototxt"], encoding="utf-8")
+        files.append(str(tmp / "net.prototxt"))
+    for rel, text in case.get("files", {}).items():
+        p = tmp / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return files
+
+
+def _settings(code: str, case: dict) -> LintSettings:
+    base = settings_from_mapping({"select": case.get("select", [code]), **case.get("settings", {})})
+    return base
+
+
+def _found(diags, tmp: Path) -> list[str]:
+    return sorted(f"{d.code} {os.path.relpath(d.path, tmp)}:{d.range.start.line + 1}" for d in diags)
+
+
+@pytest.mark.parametrize("code,case", _load())
+def test_case(code, case, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = _write(tmp_path, case)
+    settings = _settings(code, case)
+    res = lint_files(files, settings=settings)
+    assert _found(res.diagnostics, tmp_path) == sorted(case["expect"]), [d.message for d in res.diagnostics]
+    for d in res.diagnostics:
+        assert d.message and "{" not in d.message, d.message  # every placeholder filled
+    if "fixed_cfg" in case or "fixed_prototxt" in case:
+        unsafe = case.get("unsafe", False)
+        fixed = fix_files(files, unsafe=unsafe, settings=settings)
+        texts = {os.path.basename(p): new for p, (_, new) in fixed.fixed.items()}
+        for key, name in (("fixed_cfg", "net.cfg"), ("fixed_prototxt", "net.prototxt")):
+            if key in case:
+                assert texts.get(name, case.get(key.replace("fixed_", ""))) == case[key]
+        # idempotent: fixing the fixed text changes nothing more
+        for p, (_, new) in fixed.fixed.items():
+            Path(p).write_text(new, encoding="utf-8")
+        again = fix_files(files, unsafe=unsafe, settings=settings)
+        assert again.fixed == {}
+        # and the fixed code no longer reports the fixed findings
+        fixed_codes = {d.code for d in again.diagnostics if d.fix is not None and (unsafe or d.fix.is_safe)}
+        assert not fixed_codes
+
+
+def test_every_rule_has_cases():
+    from nnie_lsp.rules.registry import all_rules
+    have = {f.stem for f in CASES.glob("*.toml")}
+    missing = [r.code for r in all_rules() if r.code not in have and r.code not in ("NN000",)]
+    assert not missing, f"rules without data-driven cases: {missing}"

@@ -1,0 +1,323 @@
+"""Alignment on a small realistic net: a numpy forward pass of a conv / relu(in-place) / pool /
+concat / upsample / BN+Scale / fc net, dumped in every real format with faults of alignment kind."""
+# ruff: noqa: E402
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from nnie_lsp.triage import align, dumps as D, iter_pairs, load_pair, parse_dot, scan_dumps, compare_arrays
+
+
+def conv(x, w, b, pad):
+    c, h, wd = x.shape
+    o, _, k, _ = w.shape
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - k + 1, wd + 2 * pad - k + 1
+    out = np.zeros((o, oh, ow))
+    for i in range(k):
+        for j in range(k):
+            out += np.einsum("oc,chw->ohw", w[:, :, i, j], xp[:, i : i + oh, j : j + ow])
+    return out + b[:, None, None]
+
+
+def maxpool2(x):
+    c, h, w = x.shape
+    return x.reshape(c, h // 2, 2, w // 2, 2).max(axis=(2, 4))
+
+
+LAYERS = [
+    # name, type, bottoms, tops
+    ("data", "Input", [], ["data"]),
+    ("conv1", "Convolution", ["data"], ["conv1"]),
+    ("relu1", "ReLU", ["conv1"], ["conv1"]),
+    ("pool1", "Pooling", ["conv1"], ["pool1"]),
+    ("conv2", "Convolution", ["pool1"], ["conv2"]),
+    ("relu2", "ReLU", ["conv2"], ["conv2"]),
+    ("conv3", "Convolution", ["conv2"], ["conv3"]),
+    ("concat", "Concat", ["pool1", "conv3"], ["concat"]),
+    ("up", "Upsample", ["concat"], ["up"]),
+    ("conv4", "Convolution", ["up"], ["conv4"]),
+    ("bn4", "BatchNorm", ["conv4"], ["bn4"]),
+    ("sc4", "Scale", ["bn4"], ["bn4"]),
+    ("fc", "InnerProduct", ["bn4"], ["fc"]),
+]
+
+SHAPES = {
+    "data": (1, 3, 8, 8), "conv1": (1, 4, 8, 8), "pool1": (1, 4, 4, 4), "conv2": (1, 8, 4, 4),
+    "conv3": (1, 8, 4, 4), "concat": (1, 12, 4, 4), "up": (1, 12, 8, 8), "conv4": (1, 6, 8, 8),
+    "bn4": (1, 6, 8, 8), "fc": (1, 10),
+}
+
+
+class TinyGraph:
+    def __init__(self):
+        self.layers = []
+        for i, (n, t, b, tp) in enumerate(LAYERS):
+            self.layers.append(SimpleNamespace(index=i, name=n, type=t, bottoms=list(b), tops=list(tp), in_place=bool(b) and b[0] == tp[0]))
+        self.inputs = ["data"]
+
+    def blob_shapes(self):
+        return dict(SHAPES)
+
+
+def forward(seed=0):
+    """Returns (per-layer outputs, per-blob final values)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 1, (3, 8, 8))
+    P = {
+        "conv1": (rng.normal(0, 0.5, (4, 3, 3, 3)), rng.normal(0, 0.1, 4)),
+        "conv2": (rng.normal(0, 0.3, (8, 4, 3, 3)), rng.normal(0, 0.1, 8)),
+        "conv3": (rng.normal(0, 0.4, (8, 8, 1, 1)), rng.normal(0, 0.1, 8)),
+        "conv4": (rng.normal(0, 0.4, (6, 12, 1, 1)), rng.normal(0, 0.1, 6)),
+        "fc": (rng.normal(0, 0.1, (10, 6 * 8 * 8)), rng.normal(0, 0.1, 10)),
+    }
+    L = {}
+    L["data"] = x
+    L["conv1"] = conv(x, *P["conv1"], 1)
+    L["relu1"] = np.maximum(L["conv1"], 0)
+    L["pool1"] = maxpool2(L["relu1"])
+    L["conv2"] = conv(L["pool1"], *P["conv2"], 1)
+    L["relu2"] = np.maximum(L["conv2"], 0)
+    L["conv3"] = conv(L["relu2"], *P["conv3"], 0)
+    L["concat"] = np.concatenate([L["pool1"], L["conv3"]], axis=0)
+    L["up"] = L["concat"].repeat(2, axis=1).repeat(2, axis=2)
+    L["conv4"] = conv(L["up"], *P["conv4"], 0)
+    mean, var = rng.normal(0, 0.2, 6), rng.uniform(0.5, 2, 6)
+    L["bn4"] = (L["conv4"] - mean[:, None, None]) / np.sqrt(var[:, None, None] + 1e-5)
+    g, beta = rng.uniform(0.5, 1.5, 6), rng.normal(0, 0.2, 6)
+    L["sc4"] = L["bn4"] * g[:, None, None] + beta[:, None, None]
+    L["fc"] = P["fc"][0] @ L["sc4"].reshape(-1) + P["fc"][1]
+    blobs = {
+        "data": L["data"], "conv1": L["relu1"], "pool1": L["pool1"], "conv2": L["relu2"], "conv3": L["conv3"],
+        "concat": L["concat"], "up": L["up"], "conv4": L["conv4"], "bn4": L["sc4"], "fc": L["fc"],
+    }
+    return L, blobs
+
+
+# ------------------------------------------------------------------------------------------
+def _noise(a, rng, rel=1e-3):
+    return a + rng.normal(0, rel * (np.abs(a).max() + 1e-9), np.shape(a))
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    L, blobs = forward()
+    root = tmp_path_factory.mktemp("dumps")
+    ref = root / "caffe"
+    for b, v in blobs.items():
+        D.write_ruyi_caffe(ref, b, v)
+    # mapper_quant: per layer; relu2 has no dump (fused), bn4/sc4 folded into conv4
+    rng = np.random.default_rng(1)
+    mq = root / "sim" / "mapper_quant"
+    per_layer = {
+        "data": L["data"], "conv1": L["conv1"], "relu1": L["relu1"], "pool1": L["pool1"], "conv2": L["relu2"],
+        "conv3": L["conv3"], "concat": L["concat"], "conv4": L["sc4"], "fc": L["fc"],
+    }
+    for i, (n, v) in enumerate(per_layer.items()):
+        D.write_mapper_quant(mq, n, _noise(v, rng), i, dims_order="WHC" if n == "conv3" else "CHW")
+    # Upsample behind a mapper Permute: values stored (H, W, C)
+    up_hwc = _noise(L["up"], rng).transpose(1, 2, 0)
+    D.write_mapper_quant(mq, "up", up_hwc.reshape(-1), 8)
+    os.rename(mq / "up_output8_768_quant.linear.hex", mq / "up_output8_12_8_8_quant.linear.hex")
+    D.write_mapper_quant(mq, "mystery_layer", rng.normal(size=(5, 3, 3)), 99)
+    D.write_mapper_input(mq, "conv1", L["data"], 0)
+    # instruction simulator: shuffled node ids, no names
+    inst = root / "inst"
+    order = ["data", "conv1", "pool1", "conv2", "conv3", "concat", "up", "conv4", "bn4", "fc"]
+    node_ids = [907, 12, 455, 3, 38, 771, 1604, 250, 91, 3605]
+    for b, node in zip(order, node_ids):
+        if b == "conv4":
+            continue  # folded: no own node
+        D.write_inst(inst, 0, node, _noise(blobs[b], rng))
+    D.write_inst(inst, 1, 5000, rng.normal(size=(7,)))  # extra with a size nothing has
+    return SimpleNamespace(root=root, ref=str(ref), mq=str(root / "sim"), inst=str(inst), L=L, blobs=blobs,
+                           inst_ids=dict(zip(order, node_ids)))
+
+
+def _by_sim(al):
+    return {p.sim.raw_name: p for p in al.pairs}
+
+
+def test_mapper_quant_alignment_through_graph(net):
+    al = align(scan_dumps(net.ref), scan_dumps(net.mq), TinyGraph())
+    P = _by_sim(al)
+    # in-place chain: relu1 is the last writer of blob conv1 -> exact; conv1 is an intermediate
+    assert P["relu1"].blob == "conv1" and P["relu1"].matched_by == "graph" and P["relu1"].confidence == 1.0
+    assert "inplace-intermediate" in P["conv1"].flags and P["conv1"].confidence < 0.9
+    assert "relu1" in P["conv1"].note
+    # relu2 has no dump: fused into conv2
+    assert "fused-chain" in P["conv2"].flags and P["conv2"].blob == "conv2"
+    # BN + Scale folded into conv4 -> compared with blob bn4
+    assert P["conv4"].blob == "bn4" and "folded-bn" in P["conv4"].flags
+    # W_H_C name dims
+    assert "whc-name" in P["conv3"].flags
+    # permuted Upsample detected
+    assert P["up"].layout == "HWC" and "permute-layout" in P["up"].flags and "Upsample" in P["up"].note
+    # unmatched
+    assert [t.raw_name for t in al.unmatched_sim] == ["mystery_layer"]
+    assert {t.raw_name for t in al.unmatched_ref} == {"conv4"}
+    # network order
+    names = [p.sim.raw_name for p in al.pairs]
+    assert names.index("data") < names.index("conv1") < names.index("relu1") < names.index("pool1") < names.index("up") < names.index("fc")
+    assert [p.order for p in al.pairs] == list(range(len(al.pairs)))
+    # every pair compares well once loaded in the decided layout (except the in-place intermediate)
+    for p, r, s in iter_pairs(al):
+        m = compare_arrays(r, s)
+        if "inplace-intermediate" in p.flags:
+            assert m.cosine < 0.99
+        else:
+            assert m.cosine > 0.999, (p.name, m.cosine)
+
+
+def test_inst_dumps_aligned_by_shape_and_values(net):
+    al = align(scan_dumps(net.ref), scan_dumps(net.inst), TinyGraph())
+    got = {p.sim.node: p.blob for p in al.pairs}
+    want = {node: b for b, node in net.inst_ids.items() if b != "conv4"}
+    assert got == want
+    P = {p.blob: p for p in al.pairs}
+    # conv2 and conv3 both hold 128 values: told apart by values
+    assert P["conv2"].matched_by == "values" and P["conv3"].matched_by == "values"
+    assert P["conv2"].confidence >= 0.5
+    assert P["fc"].matched_by in ("shape-order", "values")
+    assert P["up"].layout == "CHW"  # inst dumps are NCHW
+    assert [t.node for t in al.unmatched_sim] == [5000]
+    assert any("do not follow the network order" in n for n in al.notes)
+    for p, r, s in iter_pairs(al):
+        assert compare_arrays(r, s).cosine > 0.999
+
+
+def test_inst_without_value_check_is_a_flagged_guess(net):
+    al = align(scan_dumps(net.ref), scan_dumps(net.inst), TinyGraph(), value_check=False)
+    P = {p.sim.node: p for p in al.pairs}
+    same = [P[net.inst_ids["conv2"]], P[net.inst_ids["conv3"]]]
+    for p in same:
+        assert "index-guess" in p.flags and p.confidence < 0.5 and "position" in p.note
+    assert P[net.inst_ids["fc"]].confidence >= 0.5  # unique size
+
+
+def test_permuted_sim_is_found_by_values_for_unnamed_dumps(net, tmp_path):
+    rng = np.random.default_rng(3)
+    D.write_inst(tmp_path, 0, 7, _noise(net.blobs["up"], rng).transpose(1, 2, 0))
+    D.write_inst(tmp_path, 0, 8, _noise(net.blobs["concat"], rng))
+    al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
+    P = {p.sim.node: p for p in al.pairs}
+    assert P[7].blob == "up" and P[7].layout == "HWC"
+    r, s, note = load_pair(P[7])
+    assert compare_arrays(r, s).cosine > 0.999 and "transposed" in note
+
+
+def test_no_graph_name_only_and_loose_names(net, tmp_path):
+    rng = np.random.default_rng(4)
+    sim = tmp_path / "npz"
+    D.write_npz(sim / "out.npz", {"conv3_hp": _noise(net.blobs["conv3"], rng), "pool1": _noise(net.blobs["pool1"], rng),
+                                   "nothing": np.zeros(3)})
+    al = align(scan_dumps(net.ref), scan_dumps(str(sim / "out.npz")))
+    P = {p.sim.raw_name: p for p in al.pairs}
+    assert P["conv3_hp"].blob == "conv3" and P["pool1"].blob == "pool1"
+    assert all(p.matched_by == "name" for p in al.pairs)
+    assert [t.raw_name for t in al.unmatched_sim] == ["nothing"]
+    assert any("no prototxt" in n for n in al.notes)
+
+
+def test_name_match_with_wrong_size_is_not_paired(net, tmp_path):
+    D.write_mapper_quant(tmp_path, "pool1", np.ones((4, 2, 2)), 3)
+    al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
+    assert al.pairs == () and len(al.unmatched_sim) == 1
+    assert any("not paired" in n for n in al.notes)
+
+
+def test_dot_maps_rewritten_nodes(net, tmp_path):
+    """SPP-like rewrite: the mapper replaced 'concat' by its own node 'concat_rw' (dot shows it
+    feeding 'up'); instruction node numbers in the dot name the layers."""
+    rng = np.random.default_rng(5)
+    D.write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
+    D.write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
+    D.write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
+    dot = parse_dot(
+        'digraph net { n1 [label="type name: Pooling\\nname: pool1 id: 77"]; concat_rw [label="name: concat_rw"]; '
+        'up [label="name: up\\nmergedOps: Permute;"]; spp_pool_a -> concat_rw -> up; n1 -> concat_rw }'
+    )
+    al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph(), dot=dot)
+    P = {p.sim.raw_name: p for p in al.pairs}
+    assert P["concat_rw"].blob == "concat" and P["concat_rw"].matched_by == "dot"
+    assert P["seg0_layer77"].blob == "pool1" and P["seg0_layer77"].matched_by == "dot"
+    assert [t.raw_name for t in al.unmatched_sim] == ["spp_pool_a"]
+    assert any("cnn_net_tree.dot used" in n for n in al.notes)
+
+
+def test_batch_items_and_duplicate_reference(net, tmp_path):
+    ref = tmp_path / "ref"
+    D.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"], n=0)
+    D.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"] * 2, n=1)
+    D.write_mapper_quant(tmp_path / "sim", "pool1", net.blobs["pool1"], 0)
+    al = align(scan_dumps(str(ref)), scan_dumps(str(tmp_path / "sim")), TinyGraph())
+    assert len(al.pairs) == 1 and al.pairs[0].ref.index == 0
+    assert [t.index for t in al.unmatched_ref] == [1]
+    assert any("batch items" in n for n in al.notes)
+
+
+# ------------------------------------------------------------------------------------------
+# real net: MTCNN det1 (PNet) through the prototxt graph, Caffe side from OpenCV's dnn
+MTCNN = "/work/shared/corpus/models/mtcnn"
+
+
+@pytest.fixture(scope="module")
+def pnet(tmp_path_factory):
+    cv2 = pytest.importorskip("cv2")
+    from nnie_lsp.prototxt.graph import build_graph
+    from nnie_lsp.prototxt.reader import parse_prototxt
+
+    proto = os.path.join(MTCNN, "det1.prototxt")
+    with open(proto) as f:
+        graph = build_graph(parse_prototxt(f.read(), proto))
+    net = cv2.dnn.readNetFromCaffe(proto, os.path.join(MTCNN, "det1.caffemodel"))
+    net.enableFusion(False)
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    img = cv2.imread(os.path.join(MTCNN, "test1.jpg"))
+    blob = cv2.dnn.blobFromImage(cv2.resize(img, (12, 12)), 0.0078125, (12, 12), (127.5, 127.5, 127.5))
+    net.setInput(blob)
+    names = list(net.getLayerNames())
+    outs = dict(zip(names, (o[0].astype(np.float64) for o in net.forward(names))))
+    outs["data"] = blob[0].astype(np.float64)
+    root = tmp_path_factory.mktemp("pnet")
+    # Caffe side per blob: in-place blobs hold the chain's last value
+    per_blob = {"data": outs["data"], "conv1": outs["PReLU1"], "pool1": outs["pool1"], "conv2": outs["PReLU2"],
+                "conv3": outs["PReLU3"], "conv4-1": outs["conv4-1"], "conv4-2": outs["conv4-2"], "prob1": outs["prob1"]}
+    for b, v in per_blob.items():
+        D.write_ruyi_caffe(root / "caffe", b, v)
+    rng = np.random.default_rng(7)
+    for i, (n, v) in enumerate(outs.items()):
+        D.write_mapper_quant(root / "sim" / "mapper_quant", n, _noise(v, rng, 2e-3), i)
+    ids = rng.permutation(np.arange(10, 1000))[: len(per_blob)]
+    for (b, v), node in zip(per_blob.items(), ids):
+        D.write_inst(root / "inst", 0, int(node), _noise(v, rng, 2e-3))
+    return SimpleNamespace(root=root, graph=graph, outs=outs, per_blob=per_blob, ids=dict(zip(per_blob, map(int, ids))))
+
+
+def test_pnet_mapper_quant(pnet):
+    al = align(scan_dumps(str(pnet.root / "caffe")), scan_dumps(str(pnet.root / "sim")), pnet.graph)
+    P = {p.sim.raw_name: p for p in al.pairs}
+    assert set(P) == set(pnet.outs)  # every mapper layer paired (data too)
+    for layer in ("conv1", "conv2", "conv3"):
+        assert "inplace-intermediate" in P[layer].flags and P[layer].blob == layer
+    for layer, blob in (("PReLU1", "conv1"), ("PReLU2", "conv2"), ("PReLU3", "conv3")):
+        assert P[layer].blob == blob and P[layer].confidence == 1.0 and P[layer].matched_by == "graph"
+    assert P["conv4-1"].matched_by == "name" and P["conv4-1"].expected_shape == (2, 1, 1)
+    assert [p.sim.raw_name for p in al.pairs][:3] == ["data", "conv1", "PReLU1"]
+    assert al.unmatched_ref == () and al.unmatched_sim == ()
+    for p, r, s in iter_pairs(al):
+        c = compare_arrays(r, s).cosine
+        assert (c < 0.99) if "inplace-intermediate" in p.flags else (c > 0.999), (p.name, c)
+
+
+def test_pnet_inst_by_values(pnet):
+    al = align(scan_dumps(str(pnet.root / "caffe")), scan_dumps(str(pnet.root / "inst")), pnet.graph)
+    got = {p.sim.node: p.blob for p in al.pairs}
+    for b in ("data", "conv1", "pool1", "conv2", "conv3", "conv4-2"):
+        assert got[pnet.ids[b]] == b
+    assert {got[pnet.ids["conv4-1"]], got[pnet.ids["prob1"]]} == {"conv4-1", "prob1"}
+    assert al.unmatched_sim == ()

@@ -1,0 +1,73 @@
+"""CLI exit codes and the JSON schema (v1)."""
+from __future__ import annotations
+
+import json
+
+from nnie_lsp.cli.triage import main
+
+REQUIRED = {"schema_version", "case", "next_step", "first_divergence", "layers", "findings", "preprocessing",
+            "hp_candidates"}
+ROW_KEYS = {"name", "matched_by", "confidence", "shape", "cosine", "max_abs_error"}
+
+
+def _args(p, *extra):
+    return ["compare", "--reference", str(p["caffe"]), "--sim", str(p["nnie"]), "--cfg", str(p["cfg"]),
+            "--prototxt", str(p["prototxt"]), *extra]
+
+
+def test_json_schema_v1(scenario_dirs, capsys):
+    p = scenario_dirs("channel_swap")
+    assert main(_args(p, "--format", "json")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert REQUIRED <= set(doc) and doc["schema_version"] == 1
+    assert doc["case"] == 1 and doc["next_step"] == 2
+    assert [r["name"] for r in doc["layers"]][:3] == ["data", "conv1", "pool1"]  # network order
+    for r in doc["layers"]:
+        assert ROW_KEYS <= set(r)
+    for f in doc["findings"]:
+        assert {"code", "message"} <= set(f) and f["code"][0] == "T"
+    assert any(f.get("cfg_key") == "RGB_order" for f in doc["findings"])
+
+
+def test_text_markdown_and_html_outputs(scenario_dirs, capsys, tmp_path):
+    p = scenario_dirs("quant_noise")
+    html = tmp_path / "r.html"
+    assert main(_args(p, "--sim-16bit", str(p["nnie16"]), "--html", str(html))) == 0
+    out = capsys.readouterr().out
+    assert "Case 2" in out and "First divergence: conv2" in out and "conv1_hp" in out
+    assert main(_args(p, "--format", "markdown")) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# nnie-triage report") and "| # | layer |" in md
+    assert html.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_bad_inputs_exit_2_without_traceback(scenario_dirs, capsys, tmp_path):
+    p = scenario_dirs("ok")
+    cases = [
+        ["compare", "--reference", str(tmp_path / "missing"), "--sim", str(p["nnie"])],
+        ["compare", "--reference", str(tmp_path), "--sim", str(p["nnie"])],  # empty folder
+        _args(p, "--postprocess", "no_such_module_xyz:f"),
+        _args(p, "--threshold", "bogus=1"),
+        ["compare", "--reference", str(p["caffe"]), "--sim", str(p["nnie"]), "--prototxt", str(tmp_path / "x.prototxt")],
+        ["compare", "--reference", str(p["caffe"])],  # argparse: missing --sim
+        ["bundle", "--layer", "nope", "--reference", str(p["caffe"]), "--sim", str(p["nnie"]),
+         "--prototxt", str(p["prototxt"]), "-o", str(tmp_path / "b.zip")],
+    ]
+    for argv in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "error" in err, (argv, err)
+
+
+def test_postprocess_runs_user_code_on_final_outputs(scenario_dirs, capsys, tmp_path):
+    p = scenario_dirs("ok")
+    mod = tmp_path / "pp.py"
+    mod.write_text("import numpy as np\n"
+                   "def run(outputs):\n"
+                   "    prob = np.asarray(outputs['prob1']).reshape(2, -1)\n"
+                   "    return prob[1]\n")
+    assert main(_args(p, "--format", "json", "--postprocess", f"{mod}:run")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["case"] == 4
+    assert doc["postprocess"]["kind"] == "classification"
+    assert any(f["code"] in ("T402", "T403") for f in doc["findings"])

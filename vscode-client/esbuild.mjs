@@ -1,0 +1,62 @@
+// Bundles the extension (and, with --tests, the unit tests) with esbuild.
+//   node esbuild.mjs               development bundle with source map
+//   node esbuild.mjs --production  minified bundle, no source map (used by vsce)
+//   node esbuild.mjs --watch       rebuild on change
+//   node esbuild.mjs --tests       bundle test/*.test.ts into dist/test/
+import * as esbuild from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const tests = process.argv.includes('--tests');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+};
+
+async function main() {
+  if (tests) {
+    const entryPoints = readdirSync('test')
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => join('test', f));
+    await esbuild.build({
+      ...common,
+      entryPoints,
+      outdir: 'dist/test',
+      sourcemap: 'inline',
+      // The tests run against the real TextMate engine and read package.json / grammars from disk.
+      external: ['vscode', 'vscode-textmate', 'vscode-oniguruma'],
+    });
+    return;
+  }
+  const options = {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    minify: production,
+    sourcemap: !production,
+    sourcesContent: false,
+    metafile: true,
+  };
+  if (watch) {
+    const ctx = await esbuild.context(options);
+    await ctx.watch();
+    console.log('[esbuild] watching…');
+    return;
+  }
+  const t0 = Date.now();
+  const result = await esbuild.build(options);
+  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  console.log(`[esbuild] dist/extension.js ${(bytes / 1024).toFixed(0)} KB in ${Date.now() - t0} ms${production ? ' (production)' : ''}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFAULT_CFG_FILE_PATTERNS, KNOWN_CFG_KEYS } from '../src/constants';
+import { firstLineRegexSource } from '../src/sniff';
+
+const root = join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const props: Record<string, { default?: unknown; enum?: string[] }> = pkg.contributes.configuration.properties;
+
+describe('package.json', () => {
+  it('pins @types/vscode to engines.vscode', () => {
+    assert.equal(pkg.engines.vscode, '^1.91.0');
+    assert.equal(pkg.devDependencies['@types/vscode'], '~1.91.0');
+  });
+  it('declares both languages with grammars and configurations that exist', () => {
+    const ids = pkg.contributes.languages.map((l: { id: string }) => l.id);
+    assert.deepEqual(ids.sort(), ['nnie-cfg', 'prototxt']);
+    for (const lang of pkg.contributes.languages) {
+      JSON.parse(readFileSync(join(root, lang.configuration), 'utf8'));
+    }
+    for (const g of pkg.contributes.grammars) {
+      const grammar = JSON.parse(readFileSync(join(root, g.path), 'utf8'));
+      assert.equal(grammar.scopeName, g.scopeName);
+    }
+    const proto = pkg.contributes.languages.find((l: { id: string }) => l.id === 'prototxt');
+    assert.deepEqual(proto.extensions, ['.prototxt']);
+  });
+  it('uses the same firstLine regex and keys as the sniffer', () => {
+    const cfg = pkg.contributes.languages.find((l: { id: string }) => l.id === 'nnie-cfg');
+    assert.equal(cfg.firstLine, firstLineRegexSource());
+    const rx = new RegExp(cfg.firstLine);
+    for (const key of KNOWN_CFG_KEYS) {
+      assert.ok(rx.test(`[${key}] 1`), key);
+    }
+    assert.ok(!rx.test('# [net_type] 0'));
+    assert.ok(!rx.test('[metadata]'));
+    const grammar = readFileSync(join(root, 'syntaxes/nnie-cfg.tmLanguage.json'), 'utf8');
+    assert.ok(grammar.includes(KNOWN_CFG_KEYS.join('|')), 'cfg grammar lists the known keys in order');
+  });
+  it('contributes every nnie.* setting the brief asks for, with matching defaults', () => {
+    for (const key of [
+      'nnie.server.command',
+      'nnie.interpreter',
+      'nnie.lint.run',
+      'nnie.lint.select',
+      'nnie.lint.ignore',
+      'nnie.lint.severity',
+      'nnie.sourceFramework',
+      'nnie.language',
+      'nnie.cfgFilePatterns',
+      'nnie.trace.server',
+    ]) {
+      assert.ok(props[key], key);
+    }
+    assert.deepEqual(props['nnie.cfgFilePatterns'].default, [...DEFAULT_CFG_FILE_PATTERNS]);
+    assert.deepEqual(props['nnie.lint.run'].enum, ['onType', 'onSave']);
+    assert.equal(props['nnie.lint.run'].default, 'onType');
+    assert.deepEqual(props['nnie.trace.server'].enum, ['off', 'messages', 'verbose']);
+    assert.deepEqual(props['nnie.language'].enum, ['auto', 'en', 'zh-cn']);
+    assert.deepEqual(props['nnie.sourceFramework'].enum, ['auto', 'caffe', 'darknet', 'mxnet', 'pytorch', 'onnx', 'tensorflow']);
+  });
+  it('the name patterns in package.json agree with the default setting', () => {
+    const cfg = pkg.contributes.languages.find((l: { id: string }) => l.id === 'nnie-cfg');
+    assert.deepEqual(cfg.filenamePatterns, DEFAULT_CFG_FILE_PATTERNS.map((p) => p.replace('**/', '')));
+  });
+  it('contributes and the code registers the same commands', () => {
+    const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
+    assert.deepEqual(contributed, ['nnie.fixAll', 'nnie.restartServer', 'nnie.runTriage', 'nnie.showOutput']);
+    const src = readFileSync(join(root, 'src/extension.ts'), 'utf8');
+    for (const c of contributed) {
+      assert.ok(src.includes(`registerCommand('${c}'`), c);
+    }
+  });
+  it('ships a .vscodeignore that keeps node_modules, sources and maps out', () => {
+    const ignore = readFileSync(join(root, '.vscodeignore'), 'utf8').split(/\r?\n/);
+    for (const entry of ['node_modules/**', 'src/**', '**/*.map', 'e2e/**', 'test/**']) {
+      assert.ok(ignore.includes(entry), entry);
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { initializationOptions, readSettings } from '../src/settings';
+import { buildTriageArguments, summarizeTriageResult } from '../src/triage';
+
+const getter = (values: Record<string, unknown>) => <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
+
+describe('settings', () => {
+  it('builds the nested nnie object with defaults', () => {
+    assert.deepEqual(readSettings(getter({})), {
+      server: { command: [] },
+      interpreter: '',
+      lint: { run: 'onType', select: [], ignore: [], severity: {} },
+      sourceFramework: 'auto',
+      language: 'auto',
+      cfgFilePatterns: [],
+      trace: { server: 'off' },
+    });
+  });
+  it('passes values through and sanitises malformed ones', () => {
+    const s = readSettings(
+      getter({
+        'server.command': ['/py', '-m', 'nnie_lsp', 3],
+        'lint.run': 'onSave',
+        'lint.select': ['NN3'],
+        'lint.ignore': 'NN4',
+        'lint.severity': { NN301: 'error', NN1: 7 },
+        sourceFramework: 'onnx',
+        language: 'zh-cn',
+      }),
+    );
+    assert.deepEqual(s.server.command, ['/py', '-m', 'nnie_lsp']);
+    assert.equal(s.lint.run, 'onSave');
+    assert.deepEqual(s.lint.select, ['NN3']);
+    assert.deepEqual(s.lint.ignore, []);
+    assert.deepEqual(s.lint.severity, { NN301: 'error' });
+    assert.equal(s.sourceFramework, 'onnx');
+    assert.equal(s.language, 'zh-cn');
+    assert.equal(readSettings(getter({ 'lint.run': 'sometimes' })).lint.run, 'onType');
+    assert.deepEqual(readSettings(getter({ 'lint.severity': ['x'] })).lint.severity, {});
+  });
+  it('adds the locale to initializationOptions', () => {
+    const o = initializationOptions(getter({}), 'zh-cn');
+    assert.equal(o.locale, 'zh-cn');
+    assert.equal(o.lint.run, 'onType');
+  });
+});
+
+describe('triage', () => {
+  it('builds arguments, omitting missing files', () => {
+    assert.deepEqual(buildTriageArguments('/r', '/s'), { reference: '/r', sim: '/s' });
+    assert.deepEqual(buildTriageArguments('/r', '/s', '/c_inst.cfg', '/m.prototxt'), { reference: '/r', sim: '/s', cfg: '/c_inst.cfg', prototxt: '/m.prototxt' });
+  });
+  it('summarises strings, objects and nothing', () => {
+    assert.deepEqual(summarizeTriageResult('all layers match'), { message: 'all layers match', level: 'info' });
+    assert.equal(summarizeTriageResult(null).level, 'info');
+    const r = summarizeTriageResult({ first_divergent_layer: 'conv5', report_path: '/tmp/r.md' });
+    assert.equal(r.level, 'warning');
+    assert.match(r.message, /conv5/);
+    assert.equal(r.reportPath, '/tmp/r.md');
+    assert.equal(summarizeTriageResult({ ok: false, message: 'no dumps found' }).level, 'error');
+    assert.equal(summarizeTriageResult({ message: 'x', level: 'info', firstDivergentLayer: 'a' }).level, 'info');
+    assert.match(summarizeTriageResult(42).message, /42/);
+  });
+});
