@@ -61,7 +61,7 @@ def rename_layer(doc: PrototxtDocument, layer: GraphLayer, new_name: str) -> Tex
 
 def unique_blob_name(graph: NetGraph, wanted: str) -> str:
     taken = {b for l in graph.layers for b in (*l.tops, *l.bottoms)}
-    taken |= {i.name for i in graph.inputs} | {l.name for l in graph.layers}
+    taken |= {i.name for i in graph.inputs}  # blob names only: layer names are another namespace
     if wanted not in taken:
         return wanted
     i = 1

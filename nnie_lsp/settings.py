@@ -39,27 +39,31 @@ class LintSettings:
 
     # ------------------------------------------------------------------ selection
     def is_selected(self, code: str, default_enabled: bool) -> bool:
-        def match(prefixes: Iterable[str]) -> int:
+        """ruff-like selection: the longest matching prefix wins; on a tie, ignore wins.
+
+        Rules that are off by default are only enabled by their exact code (a prefix such as
+        `NN3` or `ALL` does not switch them on).
+        """
+        def match(prefixes: Iterable[str], exact_only: bool = False) -> int:
             best = -1
             for p in prefixes:
                 p = p.upper()
+                if exact_only and p != code:
+                    continue
                 if p == "ALL":
                     best = max(best, 0)
                 elif code.startswith(p):
                     best = max(best, len(p))
             return best
 
-        sel = match(self.select) if self.select is not None else -1
-        ext = match(self.extend_select)
-        ign = match(self.ignore)
-        chosen = max(sel, ext)
-        if self.select is None and chosen < 0:
-            chosen = 0 if default_enabled else -1
-        elif self.select is not None and chosen == 0 and not default_enabled:
-            # "ALL" alone does not switch on off-by-default rules; name them explicitly
-            chosen = -1
+        exact = not default_enabled
+        sel = match(self.select, exact) if self.select is not None else -1
+        chosen = max(sel, match(self.extend_select, exact))
+        if self.select is None and chosen < 0 and default_enabled:
+            chosen = 0
         if chosen < 0:
             return False
+        ign = match(self.ignore)
         return not (ign >= 0 and ign >= chosen)
 
     def ignored_for_path(self, code: str, path: str) -> bool:

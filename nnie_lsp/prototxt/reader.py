@@ -629,7 +629,13 @@ def _decode(fi: _FieldInfo, kind: int, tok: str):
                 )
             return num, tok
         if kind == NUMBER:
-            num = _parse_int(tok)
+            try:
+                num = int(tok, 0)  # as text_format: "01" is not a number here
+            except ValueError:
+                raise _BadValue(
+                    f'Enum type "{fi.enum_full_name}" has no value named {tok}. '
+                    f"Valid values: {', '.join(fi.enum_names)}."
+                ) from None
             name = fi.enum_numbers.get(num)
             if name is None:
                 valid = ", ".join(f"{n} ({v})" for n, v in fi.enum_names.items())
@@ -937,6 +943,22 @@ class _Parser:
             ni = self.skip_line(i)
             i = ni if ni > i else i + 1
 
+    def _to_list_end(self, i: int) -> int:
+        """After an error inside [ ... ]: skip past the closing ']' if it is on the same line
+        (and no brace comes first); otherwise stay at i."""
+        kinds, starts, text = self.kinds, self.starts, self.text
+        line_end = text.find("\n", starts[i])
+        if line_end < 0:
+            line_end = len(text)
+        j = i
+        while True:
+            k = kinds[j]
+            if k == EOF or starts[j] > line_end or k in ("{", "}", "<", ">", "["):
+                return i
+            if k == "]":
+                return j + 1
+            j += 1
+
     def _starts_new_top_level(self, i: int, name: str) -> bool:
         """A name unknown here but valid at the top level (a ``layer`` must open a block), on
         its own line at a column not deeper than the enclosing top-level field: a '}' is
@@ -1055,8 +1077,7 @@ class _Parser:
                 what = "end of file" if k == EOF else f"'{text[starts[i]:ends[i]]}'"
                 self.err(NN010, f"Expected a value or ']' in the list, found {what}.", starts[i],
                          ends[i] if k != EOF else starts[i])
-                if k == USTRING or k == BAD:
-                    i += 1
+                i = self._to_list_end(i)
                 break
             k = kinds[i]
             if k == ",":
@@ -1066,6 +1087,7 @@ class _Parser:
                 continue
             what = "end of file" if k == EOF else f"'{text[starts[i]:ends[i]]}'"
             self.err(NN010, f"Expected ',' or ']' in the list, found {what}.", starts[i], ends[i])
+            i = self._to_list_end(i)
             break
         self.i = i
         return _new_node(Node, (name, "list", tuple(values), tuple(elements), li, ns, ne, ns, le, ls, le, fd))

@@ -46,7 +46,8 @@ def nn001(project, ctx):
     if cfg is None:
         return
     for err in cfg.errors:
-        yield ctx.diag("bad", cfg.path, err.range, detail=err.message)
+        detail = getattr(err, "message_zh", "") if ctx.lang.startswith("zh") else ""
+        yield ctx.diag("bad", cfg.path, err.range, detail=detail or err.message)
 
 
 @rule("NN002", "unknown-cfg-key", E, step=None,
@@ -55,7 +56,7 @@ def nn001(project, ctx):
       messages={"unknown": ("unknown nnie_mapper key [{key}]", "未知的 nnie_mapper 配置键 [{key}]"),
                 "unknown_suggest": ("unknown nnie_mapper key [{key}]; did you mean [{suggestion}]?",
                                     "未知的 nnie_mapper 配置键 [{key}]；是否应为 [{suggestion}]？"),
-                "foreign": ("{doc}", "{doc_zh}"),
+                "foreign": ("{detail}", "{detail}"),
                 "unverified": ("[{key}] is a RuyiStudio dialog label, not a documented nnie_mapper cfg key; the mapper may not read it",
                                "[{key}] 是 RuyiStudio 界面中的名称，不是文档记载的 nnie_mapper 配置键，mapper 可能不会读取"),
                 "rename": ("Rename [{key}] to [{suggestion}]", "将 [{key}] 改为 [{suggestion}]")},
@@ -93,7 +94,8 @@ def nn002(project, ctx):
             continue
         fk = K.foreign(e.key)
         if fk is not None:
-            yield ctx.diag("foreign", cfg.path, e.key_range, doc=fk.doc_en, doc_zh=fk.doc_zh)
+            yield ctx.diag("foreign", cfg.path, e.key_range,
+                           detail=fk.doc_zh if ctx.lang.startswith("zh") else fk.doc_en)
             continue
         sug = K.suggest(e.key)
         if sug:

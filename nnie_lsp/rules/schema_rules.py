@@ -46,7 +46,7 @@ def nn010(project, ctx):
 
 @rule("NN011", "unknown-field", E, step=None,
       summary=("Unknown prototxt field", "未知的 prototxt 字段"),
-      messages={"err": ("{message}", "{message}")})
+      messages={"err": ("{message}", "未知字段：{message}")})
 def nn011(project, ctx):
     """
     ## What it finds
@@ -71,7 +71,7 @@ def nn011(project, ctx):
 
 @rule("NN012", "bad-value", E, step=None,
       summary=("Bad prototxt value or enum", "prototxt 值或枚举无效"),
-      messages={"err": ("{message}", "{message}")})
+      messages={"err": ("{message}", "值无效：{message}")})
 def nn012(project, ctx):
     """
     ## What it finds

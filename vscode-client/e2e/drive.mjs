@@ -15,7 +15,7 @@
 //   NNIE_E2E_TOOLS      npm prefix holding playwright-core   (default: resolve from here)
 //   NNIE_E2E_CHROMIUM   browser executable                   (default /usr/bin/chromium)
 //   NNIE_E2E_TIMEOUT    seconds to wait for diagnostics      (default 90)
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -129,18 +129,40 @@ async function notifications(page) {
   return out;
 }
 
+/** The extension's "NNIE" log file written by VS Code (user-data/logs/SESSION/exthostN/nnie-lsp.nnie-lsp/NNIE.log). */
+function nnieLogFile() {
+  const root = env.NNIE_E2E_RUN ? join(env.NNIE_E2E_RUN, 'user-data', 'logs') : undefined;
+  if (!root || !existsSync(root)) return undefined;
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'NNIE.log' && p.includes('nnie-lsp.nnie-lsp')) found.push(p);
+    }
+  };
+  walk(root);
+  return found.sort().pop();
+}
+
 async function openOutput(page) {
   await runCommand(page, 'NNIE: Show Output');
   const panel = page.locator('.part.panel');
-  await waitFor(
-    'the NNIE output channel',
+  // The Output view shows the NNIE channel (selected in its drop-down) with log lines in it.
+  const text = await waitFor(
+    'the NNIE output channel in the Output view',
     async () => {
-      const text = norm(await panel.innerText().catch(() => ''));
-      return /NNIE extension .* activated/.test(text) ? text : undefined;
+      const selected = await panel.locator('select.monaco-select-box, .monaco-select-box').first().evaluate((el) => el.value ?? el.textContent ?? '').catch(() => '');
+      const title = norm(await panel.innerText().catch(() => ''));
+      const lines = norm(await panel.locator('.monaco-editor .view-lines').first().innerText().catch(() => ''));
+      return /NNIE/.test(`${selected} ${title}`) && /\[(info|error|warning|trace)\]/.test(lines) ? lines : undefined;
     },
     30000,
   );
-  return norm(await panel.locator('.monaco-editor .view-lines').first().innerText().catch(() => ''));
+  const file = nnieLogFile();
+  const content = file ? readFileSync(file, 'utf8') : '';
+  if (file && !/NNIE extension .* activated/.test(content)) fail(`${file} lacks the activation line`);
+  return { view: text, file, content };
 }
 
 async function nnieStatusItem(page) {
@@ -229,7 +251,8 @@ async function main() {
       for (const n of await notifications(page)) log(`notification: ${n}`);
       await screenshot(page, 'prototxt-opened');
       const out = await openOutput(page);
-      log(`NNIE output channel:\n${out.split('\n').map((l) => `    ${l}`).join('\n')}`);
+      log(`NNIE output channel (visible part):\n${out.view.split('\n').map((l) => `    ${l}`).join('\n')}`);
+      if (out.file) log(`NNIE output channel (${out.file}, first lines):\n${out.content.split('\n').slice(0, 6).map((l) => `    ${l}`).join('\n')}`);
       await screenshot(page, 'nnie-output');
     } else {
       // 1. diagnostics arrive (squiggles), the Problems panel lists each expected code the expected number of times

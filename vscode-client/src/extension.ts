@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import {
+  CloseAction,
+  type ErrorHandler,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -197,6 +199,24 @@ class ServerManager implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd, env: { ...process.env, PYTHONIOENCODING: 'utf-8' } },
     };
+    // A server that dies before it ever ran (bad command, broken install) is not restarted five
+    // times with five error toasts: stop at once and point at the output. Later crashes use the
+    // default policy (restart up to 4 times in 3 minutes).
+    let everRan = false;
+    let fallback: ErrorHandler | undefined;
+    const errorHandler: ErrorHandler = {
+      error: (error, message, count) => fallback!.error(error, message, count),
+      closed: () => {
+        if (!everRan) {
+          return {
+            action: CloseAction.DoNotRestart,
+            message: `NNIE: the language server exited during startup (${describeCommand(cmd)}). See the NNIE output for its error.`,
+            handled: true,
+          };
+        }
+        return fallback!.closed();
+      },
+    };
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       diagnosticCollectionName: 'nnie',
@@ -206,12 +226,14 @@ class ServerManager implements vscode.Disposable {
       initializationOptions: () =>
         initializationOptions((key, fallback) => config().get(key, fallback), vscode.env.language),
       synchronize: { configurationSection: 'nnie' },
+      errorHandler,
       initializationFailedHandler: (error) => {
         this.logError(`Initialization failed: ${String(error)}`);
         return false;
       },
     };
     const client = new LanguageClient('nnie', 'NNIE Language Server', serverOptions, clientOptions);
+    fallback = client.createDefaultErrorHandler(4);
     this.client = client;
     this.disposables.push(
       client.onDidChangeState((e) => {
@@ -219,6 +241,7 @@ class ServerManager implements vscode.Disposable {
           return;
         }
         if (e.newState === State.Running) {
+          everRan = true;
           const info = client.initializeResult?.serverInfo;
           this.status.set('running', info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : describeCommand(cmd));
         } else if (e.newState === State.Starting) {

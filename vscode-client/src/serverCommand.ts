@@ -107,11 +107,12 @@ export function describeCommand(cmd: Pick<ServerCommand, 'command' | 'args'>): s
 
 export type ImportCheck =
   | { ok: true; version?: string }
-  | { ok: false; reason: 'not-found' | 'not-installed' | 'failed'; detail: string };
+  | { ok: false; reason: 'not-found' | 'not-installed' | 'no-server' | 'failed'; detail: string };
 
 /**
  * Runs `<python...> -c "import nnie_lsp"` and reports whether it worked.
- * `not-found`: the interpreter itself could not be executed.
+ * `not-found`: the interpreter itself could not be executed; `no-server`: the
+ * package imports but has no `__main__` (an old or partial install).
  */
 export function checkServerImportable(
   python: readonly string[],
@@ -121,6 +122,10 @@ export function checkServerImportable(
   const code =
     `import importlib, sys\n` +
     `m = importlib.import_module(${JSON.stringify(module)})\n` +
+    `import importlib.util as u\n` +
+    `if u.find_spec(${JSON.stringify(module + '.__main__')}) is None:\n` +
+    `    sys.stderr.write("NoServerEntryPoint: %s %s has no __main__ module" % (${JSON.stringify(module)}, getattr(m, "__version__", "?")))\n` +
+    `    sys.exit(3)\n` +
     `sys.stdout.write(str(getattr(m, "__version__", "")))\n`;
   return new Promise((resolve) => {
     execFile(
@@ -139,6 +144,10 @@ export function checkServerImportable(
           return;
         }
         const text = String(stderr).trim();
+        if (/NoServerEntryPoint/.test(text)) {
+          resolve({ ok: false, reason: 'no-server', detail: text.replace(/^.*NoServerEntryPoint: /s, '') });
+          return;
+        }
         if (/ModuleNotFoundError|No module named/.test(text)) {
           const last = text.split(/\r?\n/).pop() ?? text;
           resolve({ ok: false, reason: 'not-installed', detail: last });
@@ -163,6 +172,11 @@ export function importFailureMessage(check: Exclude<ImportCheck, { ok: true }>, 
       return (
         `NNIE: the language server is not installed in "${py}" (${check.detail}). ` +
         `Fix: run "${py} -m pip install nnie-lsp", or set "nnie.interpreter" to a Python that has it.`
+      );
+    case 'no-server':
+      return (
+        `NNIE: the nnie-lsp installed in "${py}" has no language server (${check.detail}). ` +
+        `Fix: run "${py} -m pip install --upgrade nnie-lsp", or set "nnie.interpreter" to a Python with a current nnie-lsp.`
       );
     default:
       return (

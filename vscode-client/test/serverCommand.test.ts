@@ -79,6 +79,9 @@ describe('checkServerImportable (spawns python3)', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'ok', 'nnie_lsp'), { recursive: true });
   writeFileSync(join(dir, 'ok', 'nnie_lsp', '__init__.py'), '__version__ = "9.8.7"\n');
+  writeFileSync(join(dir, 'ok', 'nnie_lsp', '__main__.py'), 'raise SystemExit("must not run during the check")\n');
+  mkdirSync(join(dir, 'lib-only', 'nnie_lsp'), { recursive: true });
+  writeFileSync(join(dir, 'lib-only', 'nnie_lsp', '__init__.py'), '__version__ = "0.0.1"\n');
   mkdirSync(join(dir, 'broken', 'nnie_lsp'), { recursive: true });
   writeFileSync(join(dir, 'broken', 'nnie_lsp', '__init__.py'), 'raise RuntimeError("boom in init")\n');
   const env = (sub: string) => ({ ...process.env, PYTHONPATH: join(dir, sub) });
@@ -93,6 +96,13 @@ describe('checkServerImportable (spawns python3)', () => {
     const msg = importFailureMessage(r as Exclude<typeof r, { ok: true }>, resolveServerCommand({ defaultPython: 'python3' }));
     assert.match(msg, /python3 -m pip install nnie-lsp/);
     assert.match(msg, /nnie\.interpreter/);
+  });
+  it('reports a package without a server entry point', async () => {
+    const r = await checkServerImportable(['python3'], { env: env('lib-only') });
+    assert.ok(!r.ok && r.reason === 'no-server' && /0\.0\.1/.test(r.detail), JSON.stringify(r));
+    const msg = importFailureMessage(r as Exclude<typeof r, { ok: true }>, resolveServerCommand({ defaultPython: 'python3' }));
+    assert.match(msg, /has no language server/);
+    assert.match(msg, /pip install --upgrade nnie-lsp/);
   });
   it('reports an import that raises', async () => {
     const r = await checkServerImportable(['python3'], { env: env('broken') });

@@ -1,0 +1,100 @@
+"""The de-inplace fix (NN301/NN302/NN303) must leave the computed graph unchanged."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from nnie_lsp.fixes import deinplace_edits
+from nnie_lsp.prototxt.graph import build_graph
+from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.text import apply_edits
+
+
+def dataflow(text: str):
+    """For every layer (by name), which layer (or input) produced each of its bottoms."""
+    g = build_graph(parse_prototxt(text))
+    last = {i.name: f"input:{i.name}" for i in g.inputs}
+    flow = {}
+    for l in g.layers:
+        flow[l.name] = tuple(last.get(b, f"undefined:{b}") for b in l.bottoms)
+        for t in l.tops:
+            last[t] = l.name
+    return flow, g
+
+
+def render(layers):
+    out = ['input: "data"', "input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }"]
+    for name, typ, bottoms, tops in layers:
+        body = " ".join([f'name: "{name}"', f'type: "{typ}"', *(f'bottom: "{b}"' for b in bottoms),
+                         *(f'top: "{t}"' for t in tops)])
+        out.append("layer { " + body + " }")
+    return "\n".join(out) + "\n"
+
+
+@st.composite
+def nets(draw):
+    blobs = ["data"]
+    layers = []
+    n = draw(st.integers(3, 14))
+    for i in range(n):
+        kind = draw(st.sampled_from(["conv", "inplace", "inplace", "concat", "rewrite"]))
+        name = f"l{i}"
+        if kind == "inplace" and len(blobs) > 1:
+            b = draw(st.sampled_from(blobs[1:]))
+            layers.append((name, draw(st.sampled_from(["ReLU", "Scale", "BatchNorm"])), [b], [b]))
+        elif kind == "concat" and len(blobs) >= 2:
+            a, b = draw(st.lists(st.sampled_from(blobs), min_size=2, max_size=2))
+            blobs.append(name)
+            layers.append((name, "Concat", [a, b], [name]))
+        elif kind == "rewrite" and len(blobs) > 2:
+            # a non-in-place layer writing an existing blob name again (legal in Caffe)
+            src = draw(st.sampled_from(blobs))
+            dst = draw(st.sampled_from([b for b in blobs[1:] if b != src] or [name]))
+            layers.append((name, "Convolution", [src], [dst]))
+            if dst not in blobs:
+                blobs.append(dst)
+        else:
+            src = draw(st.sampled_from(blobs))
+            blobs.append(name)
+            layers.append((name, "Convolution", [src], [name]))
+    return layers
+
+
+@settings(max_examples=150, deadline=None)
+@given(nets(), st.data())
+def test_deinplace_keeps_dataflow(layers, data):
+    text = render(layers)
+    flow, g = dataflow(text)
+    doc = parse_prototxt(text)
+    candidates = [l for l in g.layers if l.in_place]
+    if not candidates:
+        return
+    target = data.draw(st.sampled_from(candidates))
+    new_blob, edits = deinplace_edits(doc, g, target)
+    fixed = apply_edits(text, edits)
+    flow2, g2 = dataflow(fixed)
+    assert flow2 == flow
+    layer = g2.layer(target.name)
+    assert not layer.in_place and new_blob in layer.tops
+    assert not parse_prototxt(fixed).errors
+
+
+def test_chain_and_stop_at_rewrite():
+    text = render([
+        ("a", "Concat", ["data", "data"], ["cat"]),
+        ("r1", "ReLU", ["cat"], ["cat"]),
+        ("s1", "Scale", ["cat"], ["cat"]),
+        ("c1", "Convolution", ["cat"], ["x"]),
+        ("w", "Convolution", ["x"], ["cat"]),     # rewrites "cat": references after it stay
+        ("c2", "Convolution", ["cat"], ["y"]),
+    ])
+    doc = parse_prototxt(text)
+    g = build_graph(doc)
+    new, edits = deinplace_edits(doc, g, g.layer("r1"))
+    fixed = apply_edits(text, edits)
+    assert new == "r1"
+    assert 'name: "r1" type: "ReLU" bottom: "cat" top: "r1"' in fixed
+    assert 'name: "s1" type: "Scale" bottom: "r1" top: "r1"' in fixed
+    assert 'name: "c1" type: "Convolution" bottom: "r1" top: "x"' in fixed
+    assert 'name: "c2" type: "Convolution" bottom: "cat" top: "y"' in fixed
+    assert dataflow(fixed)[0] == dataflow(text)[0]

@@ -1,0 +1,66 @@
+"""The registry is the single source: docs sections, both languages, README and rules.md in sync."""
+
+from __future__ import annotations
+
+import re
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+from nnie_lsp.rules.registry import DOC_SECTIONS, all_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def test_codes_are_stable_and_unique():
+    codes = [r.code for r in all_rules()]
+    assert len(codes) == len(set(codes))
+    assert all(re.fullmatch(r"NN\d{3}", c) for c in codes)
+    names = [r.name for r in all_rules()]
+    assert len(names) == len(set(names))
+    expected = {f"NN00{i}" for i in range(1, 8)} | {f"NN01{i}" for i in range(0, 9)} | \
+        {f"NN1{i:02d}" for i in range(1, 12)} | {"NN201", "NN202", "NN203"} | {f"NN30{i}" for i in range(1, 7)}
+    assert expected <= set(codes)
+
+
+def test_every_rule_has_all_doc_sections():
+    for r in all_rules():
+        for s in DOC_SECTIONS:
+            assert r.docs.get(s, "").strip(), f"{r.code} lacks '{s}'"
+
+
+def test_message_catalogue_has_both_languages_with_same_placeholders():
+    """One catalogue: every message and fix title of every code in English and Simplified Chinese."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for r in all_rules():
+        assert r.summary[0] and cjk.search(r.summary[1]), r.code
+        assert r.messages, r.code
+        for key, (en, zh) in r.messages.items():
+            assert en.strip() and zh.strip(), (r.code, key)
+            assert _fields(en) == _fields(zh), (r.code, key, en, zh)
+            # the Chinese text is Chinese unless it is a pure pass-through such as "{message}"
+            if re.search(r"[A-Za-z]", re.sub(r"\{[^}]*\}", "", en)):
+                assert cjk.search(zh), (r.code, key, zh)
+
+
+def test_readme_and_rules_reference_are_generated_from_registry():
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for r in all_rules():
+        assert f"| {r.code} | {r.name} |" in readme
+
+
+def test_fix_kind_is_declared_for_rules_that_fix():
+    """A rule that offers fixes says so (the README's fix column)."""
+    import inspect
+    for r in all_rules():
+        src = inspect.getsource(r.check) if r.check.__name__ != "_no_check" else ""
+        if "ctx.fix(" in src or "_deinplace_fix(" in src:
+            assert r.fix, f"{r.code} builds fixes but declares none"

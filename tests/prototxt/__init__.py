@@ -1,0 +1,1 @@
+"""Tests of nnie_lsp.prototxt."""

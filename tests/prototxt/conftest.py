@@ -1,0 +1,32 @@
+"""Shared fixtures for the prototxt tests (corpus copies live in tests/data/prototxt)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "prototxt"
+REAL = sorted((DATA / "real").glob("*.prototxt"))
+MODELS = sorted((DATA / "models").glob("*/*.prototxt"))
+CORPUS = REAL + MODELS
+# weights are not copied into the repository (4.7 MB); tests using them skip without them
+SHARED_MODELS = pathlib.Path(os.environ.get("NNIE_SHARED_MODELS", "/work/shared/corpus/models"))
+
+
+def read(path: pathlib.Path) -> str:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def corpus_file(fragment: str) -> pathlib.Path:
+    hits = [p for p in CORPUS if fragment in p.name]
+    assert len(hits) == 1, (fragment, hits)
+    return hits[0]
+
+
+@pytest.fixture(scope="session")
+def corpus_texts() -> dict[str, str]:
+    assert len(CORPUS) == 12, CORPUS
+    return {p.name: read(p) for p in CORPUS}
