@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Iterable
 
 from .cfg.reader import CfgDocument, CfgEntry
@@ -59,9 +60,19 @@ def rename_layer(doc: PrototxtDocument, layer: GraphLayer, new_name: str) -> Tex
     return replace_string_token(doc, layer.source.name_range, new_name)
 
 
+_BLOB_SETS: "weakref.WeakKeyDictionary[NetGraph, frozenset[str]]" = weakref.WeakKeyDictionary()
+
+
+def _blob_names(graph: NetGraph) -> frozenset[str]:
+    names = _BLOB_SETS.get(graph)
+    if names is None:
+        names = _BLOB_SETS[graph] = frozenset(graph.blobs())
+    return names
+
+
 def unique_blob_name(graph: NetGraph, wanted: str) -> str:
-    taken = {b for l in graph.layers for b in (*l.tops, *l.bottoms)}
-    taken |= {i.name for i in graph.inputs}  # blob names only: layer names are another namespace
+    """`wanted`, or `wanted_1`, `wanted_2`… — unused as a blob name (layer names are another namespace)."""
+    taken = _blob_names(graph)
     if wanted not in taken:
         return wanted
     i = 1
@@ -83,19 +94,17 @@ def deinplace_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer,
         wanted = layer.name if layer.name and layer.name != old else f"{old}_out"
         new_blob = unique_blob_name(graph, wanted)
     new = new_blob
-    edits: list[TextEdit] = []
-    src = layer.source
-    for blob, rng in src.tops:
-        if blob == old:
-            edits.append(replace_string_token(doc, rng, new))
-    for later in graph.layers[layer.index + 1:]:
-        s = later.source
+    edits: list[TextEdit] = [replace_string_token(doc, rng, new) for blob, rng in layer.source.tops if blob == old]
+    # only the layers that touch the old blob after this one, in order (uses the graph's indexes)
+    later = sorted({l.index: l for l in (*graph.consumers(old), *graph.producers(old))
+                    if l.index > layer.index}.values(), key=lambda l: l.index)
+    for l in later:
+        s = l.source
         for blob, rng in s.bottoms:
             if blob == old:
                 edits.append(replace_string_token(doc, rng, new))
-        rewrites_again = old in later.tops and old not in later.bottoms
-        if rewrites_again:
-            break
+        if old in l.tops and old not in l.bottoms:
+            break  # rewritten by a non-in-place layer: later readers see that value
         for blob, rng in s.tops:
             if blob == old:  # in-place layer later in the chain: keep it in place on the new blob
                 edits.append(replace_string_token(doc, rng, new))

@@ -1,0 +1,145 @@
+"""Shape inference: known values from the corpus and a cross-check against OpenCV."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnie_lsp.prototxt import build_graph, parse_prototxt
+from nnie_lsp.prototxt.shapes import conv_out, deconv_out, pool_out
+
+from .conftest import CORPUS, SHARED_MODELS, corpus_file, read
+
+
+def shapes_of(fragment):
+    g = build_graph(parse_prototxt(read(corpus_file(fragment))))
+    return g, g.blob_shapes()
+
+
+def test_formulas():
+    assert conv_out(416, 3, 1, 1) == 416
+    assert conv_out(416, 3, 1, 2) == 208
+    assert conv_out(64, 3, 2, 1, dilation=2) == 64
+    assert deconv_out(20, 4, 1, 2) == 40
+    assert pool_out(13, 2, 0, 1) == 12  # Caffe: no implicit padding
+    assert pool_out(7, 3, 0, 2) == 3  # ceil((7-3)/2)+1
+    assert pool_out(6, 3, 0, 2) == 3  # ceil(1.5)+1 = 3 (floor would give 2)
+    assert pool_out(6, 3, 0, 2, ceil_mode=False) == 2
+    assert pool_out(5, 2, 1, 2) == 3  # last window would start in the padding: dropped
+
+
+def test_yolov3_heads():
+    g, s = shapes_of("yolov3-nnie-model-yolov3")
+    assert s["layer82-conv"] == (1, 255, 13, 13)
+    assert s["layer94-conv"] == (1, 255, 26, 26)
+    assert s["layer106-conv"] == (1, 255, 52, 52)
+    ups = [l for l in g.layers if l.type == "Upsample"]
+    assert [g.layer_shapes()[l.index][0][2:] for l in ups] == [(26, 26), (52, 52)]
+    assert all(v is not None for v in s.values())
+
+
+def test_yolov3_tiny_stride1_pool_is_12_in_caffe():
+    # darknet's size-2 stride-1 maxpool keeps 13x13 by padding; stock Caffe pooling gives 12x12
+    _, s = shapes_of("yolov3-tiny")
+    assert s["layer12-maxpool"] == (1, 512, 12, 12)
+    assert s["layer16-conv"] == (1, 255, 12, 12)
+    assert s["layer23-conv"] == (1, 255, 24, 24)
+
+
+def test_mtcnn_and_other_known_values():
+    _, s = shapes_of("det1")
+    assert s["prob1"] == (1, 2, 1, 1) and s["conv4-2"] == (1, 4, 1, 1)
+    _, s = shapes_of("det3")
+    assert s["prob1"] == (1, 2) and s["conv6-3"] == (1, 10)
+    _, s = shapes_of("ENet")
+    assert s["deconv6_0_0"] == (1, 33, 512, 1024)
+    _, s = shapes_of("hisi-yolov5")
+    assert [s[b] for b in ("324", "338", "352")] == [(1, 30, 80, 80), (1, 30, 40, 40), (1, 30, 20, 20)]
+    _, s = shapes_of("pfpld")
+    assert s["landms"] == (1, 196) and s["pose"] == (1, 3)
+
+
+def test_mnet_reshape_softmax_reshape():
+    g, s = shapes_of("face-mnet")
+    reshapes = [l for l in g.layers if l.type == "Reshape"]
+    assert reshapes
+    for l in reshapes:
+        (out,) = g.layer_shapes()[l.index]
+        assert out is not None and len(out) == 4
+    assert s["face_rpn_bbox_pred_stride8"] == (1, 8, 80, 80)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name[:40])
+def test_every_corpus_file_infers(path):
+    g = build_graph(parse_prototxt(read(path)))
+    inf = g.shape_inference()
+    unknown = [(g.layers[i].type, why) for i, why in inf.notes]
+    # only DetectionOutput (no static output size in Caffe) may stay unknown
+    assert all(t == "DetectionOutput" for t, _ in unknown), unknown
+
+
+def test_unknown_layers_do_not_stop_inference():
+    text = """input: "data" input_shape { dim: 1 dim: 3 dim: 16 dim: 16 }
+layer { name: "x" type: "Mystery" bottom: "data" top: "m" }
+layer { name: "c" type: "Convolution" bottom: "m" top: "c" convolution_param { num_output: 2 kernel_size: 1 } }
+layer { name: "d" type: "Convolution" bottom: "data" top: "d" convolution_param { num_output: 2 kernel_size: 3 stride: 2 } }
+layer { name: "cu" type: "Custom" bottom: "d" top: "e" top: "f" custom_param { shape { dim: 1 dim: 5 } shape { dim: 7 } } }
+layer { name: "p" type: "Permute" bottom: "d" top: "p" permute_param { order: 0 order: 2 order: 3 order: 1 } }
+layer { name: "f" type: "Flatten" bottom: "p" top: "fl" }
+layer { name: "s" type: "Slice" bottom: "d" top: "s1" top: "s2" slice_param { axis: 1 } }
+layer { name: "u" type: "Upsample" bottom: "d" top: "u" upsample_param { scale: 2 } }
+layer { name: "r" type: "Reorg" bottom: "u" top: "r" reorg_param { stride: 2 } }
+layer { name: "pb" type: "PriorBox" bottom: "d" bottom: "data" top: "pb"
+  prior_box_param { min_size: 10 max_size: 20 aspect_ratio: 2 flip: true } }
+layer { name: "g" type: "Pooling" bottom: "data" top: "g" pooling_param { pool: AVE global_pooling: true } }
+layer { name: "rs" type: "Reshape" bottom: "d" top: "rs" reshape_param { shape { dim: 0 dim: -1 } } }
+"""
+    g = build_graph(parse_prototxt(text))
+    s = g.blob_shapes()
+    assert s["m"] is None and s["c"] is None
+    assert s["d"] == (1, 2, 7, 7)
+    assert s["e"] == (1, 5) and s["f"] == (7,)
+    assert s["p"] == (1, 7, 7, 2) and s["fl"] == (1, 98)
+    assert s["s1"] == (1, 1, 7, 7)
+    assert s["u"] == (1, 2, 14, 14) and s["r"] == (1, 8, 7, 7)
+    assert s["pb"] == (1, 2, 7 * 7 * 4 * 4)  # priors: 1, 2, 1/2 for min_size + one for max_size
+    assert s["g"] == (1, 3, 1, 1)
+    assert s["rs"] == (1, 98)
+
+
+def _opencv_cases():
+    return [
+        ("mtcnn/det1.prototxt", "mtcnn/det1.caffemodel"),
+        ("mtcnn/det2.prototxt", "mtcnn/det2.caffemodel"),
+        ("mtcnn/det3.prototxt", "mtcnn/det3.caffemodel"),
+        ("yufacedetectnet-v1/yufacedetectnet-open-v1.prototxt",
+         "yufacedetectnet-v1/yufacedetectnet-open-v1.caffemodel"),
+    ]
+
+
+@pytest.mark.parametrize("proto,model", _opencv_cases(), ids=lambda x: x.split("/")[-1])
+def test_shapes_match_opencv(proto, model):
+    cv2 = pytest.importorskip("cv2")
+    weights = SHARED_MODELS / model
+    if not weights.exists():
+        pytest.skip(f"weights not available: {weights}")
+    text = read(corpus_file(proto.split("/")[-1]))
+    net = cv2.dnn.readNetFromCaffe(str(corpus_file(proto.split("/")[-1])), str(weights))
+    net.enableFusion(False)
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    g = build_graph(parse_prototxt(text))
+    ours = g.layer_shapes()
+    ids, _ins, outs = net.getLayersShapes(list(g.inputs[0].shape))
+    names = net.getLayerNames()
+    compared = 0
+    for lid, out in zip(ids, outs):
+        if lid <= 0:
+            continue  # the input layer
+        gl = g.layer(names[lid - 1])
+        assert gl is not None, names[lid - 1]
+        theirs = tuple(tuple(int(v) for v in o.ravel()) for o in out)
+        if gl.type == "DetectionOutput":
+            assert ours[gl.index] == (None,)  # Caffe sizes it at run time; OpenCV uses keep_top_k
+            continue
+        assert ours[gl.index] == theirs, (gl.name, gl.type)
+        compared += 1
+    assert compared >= len(g.layers) - 1
