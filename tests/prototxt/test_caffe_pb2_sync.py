@@ -32,11 +32,32 @@ def test_generated_module_in_sync(tmp_path):
     sys.modules["gen_proto_under_test"] = gen
     spec.loader.exec_module(gen)
     out = gen.generate(str(tmp_path))
-    fresh = descriptor_pb2.FileDescriptorProto.FromString(_serialized_from_generated(pathlib.Path(out)))
-    shipped = descriptor_pb2.FileDescriptorProto.FromString(caffe_pb2.DESCRIPTOR.serialized_pb)
-    assert fresh == shipped, "run: .venv/bin/python scripts/gen_proto.py"
+    fresh = _serialized_from_generated(pathlib.Path(out))
     shipped_file = ROOT / "nnie_lsp" / "prototxt" / "caffe_pb2.py"
-    assert _serialized_from_generated(shipped_file) == caffe_pb2.DESCRIPTOR.serialized_pb
+    shipped = _serialized_from_generated(shipped_file)
+    assert fresh == shipped, "caffe_pb2.py is stale: run .venv/bin/python scripts/gen_proto.py"
+    # the imported module is that file: same descriptor (upb re-serializes float defaults,
+    # e.g. "0.999" -> "0.999000013", so compare with normalised defaults)
+    loaded = _normalised(descriptor_pb2.FileDescriptorProto.FromString(caffe_pb2.DESCRIPTOR.serialized_pb))
+    assert loaded == _normalised(descriptor_pb2.FileDescriptorProto.FromString(shipped))
+
+
+def _normalised(fd: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDescriptorProto:
+    import struct
+
+    def fix(msg):
+        for f in msg.field:
+            if f.type in (f.TYPE_FLOAT, f.TYPE_DOUBLE) and f.HasField("default_value"):
+                v = float(f.default_value)
+                if f.type == f.TYPE_FLOAT:
+                    v = struct.unpack("f", struct.pack("f", v))[0]
+                f.default_value = repr(v)
+        for m in msg.nested_type:
+            fix(m)
+
+    for m in fd.message_type:
+        fix(m)
+    return fd
 
 
 def test_schema_basics():

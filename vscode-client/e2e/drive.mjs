@@ -79,6 +79,7 @@ async function waitFor(what, fn, timeoutMs, intervalMs = 250) {
       last = await fn();
       if (last) return last;
     } catch (e) {
+      if (e instanceof Failure) throw e;
       last = e;
     }
     await new Promise((r) => setTimeout(r, intervalMs));
@@ -258,7 +259,18 @@ async function main() {
       // 1. diagnostics arrive (squiggles), the Problems panel lists each expected code the expected number of times
       await waitFor(
         'squiggles in the editor',
-        async () => (await page.locator('.editor-group-container.active .squiggly-error, .editor-group-container.active .squiggly-warning, .editor-group-container.active .squiggly-info').count()) > 0,
+        async () => {
+          if ((await page.locator('.editor-group-container.active .squiggly-error, .editor-group-container.active .squiggly-warning, .editor-group-container.active .squiggly-info').count()) > 0) {
+            return true;
+          }
+          const status = await nnieStatusItem(page);
+          if (status && /error/i.test(status.label)) {
+            const out = nnieLogFile();
+            fail(`the NNIE language server is in error: ${(await notifications(page)).join(' | ') || status.label}` +
+              (out ? `\n--- ${out} ---\n${readFileSync(out, 'utf8').split('\n').slice(-15).join('\n')}` : ''));
+          }
+          return false;
+        },
         DIAG_TIMEOUT,
       );
       log('squiggles shown');
