@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -86,9 +85,10 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
 
 # ---------------------------------------------------------------------------------------------
 CHILD = r"""
-import resource, sys, time
+import sys, time, tracemalloc
 sys.path.insert(0, {root!r})
 from nnie_lsp.triage import scan_dumps, align, iter_pairs, compare_arrays
+tracemalloc.start()
 if {work}:
     t0 = time.perf_counter()
     ref = scan_dumps({ref!r}); sim = scan_dumps({sim!r})
@@ -100,15 +100,21 @@ if {work}:
     print(f"pairs={{n}} unmatched={{len(al.unmatched_ref) + len(al.unmatched_sim)}} worst_cos={{worst:.6f}} secs={{dt:.1f}}")
 else:
     import numpy
-print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+peak_traced = tracemalloc.get_traced_memory()[1]
+hwm = 0
+with open("/proc/self/status") as f:  # VmHWM: peak RSS of this process image (ru_maxrss survives exec)
+    for line in f:
+        if line.startswith("VmHWM:"):
+            hwm = int(line.split()[1])
+print("maxrss_kb", hwm, peak_traced)
 """
 
 
-def run_child(root: str, ref: str, sim: str, work: bool) -> tuple[int, str]:
+def run_child(root: str, ref: str, sim: str, work: bool) -> tuple[int, int, str]:
     code = CHILD.format(root=root, ref=ref, sim=sim, work=work)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    rss = int(out.strip().splitlines()[-1].split()[1])
-    return rss, out.strip().splitlines()[0]
+    last = out.strip().splitlines()[-1].split()
+    return int(last[1]), int(last[2]), out.strip().splitlines()[0]
 
 
 def bench_memory(size_gb: float, tmp: str) -> None:
@@ -151,14 +157,16 @@ def bench_memory(size_gb: float, tmp: str) -> None:
     big_text = big * 25
     pair_bytes = big * 8 * 2  # the two float64 arrays of the largest pair
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    base_rss, _ = run_child(root, ref, sim, work=False)
-    rss, info = run_child(root, ref, sim, work=True)
+    base_rss, _, _ = run_child(root, ref, sim, work=False)
+    rss, traced, info = run_child(root, ref, sim, work=True)
     extra = (rss - base_rss) * 1024
+    unit = pair_bytes + big_text
     print(f"memory       dump set {disk / 1e9:.2f} GB on disk, {len(shapes)} pairs, generated in {gen:.0f} s | {info}")
-    print(f"             peak RSS {rss / 1024:.0f} MB (import-only child {base_rss / 1024:.0f} MB) -> +{extra / 1e6:.0f} MB for the run")
-    print(f"             largest pair: {big:,} values = {pair_bytes / 1e6:.0f} MB as two float64 arrays "
-          f"(+{big_text / 1e6:.0f} MB text file bytes) | run / (pair + its text) = {extra / (pair_bytes + big_text):.2f} "
-          f"| run / whole set on disk = {extra / disk:.3f}")
+    print(f"             peak RSS {rss / 1024:.0f} MB (import-only child {base_rss / 1024:.0f} MB) -> +{extra / 1e6:.0f} MB; "
+          f"tracemalloc peak {traced / 1e6:.0f} MB")
+    print(f"             largest pair: {big:,} values = {pair_bytes / 1e6:.0f} MB as two float64 arrays + {big_text / 1e6:.0f} MB "
+          f"of its text file = {unit / 1e6:.0f} MB | run/largest-pair = {extra / unit:.2f} (RSS), {traced / unit:.2f} (traced) "
+          f"| run/whole-set = {extra / disk:.3f}")
 
 
 def main(argv=None) -> int:

@@ -52,7 +52,7 @@ async function main() {
   }
   const t0 = Date.now();
   const result = await esbuild.build(options);
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  const bytes = result.metafile.outputs['dist/extension.js']?.bytes ?? 0;
   console.log(`[esbuild] dist/extension.js ${(bytes / 1024).toFixed(0)} KB in ${Date.now() - t0} ms${production ? ' (production)' : ''}`);
 }
 

@@ -18,6 +18,9 @@ the layout of broken text cannot be rewritten safely.  Use :func:`format_edits` 
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from ..text import LineIndex, Range, TextEdit, detect_newline
 from .reader import STRING, Node, parse_prototxt, tokenize
 
@@ -36,9 +39,10 @@ class _Formatter:
         self.ci = 0
         self.last_line = -1  # source line of the end of the last emitted item
         self.prev_end = 0  # source offset of the end of the last emitted item
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line_of(self, off: int) -> int:
-        return self.li.position(off).line
+        return bisect.bisect_left(self._newlines, off)
 
     def blank_before(self, start: int, depth: int) -> None:
         if depth == 0 and self.out and self.text.count("\n", self.prev_end, start) >= 2:

@@ -279,8 +279,9 @@ def _inputs(doc: PrototxtDocument, layers: tuple[GraphLayer, ...]) -> tuple[NetI
 def build_graph(doc: PrototxtDocument) -> NetGraph:
     layers = []
     for ls in doc.layers:
-        bottoms = tuple(b for b, _ in ls.bottoms)
-        tops = tuple(t for t, _ in ls.tops)
+        # names straight from the message (ranges are computed lazily by LayerSource when asked)
+        bottoms = tuple(ls.param.bottom)
+        tops = tuple(ls.param.top)
         in_place = bool(set(bottoms) & set(tops))
         layers.append(GraphLayer(ls.index, ls.name, ls.type, bottoms, tops, ls, in_place))
     layers_t = tuple(layers)

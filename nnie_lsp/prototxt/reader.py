@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import gc
 import re
+import warnings
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Iterator
@@ -546,7 +547,9 @@ def _parse_float(tok: str) -> float:
 
 def _unescape(body: str) -> bytes:
     try:
-        return _text_encoding.CUnescape(body)
+        with warnings.catch_warnings():  # CUnescape warns on unknown escapes such as "\q"
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return _text_encoding.CUnescape(body)
     except Exception as e:  # ValueError / UnicodeDecodeError on odd escapes
         raise _BadValue(f"Invalid escape in string: {e}") from None
 

@@ -254,6 +254,8 @@ def nn305(project, ctx):
             yield ctx.diag("data", doc.path, inp.range, blob=inp.name)
     for layer in g.layers:
         src = layer.source
+        if not layer.name.endswith("_report") and not any(t.endswith("_report") for t in layer.tops):
+            continue  # fast path: no ranges needed
         marked = [(b, r) for b, r in src.tops if b.endswith("_report")]
         if layer.name.endswith("_report") and not marked:
             yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)

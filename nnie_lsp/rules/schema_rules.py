@@ -46,7 +46,9 @@ def nn010(project, ctx):
 
 @rule("NN011", "unknown-field", E, step=None,
       summary=("Unknown prototxt field", "未知的 prototxt 字段"),
-      messages={"err": ("{message}", "未知字段：{message}")})
+      messages={"err": ("{message}", "未知字段：{message}"),
+                "ceil_mode": ("`ceil_mode` is not a Caffe field (PyTorch converters add it); the NNIE guide says to delete it: the wk always rounds pooling up (ceil), so delete it and align the pads",
+                              "`ceil_mode` 不是 Caffe 字段（PyTorch 转换工具会添加）；NNIE 指南要求删除它：wk 的池化总是向上取整（ceil），请删除并对齐 pad")})
 def nn011(project, ctx):
     """
     ## What it finds
@@ -66,7 +68,17 @@ def nn011(project, ctx):
     ## Fix
     None automatic (the quick fix in the editor offers the suggestion).
     """
-    yield from _reader_errors(project, ctx, "NN011")
+    doc = project.prototxt
+    if doc is None:
+        return
+    for err in doc.errors:
+        if err.code != "NN011":
+            continue
+        idx = doc.line_index
+        if doc.text[idx.offset(err.range.start):idx.offset(err.range.end)] == "ceil_mode":
+            yield ctx.diag("ceil_mode", doc.path, err.range)
+        else:
+            yield ctx.diag("err", doc.path, err.range, message=err.message)
 
 
 @rule("NN012", "bad-value", E, step=None,
@@ -130,6 +142,9 @@ def nn013(project, ctx):
         for t in layer.tops:
             later_producer.setdefault(t, layer.name)
     for layer in g.layers:
+        if all(b in defined for b in layer.bottoms):  # fast path: no ranges needed
+            defined.update(layer.tops)
+            continue
         for blob, rng in layer.source.bottoms:
             if blob in defined:
                 continue
@@ -222,7 +237,6 @@ def nn015(project, ctx):
     ## Fix
     None automatic: it is a design decision where to cut the net.
     """
-    import difflib
     doc, g = project.prototxt, project.graph
     if doc is None or g is None:
         return
@@ -231,17 +245,17 @@ def nn015(project, ctx):
         if not t or layer.name.endswith("_cpu"):
             continue
         spec = LT.lookup(t)
+        if spec is not None and spec.support != "unsupported":
+            continue
         rng = layer.source.type_range or layer_anchor(layer.source)
         if spec is None:
-            close = difflib.get_close_matches(t, LT.all_types(), n=1, cutoff=0.75)
-            hint = ctx.text("hint", suggestion=close[0]) if close else ""
+            close = LT.suggest(t)
+            hint = ctx.text("hint", suggestion=close) if close else ""
             yield ctx.diag("unknown", doc.path, rng, type=t, hint=hint)
             continue
-        if spec.support not in ("unsupported", "cpu"):
-            continue
-        if LT.is_training_only(t):
+        if spec.training_only:
             advice = ctx.text("advice_train")
-        elif spec.support == "cpu":
+        elif spec.category == "detection":
             advice = ctx.text("advice_cut", type=t)
         else:
             advice = ctx.text("advice_default", name=layer.name)
@@ -409,8 +423,9 @@ def nn018(project, ctx):
     """
     ## What it finds
     Layer parameters outside what NNIE maps, from the HiSVP guide §3.1.6 and user reports:
-    Permute orders other than (0,2,3,1); Pooling `ceil_mode: false` / `round_mode: FLOOR` (the wk
-    always rounds up); Upsample scale other than 2; Power exponents outside −3, −2, −1, −½, ½, 1,
+    Permute orders other than (0,2,3,1); Pooling `round_mode: FLOOR` (the wk always rounds up;
+    a `ceil_mode` field from PyTorch converters is reported by NN011); Upsample scale other than
+    2; Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
     wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
     user-reported).
@@ -446,10 +461,6 @@ def nn018(project, ctx):
                                order=",".join(map(str, order)))
         elif t == "Pooling":
             pp = child(src.node, "pooling_param")
-            cm = child(pp, "ceil_mode")
-            if cm is not None and str(cm.value).lower() in ("false", "0", "f"):
-                yield ctx.diag("ceil", doc.path, cm.range, severity=W, field="ceil_mode: false",
-                               how="down (floor)" if not ctx.lang.startswith("zh") else "向下")
             rm = child(pp, "round_mode")
             if rm is not None and str(rm.value).upper() == "FLOOR":
                 yield ctx.diag("ceil", doc.path, rm.range, severity=W, field="round_mode: FLOOR",

@@ -296,7 +296,9 @@ async function main() {
       await page.keyboard.press('Control+G');
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible', timeout: 10000 });
-      await input.fill(`${target.line}:${target.col}`);
+      // Ctrl+G opens quick access with the ":" (go to line) prefix already typed; fill() replaces it.
+      await input.fill(`:${target.line}:${target.col}`);
+      await page.locator('.quick-input-widget', { hasText: new RegExp(`line ${target.line}`, 'i') }).first().waitFor({ timeout: 5000 }).catch(() => undefined);
       await page.keyboard.press('Enter');
       await page.waitForTimeout(300);
       await page.keyboard.press('Control+.');

@@ -149,7 +149,7 @@ step "server check"
 
 # --- 4. code-server ----------------------------------------------------------------
 rm -rf "$RUN"
-mkdir -p "$RUN/home" "$RUN/user-data/User" "$RUN/extensions" "$RUN/xdg-config" "$RUN/xdg-data" "$RUN/xdg-cache" "$RUN/tmp"
+mkdir -p "$RUN/home" "$RUN/user-data/User" "$RUN/user-data/Machine" "$RUN/extensions" "$RUN/xdg-config" "$RUN/xdg-data" "$RUN/xdg-cache" "$RUN/tmp"
 export HOME="$RUN/home" XDG_CONFIG_HOME="$RUN/xdg-config" XDG_DATA_HOME="$RUN/xdg-data" XDG_CACHE_HOME="$RUN/xdg-cache" TMPDIR="$RUN/tmp"
 CS=("$NODE24" "$CS_PKG/out/node/entry.js")
 
@@ -182,6 +182,12 @@ fs.writeFileSync(file, JSON.stringify({
   "git.enabled": false,
 }, null, 2));
 ' "$RUN/user-data/User/settings.json" "$SERVER_COMMAND"
+# nnie.server.command and nnie.interpreter are machine-overridable: in a remote window (code-server is
+# one) VS Code takes them from the remote machine's settings, not from the user's.
+node -e '
+const [file, cmd] = process.argv.slice(1);
+require("fs").writeFileSync(file, JSON.stringify({ "nnie.server.command": JSON.parse(cmd) }, null, 2));
+' "$RUN/user-data/Machine/settings.json" "$SERVER_COMMAND"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 CS_PID=""

@@ -154,6 +154,10 @@ class ServerManager implements vscode.Disposable {
     const interpreter = cfg.get<unknown>('interpreter');
     const explicit =
       (Array.isArray(serverCommand) && serverCommand.length > 0) || (typeof interpreter === 'string' && interpreter.trim() !== '');
+    if (!explicit) {
+      const inspect = cfg.inspect('server.command');
+      this.log(`nnie.server.command / nnie.interpreter not set (${JSON.stringify(inspect)}); trying the Python extension, then python3.`);
+    }
     const extInterpreter = explicit ? undefined : await pythonExtensionInterpreter(folder, (m) => this.log(m));
     return resolveServerCommand({
       serverCommand,

@@ -1,0 +1,8 @@
+"""`python -m nnie_lsp`: run the language server over stdio."""
+
+import sys
+
+from .server import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,10 @@
+"""Editor features as pure functions on engine objects (no LSP types): the server calls them and
+tests call them directly.
+
+- :mod:`.common`: document kinds, what is under the cursor (layer, blob, suppression code);
+- :mod:`.hover`: markdown for cfg keys/values, layer types, blobs, fields, rule codes;
+- :mod:`.completion`: cfg keys/values, prototxt types, fields, enum values, blob names;
+- :mod:`.navigation`: definition, references, rename, symbols, links, folding;
+- :mod:`.actions`: quick fixes, "disable for this line", fix-all;
+- :mod:`.triage`: nnie-triage JSON -> per-layer diagnostics and inlay hints.
+"""

@@ -1,0 +1,168 @@
+"""pytest-lsp harness: an editor-like test client over stdio, parametrised over client presets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as T
+from pygls.protocol import default_converter
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "project"
+SERVER = [sys.executable, "-m", "nnie_lsp"]
+PRESETS = ["visual-studio-code", "neovim"]
+TIMEOUT = 20.0
+
+
+def _offset(text: str, pos: T.Position, encoding: str) -> int:
+    lines = text.split("\n")
+    off = sum(len(x) + 1 for x in lines[:pos.line])
+    line = lines[pos.line] if pos.line < len(lines) else ""
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= pos.character:
+            return off + i
+        units += len(ch.encode("utf-8")) if encoding == "utf-8" else (2 if ord(ch) > 0xFFFF and encoding == "utf-16" else 1)
+    return off + len(line)
+
+
+def apply_text_edits(text: str, edits, encoding: str = "utf-16") -> str:
+    spans = sorted(((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), e.new_text)
+                    for e in edits), reverse=True)
+    for s, e, new in spans:
+        text = text[:s] + new + text[e:]
+    return text
+
+
+class EditorClient(LanguageClient):
+    """Keeps its open documents' text and versions, applies workspace edits like an editor."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.texts: dict[str, str] = {}
+        self.versions: dict[str, int] = {}
+        self.published: dict[str, list[T.PublishDiagnosticsParams]] = {}
+        self.applied: list[T.WorkspaceEdit] = []
+        self.encoding = "utf-16"
+        self.pull = False
+
+    def open(self, path: Path, language_id: str, text: str | None = None) -> str:
+        uri = from_fs_path(str(path))
+        text = path.read_text(encoding="utf-8") if text is None else text
+        self.texts[uri] = text
+        self.versions[uri] = 1
+        self.text_document_did_open(T.DidOpenTextDocumentParams(
+            text_document=T.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
+        return uri
+
+    def change(self, uri: str, text: str) -> int:
+        self.versions[uri] += 1
+        self.texts[uri] = text
+        self.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+        return self.versions[uri]
+
+    def apply_workspace_edit(self, edit: T.WorkspaceEdit) -> bool:
+        self.applied.append(edit)
+        for uri, edits in (edit.changes or {}).items():
+            if uri in self.texts:
+                self.change(uri, apply_text_edits(self.texts[uri], edits, self.encoding))
+            else:
+                path = Path(uri.removeprefix("file://"))
+                path.write_text(apply_text_edits(path.read_text(encoding="utf-8"), edits, self.encoding),
+                                encoding="utf-8")
+        return True
+
+    async def diagnostics_for(self, uri: str, *, min_version: int | None = None, predicate=None,
+                              timeout: float = TIMEOUT) -> list[T.Diagnostic]:
+        """Pull (when the server advertised it) or wait for a push matching the conditions."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            if self.pull:
+                report = await self.text_document_diagnostic_async(T.DocumentDiagnosticParams(
+                    text_document=T.TextDocumentIdentifier(uri=uri)))
+                items = list(report.items)
+                if predicate is None or predicate(items):
+                    return items
+            else:
+                for p in reversed(self.published.get(uri, [])):
+                    if min_version is not None and (p.version or 0) < min_version:
+                        continue
+                    items = list(p.diagnostics)
+                    if predicate is None or predicate(items):
+                        return items
+                    break
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"no matching diagnostics for {uri} within {timeout} s; "
+                                     f"pushed: {[(p.version, [d.code for d in p.diagnostics]) for p in self.published.get(uri, [])]}")
+            await asyncio.sleep(0.05)
+
+
+def make_client() -> EditorClient:
+    client = EditorClient(converter_factory=default_converter)
+    for method, func in DEFAULT_CLIENT_FEATURES.items():
+        if method != T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            client.feature(method)(func)
+
+    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(ls: EditorClient, params: T.PublishDiagnosticsParams):
+        ls.diagnostics[params.uri] = params.diagnostics
+        ls.published.setdefault(params.uri, []).append(params)
+
+    @client.feature(T.WORKSPACE_APPLY_EDIT)
+    def on_apply_edit(ls: EditorClient, params: T.ApplyWorkspaceEditParams):
+        return T.ApplyWorkspaceEditResult(applied=ls.apply_workspace_edit(params.edit))
+
+    @client.feature(T.CLIENT_REGISTER_CAPABILITY)
+    def on_register(ls: EditorClient, params: T.RegistrationParams):
+        return None
+
+    return client
+
+
+CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client,
+                            server_env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+async def start_session(client: EditorClient, preset: str, *, locale: str | None = None,
+                        init_options=None, root: Path | None = None) -> T.InitializeResult:
+    caps = client_capabilities(preset)
+    result = await client.initialize_session(T.InitializeParams(
+        capabilities=caps, locale=locale, initialization_options=init_options,
+        root_uri=from_fs_path(str(root)) if root else None))
+    client.pull = result.capabilities.diagnostic_provider is not None
+    enc = result.capabilities.position_encoding
+    client.encoding = str(getattr(enc, "value", enc) or "utf-16")
+    return result
+
+
+@pytest_lsp.fixture(params=PRESETS, config=CONFIG)
+async def client(request, lsp_client: EditorClient):
+    lsp_client.preset = request.param
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    dest = tmp_path / "project"
+    shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("*.caffemodel", "make_weights.py"))
+    shutil.copy(EXAMPLE / "model.caffemodel", dest / "model.caffemodel")
+    return dest
+
+
+def find_line(text: str, needle: str, start: int = 0) -> int:
+    for i, line in enumerate(text.split("\n")):
+        if i >= start and needle in line:
+            return i
+    raise AssertionError(f"{needle!r} not in text")
