@@ -170,7 +170,11 @@ def compare_arrays(ref, sim, *, saturation: float | None = None) -> Metrics:
     sim_abs_max = max(abs(smin), abs(smax)) if math.isfinite(smin) else 0.0
     sign_tol = 1e-3 * ref_abs_max
 
-    # pass 2: sums in float64
+    # pass 2: sums in float64 (the cosine uses copies scaled by each side's max |x| so that tiny
+    # or huge magnitudes neither underflow to subnormals nor overflow when squared)
+    r_scale = 1.0 / ref_abs_max if ref_abs_max > 0 and math.isfinite(ref_abs_max) else 1.0
+    s_scale = 1.0 / sim_abs_max if sim_abs_max > 0 and math.isfinite(sim_abs_max) else 1.0
+    dot_n = rr_n = ss_n = 0.0
     dot = rr = ss = ee = abs_sum = 0.0
     max_abs = 0.0
     fin = sat = sign_n = sign_ok = 0
@@ -185,6 +189,10 @@ def compare_arrays(ref, sim, *, saturation: float | None = None) -> Metrics:
             continue
         fin += int(rc.size)
         d = rc - sc
+        rcn, scn = rc * r_scale, sc * s_scale
+        dot_n += float(np.dot(rcn, scn))
+        rr_n += float(np.dot(rcn, rcn))
+        ss_n += float(np.dot(scn, scn))
         dot += float(np.dot(rc, sc))
         rr += float(np.dot(rc, rc))
         ss += float(np.dot(sc, sc))
@@ -217,14 +225,14 @@ def compare_arrays(ref, sim, *, saturation: float | None = None) -> Metrics:
         notes.append(", ".join(bits) + f"; metrics use the {fin} elements finite on both sides")
 
     rn, sn = math.sqrt(rr), math.sqrt(ss)
-    if rn == 0 and sn == 0:
+    if rr_n == 0 and ss_n == 0:
         cosine = 1.0
         notes.append("both all-zero")
-    elif rn == 0 or sn == 0:
+    elif rr_n == 0 or ss_n == 0:
         cosine = 0.0
-        notes.append("reference is all-zero" if rn == 0 else "simulator is all-zero")
+        notes.append("reference is all-zero" if rr_n == 0 else "simulator is all-zero")
     else:
-        cosine = max(-1.0, min(1.0, dot / (rn * sn)))
+        cosine = max(-1.0, min(1.0, dot_n / math.sqrt(rr_n * ss_n)))
     if rr == 0:
         rel = 0.0 if ee == 0 else math.inf
         sqnr = math.inf if ee == 0 else -math.inf

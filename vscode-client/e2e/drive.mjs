@@ -198,6 +198,7 @@ async function readProblems(page) {
     const text = norm(await rows.nth(i).innerText()).replace(/\s+/g, ' ').trim();
     const pos = /\[Ln (\d+), Col (\d+)\]/.exec(text);
     if (!pos) continue; // a file row
+    if (/^\S+ \[Ln \d+, Col \d+\] ?:/.test(text)) continue; // a related-information row under a problem
     const code = /\b(NN\d{3,4})\b/.exec(text)?.[1];
     out.push({ text, code, line: Number(pos[1]), col: Number(pos[2]) });
   }
@@ -280,6 +281,9 @@ async function main() {
       const status = await problemsStatus(page);
       log(`Problems panel (${problems.length} rows; status bar "${status.text}"):\n${problems.map((p) => `    ${p.text}`).join('\n')}`);
       await screenshot(page, 'problems');
+      // The client must hand the server a settings object it accepts.
+      const settingsErrors = (await notifications(page)).filter((n) => /invalid settings|unknown setting/i.test(n));
+      if (settingsErrors.length) fail(`the server rejected the client's settings: ${settingsErrors.join(' | ')}`);
       for (const [code, n] of EXPECT) {
         const got = countCode(problems, code);
         if (got !== n) fail(`Problems panel shows ${code} ${got} time(s), expected ${n}${got === 2 * n ? ' (pushed and pulled?)' : ''}`);

@@ -13,7 +13,7 @@ import {
 import { DEFAULT_CFG_FILE_PATTERNS, NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './python';
 import { checkServerImportable, describeCommand, importFailureMessage, resolveServerCommand, type ServerCommand } from './serverCommand';
-import { initializationOptions } from './settings';
+import { filterConfigurationResult, initializationOptions } from './settings';
 import { shouldClaimAsNnieCfg } from './sniff';
 import { TraceChannel } from './traceChannel';
 import { buildTriageArguments, summarizeTriageResult, TRIAGE_COMMAND } from './triage';
@@ -227,9 +227,16 @@ class ServerManager implements vscode.Disposable {
       outputChannel: this.output,
       traceOutputChannel: this.trace,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () =>
-        initializationOptions((key, fallback) => config().get(key, fallback), vscode.env.language),
+      // The server part of the `nnie` settings; the locale goes in InitializeParams.locale.
+      initializationOptions: () => initializationOptions((key, fallback) => config().get(key, fallback)),
       synchronize: { configurationSection: 'nnie' },
+      middleware: {
+        workspace: {
+          // Never hand the server the client-only keys (server command, interpreter, cfg patterns):
+          // it rejects settings objects with keys it does not know.
+          configuration: async (params, token, next) => filterConfigurationResult(params.items, await next(params, token)) as never,
+        },
+      },
       errorHandler,
       initializationFailedHandler: (error) => {
         this.logError(`Initialization failed: ${String(error)}`);

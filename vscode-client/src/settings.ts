@@ -17,10 +17,15 @@ export interface NnieSettings {
   trace: { server: string };
 }
 
-export interface InitializationOptions extends NnieSettings {
-  /** VS Code display language, e.g. `en` or `zh-cn`. */
-  locale: string;
-}
+/**
+ * Keys of the `nnie` section that only the client uses (how to start the server, which files to
+ * claim). The server validates its settings strictly and rejects the whole object when it sees
+ * keys it does not know, so these are never sent to it.
+ */
+export const CLIENT_ONLY_KEYS = ['server', 'interpreter', 'cfgFilePatterns'] as const;
+
+/** What the server receives: `initializationOptions` and `workspace/configuration` for `nnie`. */
+export type ServerSettings = Omit<NnieSettings, (typeof CLIENT_ONLY_KEYS)[number]>;
 
 type Getter = <T>(key: string, fallback: T) => T;
 
@@ -48,6 +53,52 @@ export function readSettings(get: Getter): NnieSettings {
   };
 }
 
-export function initializationOptions(get: Getter, locale: string): InitializationOptions {
-  return { ...readSettings(get), locale };
+/**
+ * `initializationOptions`: the server part of the `nnie` settings. The display language reaches
+ * the server as `InitializeParams.locale` (vscode-languageclient sends `vscode.env.language`).
+ */
+export function initializationOptions(get: Getter): ServerSettings {
+  return stripClientOnly(readSettings(get)) as ServerSettings;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Removes the client-only keys from a `nnie` settings value, nested (`{server: {command}}`) or
+ * flat (`{"server.command": …}`). Other values are returned unchanged.
+ */
+export function stripClientOnly(value: unknown): unknown {
+  if (!isPlainObject(value)) {
+    return value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const top = k.split('.')[0];
+    if (!(CLIENT_ONLY_KEYS as readonly string[]).includes(top)) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/**
+ * Filters a `workspace/configuration` answer: items asking for section `nnie` lose the
+ * client-only keys; an item asking for everything (no section) loses them under `nnie`.
+ */
+export function filterConfigurationResult(items: ReadonlyArray<{ section?: string }>, result: unknown): unknown {
+  if (!Array.isArray(result)) {
+    return result;
+  }
+  return result.map((value, i) => {
+    const section = items[i]?.section;
+    if (section === 'nnie') {
+      return stripClientOnly(value);
+    }
+    if (!section && isPlainObject(value) && isPlainObject(value.nnie)) {
+      return { ...value, nnie: stripClientOnly(value.nnie) };
+    }
+    return value;
+  });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { initializationOptions, readSettings } from '../src/settings';
+import { filterConfigurationResult, initializationOptions, readSettings, stripClientOnly } from '../src/settings';
 import { buildTriageArguments, summarizeTriageResult } from '../src/triage';
 
 const getter = (values: Record<string, unknown>) => <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
@@ -39,10 +39,24 @@ describe('settings', () => {
     assert.equal(readSettings(getter({ 'lint.run': 'sometimes' })).lint.run, 'onType');
     assert.deepEqual(readSettings(getter({ 'lint.severity': ['x'] })).lint.severity, {});
   });
-  it('adds the locale to initializationOptions', () => {
-    const o = initializationOptions(getter({}), 'zh-cn');
-    assert.equal(o.locale, 'zh-cn');
-    assert.equal(o.lint.run, 'onType');
+  it('sends the server only the keys it knows (lint, sourceFramework, language, trace)', () => {
+    const o = initializationOptions(getter({ 'server.command': ['/py'], interpreter: '/py', cfgFilePatterns: ['x'], 'lint.run': 'onSave' }));
+    assert.deepEqual(Object.keys(o).sort(), ['language', 'lint', 'sourceFramework', 'trace']);
+    assert.equal(o.lint.run, 'onSave');
+  });
+  it('strips client-only keys from workspace/configuration answers', () => {
+    const nested = { server: { command: ['/py'] }, interpreter: '', cfgFilePatterns: [], lint: { run: 'onType' }, language: 'auto' };
+    assert.deepEqual(stripClientOnly(nested), { lint: { run: 'onType' }, language: 'auto' });
+    assert.deepEqual(stripClientOnly({ 'server.command': [], 'lint.run': 'onSave' }), { 'lint.run': 'onSave' });
+    assert.equal(stripClientOnly(null), null);
+    const items = [{ section: 'nnie' }, { section: 'editor' }, {}];
+    const result = [nested, { server: 1 }, { nnie: nested, other: 2 }];
+    assert.deepEqual(filterConfigurationResult(items, result), [
+      { lint: { run: 'onType' }, language: 'auto' },
+      { server: 1 },
+      { nnie: { lint: { run: 'onType' }, language: 'auto' }, other: 2 },
+    ]);
+    assert.equal(filterConfigurationResult(items, undefined), undefined);
   });
 });
 
