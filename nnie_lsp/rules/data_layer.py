@@ -392,7 +392,9 @@ def nn107(project, ctx):
                     home = g.data_scale or g.norm_type
                     fix = None
                     if g.data_scale is not None:
-                        fix = ctx.fix("set_scale", [(cfg.path, set_cfg_value(g.data_scale, _fmt(tp.scale)))], safe=False, value=_fmt(tp.scale))
+                        sn = child(node, "scale")  # the value as written (float32 would print 0.0039215698)
+                        written = sn.value_text if sn is not None else _fmt(tp.scale)
+                        fix = ctx.fix("set_scale", [(cfg.path, set_cfg_value(g.data_scale, written))], safe=False, value=written)
                     yield ctx.diag("scale", cfg.path, home.value_range, fix=fix, related=rel,
                                    cfg=_fmt(cfg_scale), proto=_fmt(tp.scale), why=why)
             else:

@@ -71,7 +71,8 @@ def nn301(project, ctx):
     layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
     layer { name: "cat_relu" type: "ReLU" bottom: "cat" top: "cat" }       # in place
     ```
-    becomes `top: "cat_cat_relu"`, and every later `bottom: "cat"` reads `"cat_cat_relu"`.
+    becomes `top: "cat_relu"` (the layer's name, or `<name>_1` if that blob exists), and every
+    later `bottom: "cat"` reads `"cat_relu"`.
 
     ## Fix
     Safe: give the in-place layer a new unique top and rewire every later reference to the blob
@@ -219,8 +220,8 @@ def nn304(project, ctx):
       summary=("`_report` on a top where it is an error or has no effect", "`_report` 用在会报错或无效的 top 上"),
       messages={"custom": ("`_report` on a top of Custom layer \"{layer}\" is an error for the mapper",
                            "Custom 层 \"{layer}\" 的 top 带 `_report`，mapper 会报错"),
-                "inplace": ("`_report` on in-place {type} \"{layer}\" has no effect: mark the top of the layer that produces \"{blob}\", or make {type} non-in-place to report its output",
-                            "原位 {type} 层 \"{layer}\" 的 `_report` 无效：请标记产生 \"{blob}\" 的层的 top，或把 {type} 改为非原位以报告其输出"),
+                "inplace": ("`_report` on in-place {type} \"{layer}\" has no effect: its blob is written by \"{producer}\" as \"{base}\"; rename that top to \"{blob}\" (the activation shares it), or make {type} non-in-place to report its own output",
+                            "原位 {type} 层 \"{layer}\" 上的 `_report` 无效：该 blob 由 \"{producer}\" 以 \"{base}\" 产生；请把那个 top 改名为 \"{blob}\"（激活层共享它），或把 {type} 改为非原位以报告其自身输出"),
                 "cpu": ("`_report` on a top of {what} \"{layer}\" has no effect (it is not an NNIE layer)",
                         "{what} \"{layer}\" 的 top 带 `_report` 无效（它不是 NNIE 层）"),
                 "data": ("`_report` on input \"{blob}\" has no effect", "输入 \"{blob}\" 带 `_report` 无效"),
@@ -230,8 +231,11 @@ def nn305(project, ctx):
     """
     ## What it finds
     Misplaced `_report` suffixes (which request an intermediate output from the chip):
-    on a top of a Custom layer (an error); on an in-place activation's top, a Proposal or `_cpu`
-    layer's top, or the data input (no effect); on a layer name instead of a top name.
+    on a top of a Custom layer (an error); on a Proposal or `_cpu` layer's top, or the data input
+    (no effect); on a layer name instead of a top name; on an in-place activation whose producer
+    writes the unmarked blob (`conv3` → ReLU on `conv3_report`).  (In-place activations share their
+    producer's blob, so marking the producer's top — `conv3_report` — is the right way; the
+    activation then reports nothing extra, which is expected, not a mistake.)
 
     ## Why
     The guide's `_report` rules (§7.4 of our reference): only tops of NNIE layers get report points;
@@ -240,7 +244,8 @@ def nn305(project, ctx):
 
     ## Example
     ```
-    layer { name: "relu3" type: "ReLU" bottom: "conv3_report" top: "conv3_report" }  # no effect here
+    layer { name: "rpn_proposal" type: "Proposal" bottom: "rpn_cls" top: "rois_report" }  # no effect
+    layer { name: "conv3_report" type: "Convolution" bottom: "x" top: "conv3" }     # layer name: no effect
     ```
 
     ## Fix
@@ -252,21 +257,34 @@ def nn305(project, ctx):
     for inp in g.inputs:
         if inp.name.endswith("_report"):
             yield ctx.diag("data", doc.path, inp.range, blob=inp.name)
+    writer = {i.name: None for i in g.inputs}
     for layer in g.layers:
-        src = layer.source
-        if not layer.name.endswith("_report") and not any(t.endswith("_report") for t in layer.tops):
-            continue  # fast path: no ranges needed
-        marked = [(b, r) for b, r in src.tops if b.endswith("_report")]
-        if layer.name.endswith("_report") and not marked:
-            yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)
-        for blob, rng in marked:
-            if layer.type == "Custom":
-                yield ctx.diag("custom", doc.path, rng, severity=E, layer=layer.name)
-            elif layer.type == "Proposal" or layer.name.endswith("_cpu"):
-                what = "Proposal layer" if layer.type == "Proposal" else "CPU layer"
-                yield ctx.diag("cpu", doc.path, rng, what=what, layer=layer.name)
-            elif blob in layer.bottoms and LT.is_activation(layer.type):
-                yield ctx.diag("inplace", doc.path, rng, type=layer.type, layer=layer.name, blob=blob)
+        yield from _report_misuse(ctx, doc, layer, writer)
+        for t in layer.tops:
+            writer[t] = layer
+
+
+def _report_misuse(ctx, doc, layer, seen_before):
+    """NN305 findings of one layer; `seen_before` maps blobs to their writer so far."""
+    src = layer.source
+    if not layer.name.endswith("_report") and not any(t.endswith("_report") for t in layer.tops):
+        return  # fast path: no ranges needed
+    marked = [(b, r) for b, r in src.tops if b.endswith("_report")]
+    if layer.name.endswith("_report") and not marked:
+        yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)
+    for blob, rng in marked:
+        if layer.type == "Custom":
+            yield ctx.diag("custom", doc.path, rng, severity=E, layer=layer.name)
+        elif layer.type == "Proposal" or layer.name.endswith("_cpu"):
+            what = "Proposal layer" if layer.type == "Proposal" else "CPU layer"
+            yield ctx.diag("cpu", doc.path, rng, what=what, layer=layer.name)
+        elif blob in layer.bottoms and LT.is_activation(layer.type) and blob not in seen_before:
+            # the activation was marked on its own: its producer writes the unmarked name
+            base = blob[: -len("_report")]
+            prod = seen_before.get(base)
+            if prod is not None:
+                yield ctx.diag("inplace", doc.path, rng, type=layer.type, layer=layer.name,
+                               producer=prod.name, base=base, blob=blob)
 
 
 @rule("NN306", "net-type-mismatch", E, step=4,

@@ -78,7 +78,10 @@ def _terminal_summary(doc: dict, console) -> None:
 
     case = doc.get("case")
     colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
-    console.print(Text(f"Verdict: {CASE_TEXT.get(case, 'Inconclusive')} — {doc.get('verdict')}", style=f"bold {colour}"))
+    verdict = str(doc.get("verdict") or "")
+    extra = verdict.split(" — ", 1)[1] if " — " in verdict else ("" if case is not None else verdict)
+    title = CASE_TEXT.get(case, "Inconclusive") + (f" — {extra}" if extra else "")
+    console.print(Text(f"Verdict: {title}", style=f"bold {colour}"))
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")

@@ -108,6 +108,19 @@ class EditorClient(LanguageClient):
             await asyncio.sleep(0.05)
 
 
+async def raw_request(client: EditorClient, method: str, params, timeout: float = 10.0):
+    """Send a request exactly as given (no client-side type checking), await its response."""
+    import uuid
+    from concurrent.futures import Future
+
+    proto = client.protocol
+    msg_id = str(uuid.uuid4())
+    fut: Future = Future()
+    proto._request_futures[msg_id] = fut
+    proto._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+
+
 def make_client() -> EditorClient:
     client = EditorClient(converter_factory=default_converter)
     for method, func in DEFAULT_CLIENT_FEATURES.items():

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 
-from .conftest import apply_text_edits, find_line, start_session
+from .conftest import apply_text_edits, find_line, raw_request, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -247,14 +247,13 @@ async def test_malformed_request_gets_error_and_server_survives(client, project)
     await start_session(client, client.preset)
     uri = client.open(project / "model.prototxt", "prototxt")
     with pytest.raises(JsonRpcException) as exc:
-        await asyncio.wait_for(client.protocol.send_request_async(
-            T.TEXT_DOCUMENT_HOVER, {"textDocument": 5, "position": {"line": "x"}}), timeout=10)
+        await raw_request(client, T.TEXT_DOCUMENT_HOVER, {"textDocument": 5, "position": {"line": "x"}})
     assert exc.value.code == -32602
     # a codeAction whose context carries a malformed diagnostic (pygls alone never answers it)
     with pytest.raises(JsonRpcException):
-        await asyncio.wait_for(client.protocol.send_request_async(T.TEXT_DOCUMENT_CODE_ACTION, {
+        await raw_request(client, T.TEXT_DOCUMENT_CODE_ACTION, {
             "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
-            "context": {"diagnostics": [{"message": "x"}]}}), timeout=10)
+            "context": {"diagnostics": [{"message": "x"}]}})
     text = client.texts[uri]
     concat = find_line(text, 'type: "Concat"')
     h = await client.text_document_hover_async(T.HoverParams(
