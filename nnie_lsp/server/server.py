@@ -976,6 +976,9 @@ async def nnie_triage(ls: NnieLanguageServer, *args):
             prototxt = project.prototxt_path
         except Exception:
             prototxt = None
+        if prototxt:
+            import dataclasses
+            targs = dataclasses.replace(targs, prototxt=prototxt)
     token = str(uuid.uuid4())
     progress = bool(get_capability(ls.client_capabilities, "window.work_done_progress", False))
     title = i18n.t("triage.title", ls.lang)

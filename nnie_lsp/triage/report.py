@@ -17,6 +17,14 @@ CASE_TEXT = {
     4: "Case 4 — post-processing",
     None: "Inconclusive",
 }
+def verdict_title(doc: dict) -> str:
+    """"Case 2 — quantization error — confirmed by the 16-bit run" (no repeated case name)."""
+    case = doc.get("case")
+    verdict = str(doc.get("verdict") or "")
+    extra = verdict.split(" — ", 1)[1] if " — " in verdict else ("" if case is not None else verdict)
+    return CASE_TEXT.get(case, "Inconclusive") + (f" — {extra}" if extra else "")
+
+
 STEP_TEXT = {
     2: "step 2: fix the preprocessing in the cfg",
     3: "step 3: quantization — `_hp` layers with compile_mode 2 (or compile_mode 1)",
@@ -78,10 +86,7 @@ def _terminal_summary(doc: dict, console) -> None:
 
     case = doc.get("case")
     colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
-    verdict = str(doc.get("verdict") or "")
-    extra = verdict.split(" — ", 1)[1] if " — " in verdict else ("" if case is not None else verdict)
-    title = CASE_TEXT.get(case, "Inconclusive") + (f" — {extra}" if extra else "")
-    console.print(Text(f"Verdict: {title}", style=f"bold {colour}"))
+    console.print(Text(f"Verdict: {verdict_title(doc)}", style=f"bold {colour}"))
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
@@ -124,7 +129,7 @@ def _md_escape(s: str) -> str:
 
 def render_markdown(doc: dict) -> str:
     out = ["# nnie-triage report", ""]
-    out.append(f"**{CASE_TEXT.get(doc.get('case'), 'Inconclusive')}** — {doc.get('verdict')}  ")
+    out.append(f"**{verdict_title(doc)}**  ")
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
     out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
@@ -241,8 +246,8 @@ def render_html(doc: dict) -> str:
     parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<title>nnie-triage report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>nnie-triage report</h1>",
-             f"<div class=\"verdict\"><b>{e(CASE_TEXT.get(doc.get('case'), 'Inconclusive'))}</b> — "
-             f"{e(str(doc.get('verdict')))}<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
+             f"<div class=\"verdict\"><b>{e(verdict_title(doc))}</b>"
+             f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}</div>"]
     try:

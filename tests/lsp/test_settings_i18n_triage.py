@@ -13,7 +13,7 @@ from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
-from .conftest import SERVER, find_line, make_client, start_session
+from .conftest import SERVER, EditorClient, find_line, make_client, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -94,7 +94,7 @@ async def test_on_save_mode(client, project):
 
 
 @pytest_lsp.fixture(params=["visual-studio-code", "neovim"], config=TRIAGE_CONFIG)
-async def tclient(request, lsp_client):
+async def tclient(request, lsp_client: EditorClient):
     lsp_client.preset = request.param
     yield
     await lsp_client.shutdown_session()

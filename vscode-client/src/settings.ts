@@ -7,7 +7,8 @@ export interface NnieSettings {
   interpreter: string;
   lint: {
     run: 'onType' | 'onSave';
-    select: string[];
+    /** `null`: the server's default rule set (an empty list would select nothing). */
+    select: string[] | null;
     ignore: string[];
     severity: Record<string, string>;
   };
@@ -39,7 +40,7 @@ export function readSettings(get: Getter): NnieSettings {
     interpreter: String(get<unknown>('interpreter', '') ?? ''),
     lint: {
       run: run === 'onSave' ? 'onSave' : 'onType',
-      select: strings(get<unknown>('lint.select', [])),
+      select: Array.isArray(get<unknown>('lint.select', null)) ? strings(get<unknown>('lint.select', null)) : null,
       ignore: strings(get<unknown>('lint.ignore', [])),
       severity:
         severity && typeof severity === 'object' && !Array.isArray(severity)

@@ -55,6 +55,7 @@ describe('package.json', () => {
       assert.ok(props[key], key);
     }
     assert.deepEqual(props['nnie.cfgFilePatterns'].default, [...DEFAULT_CFG_FILE_PATTERNS]);
+    assert.equal(props['nnie.lint.select'].default, null, 'unset select means the default rules, [] would select none');
     assert.deepEqual(props['nnie.lint.run'].enum, ['onType', 'onSave']);
     assert.equal(props['nnie.lint.run'].default, 'onType');
     assert.deepEqual(props['nnie.trace.server'].enum, ['off', 'messages', 'verbose']);

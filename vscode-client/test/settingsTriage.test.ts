@@ -10,7 +10,7 @@ describe('settings', () => {
     assert.deepEqual(readSettings(getter({})), {
       server: { command: [] },
       interpreter: '',
-      lint: { run: 'onType', select: [], ignore: [], severity: {} },
+      lint: { run: 'onType', select: null, ignore: [], severity: {} },
       sourceFramework: 'auto',
       language: 'auto',
       cfgFilePatterns: [],
@@ -37,6 +37,8 @@ describe('settings', () => {
     assert.equal(s.sourceFramework, 'onnx');
     assert.equal(s.language, 'zh-cn');
     assert.equal(readSettings(getter({ 'lint.run': 'sometimes' })).lint.run, 'onType');
+    assert.deepEqual(readSettings(getter({ 'lint.select': [] })).lint.select, [], 'an explicit empty selection is kept');
+    assert.equal(readSettings(getter({ 'lint.select': 'NN3' })).lint.select, null);
     assert.deepEqual(readSettings(getter({ 'lint.severity': ['x'] })).lint.severity, {});
   });
   it('sends the server only the keys it knows (lint, sourceFramework, language, trace)', () => {
