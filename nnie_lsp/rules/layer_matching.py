@@ -42,6 +42,16 @@ def _pair_kind(settings, producer_type, layer_type):
     return None
 
 
+def _split_pair_diag(ctx, project, msg_id, prod, layer):
+    """The NN301/NN302 finding for an in-place `layer` right after its producer `prod`."""
+    doc = project.prototxt
+    blob = next(b for b in layer.tops if b in layer.bottoms)
+    return ctx.diag(msg_id, doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
+                    related=[ctx.related("producer", doc.path, layer_anchor(prod.source), producer=prod.name, blob=blob)],
+                    type=layer.type, layer=layer.name, ptype=prod.type, producer=prod.name, blob=blob,
+                    data={"layer": layer.name})
+
+
 _DEINPLACE_MSG = ("De-inplace \"{layer}\": write to new blob \"{blob}\"", "取消 \"{layer}\" 的原位计算：输出到新 blob \"{blob}\"")
 
 
@@ -89,11 +99,7 @@ def nn301(project, ctx):
             continue
         if prod.type != "Concat" and not extra:
             continue
-        blob = next(b for b in layer.tops if b in layer.bottoms)
-        yield ctx.diag("concat", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
-                       related=[ctx.related("producer", doc.path, layer_anchor(prod.source), producer=prod.name, blob=blob)],
-                       type=layer.type, layer=layer.name, ptype=prod.type, producer=prod.name, blob=blob,
-                       data={"layer": layer.name})
+        yield _split_pair_diag(ctx, project, "concat", prod, layer)
 
 
 @rule("NN302", "inplace-scale-after-innerproduct", W, step=4,
@@ -133,11 +139,7 @@ def nn302(project, ctx):
             continue  # NN301 reports activation pairs
         if not extra and not (prod.type == "InnerProduct" and layer.type in NORM_TYPES):
             continue
-        blob = next(b for b in layer.tops if b in layer.bottoms)
-        yield ctx.diag("fc", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
-                       related=[ctx.related("producer", doc.path, layer_anchor(prod.source), producer=prod.name, blob=blob)],
-                       type=layer.type, layer=layer.name, ptype=prod.type, producer=prod.name, blob=blob,
-                       data={"layer": layer.name})
+        yield _split_pair_diag(ctx, project, "fc", prod, layer)
 
 
 @rule("NN303", "inplace-layer", I, step=4, default_enabled=False,
