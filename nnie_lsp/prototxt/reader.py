@@ -171,7 +171,7 @@ class Node(tuple):
         return self[5], self[6]
 
     def find(self, name: str) -> tuple["Node", ...]:
-        return tuple(c for c in self[3] if c[0] == name)
+        return tuple([c for c in self[3] if c[0] == name])
 
     def first(self, name: str) -> "Node | None":
         for c in self[3]:
@@ -364,7 +364,7 @@ class PrototxtDocument:
         return not self.errors
 
     def find(self, name: str) -> tuple[Node, ...]:
-        return tuple(n for n in self.nodes if n[0] == name)
+        return tuple([n for n in self.nodes if n[0] == name])
 
     def first(self, name: str) -> Node | None:
         for n in self.nodes:
@@ -442,7 +442,7 @@ _INT_RANGES = {
 
 class _FieldInfo:
     __slots__ = ("desc", "name", "k", "repeated", "type_name", "_minfo", "enum_names",
-                 "enum_numbers", "enum_full_name")
+                 "enum_numbers", "enum_full_name", "fast_values")
 
     def __init__(self, fd: _descriptor.FieldDescriptor) -> None:
         self.desc = fd
@@ -450,6 +450,7 @@ class _FieldInfo:
         self.k = _TYPE_TO_K[fd.type]
         self.repeated = fd.is_repeated
         self._minfo = None
+        self.fast_values: dict[str, tuple] = {}  # token -> decoded value (see _fast_parse)
         if self.k == K_ENUM:
             et = fd.enum_type
             self.enum_names = {v.name: v.number for v in et.values}
@@ -1097,6 +1098,161 @@ class _Parser:
 
 
 # ---------------------------------------------------------------------------------------------
+# fast path
+#
+# Most files are valid and use a handful of line shapes (``name: value``, ``name {``, ``}``,
+# ``# comment``).  ``_fast_parse`` reads such files one *statement* per regex match, without a
+# token list, and builds exactly what the general parser would.  At the first thing it does
+# not handle (any error, unknown field, list, ``,``/``;`` separator, escaped or adjacent
+# strings, ...) it gives up and ``parse_prototxt`` reruns the general parser from the start, so
+# the output never depends on which path read the file.
+
+# The sub-patterns are the tokenizer's; possessive quantifiers keep the engine from
+# backtracking into a token, so a statement splits into exactly the tokenizer's tokens.
+_STMT_RE = re.compile(
+    r"""\s*+(?:
+      ([A-Za-z_][0-9A-Za-z_+-]*+)\s*+(?:                    # 1 field name
+          :\s*+(?:
+              ("[^"\n\\]*+"|'[^'\n\\]*+')                   # 2 simple string
+             |((?:[0-9+-]|\.[0-9])[0-9A-Za-z_.+-]*+)        # 3 number
+             |([A-Za-z_][0-9A-Za-z_+-]*+)                   # 4 identifier
+          )
+         |(?::\s*+)?([{<])                                  # 5 block opening
+      )
+     |([}>])                                                # 6 block closing
+     |(\#[^\n\r]*+)                                         # 7 comment
+     |(\S)                                                  # 8 anything else: give up
+    )""",
+    re.X,
+)
+_S_STRING, _S_NUMBER, _S_IDENT, _S_OPEN, _S_CLOSE, _S_COMMENT = 2, 3, 4, 5, 6, 7
+_S_KIND = (None, None, STRING, NUMBER, IDENT)
+
+
+def _fast_decode(fi: _FieldInfo, kind: int, tok: str):
+    """(message value, node value) of an unquoted token, as the general parser decodes it."""
+    fk = fi.k
+    if fk == K_UINT32 and kind == NUMBER and tok.isdigit() and (tok[0] != "0" or len(tok) == 1):
+        v = int(tok)
+        return (v, v) if v <= 4294967295 else _decode(fi, kind, tok)
+    if fk == K_FLOAT and kind == NUMBER:
+        v = _parse_float(tok)
+        return v, v
+    if fk == K_BOOL:
+        if tok in _TRUE:
+            return True, True
+        if tok in _FALSE:
+            return False, False
+    return _decode(fi, kind, tok)
+
+
+def _fast_parse(text: str, li: LineIndex, msg: Message, root_mi: _MsgInfo):
+    """``(nodes, layer_entries, comment_offsets)`` for a simple valid file, else ``None``.
+
+    ``msg`` is filled as it goes: the caller must discard it when ``None`` is returned.
+    """
+    nodes: list[Node] = []
+    append = nodes.append
+    layer_entries: list[tuple[Node, Message, bool]] = []
+    comments: list[tuple[int, int]] = []
+    # one entry per open block: the enclosing level's state + the block's own data
+    stack: list[tuple] = []
+    push, pop = stack.append, stack.pop
+    mi = root_mi
+    fields_get = mi.fields.get
+    seen: set[str] = set()
+    node_cls = Node
+    k_string, k_bytes, k_msg = K_STRING, K_BYTES, K_MSG
+    kinds = _S_KIND
+    max_depth = _MAX_DEPTH
+    pos = 1 if text.startswith("\ufeff") else 0
+    try:
+        for m in _STMT_RE.finditer(text, pos):
+            k = m.lastindex
+            if k <= 4:
+                # ---- name: scalar  (k: 2 string, 3 number, 4 identifier)
+                name = m[1]
+                fi = fields_get(name)
+                if fi is None:
+                    return None
+                tok = m[k]
+                if k == 2:
+                    fk = fi.k
+                    if fk == k_string:
+                        mv = value = tok[1:-1]
+                    elif fk == k_bytes:
+                        mv = value = tok[1:-1].encode("utf-8")
+                    else:
+                        return None
+                else:
+                    # decoded values of unquoted tokens are cached per field (1, 0.1, true...)
+                    cache = fi.fast_values
+                    r = cache.get(tok)
+                    if r is None:
+                        r = _fast_decode(fi, kinds[k], tok)
+                        if len(cache) < 512:
+                            cache[tok] = r
+                    mv, value = r
+                if fi.repeated:
+                    getattr(msg, name).append(mv)
+                elif name in seen:
+                    return None
+                else:
+                    seen.add(name)
+                    setattr(msg, name, mv)
+                ns = m.start(1)
+                vs, ve = m.span(k)
+                append(node_cls((name, "scalar", value, (), li, ns, ns + len(name), ns, ve, vs, ve, fi.desc)))
+            elif k == 5:
+                # ---- name {  : push the current level
+                name = m[1]
+                fi = fields_get(name)
+                if fi is None or fi.k != k_msg or len(stack) >= max_depth:
+                    return None
+                if fi.repeated:
+                    sub = getattr(msg, name).add()
+                elif name in seen:
+                    return None
+                else:
+                    seen.add(name)
+                    sub = getattr(msg, name)  # marked present when a field is set, or at '}'
+                push((nodes, msg, mi, seen, name, m.start(1), fi, m.start(5), "}" if m[5] == "{" else ">"))
+                nodes = []
+                append = nodes.append
+                msg = sub
+                mi = fi.minfo
+                fields_get = mi.fields.get
+                seen = set()
+            elif k == 6:
+                # ---- }  : pop
+                if not stack:
+                    return None
+                children = nodes
+                nodes, parent, mi, seen, name, ns, fi, bs, close = pop()
+                if m[6] != close:
+                    return None
+                if not children and not fi.repeated:
+                    msg.SetInParent()  # an empty singular block: "name { }"
+                be = m.end(6)
+                append = nodes.append
+                fields_get = mi.fields.get
+                node = node_cls((name, "message", None, tuple(children), li, ns, ns + len(name), ns, be,
+                                 bs, be, fi.desc))
+                append(node)
+                if not stack and (name == "layer" or name == "layers"):
+                    layer_entries.append((node, msg, name == "layers"))
+                msg = parent
+            elif k == 7:
+                comments.append(m.span(7))
+            else:
+                return None
+    except _BadValue:
+        return None
+    if stack:
+        return None
+    return nodes, layer_entries, comments
+
+# ---------------------------------------------------------------------------------------------
 # entry point
 
 
@@ -1127,29 +1283,42 @@ def parse_prototxt(text: str, path: str | None = None, message_type: str | None 
     cls = message_class(root_name) or caffe_pb2.NetParameter
     msg = cls()
     root_mi = _msg_info(cls.DESCRIPTOR)
-    nodes: list[Node] = []
     # The token lists and the tree are many small acyclic objects: the cyclic GC only costs
     # time here (about 15% of the read).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        p = _Parser(text, li, root_mi)
-        p.errors.extend(header_errors)
-        nodes, _ = p.fields(msg, root_mi, 0, None)
-    except RecursionError:
-        p.errors.append((NN010, "Blocks are nested too deeply.", 0, 0))
-    except Exception as e:  # pragma: no cover - safety net; tests assert it never triggers
-        p.errors.append((NN010, f"internal error: {type(e).__name__}: {e}", 0, 0))
+        try:
+            fast = _fast_parse(text, li, msg, root_mi)
+        except Exception:  # pragma: no cover - safety net: the general parser decides
+            fast = None
+        if fast is not None:
+            nodes, layer_entries, comment_offsets = fast
+            raw_errors = header_errors
+        else:
+            msg = cls()
+            p = _Parser(text, li, root_mi)
+            p.errors.extend(header_errors)
+            try:
+                nodes, _ = p.fields(msg, root_mi, 0, None)
+            except RecursionError:
+                nodes = []
+                p.errors.append((NN010, "Blocks are nested too deeply.", 0, 0))
+            except Exception as e:  # pragma: no cover - safety net; tests assert it never triggers
+                nodes = []
+                p.errors.append((NN010, f"internal error: {type(e).__name__}: {e}", 0, 0))
+            layer_entries, comment_offsets, raw_errors = p.layer_entries, p.comment_offsets, p.errors
     finally:
         if gc_was_enabled:
             gc.enable()
+            gc.collect(1)
     errors = sorted(
-        (ProtoError(code, message, li.range(s, max(s, e))) for code, message, s, e in p.errors),
+        (ProtoError(code, message, li.range(s, max(s, e))) for code, message, s, e in raw_errors),
         key=lambda er: (er.range.start, er.range.end),
     )
-    comments = tuple((li.range(s, e), text[s:e]) for s, e in p.comment_offsets)
+    comments = tuple((li.range(s, e), text[s:e]) for s, e in comment_offsets)
     layers = tuple(
-        LayerSource(idx, node, sub, v1) for idx, (node, sub, v1) in enumerate(p.layer_entries)
+        LayerSource(idx, node, sub, v1) for idx, (node, sub, v1) in enumerate(layer_entries)
     )
     return PrototxtDocument(
         text=text,

@@ -17,6 +17,9 @@ from .. import i18n
 from ..settings import LintSettings, SettingsError, settings_from_mapping
 
 KNOWN_TOP = {"lint", "sourceFramework", "language", "trace"}
+# settings of the `nnie` section that only the editor client uses (how to start the server,
+# which files to claim); VS Code sends the whole section, so they are accepted and ignored here
+CLIENT_ONLY_TOP = {"server", "interpreter", "cfgFilePatterns", "locale"}
 KNOWN_LINT = {"run", "select", "ignore", "severity", "debounce", "extendSelect", "perFileIgnores", "enable"}
 
 
@@ -77,7 +80,7 @@ def parse_settings(raw: Any, lang: str = "en") -> ServerSettings:
     if not isinstance(raw, Mapping):
         raise SettingsError(i18n.t("settings.bad_type", lang, key="nnie", what="an object"))
     data = _nest(raw)
-    unknown = sorted(set(data) - KNOWN_TOP)
+    unknown = sorted(set(data) - KNOWN_TOP - CLIENT_ONLY_TOP)
     if unknown:
         raise SettingsError(i18n.t("settings.unknown", lang, keys=", ".join(unknown)))
     lint = data.get("lint") or {}

@@ -45,6 +45,7 @@ from .convert import TRIAGE_SOURCE, Encoder, edit_text, to_lsp_diagnostic, uri_o
 log = logging.getLogger("nnie_lsp.server")
 
 REQUEST_FAILED = -32803
+TIMING = bool(os.environ.get("NNIE_LSP_TIMING"))  # log each lint's duration (benchmarks)
 FIX_ALL_KIND = "source.fixAll.nnie"
 
 
@@ -353,6 +354,8 @@ class NnieLanguageServer(LanguageServer):
             return  # a newer request is scheduled
         if not self.pull:
             self.publish(uri, res)
+        if TIMING:
+            self.log(f"timing: lint {res.elapsed * 1000:.1f} ms for version {res.version} of {uri}")
         if related:
             others = before | {u for u, s in self.docs.items() if s.path in res.members and u != uri}
             for other in others:

@@ -54,6 +54,7 @@ class EditorClient(LanguageClient):
         self.applied: list[T.WorkspaceEdit] = []
         self.encoding = "utf-16"
         self.pull = False
+        self.inlay_refreshes = 0
 
     def open(self, path: Path, language_id: str, text: str | None = None) -> str:
         uri = from_fs_path(str(path))
@@ -135,6 +136,10 @@ def make_client() -> EditorClient:
     @client.feature(T.WORKSPACE_APPLY_EDIT)
     def on_apply_edit(ls: EditorClient, params: T.ApplyWorkspaceEditParams):
         return T.ApplyWorkspaceEditResult(applied=ls.apply_workspace_edit(params.edit))
+
+    @client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_inlay_refresh(ls: EditorClient, params):
+        ls.inlay_refreshes += 1
 
     @client.feature(T.CLIENT_REGISTER_CAPABILITY)
     def on_register(ls: EditorClient, params: T.RegistrationParams):

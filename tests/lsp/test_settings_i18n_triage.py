@@ -112,7 +112,7 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
                                            "cfg": str(project / "tiny_face_inst.cfg")}]))
     assert result["case"] == 2 and result["inputs"]["prototxt"] == str(project / "model.prototxt")
     reports = [p for ps in client.progress_reports.values() for p in ps]
-    kinds = [getattr(p.value, "kind", None) if not isinstance(p.value, dict) else p.value.get("kind") for p in reports]
+    kinds = [p.kind for p in reports]
     assert kinds[0] == "begin" and kinds[-1] == "end"
     items = await client.diagnostics_for(uri, predicate=lambda ds: any(d.source == "nnie-triage" for d in ds))
     tri = {d.data["layer"]: d for d in items if d.source == "nnie-triage"}
@@ -128,6 +128,8 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
     labels = {h.label for h in hints}
     assert {"cos 0.9731", "cos 0.8012", "cos 0.9995"} <= labels
     assert any(h.position.line == route for h in hints if h.label == "cos 0.9731")
+    if client.preset == "neovim":  # its capabilities announce inlayHint refresh support
+        assert client.inlay_refreshes >= 1
 
 
 async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
@@ -162,3 +164,32 @@ async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
     with pytest.raises(JsonRpcException):
         await client.workspace_execute_command_async(T.ExecuteCommandParams(
             command="nnie.triage", arguments=[{"sim": str(tmp_path)}]))
+
+
+async def test_triage_with_the_real_cli(client, tmp_path):
+    """The command runs `python -m nnie_lsp.cli.triage compare … --format json` on the MTCNN demo."""
+    import shutil
+
+    from .conftest import REPO
+    src = REPO / "examples" / "triage"
+    dest = tmp_path / "triage"
+    shutil.copytree(src / "quant_noise", dest / "quant_noise")
+    shutil.copytree(src / "model", dest / "model")
+    await start_session(client, client.preset)
+    proto = dest / "model" / "det1.prototxt"
+    uri = client.open(proto, "prototxt")
+    result = await asyncio.wait_for(client.workspace_execute_command_async(T.ExecuteCommandParams(
+        command="nnie.triage", arguments=[{"reference": str(dest / "quant_noise" / "caffe"),
+                                           "sim": str(dest / "quant_noise" / "nnie"),
+                                           "cfg": str(dest / "quant_noise" / "sim.cfg"), "prototxt": str(proto)}])), 60)
+    assert result["case"] == 2 and result["layers"]
+    low = {r["name"] for r in result["layers"] if r.get("status") in ("low", "poor", "bad")}
+    items = await client.diagnostics_for(uri, predicate=lambda ds: any(d.source == "nnie-triage" for d in ds))
+    flagged = {d.data["layer"] for d in items if d.source == "nnie-triage"}
+    assert flagged and flagged <= low and "conv4-2" in flagged
+    text = client.texts[uri]
+    hints = await client.text_document_inlay_hint_async(T.InlayHintParams(
+        text_document=T.TextDocumentIdentifier(uri=uri),
+        range=T.Range(start=T.Position(line=0, character=0), end=T.Position(line=len(text.split("\n")), character=0))))
+    conv1 = next(r for r in result["layers"] if r["name"] == "conv1")
+    assert f"cos {conv1['cosine']:.4f}" in {h.label for h in hints}

@@ -1,0 +1,182 @@
+"""Keystroke-to-diagnostics latency of nnie-lsp on the 2,000-layer prototxt (~30k lines).
+
+A real stdio client (pygls) starts ``python -m nnie_lsp`` with push diagnostics, opens the file and
+makes ~30 edits, each a single incremental change that makes the text unique (so no parse cache
+helps) and toggles an NN011 typo.  For each edit it measures the time from sending didChange to
+the publishDiagnostics of that document version.  In the same run it measures a full in-process
+``project_for_file`` + ``lint_project`` of the same edited texts.  Goal: server p95 <= 1.2x engine.
+
+    .venv/bin/python benchmarks/bench_lsp.py [--edits 30] [--layers 2000] [--burst]
+
+``--burst`` adds a second series: 5 keystrokes 40 ms apart per edit (the debounce's trailing
+edge), latency counted from the last keystroke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+from lsprotocol import types as T
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+from nnie_lsp.lint import lint_project, project_for_file
+from nnie_lsp.project import DiskProvider
+from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.settings import LintSettings
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def edited_line(base_lines: list[str], i: int, n: int) -> tuple[int, str]:
+    """Edit i, keystroke n: the line changed and its new content (a unique comment; an NN011
+    typo field on every second edit), on one line so undoing it is one range."""
+    line = 12 + (i % 7) * 3
+    content = base_lines[line] + (f' botom: "t{i}"' if i % 2 else "") + f"  # edit {i}.{n}"
+    return line, content
+
+
+async def run(args) -> int:
+    text = generate_big_prototxt(args.layers)
+    tmp = tempfile.mkdtemp(prefix="nnie-bench-")
+    path = os.path.join(tmp, "big.prototxt")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    uri = from_fs_path(path)
+    base_lines = text.split("\n")
+    print(f"file: {len(base_lines)} lines, {len(text) / 1024:.0f} KB, {args.layers} layers")
+
+    client = LanguageClient("bench", "1")
+    published: dict[int, float] = {}
+    waiters: dict[int, asyncio.Future] = {}
+
+    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diag(params: T.PublishDiagnosticsParams):
+        if params.uri != uri or params.version is None:
+            return
+        published[params.version] = time.perf_counter()
+        fut = waiters.pop(params.version, None)
+        if fut is not None and not fut.done():
+            fut.set_result(len(params.diagnostics))
+
+    server_lint: list[float] = []
+
+    @client.feature(T.WINDOW_LOG_MESSAGE)
+    def on_log(params):
+        if params.message.startswith("timing: lint "):
+            server_lint.append(float(params.message.split()[2]) / 1000)
+
+    await client.start_io(sys.executable, "-m", "nnie_lsp", env={**os.environ, "NNIE_LSP_TIMING": "1"})
+    caps = T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
+        publish_diagnostics=T.PublishDiagnosticsClientCapabilities(version_support=True)))
+    await client.initialize_async(T.InitializeParams(capabilities=caps, root_uri=from_fs_path(tmp)))
+    client.initialized(T.InitializedParams())
+
+    loop = asyncio.get_running_loop()
+    waiters[1] = loop.create_future()
+    t0 = time.perf_counter()
+    client.text_document_did_open(T.DidOpenTextDocumentParams(
+        text_document=T.TextDocumentItem(uri=uri, language_id="prototxt", version=1, text=text)))
+    await asyncio.wait_for(waiters[1], 120)
+    print(f"open -> first diagnostics: {time.perf_counter() - t0:.3f} s")
+
+    version = 1
+
+    def change(line: int, old: str, new: str) -> None:
+        nonlocal version
+        version += 1
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[T.TextDocumentContentChangePartial(
+                range=T.Range(start=T.Position(line=line, character=0),
+                              end=T.Position(line=line, character=len(old))), text=new)]))
+
+    async def one_edit(i: int, burst: int = 1) -> tuple[float, int]:
+        line = 12 + (i % 7) * 3
+        old = base_lines[line]
+        sent = 0.0
+        for k in range(burst):
+            _, content = edited_line(base_lines, i, k)
+            if k == burst - 1:
+                waiters[version + 1] = loop.create_future()
+                fut = waiters[version + 1]
+            sent = time.perf_counter()
+            change(line, old, content)
+            old = content
+            if k < burst - 1:
+                await asyncio.sleep(0.04)
+        n = await asyncio.wait_for(fut, 120)
+        lat = published[version] - sent
+        waiters[version + 1] = fut2 = loop.create_future()
+        change(line, old, base_lines[line])  # undo
+        await asyncio.wait_for(fut2, 120)
+        await asyncio.sleep(args.gap)
+        return lat, n
+
+    lats, counts = [], []
+    for i in range(args.edits):
+        lat, n = await one_edit(i)
+        lats.append(lat)
+        counts.append(n)
+    burst_lats = []
+    if args.burst:
+        for i in range(args.edits, args.edits + 5):
+            lat, _ = await one_edit(i, burst=5)
+            burst_lats.append(lat)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+    # the engine on the same texts, in this process
+    eng = []
+    settings = LintSettings()
+    for i in range(args.edits):
+        line, content = edited_line(base_lines, i, 99)  # distinct texts (no parse-cache hits)
+        new_text = "\n".join(base_lines[:line] + [content] + base_lines[line + 1:])
+        t0 = time.perf_counter()
+        project = project_for_file(path, settings=settings, provider=DiskProvider({path: new_text}), is_cfg=False)
+        lint_project(project, paths=[path])
+        eng.append(time.perf_counter() - t0)
+
+    def show(name, xs):
+        print(f"{name:<34} p50 {pct(xs, .5) * 1000:7.1f} ms   p95 {pct(xs, .95) * 1000:7.1f} ms   "
+              f"min {min(xs) * 1000:7.1f} ms   n={len(xs)}")
+
+    show("engine lint_project (in-process)", eng)
+    show("server keystroke->diagnostics", lats)
+    measured = server_lint[1:1 + 2 * args.edits:2]  # the edits, not the undos (open is first)
+    if measured:
+        show("  of which lint inside the server", measured)
+    if burst_lats:
+        show("server, 5-key bursts (last key)", burst_lats)
+    ratio50 = pct(lats, .5) / pct(eng, .5)
+    ratio95 = pct(lats, .95) / pct(eng, .95)
+    print(f"ratio server/engine: p50 {ratio50:.2f}x, p95 {ratio95:.2f}x (goal p95 <= 1.2x)")
+    print(f"diagnostics per publish: {sorted(set(counts))}")
+    return 0 if ratio95 <= 1.2 else 1
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument("--layers", type=int, default=2000)
+    ap.add_argument("--gap", type=float, default=0.4, help="pause between edits (s), > the 300 ms debounce")
+    ap.add_argument("--burst", action="store_true")
+    return asyncio.run(run(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The pure editor features (no server): i18n catalogue, encodings, actions, completion, rename."""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+
+import pytest
+
+from nnie_lsp import i18n
+from nnie_lsp.cfg.reader import parse_cfg
+from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
+from nnie_lsp.features import actions as fa
+from nnie_lsp.features import completion as fc
+from nnie_lsp.features import hover as fh
+from nnie_lsp.features import navigation as fn
+from nnie_lsp.features.common import document_kind
+from nnie_lsp.project import cached_prototxt
+from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.server.config import choose_language, parse_settings
+from nnie_lsp.server.convert import Encoder
+from nnie_lsp.settings import SettingsError
+from nnie_lsp.text import LineIndex, Position, Range, TextEdit, apply_edits
+
+from .conftest import EXAMPLE
+
+
+def fields(s: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(s) if f}
+
+
+@pytest.mark.parametrize("key", sorted(i18n.UI))
+def test_every_ui_string_has_both_languages(key):
+    en, zh = i18n.UI[key]
+    assert en.strip() and zh.strip()
+    assert fields(en) == fields(zh), key
+    assert re.search(r"[\u4e00-\u9fff]", zh) or key == "hover.blob", f"{key}: zh text is not Chinese"
+
+
+def test_encoder_round_trips_non_ascii():
+    line = "name: \"层😀x\"  # 注释"
+    for enc, col_x in (("utf-16", 10), ("utf-8", 14), ("utf-32", 9)):
+        e = Encoder(enc)
+        cp = line.index("x")
+        assert e.to_lsp_col(line, cp) == col_x, enc
+        assert e.from_lsp_col(line, col_x) == cp, enc
+    assert Encoder("utf-16").to_lsp_col("abc", 2) == 2
+
+
+def test_document_kind_sniffs_cfg_content():
+    assert document_kind("/p/setup.cfg", "ini", "[metadata]\nname = x\n") is None
+    assert document_kind("/p/a.cfg", "properties", "[net_type] 0\n") == "cfg"
+    assert document_kind("/p/x.txt", "nnie-cfg", "") == "cfg"
+    assert document_kind("/p/m.prototxt", "plaintext", "") == "prototxt"
+
+
+def test_disable_line_edits():
+    proto = 'layer {\n  top: "a"\n  top: "b"  # nnie-lint: disable=NN301\n}\n'
+    e = fa.disable_line_edit(proto, 1, "NN302", "prototxt")
+    assert apply_edits(proto, [e]).split("\n")[1] == '  top: "a"  # nnie-lint: disable=NN302'
+    e = fa.disable_line_edit(proto, 2, "NN302", "prototxt")
+    assert apply_edits(proto, [e]).split("\n")[2].endswith("disable=NN301,NN302")
+    cfg = "[net_type] 0\n[mean_file] ./m.txt   # x\n"
+    e = fa.disable_line_edit(cfg, 1, "NN007", "cfg")
+    out = apply_edits(cfg, [e])
+    assert out.split("\n")[1:3] == ["# nnie-lint: disable=NN007", "[mean_file] ./m.txt   # x"]
+    e2 = fa.disable_line_edit(out, 2, "NN102", "cfg")
+    assert apply_edits(out, [e2]).split("\n")[1] == "# nnie-lint: disable=NN007,NN102"
+
+
+def test_fix_all_is_safe_and_non_overlapping(tmp_path):
+    p = str(tmp_path / "a.prototxt")
+    other = str(tmp_path / "b.cfg")
+    r = Range.of(0, 0, 0, 3)
+
+    def d(code, fix):
+        return Diagnostic(code, "m", p, r, fix=fix)
+    safe1 = Fix("one", Applicability.SAFE, (FileEdit(p, TextEdit(r, "xyz")),))
+    overlapping = Fix("two", Applicability.SAFE, (FileEdit(p, TextEdit(Range.of(0, 1, 0, 2), "q")),))
+    unsafe = Fix("three", Applicability.UNSAFE, (FileEdit(p, TextEdit(Range.of(1, 0, 1, 1), "u")),))
+    elsewhere = Fix("four", Applicability.SAFE, (FileEdit(other, TextEdit(r, "c")),))
+    act = fa.fix_all([d("NN1", safe1), d("NN2", overlapping), d("NN3", unsafe), d("NN4", elsewhere)], p)
+    assert act.kind == "source.fixAll.nnie" and act.codes == ("NN1",)
+    assert [e.new_text for e in act.edits[p]] == ["xyz"]
+    assert fa.fix_all([d("NN3", unsafe)], p) is None
+    data = fa.fix_to_data(unsafe)
+    assert fa.fix_from_data(data) == Fix("three", Applicability.UNSAFE,
+                                         (FileEdit(p, TextEdit(Range.of(1, 0, 1, 1), "u")),))
+
+
+def test_cfg_completion_keys_and_values():
+    items = fc.cfg_completions("[norm", Position(0, 5), "en", snippets=True)
+    nt = next(i for i in items if i.label == "[norm_type]")
+    assert nt.snippet and nt.insert_text.startswith("[norm_type] ${1|0,1,2,3,4,5|}")
+    assert nt.replace == Range.of(0, 0, 0, 5)
+    plain = fc.cfg_completions("", Position(0, 0), "en", snippets=False)
+    assert next(i for i in plain if i.label == "[norm_type]").insert_text == "[norm_type] 0"
+    values = fc.cfg_completions("[RGB_order] ", Position(0, 12), "zh")
+    assert [v.label for v in values] == ["RGB", "BGR"]
+    assert fc.cfg_completions("[image_list] ./a", Position(0, 16)) == []
+
+
+def test_prototxt_completion_fields_enums_blobs():
+    text = (EXAMPLE / "model.prototxt").read_text()
+    doc, graph = cached_prototxt(text, str(EXAMPLE / "model.prototxt"))
+    lines = text.split("\n")
+    k = next(i for i, x in enumerate(lines) if "kernel_size: 3" in x)
+    items = fc.prototxt_completions(doc, graph, Position(k, 4), "en", text_line="    ")
+    assert {"num_output", "kernel_size", "stride", "weight_filler"} <= {i.label for i in items}
+    pool = next(i for i, x in enumerate(lines) if x.strip().startswith("pool:"))
+    items = fc.prototxt_completions(doc, graph, Position(pool, len("    pool: ")), "en", text_line="    pool: ")
+    assert {"MAX", "AVE"} <= {i.label for i in items}
+    name = next(i for i, x in enumerate(lines) if 'name: "layer1-conv"' in x)
+    items = fc.prototxt_completions(doc, graph, Position(name, 2), "en", text_line="  ")
+    labels = [i.label for i in sorted(items, key=lambda i: i.sort_text)]
+    assert labels[0] == "convolution_param"  # the layer's own param block first
+
+
+def test_rename_refuses_collisions_and_bad_names():
+    text = (EXAMPLE / "model.prototxt").read_text()
+    doc, graph = cached_prototxt(text, str(EXAMPLE / "model.prototxt"))
+    line = next(i for i, x in enumerate(text.split("\n")) if 'top: "layer1-conv"' in x)
+    pos = Position(line, text.split("\n")[line].index("layer1-conv"))
+    with pytest.raises(fn.RenameError, match="already exists"):
+        fn.rename(doc, graph, pos, "layer10-route")
+    with pytest.raises(fn.RenameError, match="quotes"):
+        fn.rename(doc, graph, pos, 'a"b')
+    with pytest.raises(fn.RenameError, match="已存在"):
+        fn.rename(doc, graph, pos, "layer10-route", lang="zh")
+    edits = fn.rename(doc, graph, pos, "c1")
+    new = apply_edits(text, edits)
+    assert '"layer1-conv"' in new  # the layer name stays
+    assert new.count('"c1"') == len(edits) == text.count('bottom: "layer1-conv"') + text.count('top: "layer1-conv"')
+
+
+def test_hover_suppression_code_and_cfg_value():
+    md, rng = fh.suppression_hover("  top: \"x\"  # nnie-lint: disable=NN301,NN302", Position(0, 42), "en")
+    assert "NN302" in md and "NN301 (" not in md and rng.start.character == 39
+    assert fh.suppression_hover("top: \"NN301\"", Position(0, 8)) is None
+    from nnie_lsp.lint import project_for_file
+    from nnie_lsp.settings import LintSettings
+    project = project_for_file(str(EXAMPLE / "tiny_face_inst.cfg"), settings=LintSettings(), is_cfg=True)
+    line = next(e.line for e in project.cfg.entries if e.key == "norm_type")
+    md, _ = fh.cfg_hover(project, Position(line, 12), "zh")
+    assert "乘以 data_scale" in md
+
+
+def test_settings_validation_and_language():
+    s = parse_settings({"lint.run": "onSave", "lint.select": ["NN3"], "sourceFramework": "darknet"})
+    assert s.run == "onSave" and s.lint_settings().select == ("NN3",)
+    assert s.lint_settings().source_framework == "darknet"
+    for bad in ({"lint": {"run": "x"}}, {"lint": {"severity": {"NN301": "loud"}}}, {"colour": 1},
+                {"sourceFramework": "caffe2"}, {"lint": {"debounce": -1}}, {"language": "fr"}):
+        with pytest.raises(SettingsError):
+            parse_settings(bad)
+    assert choose_language("auto", "zh-CN") == "zh" and choose_language("en", "zh-CN") == "en"
+    assert choose_language("auto", None, cli="zh") == "zh"
+
+
+def test_big_file_features_are_fast():
+    text = generate_big_prototxt(2000)
+    assert text.count("\n") > 28000
+    doc, graph = cached_prototxt(text, "/tmp/big.prototxt")
+    t0 = time.perf_counter()
+    syms = fn.prototxt_symbols(doc, graph)
+    folds = fn.prototxt_folding(doc)
+    mid = doc.layers[1000]
+    blob, rng = mid.bottoms[0]
+    md, _ = fh.prototxt_hover(doc, graph, rng.start, "en")
+    locs = fn.prototxt_definition(doc, graph, rng.start)
+    elapsed = time.perf_counter() - t0
+    assert len([s for s in syms if s.kind == "layer"]) == len(doc.layers)
+    assert len(folds) >= len(doc.layers) and blob in md and locs
+    assert elapsed < 5.0
+
+
+def test_client_only_settings_are_accepted():
+    """VS Code sends the whole `nnie` section; keys only the client uses must not void the rest."""
+    from nnie_lsp.server.config import parse_settings
+    s = parse_settings({"server": {"command": ["python3", "-m", "nnie_lsp"]}, "interpreter": "/usr/bin/python3",
+                        "cfgFilePatterns": ["**/*_inst.cfg"], "lint": {"ignore": ["NN304"]}})
+    assert "NN304" in s.lint_settings().ignore
+    with pytest.raises(SettingsError):
+        parse_settings({"lnt": {}})
