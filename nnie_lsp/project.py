@@ -155,6 +155,7 @@ class Project:
     means: tuple[MeanFacts, ...] = ()
     base_dir: str | None = None         # folder the cfg's relative paths were resolved against
     prototxt_origin: RefFile | None = None
+    binary_prototxt: str | None = None  # path of a "prototxt" that is binary data (not parsed)
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -350,17 +351,29 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                         m = _read_mean(r, provider)
                         if m is not None:
                             means.append(m)
-    proto_doc = graph = None
+    proto_doc = graph = binary = None
     if prototxt_path is None and proto_origin is not None and proto_origin.resolved:
         prototxt_path = proto_origin.resolved
     if prototxt_path:
         prototxt_path = os.path.abspath(prototxt_path)
         dec = provider.read_text(prototxt_path)
-        if dec is not None:
+        if dec is not None and looks_binary(dec.text):
+            binary = prototxt_path   # e.g. [prototxt_file] pointing at the .caffemodel: not parsed
+        elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
     return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
                    refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
-                   base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin)
+                   base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
+                   binary_prototxt=binary)
+
+
+def looks_binary(text: str) -> bool:
+    """NUL bytes or mostly control characters in the first 8 KiB: not a text prototxt."""
+    head = text[:8192]
+    if "\x00" in head:
+        return True
+    ctrl = sum(1 for ch in head if ord(ch) < 32 and ch not in "\r\n\t\f")
+    return bool(head) and ctrl / len(head) > 0.05
 
 
 def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:

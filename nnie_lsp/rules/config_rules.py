@@ -109,13 +109,17 @@ def nn002(project, ctx):
 @rule("NN003", "invalid-cfg-value", E, step=None,
       summary=("Invalid cfg value (type, range, enum)", "配置值无效（类型、范围或枚举）"),
       messages={"bad": ("[{key}] {message}", "[{key}] {message}"),
+                "kind": ("[{key}] names a {found} file; it expects {expected}",
+                         "[{key}] 指向的是 {found} 文件；应为 {expected}"),
                 "set": ("Change to {value}", "改为 {value}")},
       fix="safe")
 def nn003(project, ctx):
     """
     ## What it finds
     A value of the wrong type or outside the documented range or choices of its key: `[norm_type] 6`,
-    `[data_scale] 1/255`, `[compile_mode] 3`, `[RGB_order] rgb`, `[batch_num] 300`, an empty value.
+    `[data_scale] 1/255`, `[compile_mode] 3`, `[RGB_order] rgb`, `[batch_num] 300`, an empty value;
+    and a path of the wrong kind: `[prototxt_file]` and `[caffemodel_file]` swapped, or
+    `[image_list]` naming an image instead of the list file.
 
     ## Why
     The HiSVP guide's cfg table (§3.5.2, table 3-6) fixes each key's range; the mapper refuses or
@@ -138,6 +142,11 @@ def nn003(project, ctx):
         spec = K.lookup(e.key)
         if spec is None:
             continue
+        wrong = _wrong_file_kind(e.key, e.value)
+        if wrong:
+            found, expected = wrong
+            yield ctx.diag("kind", cfg.path, e.value_range, key=e.key, found=found, expected=expected)
+            continue
         if spec.allows_null and K.is_null_path(e.value):
             continue
         chk = K.check_value(spec, e.value)
@@ -149,6 +158,24 @@ def nn003(project, ctx):
             fix = ctx.fix("set", [(cfg.path, set_cfg_value(e, chk.suggestion))], safe=True, value=chk.suggestion)
         rng = e.value_range if e.value else e.bracket_range
         yield ctx.diag("bad", cfg.path, rng, fix=fix, key=e.key, message=msg)
+
+
+_IMAGE_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".jpe", ".jp2", ".webp", ".tif", ".tiff", ".pgm", ".ppm", ".pbm")
+_EXPECTED = {"prototxt_file": ".prototxt", "caffemodel_file": ".caffemodel",
+             "image_list": "a text file listing the images"}
+
+
+def _wrong_file_kind(key: str, value: str):
+    """(found, expected) when a path key names an obviously wrong kind of file (e.g. swapped)."""
+    v = value.strip().strip('"').lower()
+    found = None
+    if key == "prototxt_file" and v.endswith((".caffemodel", ".wk", ".binaryproto")):
+        found = os.path.splitext(v)[1]
+    elif key == "caffemodel_file" and v.endswith((".prototxt", ".wk", ".cfg")):
+        found = os.path.splitext(v)[1]
+    elif key == "image_list" and v.endswith(_IMAGE_EXT):
+        found = os.path.splitext(v)[1] + " image"
+    return (found, _EXPECTED[key]) if found else None
 
 
 @rule("NN004", "repeated-cfg-key", W, step=None,

@@ -22,7 +22,13 @@ def _reader_errors(project, ctx, code):
 
 @rule("NN010", "prototxt-syntax", E, step=None,
       summary=("prototxt syntax error", "prototxt 语法错误"),
-      messages={"err": ("{message}", "语法错误：{message}")})
+      messages={"err": ("{message}", "语法错误：{message}"),
+                "more": ("{n} more syntax errors not shown (is this really a text prototxt?)",
+                         "另有 {n} 个语法错误未显示（这真的是文本格式的 prototxt 吗？）"),
+                "binary": ("this file is binary data, not a text prototxt (a .caffemodel?)",
+                           "该文件是二进制数据，不是文本格式的 prototxt（是 .caffemodel 吗？）"),
+                "binary_ref": ("[prototxt_file] {file} is binary data, not a text prototxt (a .caffemodel?)",
+                               "[prototxt_file] {file} 是二进制数据，不是文本格式的 prototxt（是 .caffemodel 吗？）")})
 def nn010(project, ctx):
     """
     ## What it finds
@@ -41,7 +47,23 @@ def nn010(project, ctx):
     ## Fix
     None automatic.
     """
-    yield from _reader_errors(project, ctx, "NN010")
+    if project.binary_prototxt:
+        origin = project.prototxt_origin
+        if origin is not None and project.cfg is not None and origin.resolved == project.binary_prototxt:
+            yield ctx.diag("binary_ref", project.cfg.path, origin.entry.value_range, file=origin.written)
+        yield ctx.diag("binary", project.binary_prototxt, Range.point(0, 0))
+        return
+    doc = project.prototxt
+    if doc is None:
+        return
+    errs = [e for e in doc.errors if e.code == "NN010"]
+    for err in errs[:MAX_SYNTAX_ERRORS]:
+        yield ctx.diag("err", doc.path, err.range, message=err.message)
+    if len(errs) > MAX_SYNTAX_ERRORS:
+        yield ctx.diag("more", doc.path, errs[MAX_SYNTAX_ERRORS].range, n=len(errs) - MAX_SYNTAX_ERRORS)
+
+
+MAX_SYNTAX_ERRORS = 25
 
 
 @rule("NN011", "unknown-field", E, step=None,
