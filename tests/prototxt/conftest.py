@@ -12,7 +12,9 @@ REAL = sorted((DATA / "real").glob("*.prototxt"))
 MODELS = sorted((DATA / "models").glob("*/*.prototxt"))
 CORPUS = REAL + MODELS
 # weights are not copied into the repository (4.7 MB); tests using them skip without them
-SHARED_MODELS = pathlib.Path(os.environ.get("NNIE_SHARED_MODELS", "/work/shared/corpus/models"))
+_BESIDE = pathlib.Path(__file__).resolve().parents[3] / "shared"  # CI: shared/ beside the clone
+SHARED_MODELS = pathlib.Path(os.environ.get(
+    "NNIE_SHARED_MODELS", str((_BESIDE if _BESIDE.is_dir() else pathlib.Path("/work/shared")) / "corpus" / "models")))
 
 
 def read(path: pathlib.Path) -> str:

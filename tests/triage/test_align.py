@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from types import SimpleNamespace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,7 +263,13 @@ def test_batch_items_and_duplicate_reference(net, tmp_path):
 
 # ------------------------------------------------------------------------------------------
 # real net: MTCNN det1 (PNet) through the prototxt graph, Caffe side from OpenCV's dnn
-MTCNN = "/work/shared/corpus/models/mtcnn"
+def _shared() -> Path:
+    """shared/ beside the repository (as CI lays it out), else the workplace's /work/shared."""
+    beside = Path(__file__).resolve().parents[3] / "shared"
+    return beside if beside.is_dir() else Path("/work/shared")
+
+
+MTCNN = str(_shared() / "corpus" / "models" / "mtcnn")
 
 
 @pytest.fixture(scope="module")
