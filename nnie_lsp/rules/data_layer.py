@@ -424,39 +424,45 @@ _ONNX_OP = re.compile(r"^(Conv|Relu|Sigmoid|Mul|Add|Concat|MaxPool|Resize|Reshap
 _MXNET = re.compile(r"(_fwd$|^_plus\d+|^_mulscalar\d+|^_minusscalar\d+|^stage\d+_unit\d+|^bn_data$|_relu_fwd$|^_copy\d+)")
 
 
-def rgb_evidence(project) -> list[str]:
+def rgb_evidence(project, lang: str = "en") -> list[str]:
     """Reasons to believe the net comes from an RGB-trained framework (empty if none)."""
     g = project.graph
     if g is None:
         return []
+    zh = lang.startswith("zh")
     names = [l.name for l in g.layers] + [b for l in g.layers for b in l.tops]
     ev = []
 
+    def say(en: str, cn: str) -> None:
+        ev.append(cn if zh else en)
+
     def sample(rx):
-        hits = [n for n in names if rx.search(n)]
-        return hits
+        return [n for n in names if rx.search(n)]
 
     h = sample(_DARKNET)
     if len(h) >= 3:
-        ev.append(f"darknet2caffe layer names ({h[0]}, …)")
+        say(f"darknet2caffe layer names ({h[0]}, …)", f"darknet2caffe 风格的层名（{h[0]} 等）")
     h = sample(_PYTORCH2CAFFE)
     if len(h) >= 3 or any(i.name == "blob1" for i in g.inputs):
-        ev.append(f"PytorchToCaffe blob names ({(h or ['blob1'])[0]}, …)")
+        first = (h or ["blob1"])[0]
+        say(f"PytorchToCaffe blob names ({first}, …)", f"PytorchToCaffe 风格的 blob 名（{first} 等）")
     h = sample(_ONNX_OP)
     numeric = [n for n in names if n.isdigit()]
     if len(h) >= 3:
-        ev.append(f"ONNX converter layer names ({h[0]}, …)")
+        say(f"ONNX converter layer names ({h[0]}, …)", f"ONNX 转换工具风格的层名（{h[0]} 等）")
     elif len(numeric) >= max(3, len(names) // 4):
-        ev.append(f"ONNX/PyTorch converter numeric blob names (\"{numeric[0]}\", …)")
+        say(f"ONNX/PyTorch converter numeric blob names (\"{numeric[0]}\", …)",
+            f"ONNX/PyTorch 转换工具的数字 blob 名（\"{numeric[0]}\" 等）")
     h = sample(_MXNET)
     if len(h) >= 3:
-        ev.append(f"mxnet2caffe names ({h[0]}, …)")
+        say(f"mxnet2caffe names ({h[0]}, …)", f"mxnet2caffe 风格的名称（{h[0]} 等）")
     # SiLU written as Sigmoid × x: YOLOv5 and other PyTorch nets
     sig_tops = {l.tops[0] for l in g.layers if l.type == "Sigmoid" and l.tops}
     silu = [l for l in g.layers if l.type == "Eltwise" and len(l.bottoms) == 2 and
             any(b in sig_tops for b in l.bottoms) and _is_prod(l)]
     if len(silu) >= 3:
-        ev.append(f"{len(silu)} SiLU blocks (Sigmoid × x, a PyTorch activation)")
+        say(f"{len(silu)} SiLU blocks (Sigmoid × x, a PyTorch activation)",
+            f"{len(silu)} 个 SiLU 结构（Sigmoid × x，PyTorch 的激活函数）")
     return ev
 
 
@@ -505,9 +511,10 @@ def nn108(project, ctx):
     fw = project.settings.source_framework
     if fw == "caffe":
         return
-    ev = [ctx.text("declared", fw=fw)] if fw in RGB_FRAMEWORKS else rgb_evidence(project)
+    ev = [ctx.text("declared", fw=fw)] if fw in RGB_FRAMEWORKS else rgb_evidence(project, ctx.lang)
     if not ev:
         return
+    sep = "；" if ctx.lang.startswith("zh") else "; "
     for g in _groups(project)[:max(1, len(project.graph.inputs))]:
         itype = g.image_type_value
         if itype == 0:
@@ -523,13 +530,13 @@ def nn108(project, ctx):
             continue  # NN003 reports an invalid value
         if e is not None:
             fix = ctx.fix("set_rgb", [(cfg.path, set_cfg_value(e, "RGB"))], safe=False)
-            yield ctx.diag("rgb", cfg.path, e.value_range, fix=fix, evidence="; ".join(ev), order=e.value)
+            yield ctx.diag("rgb", cfg.path, e.value_range, fix=fix, evidence=sep.join(ev), order=e.value)
         else:
             anchor = g.image_type or g.image_list or (cfg.entries[-1] if cfg.entries else None)
             if anchor is None:
                 continue
             fix = ctx.fix("set_rgb", [(cfg.path, insert_cfg_line(cfg, "RGB_order", "RGB", after=anchor))], safe=False)
-            yield ctx.diag("rgb", cfg.path, anchor.key_range, fix=fix, evidence="; ".join(ev), order=ctx.text("unset"))
+            yield ctx.diag("rgb", cfg.path, anchor.key_range, fix=fix, evidence=sep.join(ev), order=ctx.text("unset"))
         if g.entry("RGB_order") is not None and "RGB_order" in g.shared:
             break
 

@@ -546,3 +546,64 @@ def _num(v):
         return float(v)
     except (TypeError, ValueError):
         return None
+
+
+@rule("NN019", "stride1-pool-shrinks-map", W, step=None,
+      summary=("A 2×2 stride-1 max pooling shrinks the map by one (darknet keeps the size)",
+               "2×2、步长 1 的最大池化会使特征图缩小 1（darknet 保持尺寸不变）"),
+      messages={"shrink": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} {out} from {inp}: darknet's size-2 stride-1 maxpool keeps {inp}, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
+                           "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 从 {inp} 变为 {out}：darknet 的 size=2 stride=1 maxpool 保持 {inp} 不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致")})
+def nn019(project, ctx):
+    """
+    ## What it finds
+    A MAX Pooling layer with a 2×2 kernel, stride 1 and no padding — the darknet2caffe translation
+    of darknet's `[maxpool] size=2 stride=1` (yolov3-tiny's 6th pooling layer).
+
+    ## Why
+    Darknet pads that layer on the right and bottom and keeps the feature-map size (13×13 stays
+    13×13 at 416×416). Caffe — and NNIE, whose pooling always rounds up — computes
+    ceil((13 − 2) / 1) + 1 = 12, so every later layer and the YOLO heads run on a 12×12 grid (and
+    24×24 after the upsample). The Caffe-vs-NNIE triage cannot see this (both sides agree); only
+    the boxes on the board are wrong. Found with the shape inference on the real yolov3-tiny
+    prototxt of the corpus.
+
+    ## Example
+    ```
+    layer { name: "layer12-maxpool" type: "Pooling" bottom: "layer11-conv" top: "layer12-maxpool"
+            pooling_param { pool: MAX kernel_size: 2 stride: 1 pad: 0 } }
+    ```
+
+    ## Fix
+    None automatic: Caffe has no one-sided padding. Usual workarounds: decode the heads with the
+    grid the converted net really has, or replace the layer (e.g. kernel 3, pad 1 keeps the size
+    with slightly different values) and check accuracy.
+    """
+    doc, g = project.prototxt, project.graph
+    if doc is None or g is None:
+        return
+    pools = [l for l in g.layers if l.type == "Pooling"]
+    if not pools:
+        return
+    shapes = None
+    for layer in pools:
+        p = layer.source.param.pooling_param
+        if p.pool != 0 or p.global_pooling:  # MAX only
+            continue
+        k = p.kernel_h or p.kernel_size
+        kw = p.kernel_w or p.kernel_size
+        s = p.stride_h or (p.stride if p.HasField("stride") else 1)
+        pad = p.pad_h or p.pad
+        if not (k == 2 and kw == 2 and s == 1 and pad == 0):
+            continue
+        if shapes is None:
+            try:
+                shapes = g.blob_shapes() or {}
+            except Exception:
+                shapes = {}
+        inp = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+        out = shapes.get(layer.tops[0]) if layer.tops else None
+        fmt = lambda sh: "×".join(str(x) for x in sh[2:]) if sh and len(sh) == 4 else "?"
+        if inp and out and len(inp) == 4 and len(out) == 4 and out[2] == inp[2]:
+            continue  # already size-preserving (e.g. an extra pad layer before it)
+        yield ctx.diag("shrink", doc.path, layer_anchor(layer.source), layer=layer.name,
+                       blob=layer.tops[0] if layer.tops else "?", inp=fmt(inp), out=fmt(out))
