@@ -147,6 +147,10 @@ def cmd_emulate(args) -> int:
     run = emulate(net, inputs, EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp)))
     files = write_sim_dumps(run, args.out, fmt=args.format)
     print(f"wrote {len(files)} simulated {args.bits}-bit NNIE dumps ({args.format}) to {args.out}")
+    if run.skipped:
+        names = ", ".join(n for n, _ in run.skipped[:6]) + (" …" if len(run.skipped) > 6 else "")
+        print(f"not emulated: {len(run.skipped)} CPU-side layer(s) after the NNIE segment ({names}); "
+              f"e.g. {run.skipped[0][0]}: {run.skipped[0][1]}")
     return EXIT_OK
 
 

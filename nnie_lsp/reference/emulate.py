@@ -59,6 +59,7 @@ class SimRun:
     outputs: list[SimOutput] = field(default_factory=list)
     options: EmulationOptions = field(default_factory=EmulationOptions)
     clips: dict[str, float] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (layer, why) not run on the NNIE
 
     def by_top(self) -> dict[str, np.ndarray]:
         return {o.top: o.value for o in self.outputs}
@@ -86,8 +87,17 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
     run = SimRun(net=net, inputs={k: v.copy() for k, v in blobs.items()}, options=opts)
     depth = 0
     layer_id = 0
+    off_nnie: set[str] = set()  # blobs written by CPU-side layers (not produced on the NNIE)
     for chain in net.chains():
         head = chain[0]
+        why = _cpu_side(head, off_nnie)
+        if why:
+            # the NNIE segment ends here: PriorBox/DetectionOutput/Proposal/Custom/`_cpu` layers and
+            # everything fed by them run on the CPU, as the mapper splits the net into segments
+            for layer in chain:
+                run.skipped.append((layer.name, why))
+                off_nnie.update(layer.tops)
+            continue
         depth += 1
         pre_split: np.ndarray | None = None
         for layer in chain:
@@ -132,6 +142,22 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
                                          layer_id=layer_id))
         layer_id += 1
     return run
+
+
+def _cpu_side(head: LayerDef, off_nnie: set[str]) -> str | None:
+    """Why a chain does not run on the NNIE (None if it does)."""
+    from ..prototxt import layers as LT
+    if head.name.endswith("_cpu"):
+        return "a `_cpu` layer (user CPU code)"
+    spec = LT.lookup(head.type)
+    if spec is not None and spec.support == "cpu":
+        return f"{head.type} runs on the CPU"
+    if spec is not None and spec.support == "unsupported":
+        return f"{head.type} is not an NNIE layer (CPU post-processing)"
+    fed = [b for b in head.bottoms if b in off_nnie]
+    if fed:
+        return f"fed by CPU-side blob {fed[0]!r}"
+    return None
 
 
 def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", seg: int = 0,
