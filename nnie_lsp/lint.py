@@ -32,8 +32,7 @@ register_meta(
     docs={"What it finds": "A rule raised an exception while checking the file.",
           "Why": "The other rules still ran; this one did not, so its findings are missing.",
           "Example": "Any input that triggers a bug in nnie-lint.",
-          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."},
-    docs_zh="某条规则在检查时抛出异常；其它规则照常运行。请报告该文件与消息。")
+          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."})
 
 
 @dataclass

@@ -96,8 +96,7 @@ register_meta(
         "Example": "```\nlayer { name: \"relu1\" type: \"ReLU\" bottom: \"fc1\" top: \"fc1\" }  # nnie-lint: disable=NN301\n```\n"
                    "(NN301 only concerns in-place activations on Concat outputs, so it never fires here.)",
         "Fix": "Delete the comment. No automatic fix.",
-    },
-    docs_zh="抑制注释（`# nnie-lint: disable=…`）在其作用的位置没有抑制任何诊断，删除即可。")
+    })
 
 register_meta(
     "NN902", "unknown-suppression-code", Severity.WARNING,
@@ -108,5 +107,4 @@ register_meta(
         "Why": "A misspelled code suppresses nothing, so the finding you meant to silence still shows.",
         "Example": "```\n# nnie-lint: disable=NN31\n```",
         "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
-    },
-    docs_zh="抑制注释中写了不存在的规则代码，拼写错误的代码不会抑制任何内容。")
+    })

@@ -478,8 +478,7 @@ def _is_prod(layer) -> bool:
                 "declared": ("declared source framework {fw}", "声明的源框架为 {fw}"),
                 "unset": ("unset (BGR)", "未设置（默认 BGR）"),
                 "set_rgb": ("Set [RGB_order] RGB", "设置 [RGB_order] RGB")},
-      fix="unsafe",
-      docs_zh="MXNet、Darknet 以及多数转换自 PyTorch/ONNX 的网络都是用 RGB 训练的，此时 [RGB_order] 必须为 RGB（指导书第 2 步）。")
+      fix="unsafe")
 def nn108(project, ctx):
     """
     ## What it finds

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from ..diagnostics import Diagnostic, Severity
+from .docs_zh import DOCS_ZH
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 
@@ -95,7 +96,8 @@ def rule(code: str, name: str, severity: Severity, *, step: int | None, summary:
             raise ValueError(f"{code}: docstring lacks sections {missing}")
         _RULES[code] = Rule(code=code, name=name, severity=severity, step=step, summary=summary,
                             messages=dict(messages), check=fn, fix=fix,
-                            default_enabled=default_enabled, docs=docs, docs_zh=docs_zh)
+                            default_enabled=default_enabled, docs=docs,
+                            docs_zh=docs_zh or DOCS_ZH.get(code, ""))
         return fn
 
     return deco
@@ -109,7 +111,7 @@ def register_meta(code: str, name: str, severity: Severity, *, summary: tuple[st
         raise ValueError(f"rule code {code} registered twice")
     _RULES[code] = Rule(code=code, name=name, severity=severity, step=None, summary=summary,
                         messages=dict(messages), check=_no_check, fix=fix, docs=dict(docs),
-                        docs_zh=docs_zh)
+                        docs_zh=docs_zh or DOCS_ZH.get(code, ""))
 
 
 def _no_check(project, ctx):

@@ -64,3 +64,10 @@ def test_fix_kind_is_declared_for_rules_that_fix():
         src = inspect.getsource(r.check) if r.check.__name__ != "_no_check" else ""
         if "ctx.fix(" in src or "_deinplace_fix(" in src:
             assert r.fix, f"{r.code} builds fixes but declares none"
+
+
+def test_every_rule_has_chinese_docs():
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for r in all_rules():
+        assert cjk.search(r.docs_zh or ""), f"{r.code} has no Chinese explanation (rules/docs_zh.py)"
+        assert "## 说明" in r.explain("zh")

@@ -1,0 +1,48 @@
+"""Simplified Chinese explanations of every rule (hover docs, `--explain CODE --lang zh`).
+
+One entry per code, next to the English docs in each rule's docstring; a test checks that every
+registered code has one.  说明：每条规则的中文说明，供悬停提示与 `--explain --lang zh` 使用。
+"""
+
+DOCS_ZH = {
+    "NN000": "某条规则在检查该文件时抛出异常；其它规则照常运行，只是这条规则的结果缺失。请报告该文件与消息，并暂时用 --ignore 关闭该规则。",
+    "NN001": "nnie_mapper 逐行读取 `[键] 值`；`norm_type = 3` 这类 INI 写法或缺少 `]` 的行会被忽略，相应配置悄悄退回默认值，之后在第 2、3 步排查的“预处理/精度问题”其实只是笔误。",
+    "NN002": "未知的配置键会被忽略（例如把 `[RGB_order]` 写成 `[rgb_order]`，mapper 仍按 BGR 处理，正是第 2 步的典型错误）。ATC / MindSpore dpico 的键（`insert_op_conf`、`input_shape` 等）属于另一个工具。仅大小写不同的修复是安全的，拼写猜测则不安全。",
+    "NN003": "值的类型、范围或枚举不符合《HiSVP 开发指南》表 3-6，例如 `[norm_type] 6`、`[data_scale] 1/255`、`[RGB_order] rgb`；也检查 `[prototxt_file]` 与 `[caffemodel_file]` 是否写反、`[image_list]` 是否直接指向了图片。",
+    "NN004": "非按输入分组的键（如 `[compile_mode]`、`[prototxt_file]`）重复出现时，mapper 取哪一个没有文档说明，生成的 wk 可能不是你想要的网络或精度。值相同时删除重复行是安全的。",
+    "NN005": "缺少 mapper 必需的键：`[prototxt_file]`、`[caffemodel_file]`、`[image_list]`、`[image_type]`、`[norm_type]`，以及 `[mean_file]`——即使 norm_type 为 0/3 也必须配置（可写 `null`）。",
+    "NN006": "cfg 中引用的文件不存在：prototxt、caffemodel、图片列表及其中每张图片、均值文件（norm_type 0/3 且为 null 时除外）、roi_coordinate_file。相对路径依次按 cfg 所在目录、当前目录、cfg 的上级目录查找。",
+    "NN007": "值后面的行内 `#` 注释：mapper 是否会去掉它没有文档说明，若不去掉，路径或数字就变成了无效值。修复会把注释移到上一行，值不变，是安全的。",
+    "NN010": "prototxt 不是合法的 protobuf 文本格式（未闭合的字符串、缺少 `}` 等）。mapper 遇到第一个错误就停止；这里一次列出全部错误（最多 25 个）。",
+    "NN011": "Caffe 模式（BVLC caffe.proto 加 NNIE 扩展层）中没有该字段，例如 `botom:`；mapper 的解析器会拒绝整个文件，而 OpenCV 等工具可能悄悄接受。来自 PyTorch 转换工具的 `ceil_mode` 也在此报告：NNIE 的池化总是向上取整，应删除它并对齐 pad。",
+    "NN012": "字段值类型错误（数字字段写了字符串、整型字段写了小数等）、枚举值不存在（如 `pool: MEAN`），或非重复字段写了两次。",
+    "NN013": "bottom 引用的 blob 没有被任何输入或前面的层产生：多为笔误、裁剪网络（删除 SSD/YOLO 检测头）时删掉了层，或层顺序不对。",
+    "NN014": "两个层同名：caffemodel 权重和 mapper 的逐层输出（mapper_quant/<层名>_output…）都按层名对应，第二个层会拿到第一个层的权重，对比也无法区分它们。",
+    "NN015": "NNIE 无法映射的层类型：训练专用层、通常放在 CPU 上的检测后处理层（PriorBox、DetectionOutput、Region/Yolo）、私有或拼错的类型。请改写为 Proposal（一个检测框输出）或 Custom（张量输出），或将层名加 `_cpu` 后缀在 CPU 上实现。",
+    "NN016": "旧式写法：V1 的 `layers { type: CONVOLUTION }` 与顶层的四个 `input_dim`。NNIE 要求新格式；把 `input_dim` 改写为 `input_shape` 的修复是安全的。",
+    "NN017": "输入的 batch 维不为 1：指南要求 prototxt 中 n 为 1，N 由 mapper 根据图片数与 `[batch_num]` 决定。",
+    "NN018": "违反 NNIE 文档记载的限制：Permute 只支持 (0,2,3,1)；`round_mode: FLOOR`（wk 总是向上取整）；Upsample 只支持 2 倍；Power 指数只允许 −3、−2、−1、−½、½、1、2、3；卷积 group ≤ 2048；kernel/stride/pad 在 1–255 之间；特征图宽度 ≤ 4096；Eltwise 输入形状必须相同；Reshape 应为 4 维（用户反馈）。",
+    "NN019": "darknet 的 size=2 stride=1 maxpool 会在右下补边并保持尺寸（13×13 仍为 13×13），而 Caffe 与 NNIE 计算得到 12×12，其后检测头的网格与 darknet 模型不一致。Caffe 与 NNIE 对比时看不出来，只有板端检测框出错。",
+    "NN101": "norm_type 为 1/4（均值图像）或 2/5（通道均值）却没有均值文件（或为 null）：量化校准与芯片上的数据层都与 Caffe 不同，数据层余弦相似度低于 0.999（指南第 2 步）。",
+    "NN102": "norm_type 0/3 不减均值，却配置了真实的均值文件：作者多半以为会减均值，这是第 2 步的预处理不一致。",
+    "NN103": "norm_type 1/4 需要 `.binaryproto` 均值图像，2/5 需要每行一个通道均值的文本文件；类型不对会被误读或拒绝。",
+    "NN104": "通道均值个数与网络输入的通道数不同：灰度网络需要 1 行，彩色网络需要 3 行。",
+    "NN105": "只有 norm_type 3/4/5 才乘以 data_scale；norm_type 0/1/2 时 `[data_scale]` 被忽略，网络若按 [0,1] 或 [−1,1] 训练，芯片看到的却是 0–255。",
+    "NN106": "norm_type 3/4/5 未设置 data_scale 时，mapper 默认使用 1/256（0.00390625），而不是多数框架训练时的 1/255。修复会显式写出默认值，行为不变，是安全的。",
+    "NN107": "prototxt 数据层的 transform_param（scale、mean_value）描述了 Caffe 中的输入方式，cfg 的预处理与之不同（如 0.0039062 与 0.00392157）。",
+    "NN108": "MXNet、Darknet 以及多数转换自 PyTorch/ONNX 的网络都是用 RGB 训练的，此时 [RGB_order] 必须为 RGB（指南第 2 步）。证据来自层名与结构（darknet2caffe、PytorchToCaffe、ONNX 数字 blob 名、SiLU 结构）；若确实用 BGR 训练，请在配置中声明 source-framework = \"caffe\"。",
+    "NN109": "3 行通道均值文件是另一种通道顺序的 ImageNet 均值（≈104、117、124）：R 与 B 的均值相差约 20，会造成数据层不一致。",
+    "NN110": "多输入网络需要每个输入一组 `[image_list]`（及其对应设置），顺序与 prototxt 的输入顺序一致；组数不对会导致某个输入未校准或用错预处理。",
+    "NN111": "image_type 0（浮点特征图输入）要求 norm_type 为 0，此时 RGB_order 没有意义；图像输入（1/3/5）对应的网络输入应为 1 或 3 通道。",
+    "NN201": "`_hp` 层名只在 `[compile_mode] 2` 时生效；compile_mode 为 0 时被忽略，为 1 时全网已是 16 比特。",
+    "NN202": "compile_mode 2 通过 `_hp` 后缀指定高精度层，但没有任何层带该后缀，相当于 compile_mode 0。指南建议从第一层开始逐个加 `_hp`，通常第一个卷积就够了。改名修复不安全：层名也是查找权重的依据。",
+    "NN203": "compile_mode 1 使全网以 16 比特运行，约慢一倍；若它解决了精度问题，可部署的方案是 compile_mode 2 并只给少数层（通常是第一个卷积）加 `_hp`。",
+    "NN301": "Concat 输出上的原位激活层：mapper 会把它们拆成两个层，Caffe 只保存激活之后的 blob，逐层对比时会出现假的相似度下降（指南第 4 步）。修复给该层一个新的 top 并改写其后所有引用，计算图不变，是安全的。",
+    "NN302": "InnerProduct 输出上的原位 Scale/BatchNorm/Bias：指南第 4 步提到的 fc + scale 拆分，逐层对比会把 Caffe 的 Scale 之后结果与 mapper 的 InnerProduct 原始输出配对。修复同 NN301。",
+    "NN303": "其它所有原位层（默认关闭）：原位链中 Caffe 只保留最后一个值，只能在链尾比较。需要逐层对比每个层自己的输出时用 --select NN303 打开。",
+    "NN304": "mapper 会把 Upsample、ROIPooling、PSROIPooling 改写为该层 + Permute（见 cnn_net_tree.dot），其输出布局不同；请与插入的 Permute 或下一层对比（nnie-triage 会自动按匹配的布局比较）。",
+    "NN305": "`_report` 加错位置：Custom 层的 top 上会报错；Proposal、`_cpu` 层的 top 或数据输入上没有效果；加在层名上而不是 top 名上也没有效果。原位激活应标记其生产者的 top。",
+    "NN306": "net_type 与网络不符：含 ROIPooling/PSROIPooling 的网络需要 1，含 LSTM/RNN 的需要 2；ROI 网络每个 ROI 层需要一个 `[roi_coordinate_file]`，按 prototxt 顺序。",
+    "NN901": "抑制注释（`# nnie-lint: disable=…`）在其作用的位置没有抑制任何诊断，删除即可。",
+    "NN902": "抑制注释中写了不存在的规则代码，拼写错误的代码不会抑制任何内容。",
+}
