@@ -51,6 +51,20 @@ def _split(v: str | None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("nnie-lint: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1)
+        if os.environ.get("NNIE_DEBUG"):
+            raise
+        print(f"nnie-lint: internal error: {type(exc).__name__}: {exc} "
+              "(please report it; NNIE_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="nnie-lint: %(message)s")
     parser = _parser()
     args = parser.parse_args(argv)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -246,6 +247,12 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, OSError) and getattr(exc, "filename", None):
             msg = f"{exc.filename}: {msg}"
         print(f"nnie-triage {args.cmd}: error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1), never a crash dump
+        if os.environ.get("NNIE_DEBUG"):
+            raise
+        print(f"nnie-triage {args.cmd}: internal error: {type(exc).__name__}: {exc} "
+              "(please report it; NNIE_DEBUG=1 shows the traceback)", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -199,3 +199,13 @@ def test_console_script_runs():
         pytest.skip("console script not installed")
     p = subprocess.run([str(exe), "--list-rules"], capture_output=True, text=True)
     assert p.returncode == 0 and "NN001" in p.stdout
+
+
+def test_internal_errors_are_one_line(project, capsys, monkeypatch):
+    import nnie_lsp.cli.lint as cli
+
+    def boom(*a, **k):
+        raise RuntimeError("simulated bug")
+    monkeypatch.setattr(cli, "lint_files", boom)
+    code, _, err = run(capsys, "project")
+    assert code == 2 and "internal error: RuntimeError: simulated bug" in err and "Traceback" not in err
