@@ -71,3 +71,23 @@ def test_postprocess_runs_user_code_on_final_outputs(scenario_dirs, capsys, tmp_
     assert doc["case"] == 4
     assert doc["postprocess"]["kind"] == "classification"
     assert any(f["code"] in ("T402", "T403") for f in doc["findings"])
+
+
+def test_json_is_strict_and_documented(scenario_dirs, capsys):
+    """No Infinity/NaN tokens, and every top-level and row field is in the schema document."""
+    import json as _json
+    from pathlib import Path as _P
+    from nnie_lsp.cli.triage import main as _main
+    p = scenario_dirs("quant_noise")
+    assert _main(_args(p, "--format", "json")) == 0
+    out = capsys.readouterr().out
+
+    def bad(token):
+        raise AssertionError(f"non-standard JSON token {token}")
+    doc = _json.loads(out, parse_constant=bad)
+    schema = (_P(__file__).resolve().parents[2] / "nnie_lsp" / "docs" / "triage-schema.md").read_text()
+    for key in doc:
+        assert f"`{key}`" in schema, key
+    for row in doc["layers"]:
+        for key in row:
+            assert f"`{key}`" in schema, key
