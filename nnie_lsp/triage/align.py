@@ -155,6 +155,28 @@ class _GraphView:
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
+def _data_from_input_dumps(G: "_GraphView", sim: DumpSet, sim_out: list[DumpTensor],
+                           notes: list[str]) -> list[DumpTensor]:
+    """nnie_mapper has no data layer of its own: the preprocessed network input reaches the dumps
+    as the first layer's dequantized *input* (`<layer>_input<id>_C_H_W_anti_quant.linear.float`).
+    When no simulator output names a network input, use that dump as the data tensor."""
+    out = list(sim_out)
+    have = {G.blob(t.key) or t.key for t in out}
+    for blob in G.inputs:
+        if blob in have:
+            continue
+        for t in sim.tensors:
+            if t.role != "input":
+                continue
+            lay = G.layer(t.key)
+            if lay is not None and list(lay.bottoms) == [blob]:
+                out.append(replace(t, key=normalize_name(blob), role="output"))
+                notes.append(f"data blob {blob!r}: taken from the input dump of layer {lay.name!r} "
+                             f"({os.path.basename(t.path)}), i.e. the data after the mapper's preprocessing")
+                break
+    return out
+
+
 def _count(t: DumpTensor) -> int | None:
     """Element count without parsing values when possible."""
     n = t.size_hint()
@@ -270,7 +292,9 @@ def align(
                         break
             fixed.append(t)
         sim_out = fixed
-    n_in = sum(1 for t in sim.tensors if t.role == "input")
+    if G is not None:
+        sim_out = _data_from_input_dumps(G, sim, sim_out, notes)
+    n_in = sum(1 for t in sim.tensors if t.role == "input" and t not in sim_out)
     if n_in:
         notes.append(f"{n_in} simulator input dump(s) (layer inputs) are not paired; they serve isolated per-layer checks")
 
