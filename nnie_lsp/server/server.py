@@ -707,12 +707,23 @@ async def code_action(ls: NnieLanguageServer, params: T.CodeActionParams):
 
 # ---------------------------------------------------------------------------- hover / completion
 
-@server.feature(T.TEXT_DOCUMENT_HOVER)
-@_guard("textDocument/hover")
-async def hover(ls: NnieLanguageServer, params: T.HoverParams):
-    uri = params.text_document.uri
+@dataclass
+class _At:
+    """What a position request works on: the document, its parsed model, the cursor."""
+
+    st: DocState
+    li: LineIndex
+    pos: Position | None
+    project: object = None   # cfg documents: the Project (cfg + prototxt + files)
+    doc: object = None       # prototxt documents: PrototxtDocument and NetGraph
+    graph: object = None
+
+
+async def _at(ls: NnieLanguageServer, uri: str, position: T.Position | None = None,
+              kind: str | None = None) -> _At | None:
+    """The open document at `uri` (optionally only of `kind`), parsed, with the cursor converted."""
     st = ls.docs.get(uri)
-    if st is None:
+    if st is None or (kind is not None and st.kind != kind):
         return None
     enc = ls.encoder()
     if st.kind == "cfg":
@@ -720,18 +731,29 @@ async def hover(ls: NnieLanguageServer, params: T.HoverParams):
         if project is None or project.cfg is None:
             return None
         li = project.cfg.line_index
-        hit = fh.cfg_hover(project, enc.from_lsp(li, params.position), ls.lang)
+        return _At(st, li, enc.from_lsp(li, position) if position else None, project=project)
+    model = await ls.prototxt_model(uri)
+    if model is None:
+        return None
+    doc, graph = model
+    li = doc.line_index
+    return _At(st, li, enc.from_lsp(li, position) if position else None, doc=doc, graph=graph)
+
+
+@server.feature(T.TEXT_DOCUMENT_HOVER)
+@_guard("textDocument/hover")
+async def hover(ls: NnieLanguageServer, params: T.HoverParams):
+    at = await _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    if at.project is not None:
+        hit = fh.cfg_hover(at.project, at.pos, ls.lang)
     else:
-        model = await ls.prototxt_model(uri)
-        if model is None:
-            return None
-        doc, graph = model
-        li = doc.line_index
-        hit = fh.prototxt_hover(doc, graph, enc.from_lsp(li, params.position), ls.lang)
+        hit = fh.prototxt_hover(at.doc, at.graph, at.pos, ls.lang)
     if hit is None:
         return None
     md, rng = hit
-    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=md), range=enc.range(li, rng))
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=md), range=ls.encoder().range(at.li, rng))
 
 
 _COMPLETION_KINDS = {
@@ -796,48 +818,34 @@ def _locations(ls: NnieLanguageServer, locs: list[fn.Location], li_default: Line
 @server.feature(T.TEXT_DOCUMENT_DEFINITION)
 @_guard("textDocument/definition")
 async def definition(ls: NnieLanguageServer, params: T.DefinitionParams):
-    uri = params.text_document.uri
-    st = ls.docs.get(uri)
-    if st is None:
+    at = await _at(ls, params.text_document.uri, params.position)
+    if at is None:
         return None
-    enc = ls.encoder()
-    if st.kind == "cfg":
-        project = await ls.project_for(uri)
-        if project is None or project.cfg is None:
-            return None
-        li = project.cfg.line_index
-        locs = fn.cfg_definition(project, enc.from_lsp(li, params.position))
+    if at.project is not None:
+        locs = fn.cfg_definition(at.project, at.pos)
     else:
-        doc, graph = await ls.prototxt_model(uri)
-        li = doc.line_index
-        locs = fn.prototxt_definition(doc, graph, enc.from_lsp(li, params.position))
-    return _locations(ls, locs, li, st.path) or None
+        locs = fn.prototxt_definition(at.doc, at.graph, at.pos)
+    return _locations(ls, locs, at.li, at.st.path) or None
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
 @_guard("textDocument/references")
 async def references(ls: NnieLanguageServer, params: T.ReferenceParams):
-    uri = params.text_document.uri
-    st = ls.docs.get(uri)
-    if st is None or st.kind != "prototxt":
+    at = await _at(ls, params.text_document.uri, params.position, kind="prototxt")
+    if at is None:
         return None
-    doc, _graph = await ls.prototxt_model(uri)
-    li = doc.line_index
-    locs = fn.blob_references(doc, ls.encoder().from_lsp(li, params.position),
-                              params.context.include_declaration)
-    return _locations(ls, locs, li, st.path) or None
+    locs = fn.blob_references(at.doc, at.pos, params.context.include_declaration)
+    return _locations(ls, locs, at.li, at.st.path) or None
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
 @_guard("textDocument/prepareRename")
 async def prepare_rename(ls: NnieLanguageServer, params: T.PrepareRenameParams):
-    uri = params.text_document.uri
-    st = ls.docs.get(uri)
-    if st is None or st.kind != "prototxt":
+    at = await _at(ls, params.text_document.uri, params.position, kind="prototxt")
+    if at is None:
         return None
-    doc, _graph = await ls.prototxt_model(uri)
-    li = doc.line_index
-    target = fn.rename_target(doc, ls.encoder().from_lsp(li, params.position))
+    doc, li = at.doc, at.li
+    target = fn.rename_target(doc, at.pos)
     if target is None:
         return None
     rng = target.range
@@ -851,17 +859,15 @@ async def prepare_rename(ls: NnieLanguageServer, params: T.PrepareRenameParams):
 @_guard("textDocument/rename")
 async def rename(ls: NnieLanguageServer, params: T.RenameParams):
     uri = params.text_document.uri
-    st = ls.docs.get(uri)
-    if st is None or st.kind != "prototxt":
+    at = await _at(ls, uri, params.position, kind="prototxt")
+    if at is None:
         raise _fail(i18n.t("rename.nothing", ls.lang))
-    doc, graph = await ls.prototxt_model(uri)
-    li = doc.line_index
     enc = ls.encoder()
     try:
-        edits = fn.rename(doc, graph, enc.from_lsp(li, params.position), params.new_name, ls.lang)
+        edits = fn.rename(at.doc, at.graph, at.pos, params.new_name, ls.lang)
     except fn.RenameError as exc:
         raise _fail(str(exc)) from None
-    return T.WorkspaceEdit(changes={uri: [T.TextEdit(range=enc.range(li, e.range), new_text=e.new_text)
+    return T.WorkspaceEdit(changes={uri: [T.TextEdit(range=enc.range(at.li, e.range), new_text=e.new_text)
                                           for e in edits]})
 
 
@@ -891,16 +897,11 @@ async def document_symbol(ls: NnieLanguageServer, params: T.DocumentSymbolParams
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_LINK)
 @_guard("textDocument/documentLink")
 async def document_link(ls: NnieLanguageServer, params: T.DocumentLinkParams):
-    uri = params.text_document.uri
-    st = ls.docs.get(uri)
-    if st is None or st.kind != "cfg":
-        return None
-    project = await ls.project_for(uri)
-    if project is None or project.cfg is None:
+    at = await _at(ls, params.text_document.uri, kind="cfg")
+    if at is None:
         return None
     enc = ls.encoder()
-    li = project.cfg.line_index
-    return [T.DocumentLink(range=enc.range(li, k.range), target=uri_of(k.target)) for k in fn.cfg_links(project)]
+    return [T.DocumentLink(range=enc.range(at.li, k.range), target=uri_of(k.target)) for k in fn.cfg_links(at.project)]
 
 
 @server.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
