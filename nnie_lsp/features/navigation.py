@@ -205,21 +205,18 @@ def prototxt_folding(doc: PrototxtDocument, max_depth: int = 3) -> list[Fold]:
     # runs of full-line comments
     lines = sorted({rng.start.line for rng, _ in doc.comments
                     if not doc.line_index.line_text(rng.start.line)[:rng.start.character].strip()})
-    start = prev = None
-    for ln in lines + [None]:
-        if ln is not None and prev is not None and ln == prev + 1:
-            prev = ln
-            continue
-        if start is not None and prev is not None and prev > start:
-            out.append(Fold(start, prev, "comment"))
-        start = prev = ln
+    out += _comment_runs(lines)
     return sorted(out, key=lambda f: (f.start_line, -f.end_line))
 
 
 def cfg_folding(cfg: CfgDocument) -> list[Fold]:
     """Runs of full-line comments (banners)."""
+    return _comment_runs([c.range.start.line for c in cfg.comments])
+
+
+def _comment_runs(lines: list[int]) -> list[Fold]:
+    """A comment fold for every run of two or more consecutive comment lines."""
     out: list[Fold] = []
-    lines = [c.range.start.line for c in cfg.comments]
     start = prev = None
     for ln in lines + [None]:
         if ln is not None and prev is not None and ln == prev + 1:
