@@ -14,3 +14,14 @@ echo "--- quant_noise (with a compile_mode 1 run) ---"
 "$BIN/nnie-triage" compare --reference quant_noise/caffe --sim quant_noise/nnie --sim-16bit quant_noise/nnie16 \
   --cfg quant_noise/sim.cfg --prototxt model/det1.prototxt --html "${TMPDIR:-/tmp}/nnie-triage-demo.html"
 
+
+echo
+echo "--- step 5: a clean 8-bit run (48x48 P-Net) with the MTCNN post-processing on both sides ---"
+work=$(mktemp -d)
+"$BIN/nnie-triage" reference --prototxt model/det1_48x48.prototxt --caffemodel model/det1.caffemodel \
+  --image test1.jpg --cfg quant_noise/sim.cfg -o "$work/caffe"
+"$BIN/nnie-triage" emulate --prototxt model/det1_48x48.prototxt --caffemodel model/det1.caffemodel \
+  --image test1.jpg --cfg quant_noise/sim.cfg -o "$work/nnie"
+"$BIN/nnie-triage" compare --reference "$work/caffe" --sim "$work/nnie" --prototxt model/det1_48x48.prototxt \
+  --postprocess postprocess_pnet.py:decode
+rm -rf "$work"

@@ -91,3 +91,17 @@ def test_json_is_strict_and_documented(scenario_dirs, capsys):
     for row in doc["layers"]:
         for key in row:
             assert f"`{key}`" in schema, key
+
+
+def test_example_pnet_postprocess_on_a_case4_set(scenario_dirs, capsys):
+    """examples/triage/postprocess_pnet.py decodes MTCNN P-Net boxes on both sides (detection IoU)."""
+    from pathlib import Path as _P
+    script = _P(__file__).resolve().parents[2] / "examples" / "triage" / "postprocess_pnet.py"
+    p = scenario_dirs("ok")
+    assert main(_args(p, "--format", "json", "--postprocess", f"{script}:decode")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["case"] == 4
+    pp = doc["postprocess"]
+    assert pp["kind"] == "detection", pp
+    assert pp["ref_boxes"] >= 1 and pp["matched"] >= 1
+    assert any(f["code"] in ("T402", "T403") for f in doc["findings"])
