@@ -87,17 +87,18 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
 CHILD = r"""
 import sys, time, tracemalloc
 sys.path.insert(0, {root!r})
-from nnie_lsp.triage import scan_dumps, align, iter_pairs, compare_arrays
+from nnie_lsp.triage.compare import run_compare
 tracemalloc.start()
 if {work}:
+    # the whole `nnie-triage compare` path: scan, align, metrics, diagnosis (explanations reload
+    # the few tensors they need)
     t0 = time.perf_counter()
-    ref = scan_dumps({ref!r}); sim = scan_dumps({sim!r})
-    al = align(ref, sim, value_check=True)
-    n = 0; worst = 1.0
-    for p, r, s in iter_pairs(al):
-        m = compare_arrays(r, s); worst = min(worst, m.cosine); n += 1
+    res = run_compare({ref!r}, {sim!r})
     dt = time.perf_counter() - t0
-    print(f"pairs={{n}} unmatched={{len(al.unmatched_ref) + len(al.unmatched_sim)}} worst_cos={{worst:.6f}} secs={{dt:.1f}}")
+    rows = [r for r in res.rows if r.metrics is not None]
+    worst = min(r.cosine for r in rows) if rows else float("nan")
+    print(f"pairs={{len(rows)}} unmatched={{len(res.unmatched_ref) + len(res.unmatched_sim)}} "
+          f"worst_cos={{worst:.6f}} case={{res.diagnosis.case}} secs={{dt:.1f}}")
 else:
     import numpy
 peak_traced = tracemalloc.get_traced_memory()[1]

@@ -296,7 +296,9 @@ def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerR
         if row.layout != "CHW" and sim_raw.size == refc.size:
             row.stored_cosine = compare_arrays(refc, sim_raw.reshape(refc.shape)).cosine
         if keep_arrays is None or keep_arrays(row):
-            row.ref, row.sim, row.sim_raw = refc, simc, sim_raw
+            # reloaded on demand by the explanations: peak memory stays one tensor pair
+            row.loader = _row_loader(pair, exp)
+        del ref, sim, refc, simc, sim_raw
         rows.append(row)
         if blob:
             blob_to_row[blob] = row.name
@@ -305,6 +307,18 @@ def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerR
         r.producers = [blob_to_row.get(b, b) for b in r.producers]
     rows.sort(key=lambda r: r.order)
     return rows, warnings
+
+
+def _row_loader(pair, exp):
+    def load():
+        from .align import load_pair
+        ref, sim, _ = load_pair(pair)
+        ref = np.asarray(ref, dtype=np.float64)
+        refc = ref.reshape(exp) if exp else ref
+        simc = np.asarray(sim, dtype=np.float64).reshape(refc.shape)
+        raw = np.asarray(pair.sim.load_raw(), dtype=np.float64).reshape(-1)
+        return refc, simc, raw
+    return load
 
 
 def _keep(th: Thresholds) -> Callable[[LayerRow], bool]:

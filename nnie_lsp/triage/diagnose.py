@@ -66,9 +66,12 @@ class LayerRow:
     inplace: list[tuple[str, str]] = field(default_factory=list)  # (layer, type) rewriting the blob
     producer_type: str | None = None  # type of the layer producing the blob (chain head)
     note: str | None = None
-    ref: np.ndarray | None = None  # (C,H,W) arrays when loaded (kept for explanations)
+    ref: np.ndarray | None = None  # (C,H,W) arrays, when given directly
     sim: np.ndarray | None = None
     sim_raw: np.ndarray | None = None  # flat values as stored (layout checks)
+    # reloads (ref, sim, sim_raw) from the dump files on demand: explanations need the arrays of a
+    # few rows (data, outputs, dips) without keeping every tensor in memory
+    loader: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = field(default=None, repr=False)
     layout: str = "CHW"  # how the aligner read the simulator values ("HWC" = permuted back)
     flags: tuple[str, ...] = ()
     stored_cosine: float | None = None  # cosine of the values as stored, when the layout was changed
@@ -76,6 +79,12 @@ class LayerRow:
     @property
     def cosine(self) -> float:
         return self.metrics.cosine if self.metrics is not None else float("nan")
+
+    def arrays(self) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """(ref, sim, sim_raw): the stored arrays, or freshly loaded ones (not cached)."""
+        if self.ref is not None or self.loader is None:
+            return self.ref, self.sim, self.sim_raw
+        return self.loader()
 
 
 @dataclass
@@ -155,12 +164,13 @@ def _case1(data_rows: list[LayerRow], diag: Diagnosis, cfg_path, th: Thresholds)
     diag.findings.append(Finding("T101", f"data layer {r.name}: cosine {m.cosine:.6f}, relative L2 error "
                                  f"{m.rel_l2_error:.4g} (needs ≥ {th.data_layer} and ≈ 0): preprocessing differs",
                                  "error", layer=r.name))
-    if r.ref is None or r.sim is None:
+    ref, sim, _ = r.arrays()
+    if ref is None or sim is None:
         diag.findings.append(Finding("T106", "the data tensors could not be loaded for a fit", "warning", layer=r.name))
         return
     idx = max(0, [d.name for d in data_rows].index(r.name))
     try:
-        fit = fit_preprocessing(r.ref, r.sim, cfg_path=cfg_path, input_index=idx)
+        fit = fit_preprocessing(ref, sim, cfg_path=cfg_path, input_index=idx)
     except ValueError as exc:
         diag.findings.append(Finding("T106", f"preprocessing fit failed: {exc}", "warning", layer=r.name))
         return
@@ -300,15 +310,16 @@ def _sim16_verdict(rows, rows16, diag: Diagnosis, th: Thresholds) -> bool | None
 
 # ---------------------------------------------------------------------------------------- case 3
 def _layout_alternatives(r: LayerRow) -> tuple[str, float] | None:
-    if r.ref is None or r.sim_raw is None:
+    ref, _, sim_raw = r.arrays()
+    if ref is None or sim_raw is None:
         return None
-    ref = np.asarray(r.ref, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
     while ref.ndim > 3 and ref.shape[0] == 1:
         ref = ref[0]
     if ref.ndim != 3:
         return None
     c, h, w = ref.shape
-    flat = np.asarray(r.sim_raw, dtype=np.float64).reshape(-1)
+    flat = np.asarray(sim_raw, dtype=np.float64).reshape(-1)
     if flat.size != ref.size:
         return None
     best = None
@@ -326,10 +337,14 @@ def _layout_alternatives(r: LayerRow) -> tuple[str, float] | None:
 
 def _inplace_check(r: LayerRow) -> tuple[bool, str]:
     """Is the simulator value the blob BEFORE the in-place layers? (numeric evidence)"""
-    if r.ref is None or r.sim is None or not r.inplace:
+    if not r.inplace:
         return False, ""
-    ref = np.asarray(r.ref, dtype=np.float64).reshape(-1)
-    sim = np.asarray(r.sim, dtype=np.float64).reshape(-1)
+    ref, sim, _ = r.arrays()
+    if ref is None or sim is None:
+        return False, ""
+    ref_arr, sim_arr = ref, sim
+    ref = np.asarray(ref, dtype=np.float64).reshape(-1)
+    sim = np.asarray(sim, dtype=np.float64).reshape(-1)
     if ref.size != sim.size:
         return False, ""
     types = [t for _, t in r.inplace]
@@ -344,8 +359,8 @@ def _inplace_check(r: LayerRow) -> tuple[bool, str]:
             return False, ""
         return ok, f"where the simulator's value is positive it matches Caffe's (cosine {c:.4f}) and {neg_share:.0%} of the simulator's values are negative: it is the value before the activation"
     if all(t in AFFINE for t in types):
-        refc = np.asarray(r.ref, dtype=np.float64)
-        simc = np.asarray(r.sim, dtype=np.float64).reshape(refc.shape)
+        refc = np.asarray(ref_arr, dtype=np.float64)
+        simc = np.asarray(sim_arr, dtype=np.float64).reshape(refc.shape)
         while refc.ndim > 2 and refc.shape[0] == 1:
             refc, simc = refc[0], simc[0]
         if refc.ndim == 1:
@@ -497,8 +512,9 @@ def _case4(rows, diag: Diagnosis, postprocess: Callable | None) -> None:
     if postprocess is None:
         return
     finals = [r for r in _ends(rows)]
-    ref_out = {r.blob or r.name: r.ref for r in finals}
-    sim_out = {r.blob or r.name: r.sim for r in finals}
+    loaded = {r.blob or r.name: r.arrays() for r in finals}
+    ref_out = {k: v[0] for k, v in loaded.items()}
+    sim_out = {k: v[1] for k, v in loaded.items()}
     try:
         a = postprocess(ref_out)
         b = postprocess(sim_out)
