@@ -212,14 +212,23 @@ def _fixed_e_block(buf: np.ndarray, frac: int) -> np.ndarray | None:
     e = np.where(esign == 45, -e, e)
     mant = d0.astype(np.float64) * 1e16 + a.astype(np.float64) * 1e8 + b.astype(np.float64)
     p = e - 16
-    with np.errstate(over="ignore", under="ignore"):
-        pos = np.maximum(p, 0)
-        negp = np.maximum(-p, 0)
-        v = np.where(p >= 0, mant * 10.0 ** np.minimum(pos, 308), mant / 10.0 ** np.minimum(negp, 308))
-        big = negp > 308  # subnormal range: divide in two steps
+    # scale by table lookups (np.power is the slowest step): multiply by 10^p for p >= 0, divide
+    # by 10^-p for p < 0 (dividing by an exact power keeps the result correctly rounded)
+    idx = np.clip(p, -_P10_SPAN, _P10_SPAN) + _P10_SPAN
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        v = mant * _P10_MUL[idx] / _P10_DIV[idx]
+        big = p < -308  # subnormal range: divide in two steps
         if big.any():
-            v = np.where(big, mant / 1e300 / 10.0 ** np.minimum(negp - 300, 308), v)
+            v = np.where(big, mant / 1e300 / 10.0 ** np.minimum(-p - 300, 308), v)
     return np.where(neg, -v, v)
+
+
+_P10_SPAN = 330
+_P10_EXP = np.arange(-_P10_SPAN, _P10_SPAN + 1)
+with np.errstate(over="ignore"):
+    _P10_MUL = np.where(_P10_EXP >= 0, 10.0 ** np.minimum(np.maximum(_P10_EXP, 0), 308), 1.0)
+    _P10_DIV = np.where(_P10_EXP < 0, 10.0 ** np.minimum(np.maximum(-_P10_EXP, 0), 308), 1.0)
+_P10_MUL[_P10_EXP > 308] = np.inf
 
 
 def _block_bounds(data: bytes, block: int) -> list[tuple[int, int]]:
