@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import ntpath
+import re
 import os
 import threading
 from collections import OrderedDict
@@ -156,6 +157,9 @@ class Project:
     base_dir: str | None = None         # folder the cfg's relative paths were resolved against
     prototxt_origin: RefFile | None = None
     binary_prototxt: str | None = None  # path of a "prototxt" that is binary data (not parsed)
+    # RuyiStudio marked prototxts (`<name>_mark_nnie_<yyyymmddhhmmss>.prototxt`) beside the one the
+    # cfg names, newest first (only filled when [prototxt_file] is such a file)
+    marked_siblings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -364,7 +368,30 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
                    refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
                    base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
-                   binary_prototxt=binary)
+                   binary_prototxt=binary, marked_siblings=_marked_siblings(proto_origin))
+
+
+MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")
+
+
+def _marked_siblings(origin: RefFile | None) -> tuple[str, ...]:
+    """Other RuyiStudio marked prototxts of the same net in the same folder, newest stamp first."""
+    if origin is None or not origin.resolved:
+        return ()
+    m = MARKED_RE.match(os.path.basename(origin.resolved))
+    if not m:
+        return ()
+    folder = os.path.dirname(origin.resolved)
+    out = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return ()
+    for n in names:
+        mm = MARKED_RE.match(n)
+        if mm and mm.group("name") == m.group("name"):
+            out.append((mm.group("stamp"), os.path.join(folder, n)))
+    return tuple(p for _, p in sorted(out, reverse=True))
 
 
 def looks_binary(text: str) -> bool:

@@ -378,3 +378,81 @@ def nn007(project, ctx):
         fix = ctx.fix("move", [(cfg.path, above), (cfg.path, cut)], safe=True)
         short = comment if len(comment) <= 40 else comment[:37] + "..."
         yield ctx.diag("inline", cfg.path, rng, fix=fix, key=e.key, comment=short)
+
+
+@rule("NN008", "log-level-3", W, step=None,
+      summary=("`[log_level] 3` dumps everything: mapping becomes very slow", "`[log_level] 3` 输出全部信息：映射会非常慢"),
+      messages={"slow": ("[log_level] 3 writes everything (many files) and makes mapping much slower — users report over 6 hours for RetinaFace on the GPU mapper; use 0–2 unless you need the full dump",
+                         "[log_level] 3 会输出全部信息（大量文件），映射会慢很多——有用户报告 RetinaFace 在 GPU mapper 上超过 6 小时；除非确实需要，请使用 0–2"),
+             "lower": ("Set [log_level] 2", "设置 [log_level] 2")},
+      fix="unsafe")
+def nn008(project, ctx):
+    """
+    ## What it finds
+    `[log_level] 3` in a mapper cfg.
+
+    ## Why
+    The vendor table: 3 logs everything ("many files, much slower"). Users report conversions of more
+    than 6 hours with log_level 3 on the GPU mapper (hanson-young/nniefacelib#29); RuyiStudio-written
+    cfgs often carry it. Level 2 already logs the intermediate representation, and the per-layer
+    dumps the triage needs (`mapper_quant/`) do not depend on it.
+
+    ## Example
+    ```
+    [log_level] 3
+    ```
+
+    ## Fix
+    Unsafe: set `[log_level] 2` (you may want level 3 on purpose for a vendor report).
+    """
+    cfg, config = project.cfg, project.config
+    if cfg is None or config is None:
+        return
+    e = config.entry("log_level")
+    if e is not None and config.value("log_level") == 3:
+        fix = ctx.fix("lower", [(cfg.path, set_cfg_value(e, "2"))], safe=False)
+        yield ctx.diag("slow", cfg.path, e.value_range, fix=fix)
+
+
+@rule("NN009", "stale-marked-prototxt", W, step=None,
+      summary=("`[prototxt_file]` names an older RuyiStudio marked prototxt", "`[prototxt_file]` 指向较旧的 RuyiStudio 标记 prototxt"),
+      messages={"stale": ("[prototxt_file] names {used}, but RuyiStudio has written a newer marked prototxt of this net: {newest}",
+                          "[prototxt_file] 指向 {used}，但 RuyiStudio 已生成该网络更新的标记 prototxt：{newest}"),
+                "use": ("Use {newest}", "改用 {newest}")},
+      fix="unsafe")
+def nn009(project, ctx):
+    """
+    ## What it finds
+    A cfg whose `[prototxt_file]` is a RuyiStudio marked prototxt
+    (`mark_prototxt/<name>_mark_nnie_<yyyymmddhhmmss>.prototxt`) while the same folder holds a newer
+    one of the same net.
+
+    ## Why
+    RuyiStudio writes a new marked prototxt each time the net is marked and points `[prototxt_file]`
+    at it — but users report it sometimes fails to update that line, so the mapper silently maps
+    an old version of the net (every later triage step then chases a net you are not looking at).
+
+    ## Example
+    ```
+    [prototxt_file] ./mark_prototxt/mobilefacenet_mark_nnie_20190723102335.prototxt
+    # mark_prototxt/ also holds mobilefacenet_mark_nnie_20190801093012.prototxt
+    ```
+
+    ## Fix
+    Unsafe: point `[prototxt_file]` at the newest marked prototxt (only you know which one you
+    meant to map).
+    """
+    cfg, origin = project.cfg, project.prototxt_origin
+    if cfg is None or origin is None or not project.marked_siblings or not origin.resolved:
+        return
+    newest = project.marked_siblings[0]
+    if os.path.basename(newest) == os.path.basename(origin.resolved):
+        return
+    written = origin.written.strip()
+    new_value = os.path.join(os.path.dirname(written), os.path.basename(newest)) if os.path.dirname(written) \
+        else os.path.basename(newest)
+    if "\\" in written and "/" not in written:
+        new_value = new_value.replace("/", "\\")
+    fix = ctx.fix("use", [(cfg.path, set_cfg_value(origin.entry, new_value))], safe=False, newest=os.path.basename(newest))
+    yield ctx.diag("stale", cfg.path, origin.entry.value_range, fix=fix,
+                   used=os.path.basename(origin.resolved), newest=os.path.basename(newest))
