@@ -438,6 +438,10 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                     "输出 \"{blob}\" 宽度为 {width}：多数 NNIE 层只支持宽度不超过 4096 的特征图"),
           "eltwise": ("Eltwise inputs have different shapes ({shapes}): the mapper fails with \"All inputs must have the same shape!\"",
                       "Eltwise 的输入形状不同（{shapes}）：mapper 会报错 \"All inputs must have the same shape!\""),
+          "batch": ("{type} \"{layer}\" works on axis 0, the batch dimension: no NNIE operation may touch the batch dimension",
+                    "{type} 层 \"{layer}\" 作用在第 0 维（batch 维）上：NNIE 的任何操作都不能涉及 batch 维"),
+          "reshape_batch": ("Reshape \"{layer}\" sets the batch dimension to {n}: use 0 (copy) so the mapper can set N from [batch_num]",
+                            "Reshape 层 \"{layer}\" 把 batch 维设为 {n}：请用 0（保持不变），以便 mapper 按 [batch_num] 设置 N"),
           "reshape": ("Reshape to {n} dims: users report the mapper needs 4-D shapes with first dim 0 (or deleting the Reshape)",
                       "Reshape 为 {n} 维：用户反馈 mapper 需要首维为 0 的 4 维形状（或删除该 Reshape）"),
       })
@@ -447,7 +451,8 @@ def nn018(project, ctx):
     Layer parameters outside what NNIE maps, from the HiSVP guide §3.1.6 and user reports:
     Permute orders other than (0,2,3,1); Pooling `round_mode: FLOOR` (the wk always rounds up;
     a `ceil_mode` field from PyTorch converters is reported by NN011); Upsample scale other than
-    2; Power exponents outside −3, −2, −1, −½, ½, 1,
+    2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction `axis: 0`, a
+    Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
     wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
     user-reported).
@@ -521,6 +526,16 @@ def nn018(project, ctx):
             dims = children(child(src.node, "reshape_param", "shape"), "dim")
             if dims and len(dims) != 4:
                 yield ctx.diag("reshape", doc.path, layer_anchor(src), severity=W, n=len(dims))
+            elif dims and _num(dims[0].value) not in (0, None):
+                yield ctx.diag("reshape_batch", doc.path, dims[0].value_range, severity=W, layer=layer.name,
+                               n=dims[0].value_text)
+        axis_field = _BATCH_AXIS_FIELDS.get(t)
+        if axis_field is not None:
+            pnode = child(src.node, axis_field[0])
+            for fname in axis_field[1:]:
+                n = child(pnode, fname)
+                if n is not None and _num(n.value) == 0:
+                    yield ctx.diag("batch", doc.path, n.value_range, type=t, layer=layer.name)
         if t == "Eltwise" and len(layer.bottoms) > 1:
             ins = [shapes.get(b) for b in layer.bottoms]
             if all(s is not None for s in ins) and len({tuple(s) for s in ins}) > 1:
@@ -530,6 +545,17 @@ def nn018(project, ctx):
             s = shapes.get(top)
             if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
                 yield ctx.diag("width", doc.path, layer_anchor(src), severity=W, blob=top, width=s[3])
+
+
+# layer type -> (parameter message, axis fields); axis 0 is the batch (defaults are never 0)
+_BATCH_AXIS_FIELDS = {
+    "Concat": ("concat_param", "axis", "concat_dim"),
+    "Slice": ("slice_param", "axis", "slice_dim"),
+    "Softmax": ("softmax_param", "axis"),
+    "Flatten": ("flatten_param", "axis"),
+    "Reduction": ("reduction_param", "axis"),
+    "ArgMax": ("argmax_param", "axis"),
+}
 
 
 def _is_global_pool(src) -> bool:
