@@ -681,3 +681,65 @@ def nn111(project, ctx):
         if itype in (1, 3, 5) and c is not None and c not in (1, 3):
             yield ctx.diag("channels", cfg.path, g.image_type.value_range, severity=W, itype=itype,
                            name=inp.name, c=c, related=_input_related(ctx, project, g.index))
+
+
+@rule("NN112", "feature-input-size", E, step=2,
+      summary=("image_type 0 list lines do not hold one C·H·W tensor", "image_type 0 列表中每行不是一个 C·H·W 张量"),
+      messages={"size": ("line {line} of {list} holds {n} numbers, but input \"{name}\" ({shape}) needs {need} per line (one C·H·W tensor)",
+                         "{list} 第 {line} 行有 {n} 个数，但输入 \"{name}\"（{shape}）每行需要 {need} 个（一个 C·H·W 张量）"),
+                "bad": ("line {line} of {list} is not numbers: {text}", "{list} 第 {line} 行不是数字：{text}"),
+                "line": ("this line", "该行"),
+                "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")})
+def nn112(project, ctx):
+    """
+    ## What it finds
+    With `[image_type] 0` (feature-map / vector input), lines of the `[image_list]` file whose count
+    of numbers differs from the network input's C·H·W, or that are not numbers.
+
+    ## Why
+    The guide: for image_type 0 each line of the list is one full C·H·W tensor as float text
+    (space or comma separated); several lines are several frames. A line of another size is
+    refused by the mapper or, worse, read across frame boundaries during calibration. (Recurrent
+    nets, `[net_type] 2`, use one vector per line and are not checked here.)
+
+    ## Example
+    ```
+    # input "feat": 1x1x1x128
+    [image_type] 0
+    [image_list] ./feat.txt      # a line with 127 numbers
+    ```
+
+    ## Fix
+    None automatic: regenerate the list with the input's shape.
+    """
+    cfg, config = project.cfg, project.config
+    if cfg is None or config is None or config.value("net_type") == 2:
+        return
+    import os
+    for g in _groups(project):
+        if g.image_type_value != 0 or g.image_list is None:
+            continue
+        facts = project.image_list_for(g.image_list)
+        inp = _input(project, g.index)
+        if facts is None or inp is None or not inp.shape or len(inp.shape) < 2:
+            continue
+        need = 1
+        for d in inp.shape[1:]:
+            need *= int(d)
+        name = os.path.basename(facts.ref.resolved or facts.ref.written)
+        for ln in facts.lines[:64]:
+            toks = [t for t in ln.text.replace(",", " ").split() if t]
+            try:
+                [float(t) for t in toks]
+            except ValueError:
+                yield ctx.diag("bad", cfg.path, g.image_list.value_range, list=name, line=ln.line + 1,
+                               text=ln.text[:40],
+                               related=[ctx.related("line", facts.ref.resolved, Range.of(ln.line, 0, ln.line, len(ln.text)))])
+                break
+            if len(toks) != need:
+                shape = "x".join(map(str, inp.shape))
+                yield ctx.diag("size", cfg.path, g.image_list.value_range, list=name, line=ln.line + 1,
+                               n=len(toks), name=inp.name, shape=shape, need=need,
+                               related=[ctx.related("line", facts.ref.resolved, Range.of(ln.line, 0, ln.line, len(ln.text))),
+                                        ctx.related("input", project.prototxt.path, inp.range, name=inp.name, shape=shape)])
+                break
