@@ -52,14 +52,57 @@ _KEY_PREFIX = re.compile(r"^(\s*)(\[?)([A-Za-z_0-9]*)$")
 _VALUE_PREFIX = re.compile(r"^\s*\[([^\]\s]+)\]\s*(\S*)$")
 
 
-def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: bool = True) -> list[Completion]:
-    """Candidates at `pos`, given the text of the cursor's line."""
+# which files a path key names (for path completion); directories are always offered
+_PATH_EXTENSIONS = {
+    "prototxt_file": (".prototxt",), "caffemodel_file": (".caffemodel",),
+    "image_list": (".txt", ".list", ".lst"), "mean_file": (".txt", ".binaryproto"),
+    "roi_coordinate_file": (".txt",), "gfpq_param_file": (".txt",),
+}
+_MAX_PATH_ITEMS = 200
+
+
+def _path_completions(key: str, typed: str, rng: Range, base_dir: str) -> list[Completion]:
+    """Files and folders under the cfg's folder (or the typed folder) for a path-valued key."""
+    import os
+    exts = _PATH_EXTENSIONS.get(key, ())
+    head, _, _partial = typed.replace("\\", "/").rpartition("/")
+    folder = head if os.path.isabs(head) else os.path.normpath(os.path.join(base_dir, head or "."))
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    prefix = (head + "/") if head else ("./" if typed.startswith("./") or not typed else "")
+    out = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        full = os.path.join(folder, name)
+        is_dir = os.path.isdir(full)
+        if not is_dir and exts and not name.lower().endswith(exts):
+            continue
+        text = prefix + name + ("/" if is_dir else "")
+        out.append(Completion(text, "value", text, rng, detail="folder" if is_dir else key,
+                              sort_text=("1" if is_dir else "0") + name.lower()))
+        if len(out) >= _MAX_PATH_ITEMS:
+            break
+    return out
+
+
+def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: bool = True,
+                    base_dir: str | None = None) -> list[Completion]:
+    """Candidates at `pos`, given the text of the cursor's line (`base_dir`: the cfg's folder, for
+    completing file paths)."""
     before = text_line[:pos.character]
     after = text_line[pos.character:]
     zh = _zh(lang)
     m = _VALUE_PREFIX.match(before)
     if m:
         spec = lookup(m.group(1))
+        if spec is not None and spec.kind == "path" and base_dir:
+            typed = m.group(2)
+            rest = re.match(r"\S*", after).group(0)
+            rng = Range.of(pos.line, pos.character - len(typed), pos.line, pos.character + len(rest))
+            return _path_completions(spec.name, typed, rng, base_dir)
         if spec is None or not spec.choices:
             return []
         typed = m.group(2)

@@ -778,7 +778,8 @@ async def completion(ls: NnieLanguageServer, params: T.CompletionParams):
     if st.kind == "cfg":
         li = LineIndex(text)
         pos = enc.from_lsp(li, params.position)
-        items = fc.cfg_completions(li.line_text(pos.line), pos, ls.lang, snippets)
+        items = fc.cfg_completions(li.line_text(pos.line), pos, ls.lang, snippets,
+                                   base_dir=os.path.dirname(st.path) if st.path else None)
     else:
         model = await ls.prototxt_model(uri)
         if model is None:

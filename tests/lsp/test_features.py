@@ -179,3 +179,25 @@ def test_client_only_settings_are_accepted():
     assert "NN304" in s.lint_settings().ignore
     with pytest.raises(SettingsError):
         parse_settings({"lnt": {}})
+
+
+def test_cfg_path_completion(tmp_path):
+    from nnie_lsp.features.completion import cfg_completions
+    (tmp_path / "net.prototxt").write_text("name: 'x'\n")
+    (tmp_path / "net.caffemodel").write_bytes(b"\0")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "big.prototxt").write_text("")
+    line = "[prototxt_file] ./"
+    items = sorted(cfg_completions(line, Position(0, len(line)), base_dir=str(tmp_path)), key=lambda i: i.sort_text)
+    labels = [i.label for i in items]
+    assert labels == ["./net.prototxt", "./models/"]  # files first, then folders
+    assert items[0].replace.start.character == len("[prototxt_file] ")
+    line = "[prototxt_file] models/b"
+    labels = [i.label for i in cfg_completions(line, Position(0, len(line)), base_dir=str(tmp_path))]
+    assert labels == ["models/big.prototxt"]
+    line = "[caffemodel_file] "
+    assert sorted(i.label for i in cfg_completions(line, Position(0, len(line)), base_dir=str(tmp_path))) == \
+        ["./models/", "./net.caffemodel"]  # an empty value gets the usual ./ prefix
+    # enum values still complete as before
+    line = "[norm_type] "
+    assert [i.label for i in cfg_completions(line, Position(0, len(line)), base_dir=str(tmp_path))][:2] == ["0", "1"]
