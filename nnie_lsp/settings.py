@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 try:  # Python 3.11+

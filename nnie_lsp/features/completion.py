@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 
 from ..cfg.keys import KEYS, lookup
-from ..cfg.reader import CfgDocument
 from ..prototxt import layers as layer_table
 from ..prototxt import schema
 from ..prototxt.graph import NetGraph
@@ -231,11 +230,9 @@ def prototxt_completions(doc: PrototxtDocument, graph: NetGraph | None, pos: Pos
             avail = {b: "" for b in graph.blobs()}
         items = list(avail.items())
         out = []
-        n = len(items)
         for i, (blob, producer) in enumerate(reversed(items)):  # most recent first
             out.append(Completion(blob, "blob", f'"{blob}"', rng, detail=producer,
                                   sort_text=f"{i:06d}", filter_text=f"{quote}{blob}"))
-        del n
         return out
 
     path = _enclosing_messages(doc, pos)

@@ -6,7 +6,6 @@ Each function returns ``(markdown, range)`` or ``None``; ranges are engine range
 from __future__ import annotations
 
 from ..cfg.keys import KEYS, KeySpec, check_value, foreign, lookup, suggest
-from ..cfg.reader import CfgDocument
 from ..i18n import t
 from ..project import PATH_KEYS, Project
 from ..prototxt import layers as layer_table

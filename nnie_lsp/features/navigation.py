@@ -99,6 +99,18 @@ def rename_target(doc: PrototxtDocument, pos: Position) -> RenameTarget | None:
     return None
 
 
+def rename_placeholder(doc: PrototxtDocument, pos: Position) -> tuple[Range, str] | None:
+    """For prepareRename: the range of the name without its quotes, and the name."""
+    target = rename_target(doc, pos)
+    if target is None:
+        return None
+    rng, li = target.range, doc.line_index
+    text = doc.text[li.offset(rng.start):li.offset(rng.end)]
+    if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0]:
+        rng = Range(Position(rng.start.line, rng.start.character + 1), Position(rng.end.line, rng.end.character - 1))
+    return rng, target.name
+
+
 def _check_new_name(new: str, lang: str) -> None:
     if not new or not new.strip():
         raise RenameError(i18n.t("rename.empty", lang))

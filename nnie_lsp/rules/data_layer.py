@@ -8,7 +8,7 @@ from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
-from ._proto import child, children, layer_anchor
+from ._proto import child, layer_anchor
 from .registry import rule
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

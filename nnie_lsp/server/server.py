@@ -15,7 +15,7 @@ import os
 import time
 import traceback
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types as T
@@ -38,7 +38,7 @@ from ..lint import lint_project, project_for_file
 from ..project import DiskProvider, Project, cached_cfg, cached_prototxt
 from ..prototxt.format import format_edits
 from ..settings import LintSettings, SettingsError, load_settings
-from ..text import LineIndex, Position, Range, TextEdit, decode
+from ..text import LineIndex, Position, decode
 from .config import ServerSettings, choose_language, parse_settings, unwrap
 from .convert import TRIAGE_SOURCE, Encoder, edit_text, to_lsp_diagnostic, uri_of
 
@@ -845,15 +845,11 @@ async def prepare_rename(ls: NnieLanguageServer, params: T.PrepareRenameParams):
     at = await _at(ls, params.text_document.uri, params.position, kind="prototxt")
     if at is None:
         return None
-    doc, li = at.doc, at.li
-    target = fn.rename_target(doc, at.pos)
-    if target is None:
+    hit = fn.rename_placeholder(at.doc, at.pos)
+    if hit is None:
         return None
-    rng = target.range
-    text = doc.text[li.offset(rng.start):li.offset(rng.end)]
-    if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0]:  # the name without its quotes
-        rng = Range(Position(rng.start.line, rng.start.character + 1), Position(rng.end.line, rng.end.character - 1))
-    return T.PrepareRenamePlaceholder(range=ls.encoder().range(li, rng), placeholder=target.name)
+    rng, name = hit
+    return T.PrepareRenamePlaceholder(range=ls.encoder().range(at.li, rng), placeholder=name)
 
 
 @server.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dumps as dumps_mod
 from .diagnose import Diagnosis, LayerRow, diagnose
-from .metrics import Metrics, Thresholds, compare_arrays
+from .metrics import Thresholds, compare_arrays
 
 SCHEMA_VERSION = 1
 

@@ -599,7 +599,6 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     end_cos = min(r.cosine for r in ends)
     end_row = min(ends, key=lambda r: r.cosine)
     end_ids = {id(r) for r in ends}
-    middle = [r for r in body if id(r) not in end_ids]
     all_good = all(r.cosine >= th.good for r in body)
     layout_dips = [r for r in body if r.layout != "CHW" and _is_dip(r, th, end_ids)]
     # ------------------------------------------------------------- case 4

@@ -224,7 +224,7 @@ def compare_arrays(ref, sim, *, saturation: float | None = None) -> Metrics:
             bits.append(f"simulator has {nan_s} NaN / {inf_s} Inf")
         notes.append(", ".join(bits) + f"; metrics use the {fin} elements finite on both sides")
 
-    rn, sn = math.sqrt(rr), math.sqrt(ss)
+    rn = math.sqrt(rr)
     if rr_n == 0 and ss_n == 0:
         cosine = 1.0
         notes.append("both all-zero")
