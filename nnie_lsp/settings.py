@@ -153,6 +153,29 @@ def normalize_lang(lang: str | None) -> str:
     return "zh" if lang.startswith("zh") else "en"
 
 
+_TOML_CACHE: dict[tuple[str, int, int], dict | Exception] = {}
+
+
+def _read_toml(path: str) -> dict:
+    """A pyproject.toml's content, cached by (path, mtime, size): linting a folder asks for the
+    same file once per linted file.  Raises TOMLDecodeError for a broken file."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    hit = _TOML_CACHE.get(key)
+    if hit is None:
+        try:
+            with open(path, "rb") as fh:
+                hit = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            hit = exc
+        if len(_TOML_CACHE) > 64:
+            _TOML_CACHE.clear()
+        _TOML_CACHE[key] = hit
+    if isinstance(hit, Exception):
+        raise hit
+    return hit
+
+
 def find_pyproject(start: str) -> str | None:
     d = os.path.abspath(start)
     if os.path.isfile(d):
@@ -161,8 +184,7 @@ def find_pyproject(start: str) -> str | None:
         candidate = os.path.join(d, "pyproject.toml")
         if os.path.isfile(candidate):
             try:
-                with open(candidate, "rb") as fh:
-                    data = tomllib.load(fh)
+                data = _read_toml(candidate)
             except (OSError, tomllib.TOMLDecodeError):
                 data = {}
             if "nnie-lint" in data.get("tool", {}):
@@ -178,9 +200,4 @@ def load_settings(start: str, base: LintSettings | None = None) -> LintSettings:
     path = find_pyproject(start)
     if path is None:
         return base or LintSettings()
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: invalid TOML: {exc}") from None
-    return settings_from_mapping(data["tool"]["nnie-lint"], origin=path, base=base)
+    return settings_from_mapping(_read_toml(path)["tool"]["nnie-lint"], origin=path, base=base)

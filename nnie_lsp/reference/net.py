@@ -1,8 +1,8 @@
 """Load a Caffe net (prototxt + optional caffemodel) into plain Python structures.
 
-The prototxt is read with the project's reader when it is importable (positions, NNIE dialect),
-otherwise with protobuf text_format against the shipped ``caffe_pb2``. Weights come from the binary
-caffemodel (``NetParameter``), matched to layers by name; BVLC and legacy V1 ``layers`` both work.
+The prototxt is read with the project's reader and graph (the same cached parse the lint and the
+triage use); weights come from the binary caffemodel (``NetParameter``), matched to layers by name;
+BVLC and legacy V1 ``layers`` both work.
 """
 
 from __future__ import annotations
@@ -19,10 +19,7 @@ class NetLoadError(ValueError):
 
 
 def caffe_pb2():
-    try:
-        from nnie_lsp.prototxt import caffe_pb2 as pb2  # type: ignore[attr-defined]
-    except Exception as exc:  # pragma: no cover - depends on the prototxt package
-        raise NetLoadError(f"the Caffe protobuf schema (nnie_lsp.prototxt.caffe_pb2) is unavailable: {exc}")
+    from nnie_lsp.prototxt import caffe_pb2 as pb2
     return pb2
 
 
@@ -134,64 +131,18 @@ def read_weights(caffemodel: str | Path) -> dict[str, list[np.ndarray]]:
     return out
 
 
-def parse_prototxt_message(text: str, path: str | Path | None = None):
-    """NetParameter from prototxt text (project reader first, text_format as a fallback)."""
-    try:
-        from nnie_lsp.prototxt.reader import parse_prototxt  # type: ignore
-
-        doc = parse_prototxt(text, str(path) if path is not None else None)
-        errs = tuple(getattr(doc, "syntax_errors", ()) or ())
-        if errs:
-            raise NetLoadError(f"cannot parse prototxt {path}: {errs[0]}")
-        msg = getattr(doc, "message", None)
-        if msg is not None:
-            return msg
-    except (ImportError, NetLoadError) as exc:
-        if isinstance(exc, NetLoadError):
-            raise
-    except Exception as exc:  # the project reader raises on syntax errors
-        raise NetLoadError(f"cannot parse prototxt {path}: {exc}") from exc
-    pb2 = caffe_pb2()
-    from google.protobuf import text_format
-
-    msg = pb2.NetParameter()
-    try:
-        text_format.Merge(text, msg)
-    except text_format.ParseError as exc:
-        raise NetLoadError(f"cannot parse prototxt {path}: {exc}") from exc
-    return msg
-
-
-def _inputs(msg) -> list[tuple[str, tuple[int, ...]]]:
-    inputs: list[tuple[str, tuple[int, ...]]] = []
-    names = list(msg.input)
-    if names:
-        if len(msg.input_shape):
-            for name, shp in zip(names, msg.input_shape):
-                inputs.append((name, tuple(int(d) for d in shp.dim)))
-        elif len(msg.input_dim):
-            dims = [int(d) for d in msg.input_dim]
-            for i, name in enumerate(names):
-                inputs.append((name, tuple(dims[4 * i: 4 * i + 4])))
-        else:
-            for name in names:
-                inputs.append((name, ()))
-    for layer in msg.layer:
-        if layer.type == "Input":
-            shapes = list(layer.input_param.shape)
-            for i, top in enumerate(layer.top):
-                shp = shapes[i] if i < len(shapes) else (shapes[0] if shapes else None)
-                inputs.append((top, tuple(int(d) for d in shp.dim) if shp is not None else ()))
-    return inputs
-
-
 def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> CaffeNet:
     ppath = Path(prototxt)
     try:
         text = ppath.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise NetLoadError(f"cannot read prototxt {ppath}: {exc.strerror or exc}") from exc
-    msg = parse_prototxt_message(text, ppath)
+    from nnie_lsp.project import cached_prototxt
+
+    doc, graph = cached_prototxt(text, str(ppath))
+    if doc.syntax_errors:
+        raise NetLoadError(f"cannot parse prototxt {ppath}: {doc.syntax_errors[0]}")
+    msg = doc.message
     weights = read_weights(caffemodel) if caffemodel is not None else {}
     layers: list[LayerDef] = []
     raw_layers = list(msg.layer) if len(msg.layer) else list(msg.layers)
@@ -205,7 +156,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> Caff
         layers.append(LayerDef(name=layer.name, type=ltype, bottoms=list(layer.bottom),
                                tops=list(layer.top), param=layer,
                                blobs=weights.get(layer.name, []), index=len(layers)))
-    inputs = _inputs(msg)
+    inputs = [(i.name, tuple(int(d) for d in (i.shape or ()))) for i in graph.inputs]
     if not inputs:
         raise NetLoadError(f"{ppath}: no network input (input/input_shape/input_dim or an Input layer)")
     return CaffeNet(name=msg.name, inputs=inputs, layers=layers, prototxt=ppath,

@@ -41,7 +41,7 @@ class GraphInfo:
     blob_of_layer: dict[str, str]
     text: str = ""
     net: Any = None
-    ng: Any = None  # nnie_lsp.prototxt.graph.NetGraph when available
+    ng: Any = None  # nnie_lsp.prototxt.graph.NetGraph
 
 
 def load_graph(prototxt: str | Path) -> GraphInfo:
@@ -72,39 +72,13 @@ def load_graph(prototxt: str | Path) -> GraphInfo:
             inplace_of.setdefault(t, [])
             blob_of.setdefault(layer.name, t)
     outputs = {b for b in head_of if b not in consumed}
-    ng = None
-    try:
-        from nnie_lsp.prototxt.graph import build_graph
-        from nnie_lsp.prototxt.reader import parse_prototxt
+    from nnie_lsp.project import cached_prototxt
 
-        ng = _GraphAdapter(net, build_graph(parse_prototxt(p.read_text(encoding="utf-8", errors="replace"), str(p))))
-    except Exception:
-        ng = _GraphAdapter(net)
+    text = p.read_text(encoding="utf-8", errors="replace")
+    _doc, ng = cached_prototxt(text, str(p))  # the parse load_net just made (content-hash cache)
     return GraphInfo(inputs=[n for n, _ in net.inputs], outputs=outputs, head_of_blob=head_of,
                      inplace_of_blob=inplace_of, bottoms_of_layer=bottoms, layer_order=order, layer_types=types,
-                     blob_of_layer=blob_of, text=p.read_text(encoding="utf-8", errors="replace"), net=net, ng=ng)
-
-
-class _GraphAdapter:
-    """Duck-typed NetGraph (layers with name/type/bottoms/tops, inputs, blob_shapes) built from the
-    reference net, used when nnie_lsp.prototxt.graph is unavailable."""
-
-    def __init__(self, net, ng=None) -> None:
-        self.layers = list(getattr(ng, "layers", None) or net.layers)
-        # NetGraph.inputs may hold objects with a .name; the aligner wants blob names
-        self.inputs = [getattr(i, "name", i) for i in (getattr(ng, "inputs", None) or [n for n, _ in net.inputs])]
-        self._shapes = {n: s for n, s in net.inputs if s}
-        self._ng = ng
-
-    def blob_shapes(self):
-        if self._ng is not None and hasattr(self._ng, "blob_shapes"):
-            try:
-                shapes = self._ng.blob_shapes()
-                if shapes:
-                    return dict(shapes)
-            except Exception:  # noqa: BLE001 - best effort
-                pass
-        return dict(self._shapes)
+                     blob_of_layer=blob_of, text=text, net=net, ng=ng)
 
 
 @dataclass
