@@ -137,6 +137,6 @@ def _load() -> None:
         return
     _loaded = True
     # Importing the modules registers their rules.
-    from . import config_rules, schema_rules, data_layer, quantization, layer_matching  # noqa: F401
+    from . import config_rules, schema_rules, data_layer, quantization, layer_matching, triage_findings  # noqa: F401
     from .. import suppress  # noqa: F401  (registers the suppression meta codes)
     from .. import lint  # noqa: F401  (registers NN000)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-__all__ = ["Metrics", "Thresholds", "compare_arrays", "FIXED_20_12_MAX"]
+__all__ = ["Metrics", "Thresholds", "compare_arrays", "cosine", "FIXED_20_12_MAX"]
 
 FIXED_20_12_MAX = (2**31 - 1) / 4096.0  # largest value a 20.12 S32 word holds
 _CHUNK = 1 << 20
@@ -108,6 +108,32 @@ class Thresholds:
 
     def is_good(self, m: Metrics) -> bool:
         return bool(m.cosine >= self.good)
+
+
+def cosine(a, b) -> float:
+    """The one cosine similarity of the project (float64, scale-safe, finite elements only).
+
+    Each side is divided by its own max |x| first, so tiny or huge magnitudes neither underflow
+    nor overflow when squared. Both all-zero -> 1.0; one all-zero -> 0.0; no finite pair -> NaN.
+    :func:`compare_arrays` computes the same quantity chunked, together with the other metrics."""
+    x = np.asarray(a, dtype=np.float64).ravel()
+    y = np.asarray(b, dtype=np.float64).ravel()
+    if x.size != y.size:
+        raise ValueError(f"cannot compare {x.size} values with {y.size} values")
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.all():
+        x, y = x[ok], y[ok]
+    if x.size == 0:
+        return float("nan")
+    mx, my = float(np.max(np.abs(x))), float(np.max(np.abs(y)))
+    if mx == 0 and my == 0:
+        return 1.0
+    if mx == 0 or my == 0:
+        return 0.0
+    x = x / mx
+    y = y / my
+    value = float(np.dot(x, y)) / math.sqrt(float(np.dot(x, x)) * float(np.dot(y, y)))
+    return max(-1.0, min(1.0, value))
 
 
 def _ranges(a: np.ndarray) -> tuple[float, float, int, int]:
