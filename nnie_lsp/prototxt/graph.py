@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..text import Range
+from .phase import TEST_STATE, NetState, membership
 from .reader import LayerSource, Node, PrototxtDocument
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ __all__ = [
     "GraphLayer",
     "InplaceChain",
     "UndefinedBottom",
+    "ExcludedLayer",
     "NetGraph",
     "build_graph",
 ]
@@ -78,12 +80,25 @@ class UndefinedBottom:
     range: Range
 
 
+@dataclass(frozen=True, slots=True)
+class ExcludedLayer:
+    """A layer of the file that is not part of the converted (TEST) net, and why
+    (e.g. ``include { phase: TRAIN }``); see :mod:`nnie_lsp.prototxt.phase`."""
+
+    layer: GraphLayer
+    reason: str
+
+
 class NetGraph:
+    """The net nnie_mapper converts: ``layers`` are those of the TEST net (Caffe's phase rules);
+    layers only in other phases are in ``excluded`` and take no part in any query."""
+
     def __init__(self, doc: PrototxtDocument, inputs: tuple[NetInput, ...],
-                 layers: tuple[GraphLayer, ...]) -> None:
+                 layers: tuple[GraphLayer, ...], excluded: tuple[ExcludedLayer, ...] = ()) -> None:
         self.doc = doc
         self.inputs = inputs
         self.layers = layers
+        self.excluded = excluded
         self.input_names = frozenset(i.name for i in inputs if i.style != "Input layer")
         prod: dict[str, list[GraphLayer]] = {}
         cons: dict[str, list[GraphLayer]] = {}
@@ -276,13 +291,20 @@ def _inputs(doc: PrototxtDocument, layers: tuple[GraphLayer, ...]) -> tuple[NetI
     return tuple(out)
 
 
-def build_graph(doc: PrototxtDocument) -> NetGraph:
+def build_graph(doc: PrototxtDocument, state: NetState = TEST_STATE) -> NetGraph:
+    """The graph of the net for ``state`` (default: the TEST net nnie_mapper converts)."""
     layers = []
+    excluded = []
     for ls in doc.layers:
         # names straight from the message (ranges are computed lazily by LayerSource when asked)
         bottoms = tuple(ls.param.bottom)
         tops = tuple(ls.param.top)
         in_place = bool(set(bottoms) & set(tops))
-        layers.append(GraphLayer(ls.index, ls.name, ls.type, bottoms, tops, ls, in_place))
+        gl = GraphLayer(ls.index, ls.name, ls.type, bottoms, tops, ls, in_place)
+        reason = membership(ls.param, state) if (ls.param.include or ls.param.exclude) else None
+        if reason is None:
+            layers.append(gl)
+        else:
+            excluded.append(ExcludedLayer(gl, reason))
     layers_t = tuple(layers)
-    return NetGraph(doc, _inputs(doc, layers_t), layers_t)
+    return NetGraph(doc, _inputs(doc, layers_t), layers_t, tuple(excluded))
