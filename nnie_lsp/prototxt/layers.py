@@ -255,7 +255,10 @@ _TABLE: list[LayerSpec] = [
           "per-channel scale (scale_filler, channel_shared). Note the parameter field is norm_param.",
           "SSD 的 L2 归一化：沿通道归一化（across_spatial: false）后乘以按通道的可学习缩放"
           "（scale_filler、channel_shared）。注意参数字段名为 norm_param。",
-          "", "[C, S3/S8/S9] NNIE extension layer (Caffe-framework extension, SSD); seen in corpus"),
+          "[C, §16.2] the mapper inserts a `Permute (batch)` node (`permute_<k>` in cnn_net_tree.dot) "
+          "after every Normalize layer.",
+          "[C, S3/S8/S9] NNIE extension layer (Caffe-framework extension, SSD); seen in corpus",
+          permute=True),
     # ------------------------------------------------------------------ elementwise / tensor ops
     _spec("Eltwise", "supported", "eltwise_param", False, "elementwise",
           "Elementwise SUM (with optional coeff), PROD or MAX of all bottoms, which must have the same "
@@ -461,6 +464,11 @@ _TABLE: list[LayerSpec] = [
 LAYERS: dict[str, LayerSpec] = {s.type: s for s in _TABLE}
 
 _ACTIVATION_TYPES = frozenset(s.type for s in _TABLE if s.category == "activation")
+
+
+def permute_inserting_types() -> tuple[str, ...]:
+    """Layer types after which nnie_mapper inserts a Permute node, in table order."""
+    return tuple(s.type for s in _TABLE if s.mapper_inserts_permute)
 
 
 def all_types() -> tuple[str, ...]:

@@ -185,18 +185,20 @@ def nn303(project, ctx):
 
 
 @rule("NN304", "mapper-inserts-permute", I, step=4,
-      summary=("The mapper inserts a Permute after Upsample/ROIPooling/PSROIPooling",
-               "mapper 会在 Upsample/ROIPooling/PSROIPooling 后插入 Permute"),
+      summary=("The mapper inserts a Permute after " + "/".join(LT.permute_inserting_types()),
+               "mapper 会在 " + "/".join(LT.permute_inserting_types()) + " 后插入 Permute"),
       messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
                             "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比")})
 def nn304(project, ctx):
     """
     ## What it finds
-    Upsample, ROIPooling and PSROIPooling layers (information only).
+    Layers after which the mapper inserts a Permute node: Upsample, ROIPooling, PSROIPooling and
+    SSD's Normalize (information only; the list is the layer table's `mapper_inserts_permute`).
 
     ## Why
     Guide step 4: the mapper rewrites these layers and inserts a Permute after them (see
-    `cnn_net_tree.dot`; MQBench names the clip entry `<layer>_permute_<k>`).  Their dumped output is
+    `cnn_net_tree.dot`: after each Normalize a node `permute_<k>` of type `Permute (batch)`;
+    MQBench names the Upsample clip entry `<layer>_permute_<k>`).  Their dumped output is
     in another layout, so a raw per-layer comparison shows a false dip; nnie-triage compares them in
     the matching layout.
 
