@@ -5,32 +5,12 @@ export const NNIE_CFG_LANGUAGE = 'nnie-cfg';
 /** Python module that runs the language server (`python -m nnie_lsp`). */
 export const SERVER_MODULE = 'nnie_lsp';
 
-/** Keys understood by `nnie_mapper` in `.cfg` files (`[key] value`). */
-export const KNOWN_CFG_KEYS: readonly string[] = [
-  'prototxt_file',
-  'caffemodel_file',
-  'net_type',
-  'image_list',
-  'image_type',
-  'norm_type',
-  'data_scale',
-  'mean_file',
-  'batch_num',
-  'sparse_rate',
-  'compile_mode',
-  'compress_mode',
-  'max_roi_frame_cnt',
-  'roi_coordinate_file',
-  'is_simulation',
-  'instruction_name',
-  'instructions_name',
-  'internal_stride',
-  'is_check_prototxt',
-  'log_level',
-  'recurrent_tmax',
-  'RGB_order',
-  'gfpq_param_file',
-];
+/**
+ * cfg keys, generated from the server's key table (nnie_lsp/cfg/keys.py) by
+ * scripts/gen_client_keys.py, which also writes the package.json firstLine
+ * pattern and the cfg grammar's key rule.
+ */
+export { KNOWN_CFG_KEYS, LOOKALIKE_CFG_KEYS, NNIE_MAPPER_CFG_KEYS } from './cfgKeys';
 
 /** Default of the `nnie.cfgFilePatterns` setting. */
 export const DEFAULT_CFG_FILE_PATTERNS: readonly string[] = [

@@ -82,6 +82,17 @@ describe('nnie-cfg grammar', () => {
     assert.match(scopeOf(tokens, '-1'), /constant\.numeric/);
     assert.match(scopeOf(tokens, ' trailing remark'), /comment\.line/);
   });
+
+  it('scopes look-alike keys (RuyiStudio labels, ATC keys) apart from mapper and unknown keys', async () => {
+    const tokens = await tokenize('source.nnie-cfg', '[align_bytes] 16\n[output_wk_name] inst\n[insert_op_conf] ./aipp.cfg\n[align_bytes_x] 1\n[gfpq_param_file] ');
+    for (const key of ['align_bytes', 'output_wk_name', 'insert_op_conf']) {
+      assert.match(scopeOf(tokens, key), /invalid\.deprecated\.key\.lookalike\.nnie-cfg/, key);
+      assert.doesNotMatch(scopeOf(tokens, key), /key\.known|key\.unknown/, key);
+    }
+    assert.match(scopeOf(tokens, 'align_bytes_x'), /key\.unknown/);
+    assert.match(scopeOf(tokens, 'gfpq_param_file'), /key\.known/);
+    assert.match(scopeOf(tokens, ']', 4), /punctuation\.definition\.key\.end/);
+  });
 });
 
 describe('prototxt grammar', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_CFG_FILE_PATTERNS, KNOWN_CFG_KEYS } from '../src/constants';
+import { DEFAULT_CFG_FILE_PATTERNS, KNOWN_CFG_KEYS, LOOKALIKE_CFG_KEYS, NNIE_MAPPER_CFG_KEYS } from '../src/constants';
 import { firstLineRegexSource } from '../src/sniff';
 
 const root = join(__dirname, '..', '..');
@@ -36,8 +36,20 @@ describe('package.json', () => {
     }
     assert.ok(!rx.test('# [net_type] 0'));
     assert.ok(!rx.test('[metadata]'));
-    const grammar = readFileSync(join(root, 'syntaxes/nnie-cfg.tmLanguage.json'), 'utf8');
-    assert.ok(grammar.includes(KNOWN_CFG_KEYS.join('|')), 'cfg grammar lists the known keys in order');
+    const grammar = JSON.parse(readFileSync(join(root, 'syntaxes/nnie-cfg.tmLanguage.json'), 'utf8'));
+    const begin: string = grammar.repository.entry.begin;
+    assert.ok(begin.includes(`(${NNIE_MAPPER_CFG_KEYS.join('|')})`), 'cfg grammar lists the mapper keys in order');
+    assert.ok(begin.includes(`(${LOOKALIKE_CFG_KEYS.join('|')})`), 'cfg grammar lists the look-alike keys in order');
+  });
+  it('generated key lists: known = mapper keys + look-alikes, no duplicates, the RuyiStudio labels included', () => {
+    assert.deepEqual([...KNOWN_CFG_KEYS], [...NNIE_MAPPER_CFG_KEYS, ...LOOKALIKE_CFG_KEYS]);
+    assert.equal(new Set(KNOWN_CFG_KEYS).size, KNOWN_CFG_KEYS.length);
+    for (const key of ['instruction_name', 'instructions_name', 'gfpq_param_file', 'RGB_order']) {
+      assert.ok(NNIE_MAPPER_CFG_KEYS.includes(key), key);
+    }
+    for (const key of ['align_bytes', 'marked_prototxt', 'output_wk_name', 'insert_op_conf']) {
+      assert.ok(LOOKALIKE_CFG_KEYS.includes(key), key);
+    }
   });
   it('contributes every nnie.* setting the brief asks for, with matching defaults', () => {
     for (const key of [

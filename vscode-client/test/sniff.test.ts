@@ -21,6 +21,10 @@ describe('looksLikeNnieCfg', () => {
   it('accepts ; comment lines before the first key', () => {
     assert.equal(looksLikeNnieCfg('; vendor banner\n[image_type] 1\n'), true);
   });
+  it('accepts look-alike keys the linter knows (RuyiStudio labels, ATC keys)', () => {
+    assert.equal(looksLikeNnieCfg('[marked_prototxt] ./mark.prototxt\n'), true);
+    assert.equal(looksLikeNnieCfg('[insert_op_conf] ./aipp.cfg\n'), true);
+  });
   it('is case sensitive on keys (RGB_order, not rgb_order)', () => {
     assert.equal(looksLikeNnieCfg('[rgb_order] BGR\n'), false);
   });
