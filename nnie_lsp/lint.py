@@ -14,25 +14,14 @@ from typing import Iterable
 
 from .diagnostics import Diagnostic, Severity
 from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_project
+from .rules.catalogue import all_rules
 from .rules.context import RuleContext
-from .rules.registry import all_rules, register_meta
+from .rules.meta import NN000_MESSAGES
 from .settings import LintSettings
 from .suppress import apply_suppressions, parse_directives
 from .text import Range
 
 log = logging.getLogger("nnie_lsp.lint")
-
-NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
-                            "规则 {rule} 内部错误：{error}（请报告此问题）")}
-
-register_meta(
-    "NN000", "internal-error", Severity.ERROR,
-    summary=("A rule crashed on this input", "某条规则在此输入上发生内部错误"),
-    messages=NN000_MESSAGES,
-    docs={"What it finds": "A rule raised an exception while checking the file.",
-          "Why": "The other rules still ran; this one did not, so its findings are missing.",
-          "Example": "Any input that triggers a bug in nnie-lint.",
-          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."})
 
 
 @dataclass
@@ -69,8 +58,8 @@ def lint_project(project: Project, *, lang: str | None = None,
     raw: list[Diagnostic] = []
     errors: list[str] = []
     for r in rules:
-        if r.code.startswith("NN9") or r.code == "NN000":
-            continue
+        if r.meta:
+            continue  # produced below and by the suppression pass
         if not settings.is_selected(r.code, r.default_enabled):
             continue
         ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=settings, lang=lang,

@@ -7,7 +7,7 @@ import os
 
 from . import __version__
 from .diagnostics import Diagnostic, Severity
-from .rules.registry import all_rules, get_rule
+from .rules.catalogue import all_rules, get_rule
 
 RULES_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "rules.md")
 

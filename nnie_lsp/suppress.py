@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, Severity
-from .rules.registry import register_meta
+from .rules.meta import NN901_MESSAGES, NN902_MESSAGES
 from .text import Range
 
 DIRECTIVE = re.compile(r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?")
@@ -76,35 +76,3 @@ def apply_suppressions(diagnostics: list[Diagnostic], directives: list[Directive
             kept.append(Diagnostic("NN901", NN901_MESSAGES["unused"][pick].format(codes=what),
                                    dr.path, dr.range, Severity.INFO))
     return kept
-
-
-NN901_MESSAGES = {"unused": ("unused suppression: nothing here reports {codes}; remove the comment",
-                             "抑制注释 disable={codes} 没有抑制任何诊断，可以删除")}
-NN902_MESSAGES = {"unknown": ("unknown rule code {code} in a suppression comment",
-                              "未知的规则代码 {code}（抑制注释）")}
-
-
-register_meta(
-    "NN901", "unused-suppression", Severity.INFO,
-    summary=("A `# nnie-lint: disable=…` comment suppresses nothing",
-             "抑制注释没有抑制任何诊断"),
-    messages=NN901_MESSAGES,
-    docs={
-        "What it finds": "A line or file suppression comment whose codes no longer fire where it applies.",
-        "Why": "Stale suppressions hide future findings of the same code at that line and make the "
-               "file harder to read.",
-        "Example": "```\nlayer { name: \"relu1\" type: \"ReLU\" bottom: \"fc1\" top: \"fc1\" }  # nnie-lint: disable=NN301\n```\n"
-                   "(NN301 only concerns in-place activations on Concat outputs, so it never fires here.)",
-        "Fix": "Delete the comment. No automatic fix.",
-    })
-
-register_meta(
-    "NN902", "unknown-suppression-code", Severity.WARNING,
-    summary=("A suppression comment names a code that does not exist", "抑制注释中的规则代码不存在"),
-    messages=NN902_MESSAGES,
-    docs={
-        "What it finds": "`# nnie-lint: disable=NN999` where NN999 is not a rule code or prefix.",
-        "Why": "A misspelled code suppresses nothing, so the finding you meant to silence still shows.",
-        "Example": "```\n# nnie-lint: disable=NN31\n```",
-        "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
-    })

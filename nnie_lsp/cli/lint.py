@@ -10,7 +10,7 @@ import sys
 from .. import __version__
 from ..batch import InputError, Overlay, counts, discover, failing, fix_files, lint_files, unified_diff, write_atomic
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from ..rules.registry import all_rules, get_rule
+from ..rules.catalogue import all_rules, get_rule
 from ..settings import SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping
 
 

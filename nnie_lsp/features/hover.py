@@ -12,7 +12,7 @@ from ..prototxt import layers as layer_table
 from ..prototxt import schema
 from ..prototxt.graph import NetGraph
 from ..prototxt.reader import PrototxtDocument
-from ..rules.registry import get_rule
+from ..rules.catalogue import get_rule
 from ..text import Position, Range
 from .common import blob_ref_at, layer_at, suppression_code_at
 

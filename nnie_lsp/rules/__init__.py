@@ -1,3 +1,6 @@
-"""Lint rules, one function per stable code; see :mod:`nnie_lsp.rules.registry`."""
+"""Lint rules, one function per stable code.
 
-from .registry import Rule, all_rules, get_rule, rule  # noqa: F401
+:mod:`nnie_lsp.rules.registry` holds the :class:`~nnie_lsp.rules.registry.Rule` type and the
+``rule`` decorator the rule modules use; :mod:`nnie_lsp.rules.catalogue` imports every rule module
+and answers ``all_rules()`` / ``get_rule(code)``.
+"""

@@ -5,6 +5,10 @@ A rule is a pure function ``check(project, ctx) -> Iterable[Diagnostic]`` regist
 ``Example``, ``Fix``); its user-facing texts (messages and fix titles) live in the rule's
 ``messages`` mapping as ``(English, Simplified Chinese)`` pairs, which together form the one
 message catalogue (:mod:`nnie_lsp.i18n`).
+
+This module only holds the :class:`Rule` type and the store the rule modules register into; it
+imports none of them.  :mod:`nnie_lsp.rules.catalogue` imports every rule module and is what the
+faces ask for the complete list (``all_rules`` / ``get_rule``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 
 Messages = Mapping[str, tuple[str, str]]
 
+STEP_GROUPS = {2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
+               4: "Layer matching (guide step 4)"}
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -35,12 +42,16 @@ class Rule:
     default_enabled: bool = True
     docs: Mapping[str, str] = field(default_factory=dict)  # section -> markdown (English)
     docs_zh: str = ""           # short Chinese explanation (hover / --explain --lang zh)
+    meta: bool = False          # produced by the lint driver itself (NN000, NN9xx), not by `check`
 
     @property
     def group(self) -> str:
-        return {0: "Config and schema", 1: "Config and schema", 2: "Data layer (guide step 2)",
-                3: "Quantization (guide step 3)", 4: "Layer matching (guide step 4)",
-                }.get(self.step or 0, "Config and schema") if not self.code.startswith("NN9") else "Lint meta"
+        """The heading the rule is listed under: its guide step, triage, or lint meta."""
+        if self.meta:
+            return "Lint meta"
+        if self.code.startswith("T"):
+            return f"Triage (guide step {self.step})" if self.step else "Triage"
+        return STEP_GROUPS.get(self.step or 0, "Config and schema")
 
     def explain(self, lang: str = "en") -> str:
         zh = lang.startswith("zh")
@@ -70,16 +81,22 @@ def _parse_doc(doc: str) -> dict[str, str]:
     current = None
     buf: list[str] = []
     for line in doc.splitlines():
-        m = re.match(r"^##\s+(.*?)\s*$", line)
-        if m:
+        heading = re.match(r"^##\s+(.*?)\s*$", line)
+        if heading:
             if current:
                 sections[current] = "\n".join(buf).strip()
-            current, buf = m.group(1), []
+            current, buf = heading.group(1), []
         elif current:
             buf.append(line)
     if current:
         sections[current] = "\n".join(buf).strip()
     return sections
+
+
+def _store(entry: Rule) -> None:
+    if entry.code in _RULES:
+        raise ValueError(f"rule code {entry.code} registered twice")
+    _RULES[entry.code] = entry
 
 
 def rule(code: str, name: str, severity: Severity, *, step: int | None, summary: tuple[str, str],
@@ -88,16 +105,13 @@ def rule(code: str, name: str, severity: Severity, *, step: int | None, summary:
     """Register a rule function.  The function's docstring provides the English docs."""
 
     def deco(fn):
-        if code in _RULES:
-            raise ValueError(f"rule code {code} registered twice")
         docs = _parse_doc(fn.__doc__ or "")
         missing = [s for s in DOC_SECTIONS if s not in docs]
         if missing:
             raise ValueError(f"{code}: docstring lacks sections {missing}")
-        _RULES[code] = Rule(code=code, name=name, severity=severity, step=step, summary=summary,
-                            messages=dict(messages), check=fn, fix=fix,
-                            default_enabled=default_enabled, docs=docs,
-                            docs_zh=docs_zh or DOCS_ZH.get(code, ""))
+        _store(Rule(code=code, name=name, severity=severity, step=step, summary=summary,
+                    messages=dict(messages), check=fn, fix=fix, default_enabled=default_enabled,
+                    docs=docs, docs_zh=docs_zh or DOCS_ZH.get(code, "")))
         return fn
 
     return deco
@@ -107,36 +121,20 @@ def register_meta(code: str, name: str, severity: Severity, *, summary: tuple[st
                   messages: Messages, docs: Mapping[str, str], fix: str | None = None,
                   docs_zh: str = "") -> None:
     """Register a code produced by the lint driver itself (suppressions, internal errors)."""
-    if code in _RULES:
-        raise ValueError(f"rule code {code} registered twice")
-    _RULES[code] = Rule(code=code, name=name, severity=severity, step=None, summary=summary,
-                        messages=dict(messages), check=_no_check, fix=fix, docs=dict(docs),
-                        docs_zh=docs_zh or DOCS_ZH.get(code, ""))
+    _store(Rule(code=code, name=name, severity=severity, step=None, summary=summary,
+                messages=dict(messages), check=_no_check, fix=fix, docs=dict(docs),
+                docs_zh=docs_zh or DOCS_ZH.get(code, ""), meta=True))
 
 
 def _no_check(project, ctx):
     return ()
 
 
-def all_rules() -> list[Rule]:
-    _load()
+def registered_rules() -> list[Rule]:
+    """The rules registered so far, by code.  Use :func:`nnie_lsp.rules.catalogue.all_rules` for
+    the complete list (it imports every rule module first)."""
     return [_RULES[c] for c in sorted(_RULES)]
 
 
-def get_rule(code: str) -> Rule | None:
-    _load()
+def registered_rule(code: str) -> Rule | None:
     return _RULES.get(code.upper())
-
-
-_loaded = False
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    # Importing the modules registers their rules.
-    from . import config_rules, schema_rules, data_layer, quantization, layer_matching, triage_findings  # noqa: F401
-    from .. import suppress  # noqa: F401  (registers the suppression meta codes)
-    from .. import lint  # noqa: F401  (registers NN000)

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nnie_lsp.rules.registry import DOC_SECTIONS, all_rules
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.catalogue import all_rules, get_rule
+from nnie_lsp.rules.registry import DOC_SECTIONS, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +22,7 @@ def _fields(template: str) -> set[str]:
 def test_codes_are_stable_and_unique():
     codes = [r.code for r in all_rules()]
     assert len(codes) == len(set(codes))
-    assert all(re.fullmatch(r"NN\d{3}", c) for c in codes)
+    assert all(re.fullmatch(r"NN\d{3}|T\d{3}", c) for c in codes), codes  # lint rules, triage findings
     names = [r.name for r in all_rules()]
     assert len(names) == len(set(names))
     expected = {f"NN00{i}" for i in range(1, 8)} | {f"NN01{i}" for i in range(0, 9)} | \
@@ -61,7 +63,7 @@ def test_fix_kind_is_declared_for_rules_that_fix():
     """A rule that offers fixes says so (the README's fix column)."""
     import inspect
     for r in all_rules():
-        src = inspect.getsource(r.check) if r.check.__name__ != "_no_check" else ""
+        src = inspect.getsource(r.check) if not r.meta else ""
         if "ctx.fix(" in src or "_deinplace_fix(" in src:
             assert r.fix, f"{r.code} builds fixes but declares none"
 
@@ -71,3 +73,22 @@ def test_every_rule_has_chinese_docs():
     for r in all_rules():
         assert cjk.search(r.docs_zh or ""), f"{r.code} has no Chinese explanation (rules/docs_zh.py)"
         assert "## 说明" in r.explain("zh")
+
+
+def test_meta_codes_are_registered_by_the_catalogue_and_never_run_as_checks():
+    meta = {r.code for r in all_rules() if r.meta}
+    assert meta == {"NN000", "NN901", "NN902"}
+    assert {get_rule(c).group for c in meta} == {"Lint meta"}
+
+
+def test_rule_group_names_the_guide_step():
+    def make(code, step):
+        return Rule(code=code, name="x", severity=Severity.INFO, step=step, summary=("a", "b"),
+                    messages={}, check=lambda project, ctx: ())
+    assert make("NN001", None).group == "Config and schema"
+    assert make("NN101", 2).group == "Data layer (guide step 2)"
+    assert make("NN201", 3).group == "Quantization (guide step 3)"
+    assert make("NN301", 4).group == "Layer matching (guide step 4)"
+    assert make("T105", 5).group == "Triage (guide step 5)"
+    assert make("T101", 2).group == "Triage (guide step 2)"
+    assert get_rule("NN301").group == "Layer matching (guide step 4)"

@@ -87,7 +87,7 @@ def test_case(code, case, tmp_path, monkeypatch):
 
 
 def test_every_rule_has_cases():
-    from nnie_lsp.rules.registry import all_rules
+    from nnie_lsp.rules.catalogue import all_rules
     have = {f.stem for f in CASES.glob("*.toml")}
     missing = [r.code for r in all_rules() if r.code not in have and r.code not in ("NN000",)]
     assert not missing, f"rules without data-driven cases: {missing}"

@@ -1,0 +1,50 @@
+"""Codes the lint driver produces itself: NN000 (a rule crashed) and NN901/NN902 (suppression
+comments).  They live in the registry like every rule, so `--explain`, hover, the docs and the
+README list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` use their messages.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Severity
+from .registry import register_meta
+
+NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
+                            "规则 {rule} 内部错误：{error}（请报告此问题）")}
+NN901_MESSAGES = {"unused": ("unused suppression: nothing here reports {codes}; remove the comment",
+                             "抑制注释 disable={codes} 没有抑制任何诊断，可以删除")}
+NN902_MESSAGES = {"unknown": ("unknown rule code {code} in a suppression comment",
+                              "未知的规则代码 {code}（抑制注释）")}
+
+register_meta(
+    "NN000", "internal-error", Severity.ERROR,
+    summary=("A rule crashed on this input", "某条规则在此输入上发生内部错误"),
+    messages=NN000_MESSAGES,
+    docs={"What it finds": "A rule raised an exception while checking the file.",
+          "Why": "The other rules still ran; this one did not, so its findings are missing.",
+          "Example": "Any input that triggers a bug in nnie-lint.",
+          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."})
+
+register_meta(
+    "NN901", "unused-suppression", Severity.INFO,
+    summary=("A `# nnie-lint: disable=…` comment suppresses nothing",
+             "抑制注释没有抑制任何诊断"),
+    messages=NN901_MESSAGES,
+    docs={
+        "What it finds": "A line or file suppression comment whose codes no longer fire where it applies.",
+        "Why": "Stale suppressions hide future findings of the same code at that line and make the "
+               "file harder to read.",
+        "Example": "```\nlayer { name: \"relu1\" type: \"ReLU\" bottom: \"fc1\" top: \"fc1\" }  # nnie-lint: disable=NN301\n```\n"
+                   "(NN301 only concerns in-place activations on Concat outputs, so it never fires here.)",
+        "Fix": "Delete the comment. No automatic fix.",
+    })
+
+register_meta(
+    "NN902", "unknown-suppression-code", Severity.WARNING,
+    summary=("A suppression comment names a code that does not exist", "抑制注释中的规则代码不存在"),
+    messages=NN902_MESSAGES,
+    docs={
+        "What it finds": "`# nnie-lint: disable=NN999` where NN999 is not a rule code or prefix.",
+        "Why": "A misspelled code suppresses nothing, so the finding you meant to silence still shows.",
+        "Example": "```\n# nnie-lint: disable=NN31\n```",
+        "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
+    })
