@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .cfg.reader import looks_like_mapper_cfg
-from .diagnostics import Diagnostic, Fix, Severity
+from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .lint import lint_project, project_for_file
 from .project import DiskProvider, cfgs_naming
 from .settings import LintSettings, load_settings
@@ -136,23 +136,8 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
 
 def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
     """Non-overlapping fixes, first come first served (the rest wait for the next pass)."""
-    taken: dict[str, list] = {}
-    chosen = []
-    for d in diags:
-        f = d.fix
-        if f is None or (not f.is_safe and not unsafe):
-            continue
-        ok = True
-        for fe in f.edits:
-            for r in taken.get(os.path.abspath(fe.path), []):
-                a, b = fe.edit.range, r
-                if a.start < b.end and b.start < a.end or a.start == b.start:
-                    ok = False
-        if ok:
-            chosen.append(f)
-            for fe in f.edits:
-                taken.setdefault(os.path.abspath(fe.path), []).append(fe.edit.range)
-    return chosen
+    return non_overlapping_fixes(d.fix for d in diags
+                                 if d.fix is not None and (d.fix.is_safe or unsafe))
 
 
 def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
+from typing import Iterable
 
-from .text import Range, TextEdit
+from .text import Range, TextEdit, edits_overlap
 
 
 class Severity(IntEnum):
@@ -52,6 +54,26 @@ class Fix:
     @property
     def is_safe(self) -> bool:
         return self.applicability is Applicability.SAFE
+
+
+def non_overlapping_fixes(fixes: Iterable[Fix]) -> list[Fix]:
+    """The fixes to apply together: first come, first kept; a fix any of whose edits conflicts
+    (:func:`nnie_lsp.text.ranges_conflict`) with a kept fix's edit in the same file waits for the
+    next pass.  Fixes without edits are dropped.  ``--fix`` and the editor's fix-all both use it."""
+    kept: list[Fix] = []
+    taken: dict[str, list[TextEdit]] = {}
+    for fix in fixes:
+        if not fix.edits:
+            continue
+        by_path: dict[str, list[TextEdit]] = {}
+        for file_edit in fix.edits:
+            by_path.setdefault(os.path.abspath(file_edit.path), []).append(file_edit.edit)
+        if any(edits_overlap(edits, taken.get(path, ())) for path, edits in by_path.items()):
+            continue
+        kept.append(fix)
+        for path, edits in by_path.items():
+            taken.setdefault(path, []).extend(edits)
+    return kept
 
 
 @dataclass(frozen=True, slots=True)

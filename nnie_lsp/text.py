@@ -143,14 +143,19 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return "".join(out)
 
 
+def ranges_conflict(a: Range, b: Range) -> bool:
+    """Whether edits at `a` and `b` cannot both be applied: they share text, or they start at the
+    same place (two insertions at one point, or an insertion where a replacement starts, whose
+    order would be a guess).  Touching ranges (one ends where the other starts) do not conflict.
+
+    This is the one definition of overlapping fixes: ``nnie-lint --fix`` and the editor's fix-all
+    both choose fixes with it (:func:`nnie_lsp.diagnostics.non_overlapping_fixes`)."""
+    return (a.start < b.end and b.start < a.end) or a.start == b.start
+
+
 def edits_overlap(a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:
-    for x in a:
-        for y in b:
-            if x.range.start < y.range.end and y.range.start < x.range.end:
-                return True
-            if x.range.start == y.range.start and x.range.end == y.range.end:
-                return True
-    return False
+    """Whether any edit of `a` conflicts with any edit of `b` (edits of one document)."""
+    return any(ranges_conflict(x.range, y.range) for x in a for y in b)
 
 
 # ---------------------------------------------------------------- decoding and encoding
