@@ -1,7 +1,9 @@
 """The prototxt half of the analysis engine.
 
 - :mod:`.reader` -- ``parse_prototxt(text, path)`` -> :class:`PrototxtDocument` (message, source
-  tree with ranges, layers, comments, NN010/NN011/NN012 errors), never raises;
+  tree with ranges, layers, comments, NN010/NN011/NN012 errors), never raises; built from
+  :mod:`.tokenizer`, :mod:`.tree` (the document types), :mod:`.decode` (value decoding),
+  :mod:`.parser` and :mod:`.fast_path`;
 - :mod:`.graph` -- ``build_graph(doc)`` -> :class:`NetGraph` (inputs, producers/consumers,
   in-place chains, undefined bottoms, duplicate names, shapes);
 - :mod:`.shapes` -- N x C x H x W shape inference;
@@ -15,17 +17,9 @@
 from .format import format_edits, format_prototxt
 from .graph import GraphLayer, InplaceChain, NetGraph, NetInput, UndefinedBottom, build_graph
 from .layers import LayerSpec, lookup as lookup_layer
-from .reader import (
-    NN010,
-    NN011,
-    NN012,
-    LayerSource,
-    Node,
-    PrototxtDocument,
-    ProtoError,
-    parse_prototxt,
-)
+from .reader import parse_prototxt
 from .synth import generate_big_prototxt
+from .tree import NN010, NN011, NN012, LayerSource, Node, PrototxtDocument, ProtoError
 
 __all__ = [
     "NN010",

@@ -22,7 +22,9 @@ import bisect
 import re
 
 from ..text import LineIndex, Range, TextEdit, detect_newline
-from .reader import STRING, Node, parse_prototxt, tokenize
+from .reader import parse_prototxt
+from .tokenizer import STRING, tokenize
+from .tree import Node
 
 __all__ = ["format_prototxt", "format_edits"]
 

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from nnie_lsp.prototxt import reader
+from nnie_lsp.prototxt import fast_path, reader
 from nnie_lsp.prototxt.synth import generate_big_prototxt
 
 from .conftest import CORPUS, read
 
-_REAL_FAST = reader._fast_parse
+_REAL_FAST = reader.fast_parse
 
 
 def _parse(text: str, slow: bool):
-    reader._fast_parse = (lambda *a: None) if slow else _REAL_FAST
+    reader.fast_parse = (lambda *a: None) if slow else _REAL_FAST
     try:
         return reader.parse_prototxt(text)
     finally:
-        reader._fast_parse = _REAL_FAST
+        reader.fast_parse = _REAL_FAST
 
 
 def _key(doc):
@@ -43,6 +43,22 @@ EDGE = ['input_shape { }', 'layer { convolution_param { weight_filler { } num_ou
 TEXTS = [read(p) for p in CORPUS] + [generate_big_prototxt(40)] + EDGE
 MUT = ["", " ", "\n", ";", ",", '"', "'", "#x\n", "{", "}", "<", ">", ":", "\\", "a", "1", "-", ".", "\ufeff",
        "[", "]", "\t", "0x1F", "1e5", "inf", "true", "é"]
+
+
+def test_the_switch_above_is_the_fast_path_the_reader_calls():
+    calls = []
+
+    def spy(*args):
+        calls.append(args[0])
+        return _REAL_FAST(*args)
+
+    reader.fast_parse = spy
+    try:
+        reader.parse_prototxt('name: "a"')
+    finally:
+        reader.fast_parse = _REAL_FAST
+    assert calls == ['name: "a"']
+    assert _REAL_FAST is fast_path.fast_parse
 
 
 def test_fast_path_equals_general_parser_on_corpus_and_edge_cases():

@@ -8,7 +8,6 @@ import re
 import pytest
 
 from nnie_lsp.prototxt import build_graph, parse_prototxt
-from nnie_lsp.text import Position, Range
 
 from .conftest import CORPUS, corpus_file, read
 
