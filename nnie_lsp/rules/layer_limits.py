@@ -1,0 +1,232 @@
+"""NNIE layer limits NN018-NN019: layer parameters nnie_mapper refuses or computes differently.
+
+NN018 checks the documented limits (Permute order, pooling rounding, Upsample scale, the batch
+axis, Power exponents, Convolution group, kernel/stride/pad ranges, feature-map width, Eltwise
+shapes, Reshape rank); NN019 finds the darknet 2x2 stride-1 max pooling that shrinks the map.
+Registered when :mod:`.schema_rules` is loaded.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Severity
+from ._proto import child, children, field_range, layer_anchor
+from .registry import rule
+
+POWER_ALLOWED = (-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0)
+INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w")
+
+
+@rule("NN018", "nnie-limit", Severity.ERROR, step=None,
+      summary=("A documented NNIE layer limit is broken", "违反 NNIE 文档记载的层限制"),
+      messages={
+          "permute": ("Permute order ({order}) is not supported: NNIE only permutes (0,1,2,3) -> (0,2,3,1)",
+                      "Permute 的 order ({order}) 不受支持：NNIE 只支持 (0,1,2,3) -> (0,2,3,1)"),
+          "ceil": ("Pooling `{field}` makes Caffe round {how}; the NNIE wk always rounds up (ceil), so outputs will differ: delete it and align the pads",
+                   "Pooling 的 `{field}` 使 Caffe 按{how}取整；NNIE 的 wk 总是向上取整（ceil），输出会不一致：请删除它并对齐 pad"),
+          "upsample": ("Upsample scale {scale}: NNIE only supports 2x nearest upsampling",
+                       "Upsample 放大倍数为 {scale}：NNIE 只支持 2 倍最近邻上采样"),
+          "power": ("Power exponent {power} is not supported: NNIE allows -3, -2, -1, -1/2, 1/2, 1, 2, 3",
+                    "Power 指数 {power} 不受支持：NNIE 只允许 -3、-2、-1、-1/2、1/2、1、2、3"),
+          "group": ("Convolution group {group} exceeds the NNIE limit of 2048",
+                    "Convolution 的 group {group} 超过 NNIE 上限 2048"),
+          "intparam": ("{field} {value} is outside 1-255, the range NNIE accepts for most integer layer parameters",
+                       "{field} 为 {value}，超出 NNIE 对多数整型层参数允许的 1-255 范围"),
+          "width": ("output \"{blob}\" is {width} wide: most NNIE layers accept feature maps up to 4096 wide",
+                    "输出 \"{blob}\" 宽度为 {width}：多数 NNIE 层只支持宽度不超过 4096 的特征图"),
+          "eltwise": ("Eltwise inputs have different shapes ({shapes}): the mapper fails with \"All inputs must have the same shape!\"",
+                      "Eltwise 的输入形状不同（{shapes}）：mapper 会报错 \"All inputs must have the same shape!\""),
+          "batch": ("{type} \"{layer}\" works on axis 0, the batch dimension: no NNIE operation may touch the batch dimension",
+                    "{type} 层 \"{layer}\" 作用在第 0 维（batch 维）上：NNIE 的任何操作都不能涉及 batch 维"),
+          "reshape_batch": ("Reshape \"{layer}\" sets the batch dimension to {n}: use 0 (copy) so the mapper can set N from [batch_num]",
+                            "Reshape 层 \"{layer}\" 把 batch 维设为 {n}：请用 0（保持不变），以便 mapper 按 [batch_num] 设置 N"),
+          "reshape": ("Reshape to {n} dims: users report the mapper needs 4-D shapes with first dim 0 (or deleting the Reshape)",
+                      "Reshape 为 {n} 维：用户反馈 mapper 需要首维为 0 的 4 维形状（或删除该 Reshape）"),
+      })
+def nn018(project, ctx):
+    """
+    ## What it finds
+    Layer parameters outside what NNIE maps, from the HiSVP guide §3.1.6 and user reports:
+    Permute orders other than (0,2,3,1); Pooling `round_mode: FLOOR` (the wk always rounds up;
+    a `ceil_mode` field from PyTorch converters is reported by NN011); Upsample scale other than
+    2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction `axis: 0`, a
+    Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
+    2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
+    wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
+    user-reported).
+
+    ## Why
+    The mapper either refuses the layer (`Permute can only support (0,1,2,3) -> (0,2,3,1) order!`,
+    `All inputs must have the same shape!`) or, for pooling rounding, silently computes something
+    else than Caffe — a step-4 layer mismatch in the triage.
+
+    ## Example
+    ```
+    layer { name: "p" type: "Permute" bottom: "x" top: "p" permute_param { order: 0 order: 3 order: 1 order: 2 } }
+    ```
+
+    ## Fix
+    None automatic: each needs a change of the net (e.g. Upsample 4× as two 2× layers, a
+    Deconvolution instead, or a different input size for Eltwise).
+    """
+    doc, g = project.prototxt, project.graph
+    if doc is None or g is None:
+        return
+    shapes = {}
+    try:
+        shapes = g.blob_shapes() or {}
+    except Exception:  # shape inference is best effort
+        shapes = {}
+    for layer in g.layers:
+        src, p, t = layer.source, layer.source.param, layer.type
+        if t == "Permute" and p.HasField("permute_param"):
+            order = tuple(p.permute_param.order)
+            if order and order not in ((0, 2, 3, 1),):
+                yield ctx.diag("permute", doc.path, field_range(src, "permute_param", "order"),
+                               order=",".join(map(str, order)))
+        elif t == "Pooling":
+            pp = child(src.node, "pooling_param")
+            rm = child(pp, "round_mode")
+            if rm is not None and str(rm.value).upper() == "FLOOR":
+                yield ctx.diag("ceil", doc.path, rm.range, severity=Severity.WARNING, field="round_mode: FLOOR",
+                               how="down (floor)" if not ctx.lang.startswith("zh") else "向下")
+        elif t == "Upsample":
+            up = child(src.node, "upsample_param")
+            for fname in ("scale", "scale_h", "scale_w"):
+                n = child(up, fname)
+                if n is not None and _num(n.value) not in (2, None):
+                    yield ctx.diag("upsample", doc.path, n.value_range, scale=n.value_text)
+        elif t == "Power":
+            n = child(src.node, "power_param", "power")
+            v = _num(n.value) if n is not None else None
+            if v is not None and not any(abs(v - a) < 1e-9 for a in POWER_ALLOWED):
+                yield ctx.diag("power", doc.path, n.value_range, power=n.value_text)
+        if t in ("Convolution", "Deconvolution", "DepthwiseConvolution"):
+            n = child(src.node, "convolution_param", "group")
+            v = _num(n.value) if n is not None else None
+            if v is not None and v > 2048:
+                yield ctx.diag("group", doc.path, n.value_range, group=n.value_text)
+        param_node = None
+        if t in ("Convolution", "Deconvolution", "DepthwiseConvolution"):
+            param_node = child(src.node, "convolution_param")
+        elif t == "Pooling" and not _is_global_pool(src):
+            param_node = child(src.node, "pooling_param")
+        if param_node is not None:
+            for fname in INT_PARAM_FIELDS:
+                for n in children(param_node, fname):
+                    v = _num(n.value)
+                    if v is None:
+                        continue
+                    lo = 0 if fname.startswith("pad") else 1
+                    if v < lo or v > 255:
+                        yield ctx.diag("intparam", doc.path, n.value_range, field=fname, value=n.value_text)
+        if t == "Reshape":
+            dims = children(child(src.node, "reshape_param", "shape"), "dim")
+            if dims and len(dims) != 4:
+                yield ctx.diag("reshape", doc.path, layer_anchor(src), severity=Severity.WARNING, n=len(dims))
+            elif dims and _num(dims[0].value) not in (0, None):
+                yield ctx.diag("reshape_batch", doc.path, dims[0].value_range, severity=Severity.WARNING, layer=layer.name,
+                               n=dims[0].value_text)
+        axis_field = _BATCH_AXIS_FIELDS.get(t)
+        if axis_field is not None:
+            pnode = child(src.node, axis_field[0])
+            for fname in axis_field[1:]:
+                n = child(pnode, fname)
+                if n is not None and _num(n.value) == 0:
+                    yield ctx.diag("batch", doc.path, n.value_range, type=t, layer=layer.name)
+        if t == "Eltwise" and len(layer.bottoms) > 1:
+            ins = [shapes.get(b) for b in layer.bottoms]
+            if all(s is not None for s in ins) and len({tuple(s) for s in ins}) > 1:
+                yield ctx.diag("eltwise", doc.path, layer_anchor(src),
+                               shapes=", ".join("x".join(map(str, s)) for s in ins))
+        for top in layer.tops:
+            s = shapes.get(top)
+            if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
+                yield ctx.diag("width", doc.path, layer_anchor(src), severity=Severity.WARNING, blob=top, width=s[3])
+
+
+# layer type -> (parameter message, axis fields); axis 0 is the batch (defaults are never 0)
+_BATCH_AXIS_FIELDS = {
+    "Concat": ("concat_param", "axis", "concat_dim"),
+    "Slice": ("slice_param", "axis", "slice_dim"),
+    "Softmax": ("softmax_param", "axis"),
+    "Flatten": ("flatten_param", "axis"),
+    "Reduction": ("reduction_param", "axis"),
+    "ArgMax": ("argmax_param", "axis"),
+}
+
+
+def _is_global_pool(src) -> bool:
+    n = child(src.node, "pooling_param", "global_pooling")
+    return n is not None and str(n.value).lower() in ("true", "1", "t")
+
+
+def _num(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+@rule("NN019", "stride1-pool-shrinks-map", Severity.WARNING, step=None,
+      summary=("A 2×2 stride-1 max pooling shrinks the map by one (darknet keeps the size)",
+               "2×2、步长 1 的最大池化会使特征图缩小 1（darknet 保持尺寸不变）"),
+      messages={"shrink": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} {out} from {inp}: darknet's size-2 stride-1 maxpool keeps {inp}, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
+                           "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 从 {inp} 变为 {out}：darknet 的 size=2 stride=1 maxpool 保持 {inp} 不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致")})
+def nn019(project, ctx):
+    """
+    ## What it finds
+    A MAX Pooling layer with a 2×2 kernel, stride 1 and no padding — the darknet2caffe translation
+    of darknet's `[maxpool] size=2 stride=1` (yolov3-tiny's 6th pooling layer).
+
+    ## Why
+    Darknet pads that layer on the right and bottom and keeps the feature-map size (13×13 stays
+    13×13 at 416×416). Caffe — and NNIE, whose pooling always rounds up — computes
+    ceil((13 − 2) / 1) + 1 = 12, so every later layer and the YOLO heads run on a 12×12 grid (and
+    24×24 after the upsample). The Caffe-vs-NNIE triage cannot see this (both sides agree); only
+    the boxes on the board are wrong. Found with the shape inference on the real yolov3-tiny
+    prototxt of the corpus.
+
+    ## Example
+    ```
+    layer { name: "layer12-maxpool" type: "Pooling" bottom: "layer11-conv" top: "layer12-maxpool"
+            pooling_param { pool: MAX kernel_size: 2 stride: 1 pad: 0 } }
+    ```
+
+    ## Fix
+    None automatic: Caffe has no one-sided padding. Usual workarounds: decode the heads with the
+    grid the converted net really has, or replace the layer (e.g. kernel 3, pad 1 keeps the size
+    with slightly different values) and check accuracy.
+    """
+    doc, g = project.prototxt, project.graph
+    if doc is None or g is None:
+        return
+    pools = [l for l in g.layers if l.type == "Pooling"]
+    if not pools:
+        return
+    shapes = None
+    for layer in pools:
+        p = layer.source.param.pooling_param
+        if p.pool != 0 or p.global_pooling:  # MAX only
+            continue
+        k = p.kernel_h or p.kernel_size
+        kw = p.kernel_w or p.kernel_size
+        s = p.stride_h or (p.stride if p.HasField("stride") else 1)
+        pad = p.pad_h or p.pad
+        if not (k == 2 and kw == 2 and s == 1 and pad == 0):
+            continue
+        if shapes is None:
+            try:
+                shapes = g.blob_shapes() or {}
+            except Exception:
+                shapes = {}
+        inp = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+        out = shapes.get(layer.tops[0]) if layer.tops else None
+        fmt = lambda sh: "×".join(str(x) for x in sh[2:]) if sh and len(sh) == 4 else "?"
+        if inp and out and len(inp) == 4 and len(out) == 4 and out[2] == inp[2]:
+            continue  # already size-preserving (e.g. an extra pad layer before it)
+        yield ctx.diag("shrink", doc.path, layer_anchor(layer.source), layer=layer.name,
+                       blob=layer.tops[0] if layer.tops else "?", inp=fmt(inp), out=fmt(out))
