@@ -17,7 +17,8 @@ error recovery) and :mod:`.fast_path` (the common valid line shapes, one stateme
 match).  This module runs the fast path and hands over to the general parser where it stops, so
 a 30k-line file reads in about 40 ms.  ``parse_prototxt`` never raises.
 
-The document types are importable from here, as the rest of the package does.
+The document types (``PrototxtDocument``, ``LayerSource``, ``Node``) are re-exported here: the
+rest of the package imports them from this module.
 """
 
 from __future__ import annotations
