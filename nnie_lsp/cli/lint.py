@@ -7,6 +7,11 @@ import logging
 import os
 import sys
 
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the tomli backport (a dependency there)
+    import tomli as tomllib
+
 from .. import __version__
 from ..batch import InputError, Overlay, counts, discover, failing, fix_files, lint_files, unified_diff, write_atomic
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
@@ -48,6 +53,24 @@ def _split(v: str | None):
     if v is None:
         return None
     return tuple(x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip())
+
+
+def _config_settings(path: str):
+    """Settings from `--config PYPROJECT` ([tool.nnie-lint]); a bad file is a SettingsError."""
+    if not os.path.isfile(path):
+        raise SettingsError(f"{path}: no such file")
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:  # the message ends with "(at line L, column C)"
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    tool = data.get("tool", {})
+    table = tool.get("nnie-lint", {}) if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [tool.nnie-lint] must be a table")
+    return settings_from_mapping(table, origin=path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,12 +120,7 @@ def _main(argv: list[str] | None = None) -> int:
     try:
         base = None
         if args.config:
-            if not os.path.isfile(args.config):
-                raise SettingsError(f"{args.config}: no such file")
-            import tomllib
-            with open(args.config, "rb") as fh:
-                data = tomllib.load(fh)
-            base = settings_from_mapping(data.get("tool", {}).get("nnie-lint", {}), origin=args.config)
+            base = _config_settings(args.config)
         overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
                      "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
                      "lang": lang}

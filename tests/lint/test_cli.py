@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -209,3 +210,51 @@ def test_internal_errors_are_one_line(project, capsys, monkeypatch):
     monkeypatch.setattr(cli, "lint_files", boom)
     code, _, err = run(capsys, "project")
     assert code == 2 and "internal error: RuntimeError: simulated bug" in err and "Traceback" not in err
+
+
+def _codes(out: str) -> set[str]:
+    return {d["code"] for d in json.loads(out)}
+
+
+def test_config_file(project, capsys, tmp_path):
+    conf = tmp_path / "conf.toml"
+    conf.write_text('[tool.nnie-lint]\nignore = ["NN304", "NN007"]\n')
+    _, out, _ = run(capsys, "project", "--format", "json")
+    assert {"NN304", "NN007"} <= _codes(out)
+    _, out, _ = run(capsys, "project", "--format", "json", "--config", str(conf))
+    assert not {"NN304", "NN007"} & _codes(out) and _codes(out)
+    conf.write_text('[tool.nnie-lint]\nignore = ["NN304"\nselect = 1\n')
+    code, _, err = run(capsys, "project", "--config", str(conf))
+    assert code == 2 and "conf.toml: not valid TOML" in err and "line 3" in err and "Traceback" not in err
+    conf.write_text('[tool]\nnnie-lint = 3\n')
+    code, _, err = run(capsys, "project", "--config", str(conf))
+    assert code == 2 and "[tool.nnie-lint] must be a table" in err
+    code, _, err = run(capsys, "project", "--config", str(tmp_path / "missing.toml"))
+    assert code == 2 and "missing.toml: no such file" in err
+
+
+PY310_TOML = """
+import sys
+sys.modules["tomllib"] = None  # as on Python 3.10: no tomllib in the standard library
+from nnie_lsp import settings
+from nnie_lsp.cli import lint
+assert lint.tomllib.__name__ == "tomli" and settings.tomllib.__name__ == "tomli", (lint.tomllib, settings.tomllib)
+sys.exit(lint.main(sys.argv[1:]))
+"""
+
+
+def test_config_and_pyproject_without_tomllib_use_tomli(project, tmp_path):
+    """Python 3.10 has no tomllib: --config and pyproject discovery read TOML with tomli."""
+    def nnie_lint(*args):
+        return subprocess.run([sys.executable, "-c", PY310_TOML, *args], capture_output=True, text=True,
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    conf = tmp_path / "conf.toml"
+    conf.write_text('[tool.nnie-lint]\nignore = ["NN304"]\n')
+    p = nnie_lint("project", "--format", "json", "--config", str(conf))
+    assert p.returncode == 1 and "NN304" not in _codes(p.stdout) and "NN007" in _codes(p.stdout), p.stderr
+    conf.write_text('[tool.nnie-lint]\nignore = [\n')
+    p = nnie_lint("project", "--config", str(conf))
+    assert p.returncode == 2 and "not valid TOML" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    (project / "pyproject.toml").write_text('[tool.nnie-lint]\nignore = ["NN007"]\n')
+    p = nnie_lint("project", "--format", "json")
+    assert p.returncode == 1 and "NN007" not in _codes(p.stdout) and "NN304" in _codes(p.stdout), p.stderr
