@@ -42,6 +42,19 @@ def _pair_kind(settings, producer_type, layer_type):
     return None
 
 
+def split_code(settings, producer_type: str, layer_type: str) -> str:
+    """Which rule reports an in-place `layer_type` right after its `producer_type`: NN301 (an
+    activation after Concat, or after a configured extra pair), NN302 (Scale/BatchNorm/Bias after
+    InnerProduct, or a configured extra pair that is not an activation) or NN303 (every other
+    in-place pair).  The one definition: the three rules below and nnie-triage use it."""
+    extra = _pair_kind(settings, producer_type, layer_type)
+    if LT.is_activation(layer_type) and (producer_type == "Concat" or extra):
+        return "NN301"
+    if extra or (producer_type == "InnerProduct" and layer_type in NORM_TYPES):
+        return "NN302"
+    return "NN303"
+
+
 def _split_pair_diag(ctx, project, msg_id, prod, layer):
     """The NN301/NN302 finding for an in-place `layer` right after its producer `prod`."""
     doc = project.prototxt
@@ -94,12 +107,8 @@ def nn301(project, ctx):
     if g is None or doc is None:
         return
     for prod, layer in inplace_heads(g):
-        extra = _pair_kind(project.settings, prod.type, layer.type)
-        if not LT.is_activation(layer.type):
-            continue
-        if prod.type != "Concat" and not extra:
-            continue
-        yield _split_pair_diag(ctx, project, "concat", prod, layer)
+        if split_code(project.settings, prod.type, layer.type) == "NN301":
+            yield _split_pair_diag(ctx, project, "concat", prod, layer)
 
 
 @rule("NN302", "inplace-scale-after-innerproduct", W, step=4,
@@ -134,12 +143,8 @@ def nn302(project, ctx):
     if g is None or doc is None:
         return
     for prod, layer in inplace_heads(g):
-        extra = _pair_kind(project.settings, prod.type, layer.type)
-        if extra and LT.is_activation(layer.type):
-            continue  # NN301 reports activation pairs
-        if not extra and not (prod.type == "InnerProduct" and layer.type in NORM_TYPES):
-            continue
-        yield _split_pair_diag(ctx, project, "fc", prod, layer)
+        if split_code(project.settings, prod.type, layer.type) == "NN302":
+            yield _split_pair_diag(ctx, project, "fc", prod, layer)
 
 
 @rule("NN303", "inplace-layer", I, step=4, default_enabled=False,
@@ -173,11 +178,7 @@ def nn303(project, ctx):
     if g is None or doc is None:
         return
     for prod, layer in inplace_heads(g):
-        if prod.type == "Concat" and LT.is_activation(layer.type):
-            continue
-        if prod.type == "InnerProduct" and layer.type in NORM_TYPES:
-            continue
-        if _pair_kind(project.settings, prod.type, layer.type):
+        if split_code(project.settings, prod.type, layer.type) != "NN303":
             continue
         blob = next(b for b in layer.tops if b in layer.bottoms)
         yield ctx.diag("inplace", doc.path, layer_anchor(layer.source), fix=_deinplace_fix(ctx, project, layer),
