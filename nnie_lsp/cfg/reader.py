@@ -16,7 +16,7 @@ A ``#`` that follows a blank (space/tab) inside the text after ``]`` starts an i
 ``[image_list] ./list.txt   # 30 images`` has ``value == "./list.txt"`` and the comment is kept
 in ``raw_value`` and marked by ``inline_comment_range``.  A ``#`` glued to other characters
 (``./a#b.txt``) is part of the value.  Whether nnie_mapper itself strips such comments is unknown
-(NNIE_REFERENCE §2), so the lint warns about them; ``raw_value`` is what the mapper may see.
+(docs/field-facts.md §2), so the lint warns about them; ``raw_value`` is what the mapper may see.
 
 Never raises: :func:`parse_cfg` accepts any ``str``.
 """

@@ -1,7 +1,7 @@
 """The layer table: one entry per Caffe layer type, with its NNIE support status.
 
 Data, not code: lint rules, hover and completion all read this table.  Every support claim
-carries the status tag and source of ``shared/NNIE_REFERENCE.md`` (§7.2-7.5, §15):
+carries the status tag and source given in ``docs/field-facts.md`` §7.2-7.5 (sources: §15):
 
 - ``[C]`` confirmed by a public source quoting the vendor guide or by real files,
 - ``[C-u]`` confirmed only by user reports,

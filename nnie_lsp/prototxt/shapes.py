@@ -3,7 +3,8 @@
 Formulas follow BVLC Caffe's ``Reshape`` implementations (and the extension layers' usual
 implementations, noted where inferred).  Unknown layer types, missing parameters or unknown
 input shapes give ``None`` for the affected tops; inference goes on for the rest of the net.
-Checked against OpenCV ``getLayersShapes`` in the tests.
+Checked against OpenCV ``getLayersShapes`` in the tests.  Reshape's ``dim: 0`` / ``dim: -1`` rules:
+docs/field-facts.md §16.4; NNIE pooling always rounds up (ceil mode): docs/field-facts.md §7.5.
 """
 
 from __future__ import annotations

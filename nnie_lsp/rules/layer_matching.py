@@ -243,7 +243,7 @@ def nn305(project, ctx):
     activation then reports nothing extra, which is expected, not a mistake.)
 
     ## Why
-    The guide's `_report` rules (§7.4 of our reference): only tops of NNIE layers get report points;
+    The guide's `_report` rules (docs/field-facts.md §7.4): only tops of NNIE layers get report points;
     for in-place activations, mark the producing layer's top or make the activation non-in-place.
     Misplaced marks either break mapping or silently give you no extra dump to compare.
 

@@ -1,4 +1,7 @@
-"""Quantization rules NN201-NN203 (guide step 3: compile_mode and `_hp` high-precision layers)."""
+"""Quantization rules NN201-NN203 (guide step 3: compile_mode and `_hp` high-precision layers).
+
+Facts: compile_mode docs/field-facts.md §3.1, `_hp` §7.4, the quantizers §11.
+"""
 
 from __future__ import annotations
 
