@@ -1,10 +1,12 @@
-"""Defensive reader for the mapper's ``cnn_net_tree.dot`` (and ``_gv`` / ``_org`` / ``_pre`` variants).
+"""Alignment's view of the mapper's ``cnn_net_tree.dot`` (and ``_gv`` / ``_org`` / ``_pre`` variants).
 
-The NNIE label format is undocumented (NNIE_REFERENCE §9, [?]); ATC-style labels carry
-``type name: <Type>``, ``name: X`` and ``mergedOps: Permute;Reshape;``. This reader accepts any DOT
-it can tokenise: node statements ``id [attr=val, ...]``, edge chains ``a -> b -> c`` (and ``--``),
-subgraphs, comments, quoted / HTML labels, record labels ``{a|b}``; what it could not use is listed
-in :attr:`DotGraph.warnings`, and :meth:`DotGraph.describe` says what was used.
+The DOT text is read by the project's one DOT reader (:mod:`nnie_lsp.mapper.dot`), and labels in
+the NNIE format (``docs/field-facts.md §16.2``) by :mod:`nnie_lsp.mapper.nettree`: for those the
+node name is the node id, the type is the ``type name`` field and the node number is the numeric
+``id`` field.  What stays here is triage-specific: matching keys (:func:`~.names.normalize_name`)
+and a defensive reading of labels in other formats (ATC-style ``type name: <Type>``,
+``name: X``, ``mergedOps: Permute;Reshape;``, record labels ``{a|b}``, free text) to find a name,
+a type and a number for alignment.  :meth:`DotGraph.describe` says what was used.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .names import normalize_name
+from ..mapper.nettree import TreeNode, parse_net_tree
+from ..text import read_text
+from ..dumpio.names import normalize_name
 
 __all__ = ["DotNode", "DotGraph", "parse_dot", "read_dot"]
 
@@ -26,6 +30,7 @@ class DotNode:
     merged_ops: tuple[str, ...] = ()
     number: int | None = None  # a node number found in the id or label (instruction-sim node id?)
     attrs: tuple[tuple[str, str], ...] = ()
+    segment: int | None = None  # NNIE labels: the ``net segment id`` field
 
     @property
     def key(self) -> str | None:
@@ -99,44 +104,6 @@ class DotGraph:
         return "; ".join(parts)
 
 
-_TOKEN_RE = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>//[^\n]*|\#[^\n]*|/\*.*?\*/)
-  | (?P<html><(?:[^<>]|<[^<>]*>)*>)
-  | (?P<qstr>"(?:[^"\\]|\\.)*")
-  | (?P<edge>->|--)
-  | (?P<punct>[{}\[\];,=:])
-  | (?P<id>(?:[^\s{}\[\];,=:"<>\-]|-(?![->]))+)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-
-def _tokens(text: str):
-    pos = 0
-    out = []
-    while pos < len(text):
-        m = _TOKEN_RE.match(text, pos)
-        if not m:
-            out.append(("junk", text[pos]))
-            pos += 1
-            continue
-        kind = m.lastgroup
-        val = m.group(kind)
-        pos = m.end()
-        if kind in ("ws", "comment"):
-            continue
-        if kind == "qstr":
-            val = val[1:-1].replace('\\"', '"')
-            kind = "id"
-        elif kind == "html":
-            val = re.sub(r"<[^<>]*>", " ", val[1:-1])
-            kind = "id"
-        out.append((kind, val))
-    return out
-
-
 KNOWN_TYPES = frozenset(
     "Convolution Deconvolution DepthwiseConv ConvolutionDepthwise Pooling ReLU PReLU Sigmoid TanH InnerProduct Concat "
     "Eltwise Upsample Permute Reshape Flatten Softmax BatchNorm BN Scale Bias ROIPooling PSROIPooling Slice Split Data "
@@ -190,82 +157,37 @@ def _parse_label(node_id: str, label: str) -> tuple[str | None, str | None, tupl
     return name, typ, merged, num, src
 
 
+def _node(tree_node: TreeNode) -> tuple[DotNode, str]:
+    attrs = tuple(sorted(tree_node.attrs))
+    if tree_node.is_nnie_label:
+        node = DotNode(
+            id=tree_node.name, label=tree_node.label, name=tree_node.label_name or tree_node.name,
+            type=tree_node.type_name, number=tree_node.node_id, attrs=attrs, segment=tree_node.segment,
+        )
+        return node, "NNIE label"
+    name, typ, merged, num, src = _parse_label(tree_node.name, tree_node.label)
+    explicit_type = dict(attrs).get("type")
+    if explicit_type and not typ:
+        typ = explicit_type
+    return DotNode(id=tree_node.name, label=tree_node.label, name=name, type=typ, merged_ops=merged,
+                   number=num, attrs=attrs), src
+
+
+_SOURCE_ORDER = ("NNIE label", "label name:", "label", "id")
+
+
 def parse_dot(text: str, path: str | None = None) -> DotGraph:
     """Parse DOT text defensively; never raises on odd content (problems go to ``warnings``)."""
-    toks = _tokens(text)
-    warnings: list[str] = []
-    junk = [v for k, v in toks if k == "junk"]
-    if junk:
-        warnings.append(f"{len(junk)} character(s) not understood were skipped")
-    raw_nodes: dict[str, dict[str, str]] = {}
-    edges: list[tuple[str, str]] = []
-
-    def attrs_at(i: int) -> tuple[dict[str, str], int]:
-        attrs: dict[str, str] = {}
-        if i < len(toks) and toks[i] == ("punct", "["):
-            i += 1
-            while i < len(toks) and toks[i] != ("punct", "]"):
-                if toks[i][0] == "id" and i + 2 < len(toks) and toks[i + 1] == ("punct", "=") and toks[i + 2][0] == "id":
-                    attrs[toks[i][1].lower()] = toks[i + 2][1]
-                    i += 3
-                else:
-                    i += 1
-            i += 1
-        return attrs, i
-
-    i = 0
-    keywords = {"digraph", "graph", "subgraph", "strict", "node", "edge"}
-    while i < len(toks):
-        kind, val = toks[i]
-        if kind == "id" and val.lower() in keywords:
-            if val.lower() in ("node", "edge", "graph") and i + 1 < len(toks) and toks[i + 1] == ("punct", "["):
-                _, i = attrs_at(i + 1)
-                continue
-            i += 1
-            if val.lower() in ("digraph", "graph", "subgraph") and i < len(toks) and toks[i][0] == "id":
-                i += 1  # the graph's own name
-            continue
-        if kind == "id":
-            # statement: id [attrs] | id -> id -> ... [attrs] | key = value
-            if i + 1 < len(toks) and toks[i + 1] == ("punct", "="):
-                i += 3
-                continue
-            chain = [val]
-            j = i + 1
-            if j < len(toks) and toks[j] == ("punct", ":"):  # port: a:p
-                j += 2
-            while j + 1 < len(toks) and toks[j][0] == "edge" and toks[j + 1][0] == "id":
-                chain.append(toks[j + 1][1])
-                j += 2
-                if j < len(toks) and toks[j] == ("punct", ":"):
-                    j += 2
-            attrs, j = attrs_at(j)
-            if len(chain) == 1:
-                raw_nodes.setdefault(val, {}).update(attrs)
-            else:
-                for a, b in zip(chain, chain[1:]):
-                    edges.append((a, b))
-                    raw_nodes.setdefault(a, {})
-                    raw_nodes.setdefault(b, {})
-            i = j
-            continue
-        i += 1
+    tree = parse_net_tree(text, path)
     nodes: dict[str, DotNode] = {}
     sources = set()
-    for nid, attrs in raw_nodes.items():
-        label = attrs.get("label", "")
-        name, typ, merged, num, src = _parse_label(nid, label)
-        if attrs.get("type") and not typ:
-            typ = attrs["type"]
+    for node_id, tree_node in tree.nodes.items():
+        nodes[node_id], src = _node(tree_node)
         sources.add(src)
-        nodes[nid] = DotNode(id=nid, label=label, name=name, type=typ, merged_ops=merged, number=num, attrs=tuple(sorted(attrs.items())))
-    if not nodes:
-        warnings.append("no nodes found")
-    src = "label name:" if "label name:" in sources else ("label" if "label" in sources else ("id" if nodes else "none"))
-    return DotGraph(nodes=nodes, edges=tuple(edges), warnings=tuple(warnings), path=path, name_source=src)
+    src = next((s for s in _SOURCE_ORDER if s in sources), "none")
+    edges = tuple((edge.source, edge.target) for edge in tree.edges)
+    return DotGraph(nodes=nodes, edges=edges, warnings=tree.warnings, path=path, name_source=src)
 
 
 def read_dot(path) -> DotGraph:
-    with open(path, "rb") as f:
-        text = f.read().decode("utf-8", errors="replace")
-    return parse_dot(text, path=str(path))
+    return parse_dot(read_text(str(path)).text, path=str(path))
