@@ -25,6 +25,14 @@ class Directive:
     range: Range              # the comment, for reporting
     path: str
     used: set = field(default_factory=set)
+    code_ranges: tuple[Range, ...] = ()   # where each of `codes` is written (same order)
+
+    def code_range(self, code: str) -> Range:
+        """Where `code` is written in the comment (the whole comment if unknown)."""
+        for c, rng in zip(self.codes, self.code_ranges):
+            if c == code:
+                return rng
+        return self.range
 
     def covers(self, d: Diagnostic) -> bool:
         if d.path != self.path:
@@ -43,13 +51,27 @@ def parse_directives(path: str, comments, line_text) -> list[Directive]:
         if not m:
             continue
         kind = "file" if m.group(1) == "disable-file" else "line"
-        codes = tuple(c.strip().upper() for c in re.split(r"[,\s]+", m.group(2) or "") if c.strip())
+        written = list(re.finditer(r"[^,\s]+", m.group(2) or ""))
+        codes = tuple(w.group().upper() for w in written)
         target = None
         if kind == "line":
             before = line_text(rng.start.line)[:rng.start.character]
             target = rng.start.line + 1 if not before.strip() else rng.start.line
-        out.append(Directive(kind, codes, target, rng, path))
+        code_ranges = _code_ranges(rng, text, line_text, [(m.start(2) + w.start(), w.group()) for w in written])
+        out.append(Directive(kind, codes, target, rng, path, code_ranges=code_ranges))
     return out
+
+
+def _code_ranges(comment: Range, text: str, line_text, spans) -> tuple[Range, ...]:
+    """Ranges of the codes at `spans` ((offset in the comment text, code)).  The text may start
+    at the `#` or after it; when it is not found inside the comment's range, each code gets the
+    whole comment's range (never a guessed column)."""
+    line = comment.start.line
+    body = text.rstrip("\r\n")
+    start = line_text(line).find(body, comment.start.character) if comment.end.line == line else -1
+    if start < 0 or start + len(body) > comment.end.character:
+        return tuple(comment for _ in spans)
+    return tuple(Range.of(line, start + offset, line, start + offset + len(code)) for offset, code in spans)
 
 
 def apply_suppressions(diagnostics: list[Diagnostic], directives: list[Directive], *,
@@ -70,7 +92,7 @@ def apply_suppressions(diagnostics: list[Diagnostic], directives: list[Directive
         for c in dr.codes:
             if c != "ALL" and c not in known_codes and not any(k.startswith(c) for k in known_codes):
                 kept.append(Diagnostic("NN902", NN902_MESSAGES["unknown"][pick].format(code=c),
-                                       dr.path, dr.range, Severity.WARNING))
+                                       dr.path, dr.code_range(c), Severity.WARNING))
         if report_unused and not dr.used:
             what = ",".join(dr.codes) or "ALL"
             kept.append(Diagnostic("NN901", NN901_MESSAGES["unused"][pick].format(codes=what),

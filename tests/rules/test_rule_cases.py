@@ -7,7 +7,9 @@ Case keys:
   files         {relative path = text} extra files (mean files, image lists, images)
   select        codes to enable (default: the file's rule code)
   settings      extra [tool.nnie-lint] options (e.g. source-framework)
-  expect        ["NN301 net.prototxt:12", ...] (code, file, 1-based line), exact list; [] = clean
+  expect        ["NN301 net.prototxt:12:15 safe-fix", ...]: code, file, 1-based line and column where
+                the finding starts, then `safe-fix` / `unsafe-fix` when it offers a fix (nothing when it
+                offers none); the exact list, in any order; [] = clean
   fixed_cfg / fixed_prototxt   text after `--fix` (or `--fix --unsafe-fixes` with unsafe = true)
 """
 
@@ -15,8 +17,12 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 import pytest
 
@@ -56,8 +62,18 @@ def _settings(code: str, case: dict) -> LintSettings:
     return base
 
 
+EXPECT = re.compile(r"(?:NN|T)\d{3} \S+:\d+:\d+(?: (?:safe|unsafe)-fix)?")
+
+
+def _label(d, tmp: Path) -> str:
+    """`CODE file:line:column [safe-fix|unsafe-fix]`, as the cases' `expect` lists write it."""
+    start = d.range.start
+    fix = f" {d.fix.applicability.value}-fix" if d.fix is not None else ""
+    return f"{d.code} {os.path.relpath(d.path, tmp)}:{start.line + 1}:{start.character + 1}{fix}"
+
+
 def _found(diags, tmp: Path) -> list[str]:
-    return sorted(f"{d.code} {os.path.relpath(d.path, tmp)}:{d.range.start.line + 1}" for d in diags)
+    return sorted(_label(d, tmp) for d in diags)
 
 
 @pytest.mark.parametrize("code,case", _load())
@@ -65,6 +81,8 @@ def test_case(code, case, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = _write(tmp_path, case)
     settings = _settings(code, case)
+    malformed = [e for e in case["expect"] if not EXPECT.fullmatch(e)]
+    assert not malformed, f"expect entries must read 'CODE file:line:column [safe-fix|unsafe-fix]': {malformed}"
     res = lint_files(files, settings=settings)
     assert _found(res.diagnostics, tmp_path) == sorted(case["expect"]), [d.message for d in res.diagnostics]
     for d in res.diagnostics:
@@ -91,3 +109,11 @@ def test_every_rule_has_cases():
     have = {f.stem for f in CASES.glob("*.toml")}
     missing = [r.code for r in all_rules() if r.code not in have and r.code not in ("NN000",)]
     assert not missing, f"rules without data-driven cases: {missing}"
+
+
+def test_expect_entries_need_column_and_fix_kind_words():
+    assert EXPECT.fullmatch("NN301 net.prototxt:7:15 safe-fix")
+    assert EXPECT.fullmatch("NN002 net.cfg:2:2")
+    assert EXPECT.fullmatch("T105 net.prototxt:4:15 unsafe-fix")
+    assert not EXPECT.fullmatch("NN301 net.prototxt:7")           # no column
+    assert not EXPECT.fullmatch("NN301 net.prototxt:7:15 safe")   # applicability spelled out
