@@ -1,7 +1,7 @@
 """Code-action building: engine fixes as quick fixes, "disable NNxxx for this line", fix-all.
 
 Works on engine objects (:class:`~nnie_lsp.diagnostics.Fix`, TextEdits in code points); the
-server turns the result into LSP ``CodeAction``s and serialises fixes into ``Diagnostic.data``.
+server turns the result into LSP ``CodeAction``s.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .. import i18n
-from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix
+from ..diagnostics import Diagnostic
 from ..text import LineIndex, Position, Range, TextEdit, edits_overlap
 
 
@@ -24,36 +24,15 @@ class Action:
     codes: tuple[str, ...] = ()
 
 
-# ------------------------------------------------------------------ fix <-> JSON (Diagnostic.data)
+# ------------------------------------------------------------------ quick fix of an engine fix
 
-def fix_to_data(fix: Fix) -> dict:
-    """Engine positions; the server converts ranges to the client's encoding separately."""
-    return {
-        "message": fix.message,
-        "applicability": fix.applicability.value,
-        "edits": [{"path": os.path.abspath(fe.path), "range": [fe.edit.range.start.line, fe.edit.range.start.character,
-                                                               fe.edit.range.end.line, fe.edit.range.end.character],
-                   "newText": fe.edit.new_text} for fe in fix.edits],
-    }
-
-
-def fix_from_data(data: dict) -> Fix:
-    """Inverse of :func:`fix_to_data`; raises ValueError/KeyError/TypeError on bad input."""
-    edits = []
-    for e in data["edits"]:
-        a, b, c, d = (int(x) for x in e["range"])
-        edits.append(FileEdit(str(e["path"]), TextEdit(Range.of(a, b, c, d), str(e["newText"]))))
-    return Fix(str(data["message"]), Applicability(data.get("applicability", "unsafe")), tuple(edits))
-
-
-def fix_action(fix: Fix, code: str, lang: str = "en") -> Action:
-    by_path: dict[str, list[TextEdit]] = {}
-    for fe in fix.edits:
-        by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
-    title = f"{fix.message} ({code})"
-    if not fix.is_safe:
+def fix_title(message: str, code: str, safe: bool, lang: str = "en") -> str:
+    """The quick-fix title of an engine fix (its edits travel in ``Diagnostic.data``, ready for
+    the editor: see :mod:`nnie_lsp.server.convert`)."""
+    title = f"{message} ({code})"
+    if not safe:
         title += i18n.t("action.unsafe_suffix", lang)
-    return Action(title, "quickfix", by_path, preferred=fix.is_safe, codes=(code,))
+    return title
 
 
 # ------------------------------------------------------------------ disable for this line

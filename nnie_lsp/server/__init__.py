@@ -1,8 +1,14 @@
-"""The nnie-lsp language server (pygls 2.x over stdio).
+"""The nnie-lsp language server (pygls 2.x over stdio), split as esbonio's is:
 
-- :mod:`.server`: the server class, the document and diagnostic stores, debounce and every handler;
+- :mod:`.server`: the server object (stores, settings, push/pull, logging);
+- :mod:`.documents`: the open documents, one record each;
+- :mod:`.diagnostic_store`: LSP diagnostics by (source, uri), read by push and pull;
+- :mod:`.scheduler`: debounce, linting off the event loop, stale results dropped;
+- :mod:`.triage_runner`: the ``nnie.triage`` subprocess with progress and cancellation;
+- :mod:`.handlers`: the LSP methods by area, calling :mod:`nnie_lsp.features` for the logic;
 - :mod:`.convert`: engine objects <-> LSP types (positions in the negotiated encoding);
-- :mod:`.config`: the ``nnie`` settings section and the UI language choice.
+- :mod:`.config`: the ``nnie`` settings section and the UI language choice;
+- :mod:`.protocol`: JSON-RPC details (malformed requests still get a response).
 
 Run with ``python -m nnie_lsp`` (or the ``nnie-lsp`` console script pointing at :func:`main`).
 """
@@ -12,6 +18,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+
+
+def create_server():
+    """A server with every handler registered (one per process: pygls binds it to stdio)."""
+    from .handlers import register_all
+    from .server import NnieLanguageServer
+    return register_all(NnieLanguageServer())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    from .server import server
+    server = create_server()
     if args.lang:
         server.cli_lang = args.lang
         server.lang = "zh" if args.lang.lower().startswith("zh") else "en"
@@ -41,4 +54,4 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["main"]
+__all__ = ["create_server", "main"]

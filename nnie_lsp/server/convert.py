@@ -1,4 +1,17 @@
-"""Engine objects <-> LSP types: positions in the negotiated encoding, diagnostics, edits."""
+"""Engine objects <-> LSP types: positions in the negotiated encoding, diagnostics, edits.
+
+A diagnostic's ``data`` carries its fix ready for the editor: the WorkspaceEdit ``changes``
+(URI -> TextEdits in the client's position encoding, line breaks of the target file), with the
+fix message, its applicability and the document versions the edits were computed for::
+
+    {"code": "NN301",
+     "fix": {"message": "...", "applicability": "safe",
+             "changes": {"file:///p/model.prototxt": [{"range": {...}, "newText": "..."}]},
+             "versions": {"file:///p/model.prototxt": 3}},
+     "info": {...}}
+
+The quick fix is built from it as is (:func:`changes_from_data`); nothing is recomputed.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +21,8 @@ from typing import Callable
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
 
-from ..diagnostics import Diagnostic
-from ..features.actions import fix_to_data
+from ..diagnostics import Diagnostic, Fix
+from ..features.actions import Action
 from ..output import rule_url
 from ..text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
@@ -82,6 +95,64 @@ def edit_text(new_text: str, li: LineIndex | None) -> str:
     return new_text
 
 
+def _position_json(position: T.Position) -> dict:
+    return {"line": position.line, "character": position.character}
+
+
+def fix_data(fix: Fix, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> dict:
+    """The fix as WorkspaceEdit ``changes`` ready for the editor (see the module doc);
+    `versions` maps the open documents' paths to their versions."""
+    changes: dict[str, list[dict]] = {}
+    edited_versions: dict[str, int] = {}
+    for file_edit in fix.edits:
+        path = os.path.abspath(file_edit.path)
+        uri = uri_of(path)
+        li = lines(path)
+        rng = enc.range(li, file_edit.edit.range)
+        changes.setdefault(uri, []).append({
+            "range": {"start": _position_json(rng.start), "end": _position_json(rng.end)},
+            "newText": edit_text(file_edit.edit.new_text, li)})
+        if path in versions:
+            edited_versions[uri] = versions[path]
+    return {"message": fix.message, "applicability": fix.applicability.value, "changes": changes,
+            "versions": edited_versions}
+
+
+def _position_from_json(raw) -> T.Position:
+    line, character = raw["line"], raw["character"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (line, character)):
+        raise ValueError(f"bad position {raw!r}")
+    return T.Position(line=line, character=character)
+
+
+def changes_from_data(fix: dict) -> dict[str, list[T.TextEdit]]:
+    """The ``changes`` of a fix in ``Diagnostic.data`` as LSP TextEdits; raises
+    ValueError/KeyError/TypeError when the client sent back something else."""
+    raw = fix["changes"]
+    if not isinstance(raw, dict) or not raw:
+        raise ValueError("fix has no changes")
+    changes: dict[str, list[T.TextEdit]] = {}
+    for uri, edits in raw.items():
+        if not isinstance(uri, str) or not isinstance(edits, (list, tuple)):
+            raise ValueError(f"bad changes for {uri!r}")
+        changes[uri] = [T.TextEdit(range=T.Range(start=_position_from_json(e["range"]["start"]),
+                                                 end=_position_from_json(e["range"]["end"])),
+                                   new_text=str(e["newText"])) for e in edits]
+    return changes
+
+
+def to_code_action(action: Action, lines: LineSource, enc: Encoder,
+                   diagnostics: list[T.Diagnostic] | None) -> T.CodeAction:
+    """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client."""
+    changes: dict[str, list[T.TextEdit]] = {}
+    for path, edits in action.edits.items():
+        li = lines(path)
+        changes[uri_of(path)] = [T.TextEdit(range=enc.range(li, e.range), new_text=edit_text(e.new_text, li))
+                                 for e in edits]
+    return T.CodeAction(title=action.title, kind=action.kind, diagnostics=diagnostics or None,
+                        is_preferred=action.preferred or None, edit=T.WorkspaceEdit(changes=changes))
+
+
 def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> T.Diagnostic:
     home = lines(d.path)
     related = [T.DiagnosticRelatedInformation(
@@ -89,9 +160,7 @@ def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: 
         for r in d.related]
     data: dict = {"code": d.code}
     if d.fix is not None:
-        data["fix"] = fix_to_data(d.fix)
-        paths = {os.path.abspath(fe.path) for fe in d.fix.edits}
-        data["versions"] = {p: versions[p] for p in paths if p in versions}
+        data["fix"] = fix_data(d.fix, lines, enc, versions)
     if d.data:
         data["info"] = dict(d.data)
     tags = [T.DiagnosticTag.Unnecessary] if d.code == "NN901" else None

@@ -34,6 +34,12 @@ async def test_diagnostics_push_or_pull(client, project):
     assert nn301.severity in (T.DiagnosticSeverity.Warning, T.DiagnosticSeverity.Error)
     assert nn301.related_information and nn301.related_information[0].location.uri == uri
     assert nn301.data["fix"]["applicability"] == "safe"
+    # the fix travels as WorkspaceEdit changes in the client's encoding, for the version it was made on
+    assert list(nn301.data["fix"]["changes"]) == [uri] and nn301.data["fix"]["versions"] == {uri: 1}
+    fixed = apply_text_edits(text, [T.TextEdit(range=T.Range(
+        start=T.Position(**e["range"]["start"]), end=T.Position(**e["range"]["end"])), new_text=e["newText"])
+        for e in nn301.data["fix"]["changes"][uri]], client.encoding)
+    assert 'top: "layer10-act"' in fixed and fixed != text
     if client.pull:
         await asyncio.sleep(0.5)
         assert uri not in client.published, "a pull client must never get pushed diagnostics"
@@ -46,7 +52,7 @@ async def test_diagnostics_push_or_pull(client, project):
     assert {"NN108", "NN202", "NN106"} <= set(codes(cfg_items))
     assert not {"NN301", "NN302"} & set(codes(cfg_items))
     nn202 = next(d for d in cfg_items if d.code == "NN202")
-    assert nn202.data["fix"]["edits"][0]["path"].endswith("model.prototxt")
+    assert list(nn202.data["fix"]["changes"]) == [uri]  # the edit is in the (open) prototxt
 
 
 async def test_quick_fix_clears_its_diagnostic(client, project):

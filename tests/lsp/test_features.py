@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import string
 
@@ -18,11 +19,11 @@ from nnie_lsp.features.common import document_kind
 from nnie_lsp.project import cached_prototxt
 from nnie_lsp.prototxt.synth import generate_big_prototxt
 from nnie_lsp.server.config import choose_language, parse_settings
-from nnie_lsp.server.convert import Encoder
+from nnie_lsp.server.convert import Encoder, changes_from_data, fix_data, uri_of
 from nnie_lsp.settings import SettingsError
 from nnie_lsp.text import LineIndex, Position, Range, TextEdit, apply_edits
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, apply_text_edits
 
 
 def fields(s: str) -> set[str]:
@@ -83,9 +84,34 @@ def test_fix_all_is_safe_and_non_overlapping(tmp_path):
     assert act.kind == "source.fixAll.nnie" and act.codes == ("NN1",)
     assert [e.new_text for e in act.edits[p]] == ["xyz"]
     assert fa.fix_all([d("NN3", unsafe)], p) is None
-    data = fa.fix_to_data(unsafe)
-    assert fa.fix_from_data(data) == Fix("three", Applicability.UNSAFE,
-                                         (FileEdit(p, TextEdit(Range.of(1, 0, 1, 1), "u")),))
+    assert fa.fix_title("three", "NN3", safe=False).startswith("three (NN3) (unsafe")
+    assert fa.fix_title("one", "NN1", safe=True) == "one (NN1)"
+
+
+def test_fix_data_is_a_ready_workspace_edit(tmp_path):
+    """Diagnostic.data carries the fix as LSP changes: client encoding, the file's line breaks."""
+    path = str(tmp_path / "a.prototxt")
+    text = 'name: "网络"\r\nlayer { name: "𝒳a" top: "x" }\r\n'
+    line = text.split("\r\n")[1]
+    col = line.index('"x"')
+    edit = TextEdit(Range.of(1, col, 1, col + 3), '"y"\n  bottom: "z"')
+    fix = Fix("retarget", Applicability.SAFE, (FileEdit(path, edit),))
+    data = fix_data(fix, lambda p: LineIndex(text), Encoder("utf-16"), {path: 7})
+    uri = uri_of(path)
+    assert list(data["changes"]) == [uri] and data["versions"] == {uri: 7}
+    assert data["applicability"] == "safe" and data["message"] == "retarget"
+    assert data["changes"][uri][0]["range"]["start"] == {"line": 1, "character": col + 1}  # 𝒳 is 2 UTF-16 units
+    changes = changes_from_data(json.loads(json.dumps(data)))  # as the client sends it back
+    expected = apply_edits(text, [TextEdit(edit.range, '"y"\r\n  bottom: "z"')])
+    assert apply_text_edits(text, changes[uri], "utf-16") == expected
+    utf8 = fix_data(fix, lambda p: LineIndex(text), Encoder("utf-8"), {})
+    assert utf8["changes"][uri][0]["range"]["start"]["character"] == len(line[:col].encode("utf-8"))
+    assert utf8["versions"] == {}
+    for bad in ({"changes": {}}, {"changes": {uri: [{"range": {"start": {"line": -1, "character": 0},
+                                                              "end": {"line": 0, "character": 0}}, "newText": ""}]}},
+                {"changes": {uri: [{"newText": "x"}]}}, {"changes": {uri: "x"}}):
+        with pytest.raises((KeyError, ValueError, TypeError)):
+            changes_from_data(bad)
 
 
 def test_cfg_completion_keys_and_values():

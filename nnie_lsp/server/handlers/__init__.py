@@ -1,0 +1,13 @@
+"""The LSP methods and commands, by area; each module declares its handlers in a
+:class:`~.common.HandlerTable` and :func:`register_all` puts them on a server."""
+
+from __future__ import annotations
+
+from ..server import NnieLanguageServer
+from . import code_actions, language, lifecycle, navigation, sync, triage
+
+
+def register_all(server: NnieLanguageServer) -> NnieLanguageServer:
+    for module in (lifecycle, sync, code_actions, language, navigation, triage):
+        module.handlers.register(server)
+    return server

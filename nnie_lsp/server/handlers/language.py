@@ -1,0 +1,81 @@
+"""Hover and completion."""
+
+from __future__ import annotations
+
+import os
+
+from lsprotocol import types as T
+from pygls.capabilities import get_capability
+
+from ...features import completion as completion_features
+from ...features import hover as hover_features
+from ...text import LineIndex
+from ..server import NnieLanguageServer
+from .common import HandlerTable, document_at, guard
+
+handlers = HandlerTable()
+
+COMPLETION_KINDS = {
+    "key": T.CompletionItemKind.Property, "value": T.CompletionItemKind.Value,
+    "enum": T.CompletionItemKind.EnumMember, "type": T.CompletionItemKind.Class,
+    "field": T.CompletionItemKind.Field, "message": T.CompletionItemKind.Struct,
+    "blob": T.CompletionItemKind.Variable,
+}
+
+
+@handlers.feature(T.TEXT_DOCUMENT_HOVER)
+@guard("textDocument/hover")
+async def hover(ls: NnieLanguageServer, params: T.HoverParams):
+    at = await document_at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    if at.project is not None:
+        hit = hover_features.cfg_hover(at.project, at.pos, ls.lang)
+    else:
+        hit = hover_features.prototxt_hover(at.doc, at.graph, at.pos, ls.lang)
+    if hit is None:
+        return None
+    markdown, rng = hit
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
+                   range=ls.encoder().range(at.li, rng))
+
+
+@handlers.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["[", '"', ":", " "]))
+@guard("textDocument/completion")
+async def completion(ls: NnieLanguageServer, params: T.CompletionParams):
+    uri = params.text_document.uri
+    record = ls.documents.get(uri)
+    if record is None:
+        return None
+    encoder = ls.encoder()
+    snippets = bool(get_capability(ls.client_capabilities,
+                                   "text_document.completion.completion_item.snippet_support", False))
+    if record.kind == "cfg":
+        li = LineIndex(ls.documents.text(uri)[0])
+        pos = encoder.from_lsp(li, params.position)
+        items = completion_features.cfg_completions(li.line_text(pos.line), pos, ls.lang, snippets,
+                                                    base_dir=os.path.dirname(record.path) if record.path else None)
+    else:
+        model = await ls.scheduler.prototxt_model(uri)
+        if model is None:
+            return None
+        doc, graph = model
+        li = doc.line_index
+        pos = encoder.from_lsp(li, params.position)
+        items = completion_features.prototxt_completions(doc, graph, pos, ls.lang)
+    out = []
+    for item in items:
+        insert = item.insert_text
+        text_format = T.InsertTextFormat.PlainText
+        if item.snippet:
+            if snippets:
+                text_format = T.InsertTextFormat.Snippet
+            else:
+                insert = completion_features.plain_from_snippet(insert)
+        documentation = T.MarkupContent(kind=T.MarkupKind.Markdown, value=item.documentation) \
+            if item.documentation else None
+        out.append(T.CompletionItem(
+            label=item.label, kind=COMPLETION_KINDS.get(item.kind), detail=item.detail or None,
+            documentation=documentation, sort_text=item.sort_text, filter_text=item.filter_text,
+            insert_text_format=text_format, text_edit=T.TextEdit(range=encoder.range(li, item.replace), new_text=insert)))
+    return T.CompletionList(is_incomplete=False, items=out)

@@ -1,0 +1,58 @@
+"""initialize / initialized and configuration changes."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from lsprotocol import types as T
+from pygls.capabilities import get_capability
+from pygls.uris import to_fs_path
+
+from ... import __version__ as VERSION
+from ..server import CONFIGURATION_TIMEOUT, NnieLanguageServer
+from .common import HandlerTable
+from .sync import pull_diagnostics
+
+handlers = HandlerTable()
+
+
+@handlers.feature(T.INITIALIZE)
+def initialize(ls: NnieLanguageServer, params: T.InitializeParams) -> None:
+    ls.loop = asyncio.get_event_loop()
+    ls.locale = params.locale
+    if params.root_uri:
+        ls.root = to_fs_path(params.root_uri)
+    elif params.root_path:
+        ls.root = params.root_path
+    ls.apply_settings(params.initialization_options)
+    # pull when the client can (it then never gets pushed diagnostics), else push
+    ls.pull = get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+    if ls.pull:
+        ls.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(
+            identifier="nnie-lint", inter_file_dependencies=True, workspace_diagnostics=False))(pull_diagnostics)
+    ls.log(f"nnie-lsp {VERSION}: {'pull' if ls.pull else 'push'} diagnostics, language {ls.lang}, "
+           f"position encoding {ls.encoder().encoding}")
+
+
+@handlers.feature(T.INITIALIZED)
+async def initialized(ls: NnieLanguageServer, params: T.InitializedParams) -> None:
+    if get_capability(ls.client_capabilities, "workspace.did_change_configuration.dynamic_registration", False):
+        try:
+            await asyncio.wait_for(ls.client_register_capability_async(T.RegistrationParams(registrations=[
+                T.Registration(id=str(uuid.uuid4()), method=T.WORKSPACE_DID_CHANGE_CONFIGURATION)])),
+                timeout=CONFIGURATION_TIMEOUT)
+        except Exception as exc:
+            ls.log(f"could not register for configuration changes: {exc!r}", T.MessageType.Info)
+    await ls.fetch_configuration()
+
+
+@handlers.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: NnieLanguageServer, params: T.DidChangeConfigurationParams) -> None:
+    if get_capability(ls.client_capabilities, "workspace.configuration", False):
+        await ls.fetch_configuration()
+        return
+    settings = params.settings
+    if isinstance(settings, dict) and "nnie" in settings:
+        ls.apply_settings(settings["nnie"])
+        ls.settings_changed()

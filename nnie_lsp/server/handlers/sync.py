@@ -1,0 +1,78 @@
+"""Document sync (open, change, save, close) and pulled diagnostics."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+
+from lsprotocol import types as T
+
+from ..server import NnieLanguageServer
+from .common import HandlerTable
+
+handlers = HandlerTable()
+
+
+@handlers.feature(T.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: NnieLanguageServer, params: T.DidOpenTextDocumentParams) -> None:
+    item = params.text_document
+    if ls.documents.track(item.uri, item.language_id, item.text) is None:
+        return
+    if not ls.pull:
+        ls.scheduler.schedule(item.uri, 0.0, related=True, force=True)
+    elif len(ls.documents) > 1:
+        ls.scheduler.schedule_refresh(0.0)
+
+
+@handlers.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: NnieLanguageServer, params: T.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    if uri not in ls.documents:
+        document = ls.workspace.get_text_document(uri)
+        if ls.documents.track(uri, document.language_id, document.source) is None:
+            return
+    if ls.settings.run == "onSave":
+        return
+    ls.scheduler.on_change(uri)
+
+
+@handlers.feature(T.TEXT_DOCUMENT_DID_SAVE, T.SaveOptions(include_text=False))
+def did_save(ls: NnieLanguageServer, params: T.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    if uri not in ls.documents or ls.settings.run != "onSave":
+        return
+    if ls.pull:
+        async def lint_then_refresh():
+            await ls.scheduler.ensure_result(uri, force=True)
+            ls.refresh_pull()
+        asyncio.ensure_future(lint_then_refresh())
+    else:
+        ls.scheduler.schedule(uri, 0.0, related=True, force=True)
+
+
+@handlers.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: NnieLanguageServer, params: T.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    record = ls.documents.close(uri)
+    if record is None:
+        return
+    ls.forget(uri)
+    if not ls.pull:
+        ls.scheduler.relint_dependents(record.path)
+    elif len(ls.documents):
+        ls.refresh_pull()
+
+
+async def pull_diagnostics(ls: NnieLanguageServer, params: T.DocumentDiagnosticParams):
+    """textDocument/diagnostic (registered at initialize for clients that pull)."""
+    uri = params.text_document.uri
+    if uri not in ls.documents:
+        return T.RelatedFullDocumentDiagnosticReport(items=[], result_id="none")
+    await ls.scheduler.ensure_result(uri)
+    items = ls.report(uri)
+    digest = hashlib.blake2b(json.dumps(ls.protocol._converter.unstructure(items), sort_keys=True,
+                                        default=str).encode(), digest_size=12).hexdigest()
+    if params.previous_result_id == digest:
+        return T.RelatedUnchangedDocumentDiagnosticReport(result_id=digest)
+    return T.RelatedFullDocumentDiagnosticReport(items=items, result_id=digest)

@@ -1,0 +1,281 @@
+"""When to lint, off the event loop: debounce, one lint at a time, stale results dropped.
+
+- An isolated edit is linted at once; a burst of edits once it pauses for ``lint.debounce`` ms.
+- The engine runs in one worker thread on a :class:`Snapshot` (every open document's text, the
+  settings), never on the event loop; requests for the same state share one computation.
+- A result is current while the open documents' versions and the settings generation are those
+  of its snapshot; a result that is no longer current is not published (a newer lint is coming),
+  and the diagnostics store keeps whichever computation started last.
+- Editing a cfg relints the open prototxt it pairs with, and the other way round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from lsprotocol import types as T
+
+from .. import i18n
+from ..diagnostics import Diagnostic
+from ..lint import lint_project, project_for_file
+from ..project import DiskProvider, Project, cached_prototxt
+from ..settings import LintSettings
+from ..text import LineIndex
+from .convert import SOURCE, Encoder, to_lsp_diagnostic
+
+if TYPE_CHECKING:
+    from .documents import OpenDocument
+    from .server import NnieLanguageServer
+
+TIMING = bool(os.environ.get("NNIE_LSP_TIMING"))  # log each lint's duration (benchmarks)
+Result = TypeVar("Result")
+
+
+@dataclass
+class Snapshot:
+    """Everything a lint of one document needs, copied on the event loop."""
+
+    uri: str
+    path: str
+    kind: str
+    version: int | None
+    key: tuple                   # (settings generation, versions of the open documents)
+    overlay: dict[str, str]      # path -> unsaved editor text
+    versions: dict[str, int]     # path -> document version
+    settings: LintSettings
+    lang: str
+    encoder: Encoder
+    cwd: str
+    sequence: int                # snapshots are numbered in the order they are taken
+
+
+@dataclass
+class LintResult:
+    key: tuple
+    version: int | None
+    engine: list[Diagnostic]
+    lsp: list[T.Diagnostic]
+    members: frozenset[str]      # the cfg and prototxt paths of the linted project
+    project: Project
+    elapsed: float
+    sequence: int
+
+
+class LintScheduler:
+    def __init__(self, ls: NnieLanguageServer) -> None:
+        self.ls = ls
+        self.lint_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="nnie-lint")
+        self.aux_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="nnie-aux")
+        self._inflight: dict[tuple, asyncio.Future] = {}
+        self._sequence = itertools.count(1)
+        self._refresh_task: asyncio.Task | None = None
+
+    # ---------------------------------------------------------------- state
+    def key(self) -> tuple:
+        return (self.ls.settings_gen, self.ls.documents.state())
+
+    def _on_save_only(self) -> bool:
+        return self.ls.settings.run == "onSave"
+
+    def snapshot(self, record: OpenDocument) -> Snapshot:
+        documents = self.ls.documents
+        overlay, versions = documents.overlay()
+        return Snapshot(record.uri, record.path, record.kind, documents.version(record.uri), self.key(), overlay,
+                        versions, self.ls.lint_settings_for(record.path), self.ls.lang, self.ls.encoder(),
+                        self.ls.root or os.path.dirname(record.path), next(self._sequence))
+
+    # ---------------------------------------------------------------- linting
+    def compute(self, snap: Snapshot) -> LintResult:
+        """Runs in the lint thread."""
+        started = time.perf_counter()
+        provider = DiskProvider(dict(snap.overlay))
+        project = project_for_file(snap.path, settings=snap.settings, provider=provider, cwd=snap.cwd,
+                                   is_cfg=snap.kind == "cfg")
+        outcome = lint_project(project, lang=snap.lang, paths=[snap.path])
+        for error in outcome.errors:
+            self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", T.MessageType.Error)
+        indexes: dict[str, LineIndex | None] = {}
+        if project.cfg is not None and project.cfg.path:
+            indexes[project.cfg.path] = project.cfg.line_index
+        if project.prototxt is not None and project.prototxt.path:
+            indexes[project.prototxt.path] = project.prototxt.line_index
+
+        def lines(path: str) -> LineIndex | None:
+            absolute = os.path.abspath(path)
+            if absolute not in indexes:
+                decoded = provider.read_text(absolute)
+                indexes[absolute] = LineIndex(decoded.text) if decoded is not None else None
+            return indexes[absolute]
+
+        lsp = [to_lsp_diagnostic(d, lines, snap.encoder, snap.versions) for d in outcome.diagnostics]
+        members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
+        return LintResult(snap.key, snap.version, outcome.diagnostics, lsp, members, project,
+                          time.perf_counter() - started, snap.sequence)
+
+    async def ensure_result(self, uri: str, *, force: bool = False) -> LintResult | None:
+        """The lint result for the current state of `uri` (computed off the event loop); its LSP
+        diagnostics are in the diagnostics store when this returns."""
+        record = self.ls.documents.get(uri)
+        if record is None:
+            return None
+        key = self.key()
+        cached = record.lint
+        if cached is not None and (cached.key == key or (self._on_save_only() and not force
+                                                          and cached.key[0] == key[0])):
+            return cached
+        inflight_key = (uri, key)
+        future = self._inflight.get(inflight_key)
+        if future is None:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self.lint_pool, self.compute, self.snapshot(record))
+            self._inflight[inflight_key] = future
+            future.add_done_callback(lambda _f, k=inflight_key: self._inflight.pop(k, None))
+        try:
+            result = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.ls.log(i18n.t("server.lint_failed", self.ls.lang, file=record.path, error=repr(exc))
+                        + "\n" + traceback.format_exc(), T.MessageType.Error)
+            current = self.ls.documents.get(uri)
+            return current.lint if current is not None else None
+        record = self.ls.documents.get(uri)
+        if record is not None:
+            if result.key == self.key() or self._on_save_only():
+                record.lint = result
+            self.ls.diagnostics.set(SOURCE, uri, result.lsp, result.version, result.sequence)
+        return result
+
+    async def lint_and_publish(self, uri: str, *, related: bool, force: bool = False) -> None:
+        before = set(self.related_uris(uri)) if related else set()
+        result = await self.ensure_result(uri, force=force)
+        if result is None or uri not in self.ls.documents:
+            return
+        if result.key != self.key() and not self._on_save_only():
+            return  # a newer lint is scheduled
+        if not self.ls.pull:
+            self.ls.publish(uri)
+        if TIMING:
+            self.ls.log(f"timing: lint {result.elapsed * 1000:.1f} ms for version {result.version} of {uri}")
+        if related:
+            others = before | {r.uri for r in self.ls.documents if r.path in result.members and r.uri != uri}
+            if self.ls.pull:
+                if others:
+                    self.ls.refresh_pull()
+            else:
+                for other in others:
+                    self.schedule(other, 0.0, related=False, force=force)
+
+    def related_uris(self, uri: str) -> list[str]:
+        """Open documents whose last lint read `uri`'s file (a cfg's prototxt and the reverse)."""
+        record = self.ls.documents.get(uri)
+        if record is None:
+            return []
+        return [r.uri for r in self.ls.documents
+                if r.uri != uri and r.lint is not None and record.path in r.lint.members]
+
+    # ---------------------------------------------------------------- scheduling
+    def schedule(self, uri: str, delay: float, *, related: bool = True, force: bool = False) -> None:
+        """Lint `uri` after `delay` seconds and publish, replacing the lint pending for it."""
+        record = self.ls.documents.get(uri)
+        if record is None:
+            return
+        if record.pending is not None and not record.pending.done():
+            record.pending.cancel()
+
+        async def run() -> None:
+            try:
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                await self.lint_and_publish(uri, related=related, force=force)
+            except asyncio.CancelledError:
+                pass
+            except Exception as exc:
+                self.ls.log(i18n.t("server.lint_failed", self.ls.lang, file=uri, error=repr(exc)) + "\n"
+                            + traceback.format_exc(), T.MessageType.Error)
+            finally:
+                if record.pending is task:
+                    record.pending = None
+
+        task = asyncio.ensure_future(run())
+        record.pending = task
+
+    def on_change(self, uri: str) -> None:
+        """Debounce with a leading edge: an isolated edit is linted at once, a burst of edits
+        once it pauses for `debounce` ms."""
+        record = self.ls.documents.get(uri)
+        if record is None:
+            return
+        now = time.monotonic()
+        debounce = self.ls.settings.debounce_ms / 1000.0
+        previous, record.last_change = record.last_change, now
+        busy = record.pending is not None and not record.pending.done()
+        delay = debounce if (busy or (previous is not None and now - previous < debounce)) else 0.0
+        if self.ls.pull:
+            if len(self.ls.documents) > 1:  # the others' findings may depend on this one
+                self.schedule_refresh(delay)
+            return
+        self.schedule(uri, delay)
+
+    def schedule_refresh(self, delay: float) -> None:
+        """Ask a pull client to pull again after `delay` (at least 50 ms; one refresh per burst)."""
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._refresh_task.cancel()
+
+        async def run() -> None:
+            try:
+                await asyncio.sleep(max(delay, 0.05))
+                self.ls.refresh_pull()
+            except asyncio.CancelledError:
+                pass
+
+        self._refresh_task = asyncio.ensure_future(run())
+
+    def relint_all(self) -> None:
+        """After a settings change: every open document again (a pull client is asked to pull)."""
+        if self.ls.pull:
+            self.ls.refresh_pull()
+            return
+        for record in self.ls.documents:
+            self.schedule(record.uri, 0.0, related=False, force=True)
+
+    def relint_dependents(self, path: str) -> None:
+        """After `path` was closed: the open documents whose lint read it (push clients)."""
+        for record in self.ls.documents:
+            if record.lint is not None and path in record.lint.members:
+                self.schedule(record.uri, 0.0, related=False, force=True)
+
+    # ---------------------------------------------------------------- models for the features
+    async def run_aux(self, function: Callable[..., Result], *args) -> Result:
+        """Run `function` in the auxiliary pool (parsing for hover, formatting…)."""
+        return await asyncio.get_running_loop().run_in_executor(self.aux_pool, function, *args)
+
+    async def project_for(self, uri: str) -> Project | None:
+        """The project (cfg + prototxt + files) of `uri` as it is now: the current lint's, or a
+        fresh one built off the event loop."""
+        record = self.ls.documents.get(uri)
+        if record is None:
+            return None
+        if record.lint is not None and record.lint.key == self.key():
+            return record.lint.project
+        snap = self.snapshot(record)
+
+        def build() -> Project:
+            return project_for_file(snap.path, settings=snap.settings, provider=DiskProvider(snap.overlay),
+                                    cwd=snap.cwd, is_cfg=snap.kind == "cfg")
+        return await self.run_aux(build)
+
+    async def prototxt_model(self, uri: str):
+        """(PrototxtDocument, NetGraph) of an open prototxt, parsed off the event loop (cached by text)."""
+        record = self.ls.documents.get(uri)
+        if record is None or record.kind != "prototxt":
+            return None
+        text, _version = self.ls.documents.text(uri)
+        return await self.run_aux(cached_prototxt, text, record.path)
