@@ -3,10 +3,12 @@
 ``compare_arrays(ref, sim)`` returns a small frozen :class:`Metrics`: cosine similarity, max / mean
 absolute error, relative L2 error, SQNR (dB), value ranges, saturation share, sign agreement and
 NaN / Inf counts. Metrics are computed on the elements finite on both sides; non-finite elements
-are counted, never crash. Degenerate cases (TRIAGE_ANCHORS: nncase / Ascend report NaN on all-zero;
-here they are defined): both all-zero → cosine 1.0, one all-zero → 0.0.
+are counted, never crash. Degenerate cases (other converters' comparison tools report NaN on
+all-zero tensors; here they are defined): both all-zero → cosine 1.0, one all-zero → 0.0.
 
-:class:`Thresholds` holds the guide's numbers (NNIE_REFERENCE §12), configurable.
+:class:`Thresholds` holds every number the diagnosis decides with — the guide's four similarity
+thresholds (docs/field-facts.md §12) and the project's own evidence limits — configurable. No other
+triage module writes a threshold as a bare number.
 """
 
 from __future__ import annotations
@@ -62,15 +64,35 @@ def _jsonable(v):
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Guide thresholds (NNIE_REFERENCE §12, vendor guidance [S16]); all configurable.
+    """Every threshold the diagnosis uses; all configurable (``--threshold KEY=VALUE``).
 
-    - ``data_layer``: the first (data) layer should reach ≈ 0.999, else preprocessing.
+    The guide's similarity thresholds (docs/field-facts.md §12, vendor guidance):
+
+    - ``data_layer``: the first (data) layer should reach ≈ 0.999, else preprocessing (case 1).
     - ``good``: a layer at ≥ 0.99 is "fine" (case 4 needs every layer there).
     - ``decay_end``: a final layer below 0.95 after a good start → quantization (case 2).
     - ``middle_dip``: middle layers below 0.90 with a good end → layer matching (case 3).
+
+    The project's own limits [I] (not from the guide):
+
     - ``small_abs_error``: max abs error / reference range at or below this is "small" (case 4).
     - ``sign_agreement``: below this share of agreeing signs the pair is flagged (sign flips hide
-      behind absolute-value cosines, MQBench note in TRIAGE_ANCHORS).
+      behind absolute-value cosines).
+    - ``data_rel_l2``: a data tensor whose relative L2 error exceeds this is a preprocessing issue
+      even when its cosine is 1 (a pure scale difference, such as 1/255 against 1/256).
+    - ``scale_tolerance`` / ``magnitude_rel_l2``: a good cosine whose least-squares scale is off by
+      more than ``scale_tolerance``, or whose relative L2 error exceeds ``magnitude_rel_l2``, is a
+      magnitude (decoding) difference, not quantization noise.
+    - ``sudden_drop``: a cosine drop between neighbouring layers larger than this is more than
+      quantization noise usually causes (T206).
+    - ``sim16_gain``: a 16-bit run that ends at least ``decay_end`` and gains this much over the
+      8-bit run confirms quantization (T202).
+    - ``layout_gain``: reading a dump in another layout must raise its cosine by this much to
+      explain a dip (T302).
+    - ``negative_share``: share of negative simulator values above which a value is taken to be
+      the one before a rectifying activation (T301 evidence).
+    - ``hp_min_loss``: a layer must lose at least this much similarity against its inputs to be
+      an `_hp` candidate.
     """
 
     data_layer: float = 0.999
@@ -79,6 +101,14 @@ class Thresholds:
     middle_dip: float = 0.90
     small_abs_error: float = 0.05
     sign_agreement: float = 0.95
+    data_rel_l2: float = 0.002
+    scale_tolerance: float = 0.05
+    magnitude_rel_l2: float = 0.2
+    sudden_drop: float = 0.3
+    sim16_gain: float = 0.03
+    layout_gain: float = 0.05
+    negative_share: float = 0.01
+    hp_min_loss: float = 1e-4
 
     @classmethod
     def from_mapping(cls, mapping: dict | None) -> "Thresholds":
@@ -108,6 +138,29 @@ class Thresholds:
 
     def is_good(self, m: Metrics) -> bool:
         return bool(m.cosine >= self.good)
+
+    @property
+    def decay_margin(self) -> float:
+        """How much the guide lets a whole net lose from a good start to the end (good − decay_end);
+        a single layer losing this much on its own is a quantization hot spot."""
+        return self.good - self.decay_end
+
+    def status(self, cosine: float | None, *, is_data: bool = False) -> str:
+        """The per-layer verdict editors show: ``ok``, ``low`` (< good), ``poor`` (< decay_end),
+        ``bad`` (< middle_dip, or a data layer < data_layer), ``nan``; ``unmeasured`` for None."""
+        if cosine is None:
+            return "unmeasured"
+        if not isinstance(cosine, (int, float)) or math.isnan(cosine):
+            return "nan"
+        if is_data:
+            return "ok" if cosine >= self.data_layer else "bad"
+        if cosine >= self.good:
+            return "ok"
+        if cosine >= self.decay_end:
+            return "low"
+        if cosine >= self.middle_dip:
+            return "poor"
+        return "bad"
 
 
 def cosine(a, b) -> float:
