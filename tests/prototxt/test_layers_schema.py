@@ -33,7 +33,9 @@ def test_classification_facts():
     for t in ("PriorBox", "DetectionOutput", "Region", "Yolo", "Data", "SoftmaxWithLoss", "Accuracy"):
         assert layers.lookup(t).support == "unsupported", t
     assert layers.is_training_only("Data") and not layers.is_training_only("Input")
-    assert [t for t, s in LAYERS.items() if s.mapper_inserts_permute] == ["ROIPooling", "PSROIPooling", "Upsample"]
+    # Normalize too: the mapper inserts a Permute (batch) after it (docs/field-facts.md §16.2)
+    assert [t for t, s in LAYERS.items() if s.mapper_inserts_permute] == ["ROIPooling", "PSROIPooling", "Normalize",
+                                                                          "Upsample"]
     assert layers.is_activation("ReLU") and layers.is_activation("PReLU") and not layers.is_activation("Scale")
     assert layers.is_inplace_capable("BatchNorm") and not layers.is_inplace_capable("Convolution")
     assert layers.is_data_layer("ImageData") and not layers.is_data_layer("Input")
