@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from nnie_lsp.triage import dumps as D  # noqa: E402
+from nnie_lsp import dumpio  # noqa: E402
 
 
 def best_of(fn, repeat: int) -> float:
@@ -45,8 +45,8 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     path = os.path.join(tmp, "conv1_output0_caffe.linear.float")
     np.savetxt(path, a)
     base = best_of(lambda: np.loadtxt(path), repeat)
-    ours = best_of(lambda: D.read_text_floats(path), repeat)
-    got = D.read_text_floats(path)
+    ours = best_of(lambda: dumpio.read_text_floats(path), repeat)
+    got = dumpio.read_text_floats(path)
     err = float(np.max(np.abs(got - a) / np.maximum(np.abs(a), 1e-300)))
     mb = os.path.getsize(path) / 1e6
     print(f"text floats  {n:>10,} values {mb:7.1f} MB | numpy.loadtxt {base:7.3f} s | read_text_floats {ours:7.3f} s "
@@ -55,7 +55,7 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")
     base2 = best_of(lambda: np.loadtxt(p2, delimiter=","), repeat)
-    ours2 = best_of(lambda: D.read_text_floats(p2), repeat)
+    ours2 = best_of(lambda: dumpio.read_text_floats(p2), repeat)
     print(f"text %.7g,csv {n:>10,} values            | numpy.loadtxt {base2:7.3f} s | read_text_floats {ours2:7.3f} s "
           f"| ratio {base2 / ours2:5.1f}x (general tokeniser path)")
 
@@ -64,7 +64,7 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
     rng = np.random.default_rng(1)
     a = rng.normal(0, 100, n)
     path = os.path.join(tmp, "seg0_layer38_output0_inst.linear.hex")
-    D.write_hex(path, a)
+    dumpio.write_hex(path, a)
 
     def baseline():
         out = []
@@ -77,8 +77,8 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
         return np.array(out)
 
     base = best_of(baseline, repeat)
-    ours = best_of(lambda: D.read_hex_words(path), repeat)
-    assert np.array_equal(baseline(), D.read_hex_words(path))
+    ours = best_of(lambda: dumpio.read_hex_words(path), repeat)
+    assert np.array_equal(baseline(), dumpio.read_hex_words(path))
     print(f"hex words    {n:>10,} values {os.path.getsize(path) / 1e6:7.1f} MB | int(x,16) loop {base:7.3f} s | "
           f"read_hex_words {ours:7.3f} s | ratio {base / ours:5.1f}x")
 
@@ -144,8 +144,8 @@ def bench_memory(size_gb: float, tmp: str) -> None:
         name = f"layer{i:03d}"
         if shape not in templates:
             a = rng.normal(0, 10, shape)
-            rp = D.write_ruyi_caffe(ref, name, a)
-            sp = D.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), i)
+            rp = dumpio.write_ruyi_caffe(ref, name, a)
+            sp = dumpio.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), i)
             templates[shape] = (rp, sp)
         else:
             rp, sp = templates[shape]

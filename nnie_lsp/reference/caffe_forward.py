@@ -131,7 +131,7 @@ def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str
 
 def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
     """RuyiStudio-format Caffe dumps for every blob (data included), batch item 0."""
-    from nnie_lsp.triage.dumps import write_ruyi_caffe
+    from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

@@ -170,7 +170,7 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
     HWC-layout outputs are written in H,W,C element order with C_H_W dims in the name, like a
     mapper-inserted Permute would leave them.
     """
-    from nnie_lsp.triage import dumps
+    from nnie_lsp.dumpio import writers as dumps
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,10 @@
 """nnie-triage: per-layer comparison of a Caffe reference run with NNIE mapper / simulator / board
-dumps (issue 4). Readers/writers: :mod:`.dumps`; names: :mod:`.names`; metrics: :mod:`.metrics`;
-alignment: :mod:`.align`; ``cnn_net_tree.dot``: :mod:`.dot`."""
+dumps (issue 4). Dump readers/writers and names: :mod:`nnie_lsp.dumpio`; metrics: :mod:`.metrics`;
+alignment: :mod:`.align` (passes); ``cnn_net_tree.dot``: :mod:`.dot`."""
 
 from .align import AlignedPair, Alignment, align, iter_pairs, load_pair
 from .dot import DotGraph, DotNode, parse_dot, read_dot
-from .dumps import (
+from ..dumpio import (
     DumpSet,
     DumpTensor,
     read_hex_words,
@@ -21,7 +21,7 @@ from .dumps import (
     write_text,
 )
 from .metrics import Metrics, Thresholds, compare_arrays
-from .names import normalize_name
+from ..dumpio.names import normalize_name
 
 __all__ = [
     "AlignedPair", "Alignment", "align", "iter_pairs", "load_pair",

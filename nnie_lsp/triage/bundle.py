@@ -95,8 +95,8 @@ def prototxt_excerpt(text: str, layer: str) -> tuple[str, list[str], list[str]]:
 
 
 def _find_tensors(folder: str, names: list[str]) -> list[Path]:
-    from .dumps import scan_dumps
-    from .names import normalize_name
+    from ..dumpio.names import normalize_name
+    from ..dumpio.scan import scan_dumps
 
     wanted = {normalize_name(n) for n in names if n}
     ds = scan_dumps(folder)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dumps as dumps_mod
+from ..dumpio import scan as dumps_mod
 from .diagnose import Diagnosis, LayerRow, diagnose
 from .metrics import Thresholds, compare_arrays
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.triage import align, dumps as D, iter_pairs, load_pair, parse_dot, scan_dumps, compare_arrays
+from nnie_lsp import dumpio
+from nnie_lsp.dumpio import scan_dumps
+from nnie_lsp.triage import align, compare_arrays, iter_pairs, load_pair, parse_dot
 
 
 def conv(x, w, b, pad):
@@ -110,7 +112,7 @@ def net(tmp_path_factory):
     root = tmp_path_factory.mktemp("dumps")
     ref = root / "caffe"
     for b, v in blobs.items():
-        D.write_ruyi_caffe(ref, b, v)
+        dumpio.write_ruyi_caffe(ref, b, v)
     # mapper_quant: per layer; relu2 has no dump (fused), bn4/sc4 folded into conv4
     rng = np.random.default_rng(1)
     mq = root / "sim" / "mapper_quant"
@@ -119,13 +121,13 @@ def net(tmp_path_factory):
         "conv3": L["conv3"], "concat": L["concat"], "conv4": L["sc4"], "fc": L["fc"],
     }
     for i, (n, v) in enumerate(per_layer.items()):
-        D.write_mapper_quant(mq, n, _noise(v, rng), i, dims_order="WHC" if n == "conv3" else "CHW")
+        dumpio.write_mapper_quant(mq, n, _noise(v, rng), i, dims_order="WHC" if n == "conv3" else "CHW")
     # Upsample behind a mapper Permute: values stored (H, W, C)
     up_hwc = _noise(L["up"], rng).transpose(1, 2, 0)
-    D.write_mapper_quant(mq, "up", up_hwc.reshape(-1), 8)
+    dumpio.write_mapper_quant(mq, "up", up_hwc.reshape(-1), 8)
     os.rename(mq / "up_output8_768_quant.linear.hex", mq / "up_output8_12_8_8_quant.linear.hex")
-    D.write_mapper_quant(mq, "mystery_layer", rng.normal(size=(5, 3, 3)), 99)
-    D.write_mapper_input(mq, "conv1", L["data"], 0)
+    dumpio.write_mapper_quant(mq, "mystery_layer", rng.normal(size=(5, 3, 3)), 99)
+    dumpio.write_mapper_input(mq, "conv1", L["data"], 0)
     # instruction simulator: shuffled node ids, no names
     inst = root / "inst"
     order = ["data", "conv1", "pool1", "conv2", "conv3", "concat", "up", "conv4", "bn4", "fc"]
@@ -133,8 +135,8 @@ def net(tmp_path_factory):
     for b, node in zip(order, node_ids):
         if b == "conv4":
             continue  # folded: no own node
-        D.write_inst(inst, 0, node, _noise(blobs[b], rng))
-    D.write_inst(inst, 1, 5000, rng.normal(size=(7,)))  # extra with a size nothing has
+        dumpio.write_inst(inst, 0, node, _noise(blobs[b], rng))
+    dumpio.write_inst(inst, 1, 5000, rng.normal(size=(7,)))  # extra with a size nothing has
     return SimpleNamespace(root=root, ref=str(ref), mq=str(root / "sim"), inst=str(inst), L=L, blobs=blobs,
                            inst_ids=dict(zip(order, node_ids)))
 
@@ -202,8 +204,8 @@ def test_inst_without_value_check_is_a_flagged_guess(net):
 
 def test_permuted_sim_is_found_by_values_for_unnamed_dumps(net, tmp_path):
     rng = np.random.default_rng(3)
-    D.write_inst(tmp_path, 0, 7, _noise(net.blobs["up"], rng).transpose(1, 2, 0))
-    D.write_inst(tmp_path, 0, 8, _noise(net.blobs["concat"], rng))
+    dumpio.write_inst(tmp_path, 0, 7, _noise(net.blobs["up"], rng).transpose(1, 2, 0))
+    dumpio.write_inst(tmp_path, 0, 8, _noise(net.blobs["concat"], rng))
     al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
     P = {p.sim.node: p for p in al.pairs}
     assert P[7].blob == "up" and P[7].layout == "HWC"
@@ -214,7 +216,7 @@ def test_permuted_sim_is_found_by_values_for_unnamed_dumps(net, tmp_path):
 def test_no_graph_name_only_and_loose_names(net, tmp_path):
     rng = np.random.default_rng(4)
     sim = tmp_path / "npz"
-    D.write_npz(sim / "out.npz", {"conv3_hp": _noise(net.blobs["conv3"], rng), "pool1": _noise(net.blobs["pool1"], rng),
+    dumpio.write_npz(sim / "out.npz", {"conv3_hp": _noise(net.blobs["conv3"], rng), "pool1": _noise(net.blobs["pool1"], rng),
                                    "nothing": np.zeros(3)})
     al = align(scan_dumps(net.ref), scan_dumps(str(sim / "out.npz")))
     P = {p.sim.raw_name: p for p in al.pairs}
@@ -225,7 +227,7 @@ def test_no_graph_name_only_and_loose_names(net, tmp_path):
 
 
 def test_name_match_with_wrong_size_is_not_paired(net, tmp_path):
-    D.write_mapper_quant(tmp_path, "pool1", np.ones((4, 2, 2)), 3)
+    dumpio.write_mapper_quant(tmp_path, "pool1", np.ones((4, 2, 2)), 3)
     al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
     assert al.pairs == () and len(al.unmatched_sim) == 1
     assert any("not paired" in n for n in al.notes)
@@ -235,9 +237,9 @@ def test_dot_maps_rewritten_nodes(net, tmp_path):
     """SPP-like rewrite: the mapper replaced 'concat' by its own node 'concat_rw' (dot shows it
     feeding 'up'); instruction node numbers in the dot name the layers."""
     rng = np.random.default_rng(5)
-    D.write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
-    D.write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
-    D.write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
+    dumpio.write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
+    dumpio.write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
+    dumpio.write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
     dot = parse_dot(
         'digraph net { n1 [label="type name: Pooling\\nname: pool1 id: 77"]; concat_rw [label="name: concat_rw"]; '
         'up [label="name: up\\nmergedOps: Permute;"]; spp_pool_a -> concat_rw -> up; n1 -> concat_rw }'
@@ -252,9 +254,9 @@ def test_dot_maps_rewritten_nodes(net, tmp_path):
 
 def test_batch_items_and_duplicate_reference(net, tmp_path):
     ref = tmp_path / "ref"
-    D.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"], n=0)
-    D.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"] * 2, n=1)
-    D.write_mapper_quant(tmp_path / "sim", "pool1", net.blobs["pool1"], 0)
+    dumpio.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"], n=0)
+    dumpio.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"] * 2, n=1)
+    dumpio.write_mapper_quant(tmp_path / "sim", "pool1", net.blobs["pool1"], 0)
     al = align(scan_dumps(str(ref)), scan_dumps(str(tmp_path / "sim")), TinyGraph())
     assert len(al.pairs) == 1 and al.pairs[0].ref.index == 0
     assert [t.index for t in al.unmatched_ref] == [1]
@@ -295,13 +297,13 @@ def pnet(tmp_path_factory):
     per_blob = {"data": outs["data"], "conv1": outs["PReLU1"], "pool1": outs["pool1"], "conv2": outs["PReLU2"],
                 "conv3": outs["PReLU3"], "conv4-1": outs["conv4-1"], "conv4-2": outs["conv4-2"], "prob1": outs["prob1"]}
     for b, v in per_blob.items():
-        D.write_ruyi_caffe(root / "caffe", b, v)
+        dumpio.write_ruyi_caffe(root / "caffe", b, v)
     rng = np.random.default_rng(7)
     for i, (n, v) in enumerate(outs.items()):
-        D.write_mapper_quant(root / "sim" / "mapper_quant", n, _noise(v, rng, 2e-3), i)
+        dumpio.write_mapper_quant(root / "sim" / "mapper_quant", n, _noise(v, rng, 2e-3), i)
     ids = rng.permutation(np.arange(10, 1000))[: len(per_blob)]
     for (b, v), node in zip(per_blob.items(), ids):
-        D.write_inst(root / "inst", 0, int(node), _noise(v, rng, 2e-3))
+        dumpio.write_inst(root / "inst", 0, int(node), _noise(v, rng, 2e-3))
     return SimpleNamespace(root=root, graph=graph, outs=outs, per_blob=per_blob, ids=dict(zip(per_blob, map(int, ids))))
 
 

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.triage.dumps import read_hex_words, write_mapper_input
+from nnie_lsp.dumpio import read_hex_words, write_mapper_input
 
 EX = Path(__file__).resolve().parents[2] / "examples" / "triage"
 

@@ -1,0 +1,145 @@
+"""Dump writers in the exact real formats (``docs/field-facts.md`` §10): RuyiStudio Caffe text,
+mapper_quant hex and dequantized inputs, instruction-simulator hex, and the generic ``.npy`` /
+``.npz`` / ``.bin`` / text forms. File names come from :mod:`nnie_lsp.dumpio.names`, so every file
+written here reads back through :func:`~nnie_lsp.dumpio.scan.scan_dumps` with the same name, shape
+and values (fixed point: to the nearest 1/4096).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .names import (
+    bin_file_name,
+    inst_file_name,
+    mapper_input_file_name,
+    mapper_quant_file_name,
+    npy_file_name,
+    ruyi_caffe_file_name,
+    safe_name,
+    text_file_name,
+)
+from .readers import FRAC_BITS
+
+__all__ = [
+    "write_ruyi_caffe",
+    "write_mapper_quant",
+    "write_mapper_input",
+    "write_inst",
+    "write_hex",
+    "write_npy",
+    "write_npz",
+    "write_bin",
+    "write_text",
+]
+
+
+def _savetxt_e18(path: str, flat: np.ndarray) -> None:
+    # numpy savetxt default: fmt '%.18e', one value per row, '\n'
+    np.savetxt(path, np.asarray(flat, dtype=np.float64).reshape(-1), fmt="%.18e")
+
+
+def _in_dir(dirpath, file_name: str) -> str:
+    os.makedirs(dirpath, exist_ok=True)
+    return os.path.join(os.fspath(dirpath), file_name)
+
+
+def write_ruyi_caffe(dirpath, blob: str, array, n: int = 0) -> str:
+    """RuyiStudio ``CNN_convert_bin_and_print_featuremap.py`` naming for one batch item:
+    ``array`` is (C,H,W), (C,H), (C,) or a scalar-like 1-D item; values ``%.18e`` one per line."""
+    arr = np.asarray(array)
+    shape = arr.shape
+    if arr.ndim == 4:
+        if shape[0] != 1:
+            raise ValueError("write one batch item at a time (pass array[n] and n)")
+        shape = shape[1:]
+    if arr.ndim == 1 and arr.size == 1:
+        shape = ()
+    path = _in_dir(dirpath, ruyi_caffe_file_name(blob, n, shape))
+    _savetxt_e18(path, arr)
+    return path
+
+
+def _hex_lines(arr: np.ndarray, frac_bits: int = FRAC_BITS) -> bytes:
+    fixed = np.round(np.asarray(arr, dtype=np.float64).reshape(-1) * (1 << frac_bits))
+    fixed = np.clip(fixed, -(2**31), 2**31 - 1).astype(np.int64)
+    words = (fixed & 0xFFFFFFFF).astype(np.uint32)
+    big_endian = words.astype(">u4").view(np.uint8).reshape(-1, 4)
+    digits = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    out = np.empty((big_endian.shape[0], 9), dtype=np.uint8)
+    out[:, 0:8:2] = digits[big_endian >> 4]
+    out[:, 1:8:2] = digits[big_endian & 15]
+    out[:, 8] = 10
+    return out.tobytes()
+
+
+def write_hex(path, array, frac_bits: int = FRAC_BITS) -> str:
+    """``%08x`` two's-complement fixed-point words, one per line (round to nearest, saturating)."""
+    with open(path, "wb") as f:
+        f.write(_hex_lines(array, frac_bits))
+    return os.fspath(path)
+
+
+def _item_shape(arr: np.ndarray, dims_order: str) -> tuple[int, ...]:
+    shape = arr.shape[1:] if arr.ndim == 4 and arr.shape[0] == 1 else arr.shape
+    return tuple(reversed(shape)) if dims_order == "WHC" else tuple(shape)
+
+
+def write_mapper_quant(dirpath, layer: str, array, layer_id: int = 0, dims_order: str = "CHW") -> str:
+    """``<layer>_output<id>_<d>_<d>_<d>_quant.linear.hex`` (20.12 ``%08x``). ``array`` is (C,H,W)
+    (or (N,C,H,W) with N=1, or lower rank); values written NCHW-flattened; with
+    ``dims_order="WHC"`` only the name's dims are reversed."""
+    if dims_order not in ("CHW", "WHC"):
+        raise ValueError("dims_order must be 'CHW' or 'WHC'")
+    arr = np.asarray(array)
+    path = _in_dir(dirpath, mapper_quant_file_name(layer, layer_id, _item_shape(arr, dims_order)))
+    return write_hex(path, arr)
+
+
+def write_mapper_input(dirpath, layer: str, array, input_id: int = 0, dims_order: str = "CHW") -> str:
+    """``<layer>_input<id>_<d>_<d>_<d>_anti_quant.linear.float`` (dequantized input, ``%.18e``)."""
+    arr = np.asarray(array)
+    path = _in_dir(dirpath, mapper_input_file_name(layer, input_id, _item_shape(arr, dims_order)))
+    _savetxt_e18(path, arr)
+    return path
+
+
+def write_inst(dirpath, seg: int, node: int, array, k: int = 0) -> str:
+    """``seg<s>_layer<node>_output<k>_inst.linear.hex`` (``%08x``, value × 4096, NCHW flatten)."""
+    return write_hex(_in_dir(dirpath, inst_file_name(seg, node, k)), array)
+
+
+def write_npy(dirpath, name: str, array) -> str:
+    path = _in_dir(dirpath, npy_file_name(name))
+    np.save(path, np.asarray(array))
+    return path
+
+
+def write_npz(path, arrays: dict) -> str:
+    """One array per (blob) name; ``/`` kept inside the archive is replaced by ``_``."""
+    path = os.fspath(path)
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    np.savez(path, **{safe_name(k): np.asarray(v) for k, v in arrays.items()})
+    return path
+
+
+def write_bin(dirpath, name: str, array, dtype: str = "float32") -> str:
+    """Raw little-endian values with the shape in the name: ``<name>_<d>_<d>..._.bin``."""
+    arr = np.asarray(array)
+    path = _in_dir(dirpath, bin_file_name(name, arr.shape))
+    np.ascontiguousarray(arr, dtype=np.dtype(dtype).newbyteorder("<")).tofile(path)
+    return path
+
+
+def write_text(dirpath, name: str, array, sep: str = "\n", fmt: str = "%.9g", with_shape: bool = True) -> str:
+    """Plain text floats (``sep`` newline, space or comma) named ``<name>[_<dims>].txt``."""
+    arr = np.asarray(array, dtype=np.float64)
+    path = _in_dir(dirpath, text_file_name(name, arr.shape if with_shape else ()))
+    body = sep.join(fmt % v for v in arr.reshape(-1))
+    with open(path, "w") as f:
+        f.write(body + "\n")
+    return path
