@@ -107,7 +107,10 @@ def test_case(code, case, tmp_path, monkeypatch):
 def test_every_rule_has_cases():
     from nnie_lsp.rules.catalogue import all_rules
     have = {f.stem for f in CASES.glob("*.toml")}
-    missing = [r.code for r in all_rules() if r.code not in have and r.code not in ("NN000",)]
+    # NN000 needs a crashing rule; T-codes come from nnie-triage comparisons (tests/triage), never
+    # from a lint run, so they have no lint cases
+    missing = [r.code for r in all_rules()
+               if r.code not in have and r.code != "NN000" and not r.code.startswith("T")]
     assert not missing, f"rules without data-driven cases: {missing}"
 
 
