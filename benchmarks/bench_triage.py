@@ -98,7 +98,7 @@ if {work}:
     rows = [r for r in res.rows if r.metrics is not None]
     worst = min(r.cosine for r in rows) if rows else float("nan")
     print(f"pairs={{len(rows)}} unmatched={{len(res.unmatched_ref) + len(res.unmatched_sim)}} "
-          f"worst_cos={{worst:.6f}} case={{res.diagnosis.case}} secs={{dt:.1f}}")
+          f"worst_cos={{worst:.6f}} case={{res.diagnosis.case}} secs={{dt:.3f}}")
 else:
     import numpy
 peak_traced = tracemalloc.get_traced_memory()[1]
