@@ -259,26 +259,82 @@ class MapperLog:
 
 # ---------------------------------------------------------------- line shapes
 
+# Patterns are linear on any line (no lazy group before a trailing ``\s*$``): ends are trimmed in
+# Python, so a pathological line in a log cannot stall the language server.
 _VERSION_RE = re.compile(
-    r"Mapper Version\s+(?P<version>\S+)\s+\((?P<generation>[A-Za-z]+_[\w.]+)\)"
-    r"[ \t]*(?P<build>[0-9A-Za-z]*)(?P<extra>.*?)\s*$"
+    r"Mapper Version\s+(?P<version>\S+)\s+\((?P<generation>[A-Za-z]+_[\w.]+)\)[ \t]*(?P<build>[0-9A-Za-z]*)(?P<extra>.*)"
 )
-_RUYI_START_RE = re.compile(
-    r"^\s*Start\s*\[(?P<tool>[^\]]*)\]\s*\[(?P<cfg>[^\]]*)\]\s*(?P<project>.*?)\s*(?:\((?P<time>[^()]*)\))?\s*$"
-)
-_RUYI_STATUS_RE = re.compile(r"^\s*={3,}(?P<body>.*?)={3,}\s*$")
+_RUYI_START_RE = re.compile(r"^\s*Start\s*\[(?P<tool>[^\]]*)\]\s*\[(?P<cfg>[^\]]*)\](?P<rest>.*)$")
 _STARS_RE = re.compile(r"^[.\s]*\*{5,}\s*$")
-_HEADER_RE = re.compile(
-    r"^[.\s]*(?P<kind>ERROR|WARNING)\s*:\s*file\s*:\s*(?P<function>.*?)\s*(?:\bline\s*:\s*(?P<line>-?\d+))?\s*$",
-    re.IGNORECASE,
-)
+_HEADER_RE = re.compile(r"^[.\s]*(?P<kind>ERROR|WARNING)\s*:\s*file\s*:(?P<rest>.*)$", re.IGNORECASE)
+_HEADER_LINE_RE = re.compile(r"\bline\s*:\s*(?P<line>-?[0-9]+)$", re.IGNORECASE)
 _FAILURE_RE = re.compile(
-    r"^[.\s]*(?:(?:ERROR|WARNING)\s*:\s*)?RUN FAILURE in line\s*(?P<line>-?\d+)\s*\.?\s*"
-    r"(?:Return\s*=\s*(?P<code>[-+]?\w+))?\s*\.?\s*$",
-    re.IGNORECASE,
+    r"^[.\s]*(?:(?:ERROR|WARNING)\s*:\s*)?RUN FAILURE in line\s*(?P<line>-?[0-9]+)(?P<rest>.*)$", re.IGNORECASE
 )
-_PHASE_RE = re.compile(r"^[.\s]*(?P<which>begin|end)[ \t]+(?P<name>[^.\s](?:.*?[^.\s])?)[.\s]*$")
-_DOTS_RE = re.compile(r"^[.\s]*\.[.\s]*$")
+_RETURN_RE = re.compile(r"Return\s*=\s*(?P<code>[-+]?\w+)", re.IGNORECASE)
+_PHASE_RE = re.compile(r"^[.\s]*(?P<which>begin|end)[ \t]+(?P<rest>.*)$")
+
+
+def _version(text: str) -> re.Match | None:
+    return _VERSION_RE.search(text) if "Mapper Version" in text else None
+
+
+def _ruyi_start(text: str) -> tuple[str, str, str, str] | None:
+    """(tool, cfg path, project, time) of ``Start [<tool>] [<cfg>] <project> (<time>)``."""
+    match = _RUYI_START_RE.match(text)
+    if match is None:
+        return None
+    rest = match.group("rest").strip()
+    project, time = rest, ""
+    if rest.endswith(")") and "(" in rest:
+        cut = rest.rfind("(")
+        project, time = rest[:cut].strip(), rest[cut + 1:-1].strip()
+    return match.group("tool").strip(), match.group("cfg").strip(), project, time
+
+
+def _ruyi_status(text: str) -> str | None:
+    """The text between RuyiStudio's ``=====`` fences (``<cfg> Successfully!``)."""
+    stripped = text.strip()
+    if len(stripped) >= 6 and stripped.startswith("===") and stripped.endswith("==="):
+        return stripped.strip("=").strip()
+    return None
+
+
+def _header(text: str) -> tuple[str, str, int | None] | None:
+    """(kind, function, source line) of ``ERROR: file: <function>  line: <n>``."""
+    match = _HEADER_RE.match(text)
+    if match is None:
+        return None
+    rest = match.group("rest").strip()
+    line_match = _HEADER_LINE_RE.search(rest)
+    source_line = None
+    if line_match:
+        source_line = _safe_int(line_match.group("line"))
+        rest = rest[:line_match.start()]
+    kind = "ERROR" if match.group("kind").upper() == "ERROR" else "WARNING"
+    return kind, rest.strip(), source_line
+
+
+def _failure(text: str) -> tuple[int | None, str] | None:
+    """(line, return code) of ``ERROR: RUN FAILURE in line <n>. Return = <code>``."""
+    match = _FAILURE_RE.match(text)
+    if match is None:
+        return None
+    code = _RETURN_RE.search(match.group("rest"))
+    return _safe_int(match.group("line")), code.group("code") if code else ""
+
+
+def _phase(text: str) -> tuple[str, str] | None:
+    """("begin" | "end", phase name without the progress dots)."""
+    match = _PHASE_RE.match(text)
+    if match is None:
+        return None
+    name = match.group("rest").strip().rstrip(". \t").strip()
+    return (match.group("which"), name) if name else None
+
+
+def _is_dots(text: str) -> bool:
+    return "." in text and not text.replace(".", "").strip()
 
 
 def _content_range(line: int, text: str) -> Range:
@@ -293,9 +349,12 @@ def _content_range(line: int, text: str) -> Range:
 def _ends_message(text: str) -> bool:
     return (
         not text.strip()
-        or bool(_STARS_RE.match(text) or _HEADER_RE.match(text) or _PHASE_RE.match(text) or _DOTS_RE.match(text))
+        or _is_dots(text)
+        or bool(_STARS_RE.match(text) or _HEADER_RE.match(text))
+        or _phase(text) is not None
         or "Mapper Version" in text
-        or bool(_RUYI_START_RE.match(text) or _RUYI_STATUS_RE.match(text))
+        or _ruyi_start(text) is not None
+        or _ruyi_status(text) is not None
     )
 
 
@@ -363,7 +422,7 @@ class _LogReader:
         self.current = _RunBuilder(len(self.runs), line)
         return self.current
 
-    def read_block(self, line: int, header: re.Match | None) -> tuple[LogBlock, int]:
+    def read_block(self, line: int, header: tuple[str, str, int | None] | None) -> tuple[LogBlock, int]:
         """The block whose header (or bare RUN FAILURE line) is ``line``; returns the next line."""
         text = self.lines[line]
         header_range = _content_range(line, text)
@@ -372,9 +431,7 @@ class _LogReader:
             message_lines = [(line, header_range.start.character, text.strip())]
             nxt = line + 1
         else:
-            kind = "ERROR" if header.group("kind").upper() == "ERROR" else "WARNING"
-            function = header.group("function").strip()
-            source_line = _safe_int(header.group("line"))
+            kind, function, source_line = header
             message_lines = []
             nxt = line + 1
             while nxt < len(self.lines) and not _ends_message(self.lines[nxt]):
@@ -389,10 +446,9 @@ class _LogReader:
                                   Position(last_line, last_col + len(last_text)))
         failure = None
         for number, column, body in message_lines[:1]:
-            match = _FAILURE_RE.match(body)
-            if match:
-                failure = RunFailure(_safe_int(match.group("line")), match.group("code") or "",
-                                     Range.of(number, column, number, column + len(body)))
+            found = _failure(body)
+            if found is not None:
+                failure = RunFailure(found[0], found[1], Range.of(number, column, number, column + len(body)))
         block = LogBlock(
             kind=kind,  # type: ignore[arg-type]
             function=function,
@@ -414,11 +470,10 @@ class _LogReader:
         run.blocks.append(block)
         run.last_line = last_line
 
-    def add_phase(self, line: int, match: re.Match, text: str) -> None:
+    def add_phase(self, line: int, which: str, name: str, text: str) -> None:
         run = self.run_for(line)
         rng = _content_range(line, text)
-        name = match.group("name").strip()
-        if match.group("which") == "begin":
+        if which == "begin":
             run.phases.append(Phase(name=name, begin_range=rng))
         else:
             for k in range(len(run.phases) - 1, -1, -1):
@@ -427,43 +482,47 @@ class _LogReader:
                     break
         run.last_line = line
 
+    def add_ruyi_start(self, line: int, text: str, start: tuple[str, str, str, str]) -> None:
+        current = self.current
+        run = self.new_run(line) if current is not None and (current.has_content or current.ruyi) else self.run_for(line)
+        run.ruyi = RuyiStart(*start, range=_content_range(line, text))
+        run.last_line = line
+
+    def add_version(self, line: int, text: str, version: re.Match) -> None:
+        run = self.current
+        if run is None or run.has_content:
+            run = self.new_run(line)
+        run.version = MapperVersion(version.group("version"), version.group("generation"),
+                                    version.group("build"), version.group("extra").strip(),
+                                    _content_range(line, text))
+        run.last_line = line
+
     def read(self) -> None:
         line = 0
         while line < len(self.lines):
             text = self.lines[line]
-            header = _HEADER_RE.match(text)
-            if header or _FAILURE_RE.match(text):
+            header = _header(text)
+            if header is not None or _failure(text) is not None:
                 block, nxt = self.read_block(line, header)
                 self.add_block(block, line, max(line, nxt - 1))
                 line = nxt
                 continue
-            start = _RUYI_START_RE.match(text)
-            version = _VERSION_RE.search(text)
-            if start:
-                run = self.new_run(line) if self.current is not None and (self.current.has_content or self.current.ruyi) \
-                    else self.run_for(line)
-                run.ruyi = RuyiStart(start.group("tool").strip(), start.group("cfg").strip(),
-                                     start.group("project").strip(), (start.group("time") or "").strip(),
-                                     _content_range(line, text))
-                run.last_line = line
-            elif version:
-                run = self.current
-                if run is None or run.has_content:
-                    run = self.new_run(line)
-                run.version = MapperVersion(version.group("version"), version.group("generation"),
-                                            version.group("build"), version.group("extra").strip(),
-                                            _content_range(line, text))
-                run.last_line = line
-            elif _RUYI_STATUS_RE.match(text) and self.current is not None:
-                self.current.ruyi_status = _RUYI_STATUS_RE.match(text).group("body").strip()
+            start = _ruyi_start(text)
+            version = _version(text)
+            status = _ruyi_status(text)
+            phase = _phase(text)
+            if start is not None:
+                self.add_ruyi_start(line, text, start)
+            elif version is not None:
+                self.add_version(line, text, version)
+            elif status is not None and self.current is not None:
+                self.current.ruyi_status = status
                 self.current.ruyi_status_range = _content_range(line, text)
                 self.current.last_line = line
-            else:
-                phase = _PHASE_RE.match(text)
-                if phase:
-                    self.add_phase(line, phase, text)
-                elif text.strip() and self.current is not None:
-                    self.current.last_line = line
+            elif phase is not None:
+                self.add_phase(line, phase[0], phase[1], text)
+            elif text.strip() and self.current is not None:
+                self.current.last_line = line
             line += 1
         if self.current is not None:
             self.runs.append(self.current.build(self.index))
@@ -496,7 +555,7 @@ def read_mapper_log(path) -> MapperLog:
 
 
 _SNIFF_RE = re.compile(
-    r"Mapper Version\s+\S+\s+\(|^[.\s]*(?:ERROR|WARNING)\s*:\s*file\s*:|^\s*Start\s*\[RuyiStudio",
+    r"Mapper Version[ \t]+\S+[ \t]+\(|^[. \t]*(?:ERROR|WARNING)[ \t]*:[ \t]*file[ \t]*:|^[ \t]*Start[ \t]*\[RuyiStudio",
     re.MULTILINE | re.IGNORECASE,
 )
 

@@ -2,27 +2,24 @@
 
 A block of ``mapper_error.log`` / ``mapper_debug.log`` (``docs/field-facts.md §8, §16.3``) carries a
 message on the line(s) after its ``ERROR: file: <function>  line: <n>`` header.  This module
-recognises the message forms seen in real logs and finds what the message names, so a rule can
-place a finding there:
+recognises the message forms seen in real logs (:data:`MESSAGE_FORMS`) and finds what a message
+names, so a rule can place its finding there.  Target kinds, in the order they are looked for
+(the first found wins, so a layer named beats a type named):
 
-=====================  ============================================================  ==============
-target kind            message form (real)                                           placed on
-=====================  ============================================================  ==============
-``layer``              ``layer name: [DummyData1]. error: no bottom error!``          that layer
-``layer``              ``layer[mobilenet0_conv5_group_15] value[…] is too small``     that layer
-``layer_type``         ``layer type:[Crop], error: layer type is not supported!``     every layer of
-                                                                                     the type
-``layer_type``         ``input layer has no input param!`` (type ``Input``)           Input layers
-``cfg_entry``          a cfg line echoed, ``[image_list] ./test_image_paths.txt``,   the cfg line
-                       then the reason
-``cfg_key``            ``Cannot find a piece of available memory …, caused by        the key's line
-                       bigger batch_num or deeper network.`` (key ``batch_num``)
-``path``               ``../model.prototxt is not a file!``                          the cfg line
-                                                                                     holding it
-``log``                anything else (``data containing only zeros; …``)              the log
-=====================  ============================================================  ==============
-
-The first form found wins, in the table's order (a layer named beats a type named).
+- ``layer``: ``layer name: [DummyData1]. error: no bottom error!``,
+  ``layer[mobilenet0_conv5_group_15] value[…] is too small`` → that layer;
+- ``layer_type``: ``layer type:[Crop], error: layer type is not supported!`` → every layer of
+  the type;
+- ``cfg_entry``: a cfg line echoed before the reason, ``[image_list] ./test_image_paths.txt`` →
+  that cfg line (key and value);
+- ``path``: ``../model.prototxt is not a file!`` → the cfg line holding the path;
+- ``layer_type`` ``Input``: ``input layer has no input param!`` → the Input layers;
+- ``cfg_key``: ``Cannot find a piece of available memory for current layer, caused by bigger
+  batch_num or deeper network.`` → the ``batch_num`` line (the key the message blames);
+- ``layer_type`` ``Permute``: ``error:Permute can only support (0,1,2,3) -> (0,2,3,1) order!``
+  without a layer name → the Permute layers;
+- ``log``: anything else (``data containing only zeros; …``, ``Number of edges expected …``)
+  → the log itself.
 """
 
 from __future__ import annotations
@@ -104,8 +101,8 @@ MessageLine = tuple[int, int, str]
 _LAYER_NAME_RE = re.compile(r"layer\s*name\s*:\s*\[(?P<name>[^\]\n]+)\]", re.IGNORECASE)
 _LAYER_BRACKET_RE = re.compile(r"\blayer\[(?P<name>[^\]\n]+)\]", re.IGNORECASE)
 _LAYER_TYPE_RE = re.compile(r"layer\s*type\s*:\s*\[(?P<name>[^\]\n]+)\]", re.IGNORECASE)
-_CFG_ECHO_RE = re.compile(r"^\s*\[(?P<name>[A-Za-z_][\w.]*)\][ \t]*(?P<value>.*?)\s*$")
-_NOT_A_FILE_RE = re.compile(r"^\s*(?P<name>\S.*?)\s+is not a file!?\s*$", re.IGNORECASE)
+_CFG_ECHO_RE = re.compile(r"^\s*\[(?P<name>[A-Za-z_][\w.]*)\][ \t]*(?P<value>.*)$")
+_NOT_A_FILE = "is not a file"
 _INPUT_NO_PARAM_RE = re.compile(r"(?P<name>input) layer has no input param", re.IGNORECASE)
 _MEMORY_KEY_RE = re.compile(r"Cannot find a piece of available memory.*?bigger (?P<name>batch_num)\b", re.IGNORECASE)
 _PERMUTE_RE = re.compile(r"(?P<name>Permute) can only support", re.IGNORECASE)
@@ -114,6 +111,24 @@ _PERMUTE_RE = re.compile(r"(?P<name>Permute) can only support", re.IGNORECASE)
 def _span(line: MessageLine, match: re.Match, group: str = "name") -> Range:
     number, column, _ = line
     return Range.of(number, column + match.start(group), number, column + match.end(group))
+
+
+def _not_a_file(line: MessageLine) -> LogTarget | None:
+    """``<path> is not a file!`` (checked without a regex: paths may hold blanks)."""
+    number, column, text = line
+    body = text.rstrip()
+    core = body[:-1] if body.endswith("!") else body
+    if not core.lower().endswith(_NOT_A_FILE):
+        return None
+    before = core[: len(core) - len(_NOT_A_FILE)]
+    if not before or not before[-1].isspace():
+        return None
+    path = before.strip()
+    if not path:
+        return None
+    start = column + len(before) - len(before.lstrip())
+    return LogTarget("path", path, range=Range.of(number, start, number, start + len(path)),
+                     how="<path> is not a file!")
 
 
 def message_target(lines: Sequence[MessageLine]) -> LogTarget:
@@ -135,13 +150,15 @@ def message_target(lines: Sequence[MessageLine]) -> LogTarget:
     for line in lines:
         match = _CFG_ECHO_RE.match(line[2])
         if match:
-            value = match.group("value")
+            number, column, _ = line
+            value = match.group("value").rstrip()
+            start = column + match.start("value")
             return LogTarget("cfg_entry", match.group("name"), value=value, range=_span(line, match),
-                             value_range=_span(line, match, "value"), how="[key] value")
+                             value_range=Range.of(number, start, number, start + len(value)), how="[key] value")
     for line in lines:
-        match = _NOT_A_FILE_RE.match(line[2])
-        if match:
-            return LogTarget("path", match.group("name"), range=_span(line, match), how="<path> is not a file!")
+        path = _not_a_file(line)
+        if path is not None:
+            return path
     for line in lines:
         match = _INPUT_NO_PARAM_RE.search(line[2])
         if match:

@@ -43,12 +43,14 @@ _WHOLE_LINE_KEYS = frozenset({
     "net segment id", "type name", "input size", "output size", "data_delta",
     "aligned_input_data_size", "aligned_output_data_size",
 })
-_LINE_KEY_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w ]*?)\s*:\s*(?P<value>.*?)\s*$")
+# Patterns are linear on any label line (ends are trimmed in Python), whatever the file holds.
+_LINE_KEY_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][^:]*):(?P<value>.*)$")
+_KEY_WORDS_RE = re.compile(r"[A-Za-z_][\w ]*")
 # "id: 1  type: 0", "kernel_h: 3 kernel_w: 3", "pad_up: 0 pad_down -1" (colon optional)
-_PAIR_RE = re.compile(r"(?P<key>[A-Za-z_]\w*)\s*(?::\s*|\s+)(?P<value>[-+]?[\w.]+)")
+_PAIR_RE = re.compile(r"\b(?P<key>[A-Za-z_]\w*)(?:\s*:\s*|\s+)(?P<value>[-+]?[\w.]+)")
 # "pad_up: 0 pad_down -1": the value of a one-colon line that is really two pairs
 _COLONLESS_TAIL_RE = re.compile(r"^[-+]?[\w.]+\s+[A-Za-z_]\w*\s+[-+]?\d+$")
-_DIMS_RE = re.compile(r"\d+(?:\s*[*xX×]\s*\d+)*")
+_DIMS_RE = re.compile(r"[0-9]+(?:\s*[*xX×]\s*[0-9]+)*")
 _NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _REPORT_RE = re.compile(r"^(?P<top>.+)_report_(?P<segment>\d+)_(?P<k>\d+)$")
 _PERMUTE_NAME_RE = re.compile(r"^permute_\d+$")
@@ -59,8 +61,10 @@ def parse_dims(text: str) -> tuple[tuple[int, ...], ...]:
     """Every ``C*H*W`` group in a size field: ``"3*640*640"`` → ``((3, 640, 640),)``."""
     out = []
     for match in _DIMS_RE.finditer(text):
-        out.append(tuple(int(part) for part in re.split(r"\s*[*xX×]\s*", match.group(0))))
-    return tuple(out)
+        dims = tuple(_int(part) for part in re.split(r"\s*[*xX×]\s*", match.group(0)))
+        if None not in dims:
+            out.append(dims)
+    return tuple(out)  # type: ignore[arg-type]
 
 
 def _int(text: str | None) -> int | None:
@@ -68,7 +72,7 @@ def _int(text: str | None) -> int | None:
         return None
     try:
         return int(text.strip())
-    except ValueError:
+    except ValueError:  # not a number, or more digits than Python converts
         return None
 
 
@@ -91,19 +95,22 @@ def _label_fields(lines: list[str]) -> tuple[str | None, tuple[tuple[str, str], 
         if not text:
             continue
         match = _LINE_KEY_RE.match(text)
+        if match and not _KEY_WORDS_RE.fullmatch(match.group("key").rstrip()):
+            match = None
         key = " ".join(match.group("key").lower().split()) if match else ""
+        value = match.group("value").strip() if match else ""
         if match and key in _WHOLE_LINE_KEYS:
-            fields.append((key, match.group("value")))
+            fields.append((key, value))
             continue
         if ":" not in text and number == 0:
             name = text
             continue
         colons = text.count(":")
-        tail = _COLONLESS_TAIL_RE.match(match.group("value")) if match and colons == 1 else None
+        tail = _COLONLESS_TAIL_RE.match(value) if match and colons == 1 else None
         if colons >= 2 or tail:
             fields.extend((pair.group("key").lower(), pair.group("value")) for pair in _PAIR_RE.finditer(text))
         elif match:
-            fields.append((key, match.group("value")))
+            fields.append((key, value))
         else:
             fields.append(("", text))  # a line we cannot split: kept whole
     return name, tuple(fields)

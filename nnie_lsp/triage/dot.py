@@ -149,12 +149,19 @@ def _parse_label(node_id: str, label: str) -> tuple[str | None, str | None, tupl
     if name is None:
         name = node_id
     num = None
-    m = re.search(r"(?:node|layer|id)\s*[:=_ ]?\s*(\d+)", lab + " " + node_id, re.IGNORECASE)
+    m = re.search(r"(?:node|layer|id)\s*[:=_ ]?\s*([0-9]+)", lab + " " + node_id, re.IGNORECASE)
     if m:
-        num = int(m.group(1))
-    elif node_id.isdigit():
-        num = int(node_id)
+        num = _number(m.group(1))
+    elif node_id.isascii() and node_id.isdigit():
+        num = _number(node_id)
     return name, typ, merged, num, src
+
+
+def _number(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts
+        return None
 
 
 def _node(tree_node: TreeNode) -> tuple[DotNode, str]:

@@ -209,3 +209,20 @@ def test_arbitrary_text_never_raises(text):
        st.sampled_from(["\n", "\r\n"]))
 def test_log_shaped_text_never_raises(parts, newline):
     _check(newline.join(parts))
+
+
+def test_pathological_lines_stay_linear():
+    """Long odd lines (a pasted binary, a runaway progress line) must not stall the reader."""
+    import time
+
+    n = 60_000
+    lines = ["begin x" + " ." * n + "y", "ERROR: file: f" + " " * n + "x", "Mapper Version 1 (NNIE_1.1) " + " " * n + "x",
+             "=== " + "=" * n + "x", "." * n + "x", "[k]" + " " * n + "x", "a" + " " * n + "is not a file x",
+             "RUN FAILURE in line 1" + " " * n + ". x", "layer name: [" + "a" * n, "Start [a] [b]" + " (" * n,
+             "WARNING: file: g  line: 1", "[k]" + " " * n + "x", "a" + " " * n + "is not a file x"]
+    text = "\n".join(lines + ["....", "...."] * 2000)
+    began = time.perf_counter()
+    log = parse_mapper_log(text)
+    looks_like_mapper_log("\n" + "....\n" * n)
+    assert time.perf_counter() - began < 10
+    assert log.runs
