@@ -12,6 +12,7 @@ exactly what the fast path built, so the output never depends on which path read
 from __future__ import annotations
 
 import re
+import sys
 
 from google.protobuf.message import Message
 
@@ -37,7 +38,11 @@ from .tree import Node
 
 # The sub-patterns are the tokenizer's; possessive quantifiers keep the engine from
 # backtracking into a token, so a statement splits into exactly the tokenizer's tokens.
-_STMT_RE = re.compile(
+# Python 3.10's `re` has no possessive quantifiers: there the plain greedy ones are used. They
+# match the same statements, because no token can end where a shorter one would let the rest
+# match (names must be followed by `:`/`{`/`<`, strings exclude their quote, numbers and
+# identifiers end the pattern); only the time spent on a line that falls back differs.
+_STMT_PATTERN = (
     r"""\s*+(?:
       ([A-Za-z_][0-9A-Za-z_+-]*+)\s*+(?:                    # 1 field name
           :\s*+(?:
@@ -50,9 +55,10 @@ _STMT_RE = re.compile(
      |([}>])                                                # 6 block closing
      |(\#[^\n\r]*+)                                         # 7 comment
      |(\S)                                                  # 8 anything else: give up
-    )""",
-    re.X,
+    )"""
 )
+_STMT_RE = re.compile(_STMT_PATTERN if sys.version_info >= (3, 11) else _STMT_PATTERN.replace("*+", "*"),
+                      re.X)
 _S_KIND = (None, None, STRING, NUMBER, IDENT)  # token kind of the value in groups 2, 3, 4
 
 
