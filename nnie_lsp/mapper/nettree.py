@@ -288,9 +288,12 @@ class LayerView:
         if node.data_bit_mode is not None:
             lines.append(f"data_bit_mode: {node.data_bit_mode} ({BIT_MODE_NOTE})")
         for extra in self.inserted:
-            size = extra.output_size
-            shown = f", output {'×'.join(map(str, size))}" if size else ""
-            lines.append(f"followed by mapper node `{extra.name}` ({extra.type_name or 'no type'}{shown})")
+            details = [extra.type_name or "no type"]
+            if extra.output_size:
+                details.append("output " + "×".join(map(str, extra.output_size)))
+            if extra.data_bit_mode is not None:
+                details.append(f"data_bit_mode {extra.data_bit_mode}, {BIT_MODE_NOTE}")
+            lines.append(f"followed by mapper node `{extra.name}` ({'; '.join(details)})")
         for report in self.reports:
             lines.append(f"reported as `{report.name}`")
         return lines

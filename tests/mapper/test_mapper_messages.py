@@ -1,10 +1,13 @@
 """Every message form of field facts §16.3 (and the two of §7.5) is recognised, with its target."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from nnie_lsp.mapper import MESSAGE_FORMS, message_form, parse_mapper_log
+from nnie_lsp.mapper import MESSAGE_FORMS, message_form, parse_mapper_log, read_mapper_log
 
+DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"
 STARS = "*" * 58
 
 # (kind, function, line, message lines, form id, target kind, target name, target value)
@@ -71,3 +74,16 @@ def test_unknown_message_names_nothing():
     (block,) = log.blocks
     assert block.form is None and block.target.kind == "log"
     assert message_form("ERROR: RUN FAILURE in line 3. Return = -1").id == "run_failure"
+
+
+def test_error_log_with_every_form():
+    """One accumulated error log holding every form: each ERROR chain is its own run, every block
+    keeps its form and target, and only the last run counts."""
+    log = read_mapper_log(DATA / "mapper_error_all_forms.log")
+    causes = [b for b in log.all_blocks]
+    assert [(b.form_id, b.target.kind, b.target.name) for b in causes] == [(r[4], r[5], r[6]) for r in FORMS]
+    assert all(len(b.unwinding) == 2 for b in causes if b.kind == "ERROR")
+    assert all(not b.unwinding for b in causes if b.kind == "WARNING")
+    # warnings join the run of the error after them; each ERROR chain ends its run
+    assert len(log.runs) == sum(1 for r in FORMS if r[0] == "ERROR")
+    assert [b.form_id for b in log.blocks] == ["inputs_same_shape"] and log.status == "failed"

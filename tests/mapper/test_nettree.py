@@ -110,16 +110,6 @@ def test_dot_statements_with_ranges():
     assert [t.kind for t in tokenize_dot("a -> b")] == ["id", "edge", "id"]
 
 
-def test_triage_view_of_nnie_labels():
-    graph = read_dot(SSD)
-    node = graph.nodes["permute_0"]
-    assert (node.name, node.type, node.number, node.segment) == ("permute_0", "Permute (batch)", 4, 0)
-    # the numeric id, not the "net segment id: 0" that the generic label reading used to take
-    assert graph.by_number()[12].name == "mbox_loc_report_0_0"
-    assert graph.by_key()["mbox_loc"].id == "mbox_loc"  # normalize_name drops the _report mark on keys
-    assert "names from NNIE label" in graph.describe()
-
-
 _DOT_FRAGMENTS = ["digraph", "cnn_tree", "{", "}", "[", "]", ";", ",", "=", "->", "--", ":", "+", '"', "<", ">",
                   "label", '"a\\n net segment id: 0\\n id: 1  type: 0\\ntype name: Permute (batch)"',
                   '"x\\n input size: 3*9*9\\n data_delta: (1, 2)\\n pad_up: 0 pad_down -1"', "/*", "*/", "//", "#",

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from nnie_lsp.triage.dot import parse_dot, read_dot
+
+SSD = Path(__file__).resolve().parent.parent / "data" / "mapper" / "nnie11_ssd_cnn_net_tree.dot"
 
 ATC_LIKE = r'''strict digraph "net" {
   // comment
@@ -44,3 +48,14 @@ def test_garbage_never_raises():
     g = parse_dot("digraph { a -> b -> a }")
     assert sorted(g.topo_order()) == ["a", "b"]  # cycle tolerated
     assert parse_dot("").warnings == ("no nodes found",)
+
+
+def test_triage_view_of_nnie_labels():
+    graph = read_dot(SSD)
+    node = graph.nodes["permute_0"]
+    assert (node.name, node.type, node.number, node.segment) == ("permute_0", "Permute (batch)", 4, 0)
+    # the numeric id, not the "net segment id: 0" that the generic label reading used to take
+    assert graph.by_number()[12].name == "mbox_loc_report_0_0"
+    keys = graph.by_key()
+    assert keys["mbox_loc"].id == "mbox_loc" and keys["mbox_loc_report_0_0"].type == "Reportop"
+    assert "names from NNIE label" in graph.describe()
