@@ -253,8 +253,11 @@ class ReferenceTable:
                 blob = graph.blob(alt)
                 if blob:
                     break
-        if blob is None:
-            lay = graph.layer(t.key)
+        # dumps named by layer (the alternatives last: a position-prefixed ``layer<i>_<layer>`` name)
+        for key in (t.key, *t.alt_keys):
+            if blob is not None:
+                break
+            lay = graph.layer(key)
             if lay is not None and lay.tops:
                 blob = lay.tops[min(t.index, len(lay.tops) - 1)] if len(lay.tops) > 1 else lay.tops[0]
         return t.key if blob is None else blob

@@ -263,6 +263,92 @@ def test_batch_items_and_duplicate_reference(net, tmp_path):
     assert any("batch items" in n for n in al.notes)
 
 
+def test_position_prefixed_reference_dumps_found_through_layer_names(tmp_path):
+    """A public C++ dump program names Caffe dumps ``layer<i>_<layer>_output0_...``: the layer name
+    after the prefix leads to the blob the layer writes, also when the top is named differently."""
+    graph = SimpleNamespace(
+        layers=[SimpleNamespace(name="conv_a", type="Convolution", bottoms=["data"], tops=["feat"]),
+                SimpleNamespace(name="pool", type="Pooling", bottoms=["feat"], tops=["pooled"])],
+        inputs=["data"], blob_shapes=lambda: {"data": (1, 2, 4, 4), "feat": (1, 3, 4, 4), "pooled": (1, 3, 2, 2)})
+    rng = np.random.default_rng(8)
+    feat, pooled = rng.normal(size=(3, 4, 4)), rng.normal(size=(3, 2, 2))
+    dumpio.write_ruyi_caffe(tmp_path / "ref", "layer1_conv_a", feat)
+    dumpio.write_ruyi_caffe(tmp_path / "ref", "layer2_pool", pooled)
+    dumpio.write_mapper_quant(tmp_path / "sim", "conv_a", _noise(feat, rng), 0)
+    dumpio.write_mapper_quant(tmp_path / "sim", "pool", _noise(pooled, rng), 1)
+    al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(str(tmp_path / "sim")), graph)
+    assert {p.sim.raw_name: p.blob for p in al.pairs} == {"conv_a": "feat", "pool": "pooled"}
+    assert al.unmatched_ref == () and al.unmatched_sim == ()
+
+
+# ------------------------------------------------------------------------------------------
+# the passes one by one (explicit inputs and outputs)
+def _passes_setup(net, sim_dir):
+    from nnie_lsp.triage.align_common import GraphView, ReferenceTable
+
+    graph = GraphView(TinyGraph())
+    ref = scan_dumps(net.ref)
+    refs = ReferenceTable.build([t for t in ref.tensors if t.role == "output"], graph)
+    sims = [t for t in scan_dumps(sim_dir).tensors if t.role == "output"]
+    return graph, refs, sims
+
+
+def test_name_pass_pairs_named_dumps_and_leaves_the_rest(net):
+    from nnie_lsp.triage.align_names import NamePass
+
+    graph, refs, sims = _passes_setup(net, net.mq)
+    result = NamePass(graph, refs).run(sims)
+    assert {d.sim.raw_name for d in result.drafts} == {"data", "conv1", "relu1", "pool1", "conv2", "conv3", "concat",
+                                                       "conv4", "up", "fc"}
+    assert [t.raw_name for t in result.pending] == ["mystery_layer"]
+    by_sim = {d.sim.raw_name: d for d in result.drafts}
+    assert by_sim["conv4"].blob == "bn4" and by_sim["conv4"].matched_by == "graph"
+    assert "inplace-intermediate" in by_sim["conv1"].flags
+    # unnamed instruction-simulator dumps are not the name pass's business
+    _, _, inst = _passes_setup(net, net.inst)
+    left = NamePass(graph, refs).run(inst)
+    assert left.drafts == [] and len(left.pending) == len(inst)
+
+
+def test_dot_pass_uses_node_numbers(net):
+    from nnie_lsp.triage.align_dot import DotPass
+
+    graph, refs, sims = _passes_setup(net, net.inst)
+    pool_node = net.inst_ids["pool1"]
+    dot = parse_dot(f'digraph g {{ n{pool_node} [label="name: pool1 id: {pool_node}"]; }}')
+    result = DotPass(dot, graph, refs).run(sims)
+    assert [(d.sim.node, d.blob, d.matched_by, d.confidence) for d in result.drafts] == [(pool_node, "pool1", "dot", 0.8)]
+    assert len(result.pending) == len(sims) - 1
+    assert result.notes and "cnn_net_tree.dot used" in result.notes[-1]
+
+
+def test_value_pass_and_layout_pass(net):
+    from nnie_lsp.triage.align_values import LayoutPass, ValuePass
+
+    graph, refs, sims = _passes_setup(net, net.inst)
+    free = list(refs.for_blob.values())
+    result = ValuePass(graph, refs, value_check=True).run(sims, free)
+    got = {d.sim.node: d.blob for d in result.drafts}
+    assert got == {node: b for b, node in net.inst_ids.items() if b != "conv4"}
+    assert [t.node for t in result.pending] == [5000]
+    assert all(d.matched_by in ("values", "shape-order") and d.value_cosine > 0.99 for d in result.drafts)
+    seen = []
+    pairs = LayoutPass(graph, value_check=True).run(result.drafts, progress=lambda i, n: seen.append(i))
+    assert len(pairs) == len(result.drafts) and seen[-1] == len(pairs)
+    assert all(p.layout == "CHW" for p in pairs)
+
+
+def test_sample_cosine_is_metrics_cosine_with_no_evidence_as_one():
+    from nnie_lsp.triage.align_common import sample_cosine
+    from nnie_lsp.triage.metrics import cosine
+
+    a, b = np.array([1.0, 2.0, np.nan, -3.0]), np.array([1.5, 1.0, 4.0, -2.0])
+    assert sample_cosine(a, b) == cosine(a, b)
+    assert sample_cosine(np.array([np.nan, np.inf]), np.array([1.0, 2.0])) == 1.0
+    assert sample_cosine(np.zeros(0), np.zeros(0)) == 1.0
+    assert sample_cosine(np.zeros(3), np.ones(3)) == 0.0
+
+
 # ------------------------------------------------------------------------------------------
 # real net: MTCNN det1 (PNet) through the prototxt graph, Caffe side from OpenCV's dnn
 def _shared() -> Path:
