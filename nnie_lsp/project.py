@@ -2,13 +2,17 @@
 
 The project is the only place that touches the file system; rules get everything from it.  A
 :class:`SourceProvider` lets the language server substitute unsaved editor text for disk text.
+Relative paths are resolved in the one order of :mod:`nnie_lsp.cfg.paths` (the cfg's folder, the
+working directory, the folders above the cfg); what the preprocessing keys mean per input is
+:attr:`Project.preprocessing` (:mod:`nnie_lsp.cfg.preprocessing`) -- the triage and the reference
+forward read a cfg through :func:`load_project` too (``load_prototxt=False``), so they see the same
+values and files as the lint.
 """
 
 from __future__ import annotations
 
 import glob
 import hashlib
-import ntpath
 import re
 import os
 import threading
@@ -17,6 +21,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from .cfg.model import MapperConfig
+from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
+from .cfg.preprocessing import (
+    MEAN_IMAGE,
+    InputPreprocessing,
+    input_preprocessing,
+    mean_file_kind,
+    parse_channel_means,
+)
 from .cfg.reader import CfgDocument, CfgEntry, looks_like_mapper_cfg, parse_cfg
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
@@ -24,7 +36,6 @@ from .settings import LintSettings
 from .text import Decoded, decode
 
 PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
-NULL_VALUES = frozenset({"null", "none", "ignore", "nil", ""})
 MAX_LIST_LINES = 20000
 
 
@@ -115,6 +126,10 @@ class RefFile:
     def exists(self) -> bool:
         return self.resolved is not None
 
+    @classmethod
+    def of(cls, entry: CfgEntry, path: ResolvedPath) -> "RefFile":
+        return cls(entry, path.written, path.resolved, path.candidates, path.is_null, path.foreign)
+
 
 @dataclass(frozen=True)
 class ListLine:
@@ -161,6 +176,8 @@ class Project:
     # cfg names, newest first (only filled when [prototxt_file] is such a file)
     marked_siblings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # one per input group of the cfg: what its preprocessing keys mean (cfg/preprocessing.py)
+    preprocessing: tuple[InputPreprocessing, ...] = ()
 
     @property
     def cfg_path(self) -> str | None:
@@ -192,62 +209,33 @@ class Project:
                 return il
         return None
 
+    def input_preprocessing(self, k: int) -> InputPreprocessing | None:
+        return self.preprocessing[k] if 0 <= k < len(self.preprocessing) else None
 
-# ------------------------------------------------------------------ path resolution
+    def network_input(self, k: int):
+        """The prototxt's k-th network input (name, shape, range), or None."""
+        g = self.graph
+        if g is None or not 0 <= k < len(g.inputs):
+            return None
+        return g.inputs[k]
 
-def is_windows_abs(p: str) -> bool:
-    return bool(ntpath.splitdrive(p)[0]) or p.startswith("\\\\")
-
-
-def resolve_path(written: str, bases: list[str], provider: SourceProvider) -> tuple[str | None, tuple[str, ...]]:
-    """Try `written` against each base folder in order (absolute paths as they are)."""
-    p = written.strip().strip('"').strip("'")
-    if os.sep == "/" and not is_windows_abs(p):
-        p = p.replace("\\", "/")
-    tried = []
-    if os.path.isabs(p):
-        tried.append(os.path.normpath(p))
-    else:
-        seen = set()
-        for b in bases:
-            cand = os.path.normpath(os.path.join(b, p))
-            if cand not in seen:
-                seen.add(cand)
-                tried.append(cand)
-    for cand in tried:
-        if provider.exists(cand):
-            return cand, tuple(tried)
-    return None, tuple(tried)
+    def input_channels(self, k: int) -> int | None:
+        """Channel count (shape[1]) of the k-th network input, when the prototxt declares it."""
+        inp = self.network_input(k)
+        if inp is None or not inp.shape or len(inp.shape) < 2:
+            return None
+        return inp.shape[1]
 
 
-def _ancestors(d: str, limit: int = 6) -> list[str]:
-    out = []
-    d = os.path.abspath(d)
-    for _ in range(limit):
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        out.append(parent)
-        d = parent
-    return out
+# ------------------------------------------------------------------ referenced files
+# (path resolution itself: nnie_lsp.cfg.paths; cfg_bases / resolve_path / is_windows_abs are
+# imported above and stay importable from here)
 
-
-def cfg_bases(cfg_path: str | None, cwd: str) -> list[str]:
-    """cfg folder, then the working directory, then the cfg folder's ancestors (nearest first)."""
-    if not cfg_path:
-        return [cwd]
-    d = os.path.dirname(os.path.abspath(cfg_path))
-    return [d, cwd] + _ancestors(d)
+__all__ = ["cfg_bases", "resolve_path", "is_windows_abs"]  # re-exported
 
 
 def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
-    written = entry.value
-    if written.strip().lower() in NULL_VALUES:
-        return RefFile(entry, written, None, (), True)
-    if os.sep == "/" and is_windows_abs(written.strip()):
-        return RefFile(entry, written, None, (), False, foreign=True)
-    resolved, tried = resolve_path(written, bases, provider)
-    return RefFile(entry, written, resolved, tried, False)
+    return RefFile.of(entry, resolve_written(entry.value, bases, provider.exists))
 
 
 def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, check_paths: bool) -> ImageListFacts:
@@ -255,10 +243,9 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, c
     if dec is None:
         return ImageListFacts(ref, ())
     lines = []
-    list_dir = os.path.dirname(ref.resolved)
     # Entries are relative to the working directory the mapper runs in (unknown); accept the list's
     # folder and the cfg's resolution bases.
-    img_bases = [list_dir] + bases
+    img_bases = list_bases(ref.resolved, bases)
     truncated = False
     for i, raw in enumerate(dec.text.splitlines()):
         t = raw.strip()
@@ -271,7 +258,7 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, c
             if os.sep == "/" and is_windows_abs(t):
                 resolved = t  # cannot check a Windows path here; do not call it missing
             else:
-                resolved, _ = resolve_path(t, img_bases, provider)
+                resolved, _ = resolve_path(t, img_bases, provider.exists)
         else:
             resolved = t
         lines.append(ListLine(i, t, resolved))
@@ -281,7 +268,7 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, c
 def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
     if not ref.resolved or os.path.isdir(ref.resolved):
         return None
-    if ref.resolved.lower().endswith(".binaryproto"):
+    if mean_file_kind(ref.resolved) == MEAN_IMAGE:
         data = provider.read_bytes(ref.resolved)
         if data is None:
             return None
@@ -303,27 +290,22 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
         return None
     if "\x00" in dec.text[:1024]:
         return MeanFacts(ref, "binary", None, None, "binary data, not a channel-mean text file")
-    values = []
-    for i, raw in enumerate(dec.text.splitlines()):
-        t = raw.strip()
-        if not t:
-            continue
-        try:
-            values.extend(float(x) for x in t.replace(",", " ").split())
-        except ValueError:
-            return MeanFacts(ref, "text", None, None, f"line {i + 1} is not a number: {t[:40]!r}", i)
-    return MeanFacts(ref, "text", tuple(values), len(values))
+    means = parse_channel_means(dec.text)
+    if means.values is None:
+        return MeanFacts(ref, "text", None, None, means.error, means.error_line)
+    return MeanFacts(ref, "text", means.values, len(means.values))
 
 
 # ------------------------------------------------------------------ building projects
 
 def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = None,
                  settings: LintSettings | None = None, provider: SourceProvider | None = None,
-                 cwd: str | None = None) -> Project:
+                 cwd: str | None = None, load_prototxt: bool = True) -> Project:
     """Parse a cfg and/or prototxt and gather the facts rules need.
 
-    With a cfg, its `[prototxt_file]` is loaded unless `prototxt_path` is given.  Never raises on
-    bad content; a missing top-level file gives a project without that document.
+    With a cfg, its `[prototxt_file]` is loaded unless `prototxt_path` is given or
+    `load_prototxt` is False (the cfg alone: what the triage and the reference forward need).
+    Never raises on bad content; a missing top-level file gives a project without that document.
     """
     settings = settings or LintSettings()
     provider = provider or DiskProvider()
@@ -332,6 +314,7 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     refs: list[RefFile] = []
     image_lists: list[ImageListFacts] = []
     means: list[MeanFacts] = []
+    preprocessing: tuple[InputPreprocessing, ...] = ()
     proto_origin = None
     bases = cfg_bases(cfg_path, cwd)
     if cfg_path:
@@ -340,23 +323,27 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
         if dec is not None:
             cfg_doc = _with_encoding(cached_cfg(dec.text, cfg_path), dec)
             config = MapperConfig.from_document(cfg_doc)
-            image_type_zero = _image_types(config)
+            preprocessing = input_preprocessing(config, cfg_path=cfg_path, bases=bases,
+                                                exists=provider.exists)
+            feature_map = {p.index: p.is_feature_map for p in preprocessing}
+            list_index = 0
             for entry in cfg_doc.entries:
                 if entry.key in PATH_KEYS:
                     r = _ref(entry, bases, provider)
                     refs.append(r)
                     if entry.key == "prototxt_file":
                         proto_origin = proto_origin or r
-                    elif entry.key == "image_list" and r.resolved:
-                        k = len(image_lists)
-                        check = not image_type_zero.get(k, False)
-                        image_lists.append(_read_image_list(r, bases, provider, check))
+                    elif entry.key == "image_list":
+                        k, list_index = list_index, list_index + 1  # k-th image_list = input k
+                        if r.resolved:
+                            check = not feature_map.get(k, False)  # feature maps: float text lines
+                            image_lists.append(_read_image_list(r, bases, provider, check))
                     elif entry.key == "mean_file" and r.resolved:
                         m = _read_mean(r, provider)
                         if m is not None:
                             means.append(m)
     proto_doc = graph = binary = None
-    if prototxt_path is None and proto_origin is not None and proto_origin.resolved:
+    if prototxt_path is None and load_prototxt and proto_origin is not None and proto_origin.resolved:
         prototxt_path = proto_origin.resolved
     if prototxt_path:
         prototxt_path = os.path.abspath(prototxt_path)
@@ -368,7 +355,8 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
                    refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
                    base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
-                   binary_prototxt=binary, marked_siblings=_marked_siblings(proto_origin))
+                   binary_prototxt=binary, marked_siblings=_marked_siblings(proto_origin),
+                   preprocessing=preprocessing)
 
 
 MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")
@@ -411,14 +399,6 @@ def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:
         return doc
 
 
-def _image_types(config: MapperConfig) -> dict[int, bool]:
-    out = {}
-    for g in config.groups:
-        e = g.image_type
-        out[g.index] = bool(e is not None and e.value.strip() == "0")
-    return out
-
-
 def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
                 cwd: str | None = None) -> list[str]:
     """Mapper cfg files beside the prototxt (its folder and the parent) whose prototxt_file names it."""
@@ -434,7 +414,7 @@ def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
                 continue
             doc = cached_cfg(dec.text, cfg)
             for e in doc.get("prototxt_file"):
-                resolved, _ = resolve_path(e.value, cfg_bases(cfg, cwd), provider)
+                resolved, _ = resolve_path(e.value, cfg_bases(cfg, cwd), provider.exists)
                 if resolved and _same_file(resolved, target):
                     found.append(os.path.abspath(cfg))
                     break

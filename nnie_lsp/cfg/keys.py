@@ -2,8 +2,10 @@
 
 Single source of truth for the lint (types, ranges, required keys), the server (hover docs,
 completion snippets, value choices) and triage (defaults).  Facts come from
-``shared/NNIE_REFERENCE.md`` §3 ("[S1,S3]" = HiSVP Development Guide §3.5.2 table 3-6 as quoted
-by the public sources S1/S3); status tags [C]/[I]/[?] in notes follow that file.
+``docs/field-facts.md`` §3 ("[S1,S3]" = HiSVP Development Guide §3.5.2 table 3-6 as quoted
+by the public sources S1/S3); status tags [C]/[I]/[?] in notes follow that page.  What each
+norm_type *does* is data in :mod:`.preprocessing`.  (Slightly over 600 lines: most of it is the
+key table itself, which is data and reads best in one piece.)
 
 Messages
 --------
@@ -27,9 +29,13 @@ Status = Literal["vendor", "ruyistudio", "spelling-variant", "unverified"]
 FLT_MAX = 3.4028234663852886e38
 VENDOR_TABLE = "HiSVP Development Guide §3.5.2 table 3-6 [S1,S3]"
 
-#: Values people write for "no mean file" with norm_type 0/3 (the vendor says any invalid
-#: value works, e.g. ``null``; a public cfg writer uses ``ignore`` [S17]).
-NULL_PATH_VALUES = frozenset({"null", "none", "ignore", "nil"})
+#: The ONE set of "no file" values (compared lower-case, stripped): what people write for "no
+#: mean file" with norm_type 0/3 (the vendor says any invalid value works, e.g. ``null``; a public
+#: cfg writer uses ``ignore`` [S17]) and the empty value.  An empty value is still reported by
+#: the value check ("has no value"); it just names no file.
+NULL_PATH_VALUES = frozenset({"null", "none", "ignore", "nil", ""})
+#: The placeholder this project writes itself (quick fixes, generated cfgs).
+NULL_PATH_PLACEHOLDER = "null"
 
 
 @dataclass(frozen=True, eq=False)
@@ -603,7 +609,8 @@ def check_value(spec: KeySpec, text: str) -> ValueCheck:
 
 
 def is_null_path(text: str) -> bool:
-    """``null`` and friends: the placeholder mean_file for norm_type 0/3."""
+    """``null`` and friends (or empty): a path value that names no file, e.g. the mean_file of
+    norm_type 0/3.  See :data:`NULL_PATH_VALUES`."""
     return text.strip().lower() in NULL_PATH_VALUES
 
 

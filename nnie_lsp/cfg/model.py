@@ -9,12 +9,14 @@ Conventions (documented here because rule authors rely on them):
 - **Spelling variants**: ``instructions_name`` and ``instruction_name`` are one setting; ask for
   either name and you get whichever is written (the last one if both).
 - **Per-input groups**: the k-th occurrence of each per-input key (image_list, image_type,
-  norm_type, mean_file, RGB_order, data_scale) belongs to input k (NNIE_REFERENCE §4) [I].
+  norm_type, mean_file, RGB_order, data_scale) belongs to input k (docs/field-facts.md §4) [I].
   The number of groups is the largest occurrence count among those keys.  A *shareable* key
   (``RGB_order``, ``data_scale``) written exactly once in a multi-input cfg applies to every
   input: each group reuses that same entry and lists the key in ``InputGroup.shared``.  Other
   per-input keys written fewer times than there are inputs leave ``None`` in the later groups
   (the mismatch is reported by :meth:`MapperConfig.per_input_mismatches`).
+- **Meaning**: what the values of a group do (norm_type semantics, defaults, resolved mean file)
+  is :mod:`.preprocessing`'s :class:`~.preprocessing.InputPreprocessing`, built from a group.
 - **Values**: ``value(...)`` returns the parsed value when the written value is valid, the
   key's parsed default when the key is absent, and ``None`` when the value is invalid or there
   is no default.  Use ``check(...)`` / :attr:`MapperConfig.checks` for the error message.
@@ -103,7 +105,7 @@ class InputGroup:
     def mean_file_is_null(self) -> bool:
         """True when mean_file is a placeholder such as ``null`` (or absent / empty)."""
         v = self.mean_file_value
-        return v is None or v == "" or is_null_path(v)
+        return v is None or is_null_path(v)
 
     @property
     def entries(self) -> tuple[CfgEntry, ...]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported for their registrations)
     config_rules,
-    data_layer,
+    input_rules,
     layer_matching,
+    mean_scale_rules,
     meta,
     quantization,
     schema_rules,

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import os
 
-from ..cfg import keys as K
+from ..cfg import keys as cfg_keys
+from ..cfg.preprocessing import norm_semantics
 from ..diagnostics import Severity
 from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
 from ..text import Position, Range, TextEdit
 from .registry import rule
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _first_line_range(doc) -> Range:
     return doc.line_index.line_range(0) if doc.text else Range.point(0, 0)
 
 
-@rule("NN001", "cfg-syntax", E, step=None,
+@rule("NN001", "cfg-syntax", ERROR, step=None,
       summary=("cfg line is not `[key] value`, blank or a `#` comment",
                "cfg 行不是 `[键] 值`、空行或 `#` 注释"),
       messages={"bad": ("not a cfg entry: {detail}; write `[key] value`",
@@ -50,7 +51,7 @@ def nn001(project, ctx):
         yield ctx.diag("bad", cfg.path, err.range, detail=detail or err.message)
 
 
-@rule("NN002", "unknown-cfg-key", E, step=None,
+@rule("NN002", "unknown-cfg-key", ERROR, step=None,
       summary=("Unknown cfg key (did-you-mean; ATC keys named as such)",
                "未知的配置键（给出可能的正确拼写；识别 ATC 的键）"),
       messages={"unknown": ("unknown nnie_mapper key [{key}]", "未知的 nnie_mapper 配置键 [{key}]"),
@@ -87,17 +88,17 @@ def nn002(project, ctx):
     if cfg is None:
         return
     for e in cfg.entries:
-        spec = K.lookup(e.key)
+        spec = cfg_keys.lookup(e.key)
         if spec is not None:
             if spec.status == "unverified":
-                yield ctx.diag("unverified", cfg.path, e.key_range, severity=W, key=e.key)
+                yield ctx.diag("unverified", cfg.path, e.key_range, severity=WARNING, key=e.key)
             continue
-        fk = K.foreign(e.key)
+        fk = cfg_keys.foreign(e.key)
         if fk is not None:
             yield ctx.diag("foreign", cfg.path, e.key_range,
                            detail=fk.doc_zh if ctx.lang.startswith("zh") else fk.doc_en)
             continue
-        sug = K.suggest(e.key)
+        sug = cfg_keys.suggest(e.key)
         if sug:
             safe = sug.lower() == e.key.lower()
             fix = ctx.fix("rename", [(cfg.path, rename_cfg_key(e, sug))], safe=safe, key=e.key, suggestion=sug)
@@ -106,7 +107,7 @@ def nn002(project, ctx):
             yield ctx.diag("unknown", cfg.path, e.key_range, key=e.key)
 
 
-@rule("NN003", "invalid-cfg-value", E, step=None,
+@rule("NN003", "invalid-cfg-value", ERROR, step=None,
       summary=("Invalid cfg value (type, range, enum)", "配置值无效（类型、范围或枚举）"),
       messages={"bad": ("[{key}] {message}", "[{key}] {message}"),
                 "kind": ("[{key}] names a {found} file; it expects {expected}",
@@ -139,7 +140,7 @@ def nn003(project, ctx):
     if cfg is None:
         return
     for e in cfg.entries:
-        spec = K.lookup(e.key)
+        spec = cfg_keys.lookup(e.key)
         if spec is None:
             continue
         wrong = _wrong_file_kind(e.key, e.value)
@@ -147,9 +148,9 @@ def nn003(project, ctx):
             found, expected = wrong
             yield ctx.diag("kind", cfg.path, e.value_range, key=e.key, found=found, expected=expected)
             continue
-        if spec.allows_null and K.is_null_path(e.value):
-            continue
-        chk = K.check_value(spec, e.value)
+        if spec.allows_null and e.value.strip() and cfg_keys.is_null_path(e.value):
+            continue  # a placeholder such as `null` (an empty value is still reported)
+        chk = cfg_keys.check_value(spec, e.value)
         if chk.ok:
             continue
         msg = chk.message_zh if ctx.lang.startswith("zh") else chk.message_en
@@ -178,7 +179,7 @@ def _wrong_file_kind(key: str, value: str):
     return (found, _EXPECTED[key]) if found else None
 
 
-@rule("NN004", "repeated-cfg-key", W, step=None,
+@rule("NN004", "repeated-cfg-key", WARNING, step=None,
       summary=("A non-repeatable key is given more than once", "不可重复的配置键出现多次"),
       messages={"dup": ("[{key}] is given {count} times; only one is used (which one is not documented)",
                         "[{key}] 出现了 {count} 次；只会使用其中一个（文档未说明是哪一个）"),
@@ -213,7 +214,7 @@ def nn004(project, ctx):
     for e in cfg.entries:
         seen.setdefault(e.key, []).append(e)
     for key, entries in seen.items():
-        spec = K.lookup(key)
+        spec = cfg_keys.lookup(key)
         if spec is None or spec.repeatable or spec.per_input or spec.per_roi_layer or len(entries) < 2:
             continue
         first = entries[0]
@@ -224,7 +225,7 @@ def nn004(project, ctx):
                            related=[ctx.related("first", cfg.path, first.line_range, key=key)])
 
 
-@rule("NN005", "missing-cfg-key", E, step=None,
+@rule("NN005", "missing-cfg-key", ERROR, step=None,
       summary=("A required cfg key is missing", "缺少必需的配置键"),
       messages={"missing": ("required key [{key}] is missing{note}", "缺少必需的配置键 [{key}]{note}"),
                 "add": ("Add [{key}] {value}", "添加 [{key}] {value}"),
@@ -257,24 +258,26 @@ def nn005(project, ctx):
     if cfg is None or not cfg.entries:
         return
     present = {e.key for e in cfg.entries}
+    spec_norm = cfg_keys.KEYS["norm_type"]
     mindspore_like = not ({"prototxt_file", "caffemodel_file"} & present)
-    for spec in K.all_specs():
+    for spec in cfg_keys.all_specs():
         if not spec.required or spec.alias_of:
             continue
-        names = {spec.name} | {s.name for s in K.all_specs() if s.alias_of == spec.name}
+        names = {spec.name} | {s.name for s in cfg_keys.all_specs() if s.alias_of == spec.name}
         if names & present:
             continue
         fix = None
         if spec.name == "mean_file":
-            norms = [e.value.strip() for e in cfg.get("norm_type")]
-            if norms and all(n in ("0", "3") for n in norms):
-                edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", "null", after=cfg.get("norm_type")[-1]))]
-                fix = ctx.fix("add", edits, safe=True, key="mean_file", value="null")
+            norms = [norm_semantics(cfg_keys.check_value(spec_norm, e.value).parsed) for e in cfg.get("norm_type")]
+            if norms and all(n is not None and not n.uses_mean for n in norms):
+                placeholder = cfg_keys.NULL_PATH_PLACEHOLDER
+                edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", placeholder, after=cfg.get("norm_type")[-1]))]
+                fix = ctx.fix("add", edits, safe=True, key="mean_file", value=placeholder)
         note = ctx.text("ms_note") if mindspore_like and spec.name in ("prototxt_file", "caffemodel_file") else ""
         yield ctx.diag("missing", cfg.path, _first_line_range(cfg), fix=fix, key=spec.name, note=note)
 
 
-@rule("NN006", "file-not-found", E, step=None,
+@rule("NN006", "file-not-found", ERROR, step=None,
       summary=("A file the cfg names does not exist", "cfg 中引用的文件不存在"),
       messages={"missing": ("[{key}] file not found: {file} (looked in {where})",
                             "[{key}] 指向的文件不存在：{file}（已查找 {where}）"),
@@ -311,7 +314,7 @@ def nn006(project, ctx):
     for r in project.refs:
         e = r.entry
         if r.foreign:
-            yield ctx.diag("windows", cfg.path, e.value_range, severity=I, key=e.key, file=r.written)
+            yield ctx.diag("windows", cfg.path, e.value_range, severity=INFO, key=e.key, file=r.written)
             continue
         if r.is_null or r.resolved:
             continue
@@ -323,7 +326,7 @@ def nn006(project, ctx):
         e = il.ref.entry
         name = os.path.basename(il.ref.resolved or il.ref.written)
         if not il.lines:
-            yield ctx.diag("empty_list", cfg.path, e.value_range, severity=W, list=name)
+            yield ctx.diag("empty_list", cfg.path, e.value_range, severity=WARNING, list=name)
             continue
         missing = il.missing
         if not missing:
@@ -335,7 +338,7 @@ def nn006(project, ctx):
                        total=len(il.lines), list=name, line=first.line + 1, image=first.text)
 
 
-@rule("NN007", "inline-comment", W, step=None,
+@rule("NN007", "inline-comment", WARNING, step=None,
       summary=("Inline `#` comment after a value", "值后面带有行内 `#` 注释"),
       messages={"inline": ("inline comment after the value of [{key}]: nnie_mapper may read `{comment}` as part of the value",
                            "[{key}] 的值后面有行内注释：nnie_mapper 可能把 `{comment}` 当作值的一部分"),
@@ -380,7 +383,7 @@ def nn007(project, ctx):
         yield ctx.diag("inline", cfg.path, rng, fix=fix, key=e.key, comment=short)
 
 
-@rule("NN008", "log-level-3", W, step=None,
+@rule("NN008", "log-level-3", WARNING, step=None,
       summary=("`[log_level] 3` dumps everything: mapping becomes very slow", "`[log_level] 3` 输出全部信息：映射会非常慢"),
       messages={"slow": ("[log_level] 3 writes everything (many files) and makes mapping much slower — users report over 6 hours for RetinaFace on the GPU mapper; use 0–2 unless you need the full dump",
                          "[log_level] 3 会输出全部信息（大量文件），映射会慢很多——有用户报告 RetinaFace 在 GPU mapper 上超过 6 小时；除非确实需要，请使用 0–2"),
@@ -414,7 +417,7 @@ def nn008(project, ctx):
         yield ctx.diag("slow", cfg.path, e.value_range, fix=fix)
 
 
-@rule("NN009", "stale-marked-prototxt", W, step=None,
+@rule("NN009", "stale-marked-prototxt", WARNING, step=None,
       summary=("`[prototxt_file]` names an older RuyiStudio marked prototxt", "`[prototxt_file]` 指向较旧的 RuyiStudio 标记 prototxt"),
       messages={"stale": ("[prototxt_file] names {used}, but RuyiStudio has written a newer marked prototxt of this net: {newest}",
                           "[prototxt_file] 指向 {used}，但 RuyiStudio 已生成该网络更新的标记 prototxt：{newest}"),
