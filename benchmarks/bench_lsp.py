@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
@@ -63,8 +63,8 @@ async def run(args) -> int:
     published: dict[int, float] = {}
     waiters: dict[int, asyncio.Future] = {}
 
-    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diag(params: T.PublishDiagnosticsParams):
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diag(params: lsp.PublishDiagnosticsParams):
         if params.uri != uri or params.version is None:
             return
         published[params.version] = time.perf_counter()
@@ -74,22 +74,22 @@ async def run(args) -> int:
 
     server_lint: list[float] = []
 
-    @client.feature(T.WINDOW_LOG_MESSAGE)
+    @client.feature(lsp.WINDOW_LOG_MESSAGE)
     def on_log(params):
         if params.message.startswith("timing: lint "):
             server_lint.append(float(params.message.split()[2]) / 1000)
 
     await client.start_io(sys.executable, "-m", "nnie_lsp", env={**os.environ, "NNIE_LSP_TIMING": "1"})
-    caps = T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
-        publish_diagnostics=T.PublishDiagnosticsClientCapabilities(version_support=True)))
-    await client.initialize_async(T.InitializeParams(capabilities=caps, root_uri=from_fs_path(tmp)))
-    client.initialized(T.InitializedParams())
+    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True)))
+    await client.initialize_async(lsp.InitializeParams(capabilities=caps, root_uri=from_fs_path(tmp)))
+    client.initialized(lsp.InitializedParams())
 
     loop = asyncio.get_running_loop()
     waiters[1] = loop.create_future()
     t0 = time.perf_counter()
-    client.text_document_did_open(T.DidOpenTextDocumentParams(
-        text_document=T.TextDocumentItem(uri=uri, language_id="prototxt", version=1, text=text)))
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="prototxt", version=1, text=text)))
     await asyncio.wait_for(waiters[1], 120)
     print(f"open -> first diagnostics: {time.perf_counter() - t0:.3f} s")
 
@@ -98,11 +98,11 @@ async def run(args) -> int:
     def change(line: int, old: str, new: str) -> None:
         nonlocal version
         version += 1
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[T.TextDocumentContentChangePartial(
-                range=T.Range(start=T.Position(line=line, character=0),
-                              end=T.Position(line=line, character=len(old))), text=new)]))
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(start=lsp.Position(line=line, character=0),
+                                end=lsp.Position(line=line, character=len(old))), text=new)]))
 
     async def one_edit(i: int, burst: int = 1) -> tuple[float, int]:
         line = 12 + (i % 7) * 3

@@ -2,7 +2,7 @@
 
 Engine texts (diagnostic messages, fix titles, rule docs) come from the rule registry in the
 language asked of :func:`nnie_lsp.lint.lint_project`; this catalogue only holds the strings the
-editor features add around them.  ``tests/lsp/test_i18n.py`` checks that every id has both texts
+editor features add around them.  ``tests/lsp/test_features.py`` checks that every id has both texts
 and the same ``{placeholders}``.
 """
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
 from ..diagnostics import Diagnostic, Fix
@@ -67,21 +67,21 @@ class Encoder:
             count += len(ch.encode("utf-8", "surrogatepass"))
         return len(line)
 
-    def position(self, li: LineIndex | None, pos: Position) -> T.Position:
+    def position(self, li: LineIndex | None, pos: Position) -> lsp.Position:
         if li is None or pos.line >= li.line_count:
-            return T.Position(line=max(pos.line, 0), character=max(pos.character, 0))
-        return T.Position(line=pos.line, character=self.to_lsp_col(li.line_text(pos.line), pos.character))
+            return lsp.Position(line=max(pos.line, 0), character=max(pos.character, 0))
+        return lsp.Position(line=pos.line, character=self.to_lsp_col(li.line_text(pos.line), pos.character))
 
-    def range(self, li: LineIndex | None, rng: Range) -> T.Range:
-        return T.Range(start=self.position(li, rng.start), end=self.position(li, rng.end))
+    def range(self, li: LineIndex | None, rng: Range) -> lsp.Range:
+        return lsp.Range(start=self.position(li, rng.start), end=self.position(li, rng.end))
 
-    def from_lsp(self, li: LineIndex, pos: T.Position) -> Position:
+    def from_lsp(self, li: LineIndex, pos: lsp.Position) -> Position:
         if pos.line >= li.line_count:
             last = li.line_count - 1
             return Position(last, len(li.line_text(last)))
         return Position(pos.line, self.from_lsp_col(li.line_text(pos.line), pos.character))
 
-    def from_lsp_range(self, li: LineIndex, rng: T.Range) -> Range:
+    def from_lsp_range(self, li: LineIndex, rng: lsp.Range) -> Range:
         return Range(self.from_lsp(li, rng.start), self.from_lsp(li, rng.end))
 
 
@@ -95,7 +95,7 @@ def edit_text(new_text: str, li: LineIndex | None) -> str:
     return new_text
 
 
-def _position_json(position: T.Position) -> dict:
+def _position_json(position: lsp.Position) -> dict:
     return {"line": position.line, "character": position.character}
 
 
@@ -118,58 +118,58 @@ def fix_data(fix: Fix, lines: LineSource, enc: Encoder, versions: dict[str, int]
             "versions": edited_versions}
 
 
-def _position_from_json(raw) -> T.Position:
+def _position_from_json(raw) -> lsp.Position:
     line, character = raw["line"], raw["character"]
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (line, character)):
         raise ValueError(f"bad position {raw!r}")
-    return T.Position(line=line, character=character)
+    return lsp.Position(line=line, character=character)
 
 
-def changes_from_data(fix: dict) -> dict[str, list[T.TextEdit]]:
+def changes_from_data(fix: dict) -> dict[str, list[lsp.TextEdit]]:
     """The ``changes`` of a fix in ``Diagnostic.data`` as LSP TextEdits; raises
     ValueError/KeyError/TypeError when the client sent back something else."""
     raw = fix["changes"]
     if not isinstance(raw, dict) or not raw:
         raise ValueError("fix has no changes")
-    changes: dict[str, list[T.TextEdit]] = {}
+    changes: dict[str, list[lsp.TextEdit]] = {}
     for uri, edits in raw.items():
         if not isinstance(uri, str) or not isinstance(edits, (list, tuple)):
             raise ValueError(f"bad changes for {uri!r}")
-        changes[uri] = [T.TextEdit(range=T.Range(start=_position_from_json(e["range"]["start"]),
-                                                 end=_position_from_json(e["range"]["end"])),
-                                   new_text=str(e["newText"])) for e in edits]
+        changes[uri] = [lsp.TextEdit(range=lsp.Range(start=_position_from_json(e["range"]["start"]),
+                                                     end=_position_from_json(e["range"]["end"])),
+                                     new_text=str(e["newText"])) for e in edits]
     return changes
 
 
 def to_code_action(action: Action, lines: LineSource, enc: Encoder,
-                   diagnostics: list[T.Diagnostic] | None) -> T.CodeAction:
+                   diagnostics: list[lsp.Diagnostic] | None) -> lsp.CodeAction:
     """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client."""
-    changes: dict[str, list[T.TextEdit]] = {}
+    changes: dict[str, list[lsp.TextEdit]] = {}
     for path, edits in action.edits.items():
         li = lines(path)
-        changes[uri_of(path)] = [T.TextEdit(range=enc.range(li, e.range), new_text=edit_text(e.new_text, li))
+        changes[uri_of(path)] = [lsp.TextEdit(range=enc.range(li, e.range), new_text=edit_text(e.new_text, li))
                                  for e in edits]
-    return T.CodeAction(title=action.title, kind=action.kind, diagnostics=diagnostics or None,
-                        is_preferred=action.preferred or None, edit=T.WorkspaceEdit(changes=changes))
+    return lsp.CodeAction(title=action.title, kind=action.kind, diagnostics=diagnostics or None,
+                          is_preferred=action.preferred or None, edit=lsp.WorkspaceEdit(changes=changes))
 
 
-def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> T.Diagnostic:
+def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> lsp.Diagnostic:
     home = lines(d.path)
-    related = [T.DiagnosticRelatedInformation(
-        location=T.Location(uri=uri_of(r.path), range=enc.range(lines(r.path), r.range)), message=r.message)
+    related = [lsp.DiagnosticRelatedInformation(
+        location=lsp.Location(uri=uri_of(r.path), range=enc.range(lines(r.path), r.range)), message=r.message)
         for r in d.related]
     data: dict = {"code": d.code}
     if d.fix is not None:
         data["fix"] = fix_data(d.fix, lines, enc, versions)
     if d.data:
         data["info"] = dict(d.data)
-    tags = [T.DiagnosticTag.Unnecessary] if d.code == "NN901" else None
-    return T.Diagnostic(
+    tags = [lsp.DiagnosticTag.Unnecessary] if d.code == "NN901" else None
+    return lsp.Diagnostic(
         range=enc.range(home, d.range),
         message=d.message,
-        severity=T.DiagnosticSeverity(int(d.severity)),
+        severity=lsp.DiagnosticSeverity(int(d.severity)),
         code=d.code,
-        code_description=T.CodeDescription(href=rule_url(d.code)),
+        code_description=lsp.CodeDescription(href=rule_url(d.code)),
         source=SOURCE,
         related_information=related or None,
         tags=tags,

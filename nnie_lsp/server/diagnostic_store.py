@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from .convert import SOURCE, TRIAGE_SOURCE
 
@@ -21,7 +21,7 @@ SOURCE_ORDER = (SOURCE, TRIAGE_SOURCE)   # report order; unknown sources follow,
 
 @dataclass(frozen=True)
 class DiagnosticEntry:
-    items: tuple[T.Diagnostic, ...]
+    items: tuple[lsp.Diagnostic, ...]
     version: int | None     # the document version the items describe
     sequence: int           # computations are numbered in the order they started
 
@@ -30,7 +30,7 @@ class DiagnosticStore:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], DiagnosticEntry] = {}
 
-    def set(self, source: str, uri: str, items: Sequence[T.Diagnostic], version: int | None = None,
+    def set(self, source: str, uri: str, items: Sequence[lsp.Diagnostic], version: int | None = None,
             sequence: int = 0) -> bool:
         """Store `source`'s diagnostics of `uri` unless a newer computation already did;
         whether they were stored."""
@@ -54,9 +54,9 @@ class DiagnosticStore:
         known = [s for s in SOURCE_ORDER if s in present]
         return known + sorted(present - set(known))
 
-    def items(self, uri: str) -> list[T.Diagnostic]:
+    def items(self, uri: str) -> list[lsp.Diagnostic]:
         """Every source's diagnostics of `uri`, in report order."""
-        out: list[T.Diagnostic] = []
+        out: list[lsp.Diagnostic] = []
         for source in self.sources(uri):
             out.extend(self._entries[(source, uri)].items)
         return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 
@@ -39,7 +39,7 @@ class NnieProtocol(LanguageServerProtocol):
                 error = JsonRpcInvalidParams(f"invalid params for {data['method']}: {detail}")
                 self._send_response(data["id"], None, error.to_response_error())
                 try:
-                    self._server.log(f"rejected malformed {data['method']} request: {detail}", T.MessageType.Warning)
+                    self._server.log(f"rejected malformed {data['method']} request: {detail}", lsp.MessageType.Warning)
                 except Exception:
                     pass
                 return _IGNORED

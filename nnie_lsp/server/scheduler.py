@@ -20,7 +20,7 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from .. import i18n
 from ..diagnostics import Diagnostic
@@ -61,7 +61,7 @@ class LintResult:
     key: tuple
     version: int | None
     engine: list[Diagnostic]
-    lsp: list[T.Diagnostic]
+    lsp_diagnostics: list[lsp.Diagnostic]
     members: frozenset[str]      # the cfg and prototxt paths of the linted project
     project: Project
     elapsed: float
@@ -100,7 +100,7 @@ class LintScheduler:
                                    is_cfg=snap.kind == "cfg")
         outcome = lint_project(project, lang=snap.lang, paths=[snap.path])
         for error in outcome.errors:
-            self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", T.MessageType.Error)
+            self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", lsp.MessageType.Error)
         indexes: dict[str, LineIndex | None] = {}
         if project.cfg is not None and project.cfg.path:
             indexes[project.cfg.path] = project.cfg.line_index
@@ -114,9 +114,9 @@ class LintScheduler:
                 indexes[absolute] = LineIndex(decoded.text) if decoded is not None else None
             return indexes[absolute]
 
-        lsp = [to_lsp_diagnostic(d, lines, snap.encoder, snap.versions) for d in outcome.diagnostics]
+        lsp_diagnostics = [to_lsp_diagnostic(d, lines, snap.encoder, snap.versions) for d in outcome.diagnostics]
         members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
-        return LintResult(snap.key, snap.version, outcome.diagnostics, lsp, members, project,
+        return LintResult(snap.key, snap.version, outcome.diagnostics, lsp_diagnostics, members, project,
                           time.perf_counter() - started, snap.sequence)
 
     async def ensure_result(self, uri: str, *, force: bool = False) -> LintResult | None:
@@ -143,14 +143,14 @@ class LintScheduler:
             raise
         except Exception as exc:
             self.ls.log(i18n.t("server.lint_failed", self.ls.lang, file=record.path, error=repr(exc))
-                        + "\n" + traceback.format_exc(), T.MessageType.Error)
+                        + "\n" + traceback.format_exc(), lsp.MessageType.Error)
             current = self.ls.documents.get(uri)
             return current.lint if current is not None else None
         record = self.ls.documents.get(uri)
         if record is not None:
             if result.key == self.key() or self._on_save_only():
                 record.lint = result
-            self.ls.diagnostics.set(SOURCE, uri, result.lsp, result.version, result.sequence)
+            self.ls.diagnostics.set(SOURCE, uri, result.lsp_diagnostics, result.version, result.sequence)
         return result
 
     async def lint_and_publish(self, uri: str, *, related: bool, force: bool = False) -> None:
@@ -199,7 +199,7 @@ class LintScheduler:
                 pass
             except Exception as exc:
                 self.ls.log(i18n.t("server.lint_failed", self.ls.lang, file=uri, error=repr(exc)) + "\n"
-                            + traceback.format_exc(), T.MessageType.Error)
+                            + traceback.format_exc(), lsp.MessageType.Error)
             finally:
                 if record.pending is task:
                     record.pending = None

@@ -20,7 +20,7 @@ import os
 import traceback
 from typing import Any
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
@@ -57,11 +57,11 @@ class NnieLanguageServer(LanguageServer):
         self._settings_errors_shown: set[str] = set()
 
     # ---------------------------------------------------------------- logging
-    def log(self, message: str, kind: T.MessageType = T.MessageType.Log) -> None:
+    def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
         """window/logMessage, from any thread."""
         def send():
             try:
-                self.window_log_message(T.LogMessageParams(type=kind, message=message))
+                self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
             except Exception:  # transport gone
                 pass
         loop = self.loop
@@ -80,7 +80,7 @@ class NnieLanguageServer(LanguageServer):
     def report_server_error(self, error: Exception, source) -> None:
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
         self.log(f"nnie-lsp internal error ({getattr(source, '__name__', source)}): {error}\n{text}",
-                 T.MessageType.Error)
+                 lsp.MessageType.Error)
 
     def encoder(self) -> Encoder:
         return Encoder(self.workspace.position_encoding)
@@ -110,9 +110,9 @@ class NnieLanguageServer(LanguageServer):
 
     def show_settings_error(self, error: str) -> None:
         message = i18n.t("settings.invalid", self.lang, error=error)
-        self.log(message, T.MessageType.Warning)
+        self.log(message, lsp.MessageType.Warning)
         try:
-            self.window_show_message(T.ShowMessageParams(type=T.MessageType.Warning, message=message))
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
         except Exception:
             pass
 
@@ -136,10 +136,10 @@ class NnieLanguageServer(LanguageServer):
         if not get_capability(self.client_capabilities, "workspace.configuration", False):
             return
         try:
-            values = await asyncio.wait_for(self.workspace_configuration_async(T.ConfigurationParams(
-                items=[T.ConfigurationItem(section="nnie")])), timeout=CONFIGURATION_TIMEOUT)
+            values = await asyncio.wait_for(self.workspace_configuration_async(lsp.ConfigurationParams(
+                items=[lsp.ConfigurationItem(section="nnie")])), timeout=CONFIGURATION_TIMEOUT)
         except Exception as exc:
-            self.log(f"workspace/configuration failed: {exc!r}", T.MessageType.Warning)
+            self.log(f"workspace/configuration failed: {exc!r}", lsp.MessageType.Warning)
             return
         value = values[0] if values else None
         if value is not None:
@@ -147,18 +147,18 @@ class NnieLanguageServer(LanguageServer):
             self.settings_changed()
 
     # ---------------------------------------------------------------- diagnostics to the client
-    def report(self, uri: str) -> list[T.Diagnostic]:
+    def report(self, uri: str) -> list[lsp.Diagnostic]:
         """Every source's diagnostics of `uri` (triage annotations follow the current text)."""
         try:
             self.triage.refresh_diagnostics(uri)
         except Exception as exc:
-            self.log(f"triage annotations failed: {exc!r}", T.MessageType.Error)
+            self.log(f"triage annotations failed: {exc!r}", lsp.MessageType.Error)
         return self.diagnostics.items(uri)
 
     def publish(self, uri: str) -> None:
         """Push `uri`'s diagnostics (push clients only)."""
         items = self.report(uri)
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, diagnostics=items, version=self.diagnostics.version(uri)))
 
     def forget(self, uri: str) -> None:
@@ -166,7 +166,7 @@ class NnieLanguageServer(LanguageServer):
         self.diagnostics.clear(uri)
         self.triage.forget(uri)
         if not self.pull:
-            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def refresh_pull(self) -> None:
         """Ask a pull client to pull again (when it supports workspace/diagnostic/refresh)."""
@@ -174,4 +174,4 @@ class NnieLanguageServer(LanguageServer):
             try:
                 self.workspace_diagnostic_refresh(None)
             except Exception as exc:
-                self.log(f"diagnostic refresh failed: {exc!r}", T.MessageType.Warning)
+                self.log(f"diagnostic refresh failed: {exc!r}", lsp.MessageType.Warning)

@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 
@@ -56,10 +56,10 @@ class _Progress:
             return
         try:
             await self.ls.work_done_progress.create_async(self.token)
-            self.ls.work_done_progress.begin(self.token, T.WorkDoneProgressBegin(
+            self.ls.work_done_progress.begin(self.token, lsp.WorkDoneProgressBegin(
                 title=title, cancellable=True, message=message))
         except Exception as exc:
-            self.ls.log(f"work-done progress unavailable: {exc!r}", T.MessageType.Info)
+            self.ls.log(f"work-done progress unavailable: {exc!r}", lsp.MessageType.Info)
             self.enabled = False
 
     def cancel_future(self) -> asyncio.Future | None:
@@ -68,11 +68,11 @@ class _Progress:
 
     def report(self, message: str) -> None:
         if self.enabled:
-            self.ls.work_done_progress.report(self.token, T.WorkDoneProgressReport(message=message))
+            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(message=message))
 
     def end(self, message: str) -> None:
         if self.enabled:
-            self.ls.work_done_progress.end(self.token, T.WorkDoneProgressEnd(message=message[:200]))
+            self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message[:200]))
 
 
 class TriageRunner:
@@ -104,9 +104,9 @@ class TriageRunner:
         for note in triage_features.annotations(state.result, doc, self.ls.lang):
             if note.message is None:
                 continue
-            items.append(T.Diagnostic(range=encoder.range(doc.line_index, note.range), message=note.message,
-                                      severity=T.DiagnosticSeverity(int(note.severity)), source=TRIAGE_SOURCE,
-                                      code="triage", data={"layer": note.layer}))
+            items.append(lsp.Diagnostic(range=encoder.range(doc.line_index, note.range), message=note.message,
+                                        severity=lsp.DiagnosticSeverity(int(note.severity)), source=TRIAGE_SOURCE,
+                                        code="triage", data={"layer": note.layer}))
         self.ls.diagnostics.set(TRIAGE_SOURCE, uri, items, version)
         self._annotated[uri] = reflects
 
@@ -178,7 +178,7 @@ class TriageRunner:
             message = i18n.t("triage.failed", lang, code=process.returncode,
                              error=err.decode("utf-8", "replace").strip()[-2000:])
             progress.end(message)
-            self.ls.window_show_message(T.ShowMessageParams(type=T.MessageType.Error, message=message))
+            self.ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message))
             raise request_failed(message)
         try:
             result = json.loads(out.decode("utf-8"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -23,7 +23,7 @@ PRESETS = ["visual-studio-code", "neovim"]
 TIMEOUT = 20.0
 
 
-def _offset(text: str, pos: T.Position, encoding: str) -> int:
+def _offset(text: str, pos: lsp.Position, encoding: str) -> int:
     lines = text.split("\n")
     off = sum(len(x) + 1 for x in lines[:pos.line])
     line = lines[pos.line] if pos.line < len(lines) else ""
@@ -50,8 +50,8 @@ class EditorClient(LanguageClient):
         super().__init__(*args, **kwargs)
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
-        self.published: dict[str, list[T.PublishDiagnosticsParams]] = {}
-        self.applied: list[T.WorkspaceEdit] = []
+        self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = {}
+        self.applied: list[lsp.WorkspaceEdit] = []
         self.encoding = "utf-16"
         self.pull = False
         self.inlay_refreshes = 0
@@ -61,19 +61,19 @@ class EditorClient(LanguageClient):
         text = path.read_text(encoding="utf-8") if text is None else text
         self.texts[uri] = text
         self.versions[uri] = 1
-        self.text_document_did_open(T.DidOpenTextDocumentParams(
-            text_document=T.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
+        self.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
         return uri
 
     def change(self, uri: str, text: str) -> int:
         self.versions[uri] += 1
         self.texts[uri] = text
-        self.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+        self.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
         return self.versions[uri]
 
-    def apply_workspace_edit(self, edit: T.WorkspaceEdit) -> bool:
+    def apply_workspace_edit(self, edit: lsp.WorkspaceEdit) -> bool:
         self.applied.append(edit)
         for uri, edits in (edit.changes or {}).items():
             if uri in self.texts:
@@ -85,13 +85,13 @@ class EditorClient(LanguageClient):
         return True
 
     async def diagnostics_for(self, uri: str, *, min_version: int | None = None, predicate=None,
-                              timeout: float = TIMEOUT) -> list[T.Diagnostic]:
+                              timeout: float = TIMEOUT) -> list[lsp.Diagnostic]:
         """Pull (when the server advertised it) or wait for a push matching the conditions."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             if self.pull:
-                report = await self.text_document_diagnostic_async(T.DocumentDiagnosticParams(
-                    text_document=T.TextDocumentIdentifier(uri=uri)))
+                report = await self.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=uri)))
                 items = list(report.items)
                 if predicate is None or predicate(items):
                     return items
@@ -125,24 +125,24 @@ async def raw_request(client: EditorClient, method: str, params, timeout: float 
 def make_client() -> EditorClient:
     client = EditorClient(converter_factory=default_converter)
     for method, func in DEFAULT_CLIENT_FEATURES.items():
-        if method != T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+        if method != lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
             client.feature(method)(func)
 
-    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_publish(ls: EditorClient, params: T.PublishDiagnosticsParams):
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(ls: EditorClient, params: lsp.PublishDiagnosticsParams):
         ls.diagnostics[params.uri] = params.diagnostics
         ls.published.setdefault(params.uri, []).append(params)
 
-    @client.feature(T.WORKSPACE_APPLY_EDIT)
-    def on_apply_edit(ls: EditorClient, params: T.ApplyWorkspaceEditParams):
-        return T.ApplyWorkspaceEditResult(applied=ls.apply_workspace_edit(params.edit))
+    @client.feature(lsp.WORKSPACE_APPLY_EDIT)
+    def on_apply_edit(ls: EditorClient, params: lsp.ApplyWorkspaceEditParams):
+        return lsp.ApplyWorkspaceEditResult(applied=ls.apply_workspace_edit(params.edit))
 
-    @client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
+    @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
     def on_inlay_refresh(ls: EditorClient, params):
         ls.inlay_refreshes += 1
 
-    @client.feature(T.CLIENT_REGISTER_CAPABILITY)
-    def on_register(ls: EditorClient, params: T.RegistrationParams):
+    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def on_register(ls: EditorClient, params: lsp.RegistrationParams):
         return None
 
     return client
@@ -153,9 +153,9 @@ CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client,
 
 
 async def start_session(client: EditorClient, preset: str, *, locale: str | None = None,
-                        init_options=None, root: Path | None = None) -> T.InitializeResult:
+                        init_options=None, root: Path | None = None) -> lsp.InitializeResult:
     caps = client_capabilities(preset)
-    result = await client.initialize_session(T.InitializeParams(
+    result = await client.initialize_session(lsp.InitializeParams(
         capabilities=caps, locale=locale, initialization_options=init_options,
         root_uri=from_fs_path(str(root)) if root else None))
     client.pull = result.capabilities.diagnostic_provider is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
@@ -32,7 +32,7 @@ async def test_initialization_options_select_and_ignore(client, project):
     uri = client.open(project / "model.prototxt", "prototxt")
     items = await client.diagnostics_for(uri, predicate=lambda ds: "NN302" in codes(ds))
     assert "NN301" not in codes(items)
-    assert next(d for d in items if d.code == "NN302").severity == T.DiagnosticSeverity.Error
+    assert next(d for d in items if d.code == "NN302").severity == lsp.DiagnosticSeverity.Error
 
 
 async def test_invalid_settings_message_and_defaults(client, project):
@@ -51,7 +51,7 @@ async def test_workspace_configuration_and_change(client, project):
     items = await client.diagnostics_for(uri, predicate=lambda ds: bool(ds) and all(c.startswith("NN3") for c in codes(ds)))
     assert {"NN301", "NN302"} <= codes(items) and "NN016" not in codes(items)
     client.set_configuration({"lint": {"select": ["NN0"]}, "language": "zh-cn"}, section="nnie")
-    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
     items = await client.diagnostics_for(uri, predicate=lambda ds: "NN016" in codes(ds) and "NN301" not in codes(ds))
     nn016 = next(d for d in items if d.code == "NN016")
     assert "旧式" in nn016.message
@@ -63,16 +63,16 @@ async def test_chinese_locale(client, project):
     items = await client.diagnostics_for(uri, predicate=lambda ds: "NN301" in codes(ds))
     nn301 = next(d for d in items if d.code == "NN301")
     assert "原位" in nn301.message
-    actions = await client.text_document_code_action_async(T.CodeActionParams(
-        text_document=T.TextDocumentIdentifier(uri=uri), range=nn301.range,
-        context=T.CodeActionContext(diagnostics=[nn301], only=[T.CodeActionKind.QuickFix])))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=nn301.range,
+        context=lsp.CodeActionContext(diagnostics=[nn301], only=[lsp.CodeActionKind.QuickFix])))
     assert "在此行禁用 NN301" in [a.title for a in actions]
     assert any("取消" in a.title for a in actions if a.is_preferred)
     text = client.texts[uri]
     line = find_line(text, 'type: "Concat"')
-    h = await client.text_document_hover_async(T.HoverParams(
-        text_document=T.TextDocumentIdentifier(uri=uri),
-        position=T.Position(line=line, character=text.split("\n")[line].index("Concat"))))
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri),
+        position=lsp.Position(line=line, character=text.split("\n")[line].index("Concat"))))
     assert "NNIE 支持" in h.contents.value
 
 
@@ -86,7 +86,7 @@ async def test_on_save_mode(client, project):
     await asyncio.sleep(0.8)
     still = await client.diagnostics_for(uri)
     assert "NN301" in codes(still)  # not re-linted on type
-    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
     if client.pull:
         await asyncio.sleep(0.3)
     after = await client.diagnostics_for(uri, predicate=lambda ds: "NN301" not in codes(ds))
@@ -107,7 +107,7 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
     await client.diagnostics_for(uri, predicate=lambda ds: "NN301" in codes(ds))
     (tmp_path / "ref").mkdir()
     (tmp_path / "sim").mkdir()
-    result = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(tmp_path / "ref"), "sim": str(tmp_path / "sim"),
                                            "cfg": str(project / "tiny_face_inst.cfg")}]))
     assert result["case"] == 2 and result["inputs"]["prototxt"] == str(project / "model.prototxt")
@@ -118,18 +118,24 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
     tri = {d.data["layer"]: d for d in items if d.source == "nnie-triage"}
     assert set(tri) == {"layer10-route", "layer14-fc"}
     assert "0.9731" in tri["layer10-route"].message and "first divergence" in tri["layer10-route"].message
-    assert tri["layer14-fc"].severity == T.DiagnosticSeverity.Error
+    assert tri["layer14-fc"].severity == lsp.DiagnosticSeverity.Error
     text = client.texts[uri]
     route = find_line(text, 'name: "layer10-route"')
     assert tri["layer10-route"].range.start.line == route
-    hints = await client.text_document_inlay_hint_async(T.InlayHintParams(
-        text_document=T.TextDocumentIdentifier(uri=uri),
-        range=T.Range(start=T.Position(line=0, character=0), end=T.Position(line=len(text.split("\n")), character=0))))
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri),
+        range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=len(text.split("\n")), character=0))))
     labels = {h.label for h in hints}
     assert {"cos 0.9731", "cos 0.8012", "cos 0.9995"} <= labels
     assert any(h.position.line == route for h in hints if h.label == "cos 0.9731")
     if client.preset == "neovim":  # its capabilities announce inlayHint refresh support
         assert client.inlay_refreshes >= 1
+    # both sources follow an edit: the triage findings move with their layers, lint findings stay
+    version = client.change(uri, "# a new first line\n" + text)
+    moved = await client.diagnostics_for(uri, min_version=version, predicate=lambda ds: any(
+        d.source == "nnie-triage" and d.range.start.line == route + 1 for d in ds))
+    assert "NN301" in codes(moved)
+    assert {d.data["layer"] for d in moved if d.source == "nnie-triage"} == {"layer10-route", "layer14-fc"}
 
 
 async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
@@ -137,7 +143,7 @@ async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
     await start_session(client, client.preset)
     ref = tmp_path / "slow-ref"
     ref.mkdir()
-    task = asyncio.ensure_future(client.workspace_execute_command_async(T.ExecuteCommandParams(
+    task = asyncio.ensure_future(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(ref), "sim": str(tmp_path),
                                            "prototxt": str(project / "model.prototxt")}])))
     for _ in range(200):
@@ -146,7 +152,7 @@ async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
         await asyncio.sleep(0.05)
     pid = int((ref / "pid").read_text())
     token = next(iter(client.progress_reports))
-    client.window_work_done_progress_cancel(T.WorkDoneProgressCancelParams(token=token))
+    client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
     with pytest.raises(JsonRpcException):
         await asyncio.wait_for(task, 10)
     await asyncio.sleep(0.2)
@@ -158,11 +164,11 @@ async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
     broken = tmp_path / "broken-ref"
     broken.mkdir()
     with pytest.raises(JsonRpcException) as exc:
-        await client.workspace_execute_command_async(T.ExecuteCommandParams(
+        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
             command="nnie.triage", arguments=[{"reference": str(broken), "sim": str(tmp_path)}]))
     assert "no dumps found" in str(exc.value)
     with pytest.raises(JsonRpcException):
-        await client.workspace_execute_command_async(T.ExecuteCommandParams(
+        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
             command="nnie.triage", arguments=[{"sim": str(tmp_path)}]))
 
 
@@ -178,7 +184,7 @@ async def test_triage_with_the_real_cli(client, tmp_path):
     await start_session(client, client.preset)
     proto = dest / "model" / "det1.prototxt"
     uri = client.open(proto, "prototxt")
-    result = await asyncio.wait_for(client.workspace_execute_command_async(T.ExecuteCommandParams(
+    result = await asyncio.wait_for(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(dest / "quant_noise" / "caffe"),
                                            "sim": str(dest / "quant_noise" / "nnie"),
                                            "cfg": str(dest / "quant_noise" / "sim.cfg"), "prototxt": str(proto)}])), 60)
@@ -188,8 +194,8 @@ async def test_triage_with_the_real_cli(client, tmp_path):
     flagged = {d.data["layer"] for d in items if d.source == "nnie-triage"}
     assert flagged and flagged <= low and "conv4-2" in flagged
     text = client.texts[uri]
-    hints = await client.text_document_inlay_hint_async(T.InlayHintParams(
-        text_document=T.TextDocumentIdentifier(uri=uri),
-        range=T.Range(start=T.Position(line=0, character=0), end=T.Position(line=len(text.split("\n")), character=0))))
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri),
+        range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=len(text.split("\n")), character=0))))
     conv1 = next(r for r in result["layers"] if r["name"] == "conv1")
     assert f"cos {conv1['cosine']:.4f}" in {h.label for h in hints}

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from ...diagnostics import Applicability
 from ...features import actions as action_features
@@ -23,7 +23,7 @@ def _kind_wanted(kind: str, only) -> bool:
     return any(kind == wanted or kind.startswith(str(wanted) + ".") for wanted in only)
 
 
-def _quick_fix(ls: NnieLanguageServer, diagnostic: T.Diagnostic, fix: dict) -> T.CodeAction | None:
+def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict) -> lsp.CodeAction | None:
     """The code action of the fix a diagnostic carries, or None when its document changed since
     (a newer diagnostic carries the fix for the new text) or the data is malformed."""
     try:
@@ -32,27 +32,27 @@ def _quick_fix(ls: NnieLanguageServer, diagnostic: T.Diagnostic, fix: dict) -> T
         title = action_features.fix_title(str(fix["message"]), str(diagnostic.code),
                                           fix.get("applicability") == Applicability.SAFE.value, ls.lang)
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
-        ls.log(f"ignoring malformed fix data: {exc!r}", T.MessageType.Warning)
+        ls.log(f"ignoring malformed fix data: {exc!r}", lsp.MessageType.Warning)
         return None
     for uri, version in versions.items():
         if uri in ls.documents and ls.documents.version(uri) != version:
             return None
-    return T.CodeAction(title=title, kind=T.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                        is_preferred=fix.get("applicability") == Applicability.SAFE.value or None,
-                        edit=T.WorkspaceEdit(changes=changes))
+    return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                          is_preferred=fix.get("applicability") == Applicability.SAFE.value or None,
+                          edit=lsp.WorkspaceEdit(changes=changes))
 
 
-@handlers.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
-    code_action_kinds=[T.CodeActionKind.QuickFix, T.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+@handlers.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
     resolve_provider=False))
 @guard("textDocument/codeAction")
-async def code_action(ls: NnieLanguageServer, params: T.CodeActionParams):
+async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None:
         return None
     only = params.context.only
-    out: list[T.CodeAction] = []
+    out: list[lsp.CodeAction] = []
     text, _version = ls.documents.text(uri)
     li = LineIndex(text)
     encoder = ls.encoder()

@@ -9,7 +9,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from ... import i18n
@@ -58,7 +58,7 @@ def guard(method: str):
                 raise
             except Exception as exc:
                 ls.log(i18n.t("server.handler_failed", ls.lang, method=method, error=repr(exc)) + "\n"
-                       + traceback.format_exc(), T.MessageType.Error)
+                       + traceback.format_exc(), lsp.MessageType.Error)
                 raise
         return wrapper
     return decorate
@@ -76,7 +76,7 @@ class At:
     graph: object = None
 
 
-async def document_at(ls: NnieLanguageServer, uri: str, position: T.Position | None = None,
+async def document_at(ls: NnieLanguageServer, uri: str, position: lsp.Position | None = None,
                       kind: str | None = None) -> At | None:
     """The open document at `uri` (optionally only of `kind`), parsed, with the cursor converted."""
     record = ls.documents.get(uri)

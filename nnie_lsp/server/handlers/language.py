@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
 from ...features import completion as completion_features
@@ -16,16 +16,16 @@ from .common import HandlerTable, document_at, guard
 handlers = HandlerTable()
 
 COMPLETION_KINDS = {
-    "key": T.CompletionItemKind.Property, "value": T.CompletionItemKind.Value,
-    "enum": T.CompletionItemKind.EnumMember, "type": T.CompletionItemKind.Class,
-    "field": T.CompletionItemKind.Field, "message": T.CompletionItemKind.Struct,
-    "blob": T.CompletionItemKind.Variable,
+    "key": lsp.CompletionItemKind.Property, "value": lsp.CompletionItemKind.Value,
+    "enum": lsp.CompletionItemKind.EnumMember, "type": lsp.CompletionItemKind.Class,
+    "field": lsp.CompletionItemKind.Field, "message": lsp.CompletionItemKind.Struct,
+    "blob": lsp.CompletionItemKind.Variable,
 }
 
 
-@handlers.feature(T.TEXT_DOCUMENT_HOVER)
+@handlers.feature(lsp.TEXT_DOCUMENT_HOVER)
 @guard("textDocument/hover")
-async def hover(ls: NnieLanguageServer, params: T.HoverParams):
+async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
     at = await document_at(ls, params.text_document.uri, params.position)
     if at is None:
         return None
@@ -36,13 +36,13 @@ async def hover(ls: NnieLanguageServer, params: T.HoverParams):
     if hit is None:
         return None
     markdown, rng = hit
-    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
-                   range=ls.encoder().range(at.li, rng))
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
+                     range=ls.encoder().range(at.li, rng))
 
 
-@handlers.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["[", '"', ":", " "]))
+@handlers.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["[", '"', ":", " "]))
 @guard("textDocument/completion")
-async def completion(ls: NnieLanguageServer, params: T.CompletionParams):
+async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None:
@@ -66,16 +66,17 @@ async def completion(ls: NnieLanguageServer, params: T.CompletionParams):
     out = []
     for item in items:
         insert = item.insert_text
-        text_format = T.InsertTextFormat.PlainText
+        text_format = lsp.InsertTextFormat.PlainText
         if item.snippet:
             if snippets:
-                text_format = T.InsertTextFormat.Snippet
+                text_format = lsp.InsertTextFormat.Snippet
             else:
                 insert = completion_features.plain_from_snippet(insert)
-        documentation = T.MarkupContent(kind=T.MarkupKind.Markdown, value=item.documentation) \
+        documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation) \
             if item.documentation else None
-        out.append(T.CompletionItem(
+        out.append(lsp.CompletionItem(
             label=item.label, kind=COMPLETION_KINDS.get(item.kind), detail=item.detail or None,
             documentation=documentation, sort_text=item.sort_text, filter_text=item.filter_text,
-            insert_text_format=text_format, text_edit=T.TextEdit(range=encoder.range(li, item.replace), new_text=insert)))
-    return T.CompletionList(is_incomplete=False, items=out)
+            insert_text_format=text_format,
+            text_edit=lsp.TextEdit(range=encoder.range(li, item.replace), new_text=insert)))
+    return lsp.CompletionList(is_incomplete=False, items=out)

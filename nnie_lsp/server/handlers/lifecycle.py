@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.uris import to_fs_path
 
@@ -17,8 +17,8 @@ from .sync import pull_diagnostics
 handlers = HandlerTable()
 
 
-@handlers.feature(T.INITIALIZE)
-def initialize(ls: NnieLanguageServer, params: T.InitializeParams) -> None:
+@handlers.feature(lsp.INITIALIZE)
+def initialize(ls: NnieLanguageServer, params: lsp.InitializeParams) -> None:
     ls.loop = asyncio.get_event_loop()
     ls.locale = params.locale
     if params.root_uri:
@@ -29,26 +29,26 @@ def initialize(ls: NnieLanguageServer, params: T.InitializeParams) -> None:
     # pull when the client can (it then never gets pushed diagnostics), else push
     ls.pull = get_capability(params.capabilities, "text_document.diagnostic", None) is not None
     if ls.pull:
-        ls.feature(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(
+        ls.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
             identifier="nnie-lint", inter_file_dependencies=True, workspace_diagnostics=False))(pull_diagnostics)
     ls.log(f"nnie-lsp {VERSION}: {'pull' if ls.pull else 'push'} diagnostics, language {ls.lang}, "
            f"position encoding {ls.encoder().encoding}")
 
 
-@handlers.feature(T.INITIALIZED)
-async def initialized(ls: NnieLanguageServer, params: T.InitializedParams) -> None:
+@handlers.feature(lsp.INITIALIZED)
+async def initialized(ls: NnieLanguageServer, params: lsp.InitializedParams) -> None:
     if get_capability(ls.client_capabilities, "workspace.did_change_configuration.dynamic_registration", False):
         try:
-            await asyncio.wait_for(ls.client_register_capability_async(T.RegistrationParams(registrations=[
-                T.Registration(id=str(uuid.uuid4()), method=T.WORKSPACE_DID_CHANGE_CONFIGURATION)])),
+            await asyncio.wait_for(ls.client_register_capability_async(lsp.RegistrationParams(registrations=[
+                lsp.Registration(id=str(uuid.uuid4()), method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)])),
                 timeout=CONFIGURATION_TIMEOUT)
         except Exception as exc:
-            ls.log(f"could not register for configuration changes: {exc!r}", T.MessageType.Info)
+            ls.log(f"could not register for configuration changes: {exc!r}", lsp.MessageType.Info)
     await ls.fetch_configuration()
 
 
-@handlers.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
-async def did_change_configuration(ls: NnieLanguageServer, params: T.DidChangeConfigurationParams) -> None:
+@handlers.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: NnieLanguageServer, params: lsp.DidChangeConfigurationParams) -> None:
     if get_capability(ls.client_capabilities, "workspace.configuration", False):
         await ls.fetch_configuration()
         return

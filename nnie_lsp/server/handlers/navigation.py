@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from ... import i18n
 from ...features import navigation as navigation_features
@@ -18,23 +18,23 @@ from .common import HandlerTable, document_at, guard
 
 handlers = HandlerTable()
 
-SYMBOL_KINDS = {"layer": T.SymbolKind.Class, "input": T.SymbolKind.Variable, "key": T.SymbolKind.Property}
+SYMBOL_KINDS = {"layer": lsp.SymbolKind.Class, "input": lsp.SymbolKind.Variable, "key": lsp.SymbolKind.Property}
 
 
 def _locations(ls: NnieLanguageServer, locations: list[navigation_features.Location],
-               home_lines: LineIndex | None, home_path: str) -> list[T.Location]:
+               home_lines: LineIndex | None, home_path: str) -> list[lsp.Location]:
     encoder = ls.encoder()
     out = []
     for location in locations:
         same_file = os.path.abspath(location.path) == home_path
         li = home_lines if same_file else ls.documents.line_index_for_path(location.path)
-        out.append(T.Location(uri=uri_of(location.path), range=encoder.range(li, location.range)))
+        out.append(lsp.Location(uri=uri_of(location.path), range=encoder.range(li, location.range)))
     return out
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DEFINITION)
+@handlers.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 @guard("textDocument/definition")
-async def definition(ls: NnieLanguageServer, params: T.DefinitionParams):
+async def definition(ls: NnieLanguageServer, params: lsp.DefinitionParams):
     at = await document_at(ls, params.text_document.uri, params.position)
     if at is None:
         return None
@@ -45,9 +45,9 @@ async def definition(ls: NnieLanguageServer, params: T.DefinitionParams):
     return _locations(ls, locations, at.li, at.record.path) or None
 
 
-@handlers.feature(T.TEXT_DOCUMENT_REFERENCES)
+@handlers.feature(lsp.TEXT_DOCUMENT_REFERENCES)
 @guard("textDocument/references")
-async def references(ls: NnieLanguageServer, params: T.ReferenceParams):
+async def references(ls: NnieLanguageServer, params: lsp.ReferenceParams):
     at = await document_at(ls, params.text_document.uri, params.position, kind="prototxt")
     if at is None:
         return None
@@ -55,9 +55,9 @@ async def references(ls: NnieLanguageServer, params: T.ReferenceParams):
     return _locations(ls, locations, at.li, at.record.path) or None
 
 
-@handlers.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
+@handlers.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
 @guard("textDocument/prepareRename")
-async def prepare_rename(ls: NnieLanguageServer, params: T.PrepareRenameParams):
+async def prepare_rename(ls: NnieLanguageServer, params: lsp.PrepareRenameParams):
     at = await document_at(ls, params.text_document.uri, params.position, kind="prototxt")
     if at is None:
         return None
@@ -65,12 +65,12 @@ async def prepare_rename(ls: NnieLanguageServer, params: T.PrepareRenameParams):
     if hit is None:
         return None
     rng, name = hit
-    return T.PrepareRenamePlaceholder(range=ls.encoder().range(at.li, rng), placeholder=name)
+    return lsp.PrepareRenamePlaceholder(range=ls.encoder().range(at.li, rng), placeholder=name)
 
 
-@handlers.feature(T.TEXT_DOCUMENT_RENAME, T.RenameOptions(prepare_provider=True))
+@handlers.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
 @guard("textDocument/rename")
-async def rename(ls: NnieLanguageServer, params: T.RenameParams):
+async def rename(ls: NnieLanguageServer, params: lsp.RenameParams):
     uri = params.text_document.uri
     at = await document_at(ls, uri, params.position, kind="prototxt")
     if at is None:
@@ -80,13 +80,13 @@ async def rename(ls: NnieLanguageServer, params: T.RenameParams):
         edits = navigation_features.rename(at.doc, at.graph, at.pos, params.new_name, ls.lang)
     except navigation_features.RenameError as exc:
         raise request_failed(str(exc)) from None
-    return T.WorkspaceEdit(changes={uri: [T.TextEdit(range=encoder.range(at.li, e.range), new_text=e.new_text)
-                                          for e in edits]})
+    return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=encoder.range(at.li, e.range), new_text=e.new_text)
+                                            for e in edits]})
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@handlers.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @guard("textDocument/documentSymbol")
-async def document_symbol(ls: NnieLanguageServer, params: T.DocumentSymbolParams):
+async def document_symbol(ls: NnieLanguageServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None:
@@ -98,25 +98,25 @@ async def document_symbol(ls: NnieLanguageServer, params: T.DocumentSymbolParams
         doc, graph = await ls.scheduler.prototxt_model(uri)
         li, symbols = doc.line_index, navigation_features.prototxt_symbols(doc, graph)
     encoder = ls.encoder()
-    return [T.DocumentSymbol(name=s.name or "?", detail=s.detail or None, kind=SYMBOL_KINDS[s.kind],
-                             range=encoder.range(li, s.range), selection_range=encoder.range(li, s.selection_range))
+    return [lsp.DocumentSymbol(name=s.name or "?", detail=s.detail or None, kind=SYMBOL_KINDS[s.kind],
+                               range=encoder.range(li, s.range), selection_range=encoder.range(li, s.selection_range))
             for s in symbols]
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DOCUMENT_LINK)
+@handlers.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)
 @guard("textDocument/documentLink")
-async def document_link(ls: NnieLanguageServer, params: T.DocumentLinkParams):
+async def document_link(ls: NnieLanguageServer, params: lsp.DocumentLinkParams):
     at = await document_at(ls, params.text_document.uri, kind="cfg")
     if at is None:
         return None
     encoder = ls.encoder()
-    return [T.DocumentLink(range=encoder.range(at.li, link.range), target=uri_of(link.target))
+    return [lsp.DocumentLink(range=encoder.range(at.li, link.range), target=uri_of(link.target))
             for link in navigation_features.cfg_links(at.project)]
 
 
-@handlers.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
+@handlers.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)
 @guard("textDocument/foldingRange")
-async def folding_range(ls: NnieLanguageServer, params: T.FoldingRangeParams):
+async def folding_range(ls: NnieLanguageServer, params: lsp.FoldingRangeParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None:
@@ -126,14 +126,14 @@ async def folding_range(ls: NnieLanguageServer, params: T.FoldingRangeParams):
     else:
         doc, _graph = await ls.scheduler.prototxt_model(uri)
         folds = navigation_features.prototxt_folding(doc)
-    return [T.FoldingRange(start_line=f.start_line, end_line=f.end_line,
-                           kind=T.FoldingRangeKind.Comment if f.kind == "comment" else T.FoldingRangeKind.Region)
+    return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line,
+                             kind=lsp.FoldingRangeKind.Comment if f.kind == "comment" else lsp.FoldingRangeKind.Region)
             for f in folds]
 
 
-@handlers.feature(T.TEXT_DOCUMENT_FORMATTING)
+@handlers.feature(lsp.TEXT_DOCUMENT_FORMATTING)
 @guard("textDocument/formatting")
-async def formatting(ls: NnieLanguageServer, params: T.DocumentFormattingParams):
+async def formatting(ls: NnieLanguageServer, params: lsp.DocumentFormattingParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None or record.kind != "prototxt":
@@ -145,8 +145,8 @@ async def formatting(ls: NnieLanguageServer, params: T.DocumentFormattingParams)
         first = doc.syntax_errors[0] if doc.syntax_errors else None
         message = i18n.t("format.syntax_errors", ls.lang, file=os.path.basename(record.path),
                          line=first.range.start.line + 1 if first else "?", message=first.message if first else "")
-        ls.window_show_message(T.ShowMessageParams(type=T.MessageType.Warning, message=message))
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
         raise request_failed(message)
     li = LineIndex(text)
     encoder = ls.encoder()
-    return [T.TextEdit(range=encoder.range(li, e.range), new_text=e.new_text) for e in edits]
+    return [lsp.TextEdit(range=encoder.range(li, e.range), new_text=e.new_text) for e in edits]

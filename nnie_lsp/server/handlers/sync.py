@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from ..server import NnieLanguageServer
 from .common import HandlerTable
@@ -14,8 +14,8 @@ from .common import HandlerTable
 handlers = HandlerTable()
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: NnieLanguageServer, params: T.DidOpenTextDocumentParams) -> None:
+@handlers.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: NnieLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     if ls.documents.track(item.uri, item.language_id, item.text) is None:
         return
@@ -25,8 +25,8 @@ def did_open(ls: NnieLanguageServer, params: T.DidOpenTextDocumentParams) -> Non
         ls.scheduler.schedule_refresh(0.0)
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: NnieLanguageServer, params: T.DidChangeTextDocumentParams) -> None:
+@handlers.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: NnieLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     if uri not in ls.documents:
         document = ls.workspace.get_text_document(uri)
@@ -37,8 +37,8 @@ def did_change(ls: NnieLanguageServer, params: T.DidChangeTextDocumentParams) ->
     ls.scheduler.on_change(uri)
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DID_SAVE, T.SaveOptions(include_text=False))
-def did_save(ls: NnieLanguageServer, params: T.DidSaveTextDocumentParams) -> None:
+@handlers.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
+def did_save(ls: NnieLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
     if uri not in ls.documents or ls.settings.run != "onSave":
         return
@@ -51,8 +51,8 @@ def did_save(ls: NnieLanguageServer, params: T.DidSaveTextDocumentParams) -> Non
         ls.scheduler.schedule(uri, 0.0, related=True, force=True)
 
 
-@handlers.feature(T.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: NnieLanguageServer, params: T.DidCloseTextDocumentParams) -> None:
+@handlers.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: NnieLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     record = ls.documents.close(uri)
     if record is None:
@@ -64,15 +64,15 @@ def did_close(ls: NnieLanguageServer, params: T.DidCloseTextDocumentParams) -> N
         ls.refresh_pull()
 
 
-async def pull_diagnostics(ls: NnieLanguageServer, params: T.DocumentDiagnosticParams):
+async def pull_diagnostics(ls: NnieLanguageServer, params: lsp.DocumentDiagnosticParams):
     """textDocument/diagnostic (registered at initialize for clients that pull)."""
     uri = params.text_document.uri
     if uri not in ls.documents:
-        return T.RelatedFullDocumentDiagnosticReport(items=[], result_id="none")
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[], result_id="none")
     await ls.scheduler.ensure_result(uri)
     items = ls.report(uri)
     digest = hashlib.blake2b(json.dumps(ls.protocol._converter.unstructure(items), sort_keys=True,
                                         default=str).encode(), digest_size=12).hexdigest()
     if params.previous_result_id == digest:
-        return T.RelatedUnchangedDocumentDiagnosticReport(result_id=digest)
-    return T.RelatedFullDocumentDiagnosticReport(items=items, result_id=digest)
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=digest)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=digest)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsprotocol import types as T
+from lsprotocol import types as lsp
 
 from ...features import triage as triage_features
 from ..server import NnieLanguageServer
@@ -11,9 +11,9 @@ from .common import HandlerTable, guard
 handlers = HandlerTable()
 
 
-@handlers.feature(T.TEXT_DOCUMENT_INLAY_HINT)
+@handlers.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
 @guard("textDocument/inlayHint")
-async def inlay_hint(ls: NnieLanguageServer, params: T.InlayHintParams):
+async def inlay_hint(ls: NnieLanguageServer, params: lsp.InlayHintParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
     if record is None or record.kind != "prototxt":
@@ -24,8 +24,8 @@ async def inlay_hint(ls: NnieLanguageServer, params: T.InlayHintParams):
     doc, _graph = await ls.scheduler.prototxt_model(uri)
     encoder = ls.encoder()
     first, last = params.range.start.line, params.range.end.line
-    return [T.InlayHint(position=encoder.position(doc.line_index, note.hint_at), label=note.label,
-                        padding_left=True, tooltip=note.message)
+    return [lsp.InlayHint(position=encoder.position(doc.line_index, note.hint_at), label=note.label,
+                          padding_left=True, tooltip=note.message)
             for note in triage_features.annotations(result, doc, ls.lang) if first <= note.hint_at.line <= last]
 
 
