@@ -5,6 +5,7 @@ tests call them directly.
 - :mod:`.hover`: markdown for cfg keys/values, layer types, blobs, fields, rule codes;
 - :mod:`.completion`: cfg keys/values, prototxt types, fields, enum values, blob names;
 - :mod:`.navigation`: definition, references, rename, symbols, links, folding;
-- :mod:`.actions`: quick fixes, "disable for this line", fix-all;
+- :mod:`.actions`: quick-fix titles, "disable for this line", fix-all (the server carries each
+  fix's edits ready for the editor in ``Diagnostic.data``);
 - :mod:`.triage`: nnie-triage JSON -> per-layer diagnostics and inlay hints.
 """

@@ -9,7 +9,6 @@ import string
 import pytest
 
 from nnie_lsp import i18n
-from nnie_lsp.cfg.reader import parse_cfg
 from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
 from nnie_lsp.features import actions as fa
 from nnie_lsp.features import completion as fc
