@@ -369,17 +369,20 @@ class _RunBuilder:
         self.ruyi_status_range: Range | None = None
         self.blocks: list[LogBlock] = []  # raw, unwinding not folded yet
         self.phases: list[Phase] = []
+        self.error_keys: set[tuple[str, int | None, str]] = set()  # (function, line, message) of causes
 
     @property
     def has_content(self) -> bool:
         return bool(self.version or self.blocks or self.phases or self.ruyi_status is not None)
 
+    @staticmethod
+    def error_key(block: LogBlock) -> tuple[str, int | None, str] | None:
+        if not block.is_error or block.is_unwinding:
+            return None
+        return block.function, block.source_line, block.message
+
     def repeats_error(self, block: LogBlock) -> bool:
-        return block.is_error and not block.is_unwinding and any(
-            b.is_error and not b.is_unwinding and (b.function, b.source_line, b.message)
-            == (block.function, block.source_line, block.message)
-            for b in self.blocks
-        )
+        return self.error_key(block) in self.error_keys
 
     def build(self, index: LineIndex) -> MapperRun:
         folded: list[LogBlock] = []
@@ -468,6 +471,9 @@ class _LogReader:
         if run.blocks and not block.is_unwinding and (run.blocks[-1].is_unwinding or run.repeats_error(block)):
             run = self.new_run(line)
         run.blocks.append(block)
+        key = run.error_key(block)
+        if key is not None:
+            run.error_keys.add(key)
         run.last_line = last_line
 
     def add_phase(self, line: int, which: str, name: str, text: str) -> None:
