@@ -212,6 +212,16 @@ class Project:
     def input_preprocessing(self, k: int) -> InputPreprocessing | None:
         return self.preprocessing[k] if 0 <= k < len(self.preprocessing) else None
 
+    def calibration_images(self, prep: InputPreprocessing) -> list[str]:
+        """The image files an input's image_list names, resolved (unresolved lines as written);
+        none for a feature-map input, whose list holds float text."""
+        if prep.is_feature_map:
+            return []
+        facts = self.image_list_for(prep.entry("image_list"))
+        if facts is None:
+            return []
+        return [line.resolved or line.text for line in facts.lines]
+
     def network_input(self, k: int):
         """The prototxt's k-th network input (name, shape, range), or None."""
         g = self.graph

@@ -88,10 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _prep_from_args(args) -> tuple[list, list[str]]:
-    from nnie_lsp.reference.preprocess import Preprocessing, from_cfg, read_mean_file
+    from nnie_lsp.reference.preprocess import Preprocessing, preprocessing_from_cfg, read_mean_file
 
     if args.cfg:
-        prep = from_cfg(args.cfg, 0)
+        prep = preprocessing_from_cfg(args.cfg, 0)
     else:
         prep = Preprocessing()
     if args.norm_type is not None:

@@ -1,11 +1,11 @@
 """Caffe reference forward through OpenCV's Caffe importer (no Caffe install needed).
 
-Follows the measured rules in shared/TOOLCHAIN_NOTES.md: a fresh ``Net`` per run,
-``enableFusion(False)``, ``DNN_BACKEND_OPENCV``, every layer requested in ONE
-``forwardAndRetrieve(list)``; outputs are addressed by layer name and a Caffe blob's value is the
+Follows rules measured on OpenCV's Caffe importer: a fresh ``Net`` per run,
+``enableFusion(False)`` (fusion rewrites per-layer outputs), ``DNN_BACKEND_OPENCV``, every layer
+requested in ONE ``forwardAndRetrieve(list)``; outputs are addressed by layer name and a Caffe blob's value is the
 output of the LAST layer writing it (in-place chains); the data blob is our own preprocessed input.
 
-Writes RuyiStudio "Get Caffe Output" dumps (NNIE_REFERENCE.md §10.3):
+Writes RuyiStudio "Get Caffe Output" dumps (docs/field-facts.md §10.3):
 ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.float`` for every blob, the data blob included.
 """
 

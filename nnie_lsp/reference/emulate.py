@@ -1,6 +1,6 @@
 """NNIE quantization emulation: a "simulated" run produced from a Caffe net in numpy.
 
-What is emulated (NNIE_REFERENCE.md §10.1, §11):
+What is emulated (docs/field-facts.md §10.1, §11):
 - the mapper fuses an in-place chain (conv → in-place ReLU/PReLU/BN/Scale) into one layer and
   reports one output per chain, named by the chain's first layer;
 - every value a layer reads from memory is quantized with the 8-bit log quantizer (clip = the

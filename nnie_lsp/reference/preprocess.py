@@ -1,9 +1,14 @@
-"""Input preprocessing the way nnie_mapper applies it (NNIE_REFERENCE.md §3.3, §5).
+"""Input preprocessing the way nnie_mapper applies it, in numbers (docs/field-facts.md §3.3, §5).
 
-Order: channel order (RGB_order) → subtract mean (norm_type 1/2/4/5) → × data_scale (3/4/5).
-Mean first, then scale (§5.4). Channel-mean text files hold one float per line per channel; the
-lines are applied in the order of the network's input channels (after RGB_order) — the public
-material does not say more [?], and the ambiguity is reported by the triage fit instead.
+Order: channel order (RGB_order) → subtract the mean → × data_scale; which norm_type subtracts
+what and which scales is the one table in :mod:`nnie_lsp.cfg.preprocessing` -- this module only
+computes.  Mean first, then scale (§5.4).  Channel-mean text files hold one float per line per
+channel; the lines are applied in the order of the network's input channels (after RGB_order) --
+the public material does not say more [?], and the ambiguity is reported by the triage fit instead.
+
+A cfg is never interpreted here: :meth:`Preprocessing.from_input` turns the cfg's
+:class:`~nnie_lsp.cfg.preprocessing.InputPreprocessing` (the lint's reading, same values and same
+resolved files) into numbers, and :func:`preprocessing_from_cfg` reads a cfg file that way.
 """
 
 from __future__ import annotations
@@ -13,7 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_DATA_SCALE = 0.00390625  # 1/256, §3.1 / §5.5
+from nnie_lsp.cfg.preprocessing import (
+    DEFAULT_DATA_SCALE,
+    DEFAULT_RGB_ORDER,
+    MEAN_IMAGE,
+    InputPreprocessing,
+    image_type_semantics,
+    mean_file_kind,
+    norm_semantics,
+    parse_channel_means,
+)
 
 
 class PreprocessError(ValueError):
@@ -26,7 +40,7 @@ class Preprocessing:
     data_scale: float = DEFAULT_DATA_SCALE
     mean: np.ndarray | None = None  # (C,) channel means or (C,H,W) mean image
     mean_file: str | None = None
-    rgb_order: str = "BGR"
+    rgb_order: str = DEFAULT_RGB_ORDER
     image_type: int = 1
     transpose: bool = False  # MATLAB-trained nets (MTCNN): W and H swapped before the net
     images: list[str] = field(default_factory=list)
@@ -34,11 +48,46 @@ class Preprocessing:
 
     @property
     def uses_mean(self) -> bool:
-        return self.norm_type in (1, 2, 4, 5)
+        row = norm_semantics(self.norm_type)
+        return row is not None and row.uses_mean
 
     @property
     def uses_scale(self) -> bool:
-        return self.norm_type in (3, 4, 5)
+        row = norm_semantics(self.norm_type)
+        return row is not None and row.scales
+
+    @classmethod
+    def from_input(cls, prep: InputPreprocessing, *, load_mean: bool = True) -> "Preprocessing":
+        """The numbers of one cfg input (see :mod:`nnie_lsp.cfg.preprocessing`).  Raises
+        :class:`PreprocessError` with the cfg line when a value the forward needs is missing or
+        invalid, or the mean file cannot be read; never guesses another input's value."""
+        if prep.semantics is None:
+            entry = prep.entry("norm_type")
+            what = (f"[norm_type] {entry.value} is not one of 0-5" if entry is not None
+                    else f"input {prep.index} has no [norm_type]")
+            raise PreprocessError(f"{prep.where('norm_type')}: {what}")
+        out = cls(norm_type=prep.norm_type)
+        if prep.data_scale is not None:
+            out.data_scale = prep.data_scale
+            if prep.uses_scale and prep.data_scale_defaulted:
+                out.notes.append(f"no [data_scale] for input {prep.index}: the default {DEFAULT_DATA_SCALE:g}")
+        elif prep.uses_scale:
+            raise PreprocessError(f"{prep.where('data_scale')}: [data_scale] "
+                                  f"{prep.entry('data_scale').value} is not a valid scale")
+        if prep.image_type is None:
+            out.notes.append(f"input {prep.index}: no valid [image_type]; read as an image")
+        else:
+            out.image_type = prep.image_type
+        if prep.rgb_order is not None:
+            out.rgb_order = prep.rgb_order
+        elif not prep.is_feature_map:  # the channel order matters for images only
+            raise PreprocessError(f"{prep.where('RGB_order')}: [RGB_order] "
+                                  f"{prep.entry('RGB_order').value} is not RGB or BGR")
+        if prep.uses_mean:
+            out.mean_file = _mean_path(prep)
+            if load_mean:
+                out.mean = read_mean_file(out.mean_file, prep.norm_type)
+        return out
 
     def describe(self) -> str:
         parts = [f"norm_type {self.norm_type}", f"RGB_order {self.rgb_order}"]
@@ -55,9 +104,29 @@ class Preprocessing:
         return replace(self, **kw)
 
 
+def _mean_path(prep: InputPreprocessing) -> str:
+    """The resolved mean file of an input whose norm_type subtracts a mean (else a clear error)."""
+    mean = prep.mean_file
+    where = prep.where("mean_file")
+    if mean is None or mean.is_null:
+        what = "no [mean_file]" if mean is None else f"[mean_file] `{mean.written}`"
+        raise PreprocessError(f"{where}: norm_type {prep.norm_type} subtracts a mean but input "
+                              f"{prep.index} has {what}")
+    if mean.foreign:
+        raise PreprocessError(f"{where}: [mean_file] {mean.written} is a Windows path; it cannot "
+                              "be read on this system")
+    if mean.resolved is None:
+        looked = ", ".join(mean.candidates[:3])
+        raise PreprocessError(f"{where}: [mean_file] {mean.written} not found (looked in {looked})")
+    return mean.resolved
+
+
 def read_mean_file(path: str | Path, norm_type: int) -> np.ndarray:
+    """A mean image (C,H,W) from a .binaryproto, or channel means (C,) from a text file: a mean
+    image when the norm_type wants one or the file is a .binaryproto."""
     p = Path(path)
-    if norm_type in (1, 4) or p.suffix.lower() == ".binaryproto":
+    row = norm_semantics(norm_type)
+    if (row is not None and row.mean_kind == MEAN_IMAGE) or mean_file_kind(str(p)) == MEAN_IMAGE:
         from .net import caffe_pb2
 
         pb2 = caffe_pb2()
@@ -80,18 +149,12 @@ def read_mean_file(path: str | Path, norm_type: int) -> np.ndarray:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise PreprocessError(f"cannot read mean file {p}: {exc.strerror or exc}") from exc
-    vals = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            vals.extend(float(t) for t in line.replace(",", " ").split())
-        except ValueError as exc:
-            raise PreprocessError(f"mean file {p}: {line!r} is not a number") from exc
-    if not vals:
+    means = parse_channel_means(text)
+    if means.values is None:
+        raise PreprocessError(f"mean file {p}: {means.error}")
+    if not means.values:
         raise PreprocessError(f"mean file {p} holds no values")
-    return np.asarray(vals, dtype=np.float32)
+    return np.asarray(means.values, dtype=np.float32)
 
 
 def load_image(path: str | Path, shape_chw: tuple[int, int, int], prep: Preprocessing) -> np.ndarray:
@@ -100,7 +163,8 @@ def load_image(path: str | Path, shape_chw: tuple[int, int, int], prep: Preproce
 
     c, h, w = shape_chw
     p = Path(path)
-    if prep.image_type == 0 or p.suffix.lower() in (".txt", ".float", ".npy"):
+    kind = image_type_semantics(prep.image_type)
+    if (kind is not None and not kind.is_image) or p.suffix.lower() in (".txt", ".float", ".npy"):
         if p.suffix.lower() == ".npy":
             arr = np.load(p).astype(np.float32)
         else:
@@ -122,7 +186,7 @@ def load_image(path: str | Path, shape_chw: tuple[int, int, int], prep: Preproce
         return img.reshape(1, h, w).astype(np.float32)
     if c != 3:
         raise PreprocessError(f"input has {c} channels; only 1- or 3-channel images can be read")
-    if prep.rgb_order.upper() == "RGB":
+    if prep.rgb_order.upper() == "RGB":  # the image is read B,G,R
         img = img[:, :, ::-1]
     return np.ascontiguousarray(img.transpose(2, 0, 1)).astype(np.float32)
 
@@ -149,58 +213,24 @@ def normalize(raw_chw: np.ndarray, prep: Preprocessing) -> np.ndarray:
     return x.astype(np.float32)
 
 
-def _resolve(value: str, cfg_dir: Path | None) -> Path:
-    p = Path(value)
-    if p.is_absolute() or p.exists() or cfg_dir is None:
-        return p
-    alt = cfg_dir / p
-    return alt if alt.exists() else p
-
-
-def from_cfg(cfg_path: str | Path, input_index: int = 0) -> Preprocessing:
-    """Preprocessing of input `input_index` from a mapper cfg. Per-input keys associate by
-    position (§4): the k-th image_list/image_type/norm_type/mean_file belongs to input k.
-    Relative paths: the working directory first (how the mapper resolves them), then the cfg's
-    folder."""
-    from nnie_lsp.cfg.reader import read_cfg
+def preprocessing_from_cfg(cfg_path: str | Path, input_index: int = 0) -> Preprocessing:
+    """The preprocessing of input ``input_index`` of a mapper cfg, read exactly as the lint reads
+    it (:func:`nnie_lsp.project.load_project`: same per-input values, same resolved mean file and
+    image list), with the calibration images of its image_list in ``images``."""
+    from nnie_lsp.project import load_project
 
     path = Path(cfg_path)
     if not path.is_file():
         raise PreprocessError(f"cfg file {path} does not exist")
-    doc = read_cfg(path)
-    values: dict[str, list[str]] = {}
-    for entry in doc.entries:
-        values.setdefault(entry.key, []).append(entry.value)
-
-    def pick(key: str, default: str | None = None) -> str | None:
-        vals = values.get(key)
-        if not vals:
-            return default
-        return vals[input_index] if input_index < len(vals) else vals[-1]
-
-    prep = Preprocessing()
-    try:
-        prep.norm_type = int(pick("norm_type", "0") or 0)
-        prep.image_type = int(pick("image_type", "1") or 1)
-        ds = pick("data_scale")
-        prep.data_scale = float(ds) if ds not in (None, "") else DEFAULT_DATA_SCALE
-    except ValueError as exc:
-        raise PreprocessError(f"{path}: bad numeric value: {exc}") from exc
-    prep.rgb_order = (pick("RGB_order", "BGR") or "BGR").upper()
-    cfg_dir = path.resolve().parent
-    mean_file = pick("mean_file")
-    if prep.uses_mean and mean_file and mean_file.lower() not in ("null", "none", "ignore"):
-        mp = _resolve(mean_file, cfg_dir)
-        prep.mean_file = str(mp)
-        prep.mean = read_mean_file(mp, prep.norm_type)
-    image_list = pick("image_list")
-    if image_list:
-        lp = _resolve(image_list, cfg_dir)
-        if lp.is_file():
-            for line in lp.read_text(encoding="utf-8", errors="replace").splitlines():
-                line = line.strip()
-                if line:
-                    prep.images.append(str(_resolve(line, lp.resolve().parent)))
-        else:
-            prep.notes.append(f"image_list {image_list} not found")
-    return prep
+    project = load_project(cfg_path=str(path), load_prototxt=False)
+    if project.cfg is None:
+        raise PreprocessError(f"cfg file {path} cannot be read")
+    prep = project.input_preprocessing(input_index)
+    if prep is None:
+        raise PreprocessError(f"{path}: the cfg describes {len(project.preprocessing)} input(s); "
+                              f"there is no input {input_index}")
+    out = Preprocessing.from_input(prep)
+    out.images = project.calibration_images(prep)
+    if prep.image_list is not None and not prep.image_list.exists and not prep.image_list.is_null:
+        out.notes.append(f"image_list {prep.image_list.written} not found")
+    return out

@@ -18,6 +18,9 @@ import numpy as np
 from .caffe_forward import prepare_inputs, run_reference, write_reference_dumps
 from .emulate import EmulationOptions, emulate, write_sim_dumps
 from .net import load_net
+from nnie_lsp.cfg.keys import NULL_PATH_PLACEHOLDER
+from nnie_lsp.cfg.preprocessing import DEFAULT_DATA_SCALE
+
 from .preprocess import Preprocessing
 
 MTCNN_PREP = Preprocessing(norm_type=5, data_scale=0.0078125, mean=np.array([127.5, 127.5, 127.5], np.float32),
@@ -45,7 +48,7 @@ def scenarios() -> dict[str, Scenario]:
                                  description="cfg says BGR for an RGB-trained net"),
         "scale_255": Scenario("scale_255", 1, Preprocessing(norm_type=3, data_scale=1 / 255, rgb_order="RGB",
                                                               transpose=True),
-                              Preprocessing(norm_type=3, data_scale=0.00390625, rgb_order="RGB", transpose=True),
+                              Preprocessing(norm_type=3, data_scale=DEFAULT_DATA_SCALE, rgb_order="RGB", transpose=True),
                               EmulationOptions(), description="Caffe 1/255, cfg data_scale 1/256"),
         "missing_mean": Scenario("missing_mean", 1, good, good.with_(norm_type=3), EmulationOptions(),
                                  description="norm_type 3: the mean is not subtracted"),
@@ -67,7 +70,7 @@ def _cfg_text(prep: Preprocessing, model: str, mean_name: str | None, compile_mo
     lines = [f"[prototxt_file] ./{model}.prototxt", f"[caffemodel_file] ./{model}.caffemodel", "[net_type] 0",
              f"[compile_mode] {compile_mode}", "[is_simulation] 0", "[instruction_name] ./inst",
              f"[RGB_order] {prep.rgb_order}", "[image_list] ./images.txt", "[image_type] 1",
-             f"[norm_type] {prep.norm_type}", f"[mean_file] {('./' + mean_name) if mean_name else 'null'}"]
+             f"[norm_type] {prep.norm_type}", f"[mean_file] {('./' + mean_name) if mean_name else NULL_PATH_PLACEHOLDER}"]
     if prep.uses_scale:
         lines.append(f"[data_scale] {prep.data_scale:.10g}")
     return "\n".join(lines) + "\n"

@@ -108,6 +108,24 @@ def _find_tensors(folder: str, names: list[str]) -> list[Path]:
     return out
 
 
+def _cfg_files(cfg: str, warnings: list[str]) -> tuple[list[str], str | None]:
+    """(calibration images, mean file) of the cfg's first input, resolved as the lint resolves
+    them (the one reading, nnie_lsp.cfg.preprocessing).  Problems become bundle warnings."""
+    from nnie_lsp.project import load_project
+
+    project = load_project(cfg_path=cfg, load_prototxt=False)
+    first = project.input_preprocessing(0)
+    if project.cfg is None or first is None:
+        warnings.append(f"cfg: {cfg} names no input ([image_list] missing)" if project.cfg is not None
+                        else f"cfg: {cfg} cannot be read")
+        return [], None
+    mean = first.mean_file
+    if first.uses_mean and (mean is None or mean.resolved is None):
+        warnings.append(f"cfg: {first.where('mean_file')}: the mean file of input 0 was not found")
+    mean_path = mean.resolved if first.uses_mean and mean is not None else None
+    return project.calibration_images(first), mean_path
+
+
 def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, prototxt: str | None = None,
                 caffemodel: str | None = None, cfg: str | None = None, mapper_log: str | None = None,
                 images: list[str] | None = None, mean_file: str | None = None, triage: dict | None = None) -> dict:
@@ -124,14 +142,7 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
     producers: list[str] = []
     bottoms: list[str] = []
     tops: list[str] = [layer]
-    cfg_prep = None
-    if cfg:
-        try:
-            from nnie_lsp.reference.preprocess import from_cfg
-
-            cfg_prep = from_cfg(cfg)
-        except Exception as exc:  # noqa: BLE001 - the bundle still goes out
-            warnings.append(f"cfg: {exc}")
+    cfg_images, cfg_mean = _cfg_files(cfg, warnings) if cfg else ([], None)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
         def add_bytes(arc: str, data: bytes) -> None:
             z.writestr(arc, data)
@@ -175,11 +186,11 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
         if cfg:
             add_file(f"cfg/{Path(cfg).name}", cfg)
         imgs = list(images or [])
-        if not imgs and cfg_prep is not None and cfg_prep.images:
-            imgs = [i for i in cfg_prep.images[-1:] if Path(i).is_file()]
+        if not imgs and cfg_images:
+            imgs = [i for i in cfg_images[-1:] if Path(i).is_file()]
         for im in imgs:
             add_file(f"images/{Path(im).name}", im)
-        mf = mean_file or (cfg_prep.mean_file if cfg_prep is not None else None)
+        mf = mean_file or cfg_mean
         if mf and Path(mf).is_file():
             add_file(f"cfg/{Path(mf).name}", mf)
         if mapper_log:

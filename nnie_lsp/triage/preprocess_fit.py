@@ -7,6 +7,10 @@ mapper's preprocessing ``sim = (x − m_sim)·s_sim`` and Caffe's ``ref = (x −
 would reproduce Caffe's input: ``data_scale = s_sim / a`` and ``mean = m_sim + b / s_sim``.
 ``s_sim`` comes from the cfg when given, else from the value grid of the simulator's data (integer
 pixels × scale). The result is turned into cfg edits (exact lines when a cfg is given).
+
+The cfg is read through the one preprocessing reading (:mod:`nnie_lsp.cfg.preprocessing`, loaded
+like the lint loads it): the edits name the entry of the fitted input by the model's per-input
+rule, and an input without a key gets an "add a line" edit, never another input's line.
 """
 
 from __future__ import annotations
@@ -17,13 +21,26 @@ from pathlib import Path
 
 import numpy as np
 
+from nnie_lsp.cfg.preprocessing import (
+    CHANNEL_MEAN,
+    CHANNEL_ORDERS,
+    DEFAULT_DATA_SCALE,
+    DEFAULT_DATA_SCALE_TEXT,
+    DEFAULT_RGB_ORDER,
+    InputPreprocessing,
+    norm_semantics,
+    norm_type_for,
+)
+
+from .metrics import cosine
+
 SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 3.9e-3)
 MEAN_TOL = 0.5  # grey levels
 R2_GOOD = 0.995
 
 NAMED_SCALES = [
     (1 / 255, "1/255", "0.0039215686"),
-    (1 / 256, "1/256", "0.00390625"),
+    (DEFAULT_DATA_SCALE, "1/256", DEFAULT_DATA_SCALE_TEXT),
     (1 / 128, "1/128", "0.0078125"),
     (1 / 127.5, "1/127.5", "0.0078431373"),
     (1.0, "1", "1"),
@@ -81,17 +98,6 @@ class PreprocessFit:
         return d
 
 
-def _cos(a: np.ndarray, b: np.ndarray) -> float:
-    a = a.ravel().astype(np.float64)
-    b = b.ravel().astype(np.float64)
-    na, nb = float(a @ a), float(b @ b)
-    if na == 0 and nb == 0:
-        return 1.0
-    if na == 0 or nb == 0:
-        return 0.0
-    return float(a @ b / np.sqrt(na * nb))
-
-
 def value_step(x: np.ndarray) -> float | None:
     """The grid step of a tensor made of integer pixels × scale (None if there is no grid).
     Tolerates the 1/4096 rounding of 20.12 dumps."""
@@ -144,22 +150,35 @@ def _named_scale(s: float) -> tuple[str, str]:
     return f"{s:.8g}", f"{s:.10g}"
 
 
-def _cfg_info(cfg_path: str | Path | None, input_index: int = 0):
-    """(entries by key -> list[CfgEntry], preprocessing) of a cfg, or (None, None)."""
-    if cfg_path is None:
-        return None, None
-    from nnie_lsp.cfg.reader import read_cfg
-    from nnie_lsp.reference.preprocess import PreprocessError, from_cfg
+@dataclass(frozen=True)
+class _CfgSide:
+    """The cfg of the simulator side: given or not, and its reading of the fitted input."""
 
-    doc = read_cfg(Path(cfg_path))
-    by_key: dict[str, list] = {}
-    for e in doc.entries:
-        by_key.setdefault(e.key, []).append(e)
-    try:
-        prep = from_cfg(cfg_path, input_index)
-    except PreprocessError:
-        prep = None
-    return by_key, prep
+    given: bool
+    input: InputPreprocessing | None = None  # None: no cfg, or it has no such input
+
+    def entry(self, key: str):
+        return self.input.entry(key) if self.input is not None else None
+
+
+def _cfg_side(cfg_path: str | Path | None, input_index: int = 0):
+    """(the cfg's reading of input ``input_index``, its numeric Preprocessing or None)."""
+    if cfg_path is None:
+        return _CfgSide(False), None
+    from nnie_lsp.project import load_project
+    from nnie_lsp.reference.preprocess import PreprocessError, Preprocessing
+
+    project = load_project(cfg_path=str(cfg_path), load_prototxt=False)
+    if project.cfg is None:
+        raise ValueError(f"cfg {cfg_path} cannot be read")
+    cfg_input = project.input_preprocessing(input_index)
+    prep = None
+    if cfg_input is not None:
+        try:
+            prep = Preprocessing.from_input(cfg_input)
+        except PreprocessError:
+            prep = None
+    return _CfgSide(True, cfg_input), prep
 
 
 def _fmt(values) -> str:
@@ -207,37 +226,26 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
     ss, transposed, perm, scales, offsets, r2 = best
     r = np.swapaxes(ref, 1, 2) if transposed else ref
     fitted = np.stack([scales[k] * r[perm[k]] + offsets[k] for k in range(c)])
-    cur_prep = sim_prep
-    by_key = None
-    if cfg_path is not None:
-        by_key, cfg_prep = _cfg_info(cfg_path, input_index)
-        cur_prep = cur_prep or cfg_prep
+    cfg_side, cfg_prep = _cfg_side(cfg_path, input_index)
+    cur_prep = sim_prep or cfg_prep
     sim_step = value_step(sim)
     ref_step = value_step(ref)
     fit = PreprocessFit(permutation=list(perm), transposed=transposed, scale=scales, offset=offsets,
-                        r2=r2, cosine_before=_cos(ref, sim), cosine_after=_cos(fitted, sim),
+                        r2=r2, cosine_before=cosine(ref, sim), cosine_after=cosine(fitted, sim),
                         sim_step=sim_step, ref_step=ref_step, sim_scale=None, needed_scale=None,
                         needed_mean=None, current_mean=None)
-    _interpret(fit, cur_prep, by_key, input_index, c)
+    _interpret(fit, cur_prep, cfg_side, c)
     return fit
 
 
-def _entry(by_key, key: str, index: int):
-    if not by_key:
-        return None
-    vals = by_key.get(key) or []
-    if not vals:
-        return None
-    return vals[index] if index < len(vals) else vals[-1]
-
-
-def _edit(by_key, key: str, new: str, index: int, reason: str, **kw) -> CfgEdit:
-    e = _entry(by_key, key, index)
+def _edit(cfg: _CfgSide, key: str, new: str, reason: str, **kw) -> CfgEdit:
+    """An edit of the fitted input's ``key`` line (an added line when that input has none)."""
+    e = cfg.entry(key)
     return CfgEdit(key=key, new_value=new, old_value=e.value if e is not None else None,
                    line=e.line if e is not None else None, new_line=f"[{key}] {new}", reason=reason, **kw)
 
 
-def _interpret(fit: PreprocessFit, prep, by_key, idx: int, channels: int) -> None:
+def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int) -> None:
     f = fit.findings
     if fit.r2 < R2_GOOD:
         fit.consistent = False
@@ -252,17 +260,17 @@ def _interpret(fit: PreprocessFit, prep, by_key, idx: int, channels: int) -> Non
                  "way (the mapper cannot transpose)")
     if fit.swapped:
         cur = (prep.rgb_order if prep is not None else None)
-        cur_known = cur is not None and by_key is not None and _entry(by_key, "RGB_order", idx) is not None
+        cur_known = cur is not None and cfg.entry("RGB_order") is not None
         if cur is None:
-            cur = "BGR"  # mapper default
-        new = "RGB" if cur.upper() == "BGR" else "BGR"
+            cur = DEFAULT_RGB_ORDER  # mapper default
+        new = next(o for o in CHANNEL_ORDERS if o != cur.upper())
         pairs = [f"{c}↔{p}" for c, p in enumerate(fit.permutation) if c < p]
         desc = ("channels 0 and 2 swapped" if fit.permutation == [2, 1, 0]
                 else f"channels permuted ({', '.join(pairs)})")
         reason = (f"simulator data equals Caffe data with {desc} → set [RGB_order] {new}"
-                  + ("" if cur_known else f" (the cfg {'has no [RGB_order]: default BGR' if by_key is not None else 'was not given; assuming RGB_order ' + cur})"))
+                  + ("" if cur_known else f" (the cfg {'has no [RGB_order]: default ' + DEFAULT_RGB_ORDER if cfg.given else 'was not given; assuming RGB_order ' + cur})"))
         f.append(reason)
-        fit.edits.append(_edit(by_key, "RGB_order", new, idx, reason))
+        fit.edits.append(_edit(cfg, "RGB_order", new, reason))
     # --- scale
     a = float(np.mean(fit.scale))
     spread = float(np.max(fit.scale) - np.min(fit.scale)) if fit.scale else 0.0
@@ -295,7 +303,7 @@ def _interpret(fit: PreprocessFit, prep, by_key, idx: int, channels: int) -> Non
             reason = (f"ratio simulator/Caffe = {a:.5f} → Caffe's data scale is {need_name}, the simulator's "
                       f"{sim_name}: set [data_scale] {need_text}")
         f.append(reason)
-        fit.edits.append(_edit(by_key, "data_scale", need_text, idx, reason))
+        fit.edits.append(_edit(cfg, "data_scale", need_text, reason))
     elif scale_wrong:
         f.append(f"ratio simulator/Caffe = {a:.5f}: the data scales differ; the simulator's scale is unknown "
                  "(give --cfg): set [data_scale] to Caffe's scale")
@@ -333,16 +341,19 @@ def _interpret(fit: PreprocessFit, prep, by_key, idx: int, channels: int) -> Non
         shown = _fmt(round(v, 2) for v in need)
         no_mean_now = prep is None or not prep.uses_mean or not cur_mean or not any(cur_mean)
         if no_mean_now:
-            new_nt = {0: 2, 3: 5}.get(norm_type if norm_type is not None else 3, 5)
-            if norm_type is None:
-                new_nt = 5 if (s_sim is not None and abs(s_sim - 1.0) > 1e-9) or needed_scale else 2
+            row = norm_semantics(norm_type)
+            if row is None:
+                scales = (s_sim is not None and abs(s_sim - 1.0) > 1e-9) or bool(needed_scale)
+            else:  # keep what the norm_type does to the scale (a mean-subtracting one: scale too)
+                scales = row.scales or row.uses_mean
+            new_nt = norm_type_for(CHANNEL_MEAN, scales)
             reason = (f"offset ({_fmt(round(d, 2) for d in delta)})×scale → mean not subtracted: "
                       f"norm_type {norm_type if norm_type is not None else '?'} → {new_nt} with a channel mean file "
                       f"holding {shown} (one value per line, in the net's channel order)")
             f.append(reason)
             content = "".join(f"{v:g}\n" for v in need)
-            fit.edits.append(_edit(by_key, "norm_type", str(new_nt), idx, reason))
-            fit.edits.append(_edit(by_key, "mean_file", "./channel_mean.txt", idx,
+            fit.edits.append(_edit(cfg, "norm_type", str(new_nt), reason))
+            fit.edits.append(_edit(cfg, "mean_file", "./channel_mean.txt",
                                    "channel mean file for norm_type " + str(new_nt),
                                    file_content=content, file_name="channel_mean.txt"))
         else:
@@ -350,8 +361,10 @@ def _interpret(fit: PreprocessFit, prep, by_key, idx: int, channels: int) -> Non
                       f"subtracts ({_fmt(round(v, 2) for v in cur_mean)}), Caffe ({shown}); write {shown} into "
                       f"the mean file")
             f.append(reason)
-            mf = prep.mean_file if prep is not None else None
-            fit.edits.append(_edit(by_key, "mean_file", mf or "./channel_mean.txt", idx, reason,
+            mf = prep.mean_file if prep is not None else None  # the resolved file
+            mean_entry = cfg.entry("mean_file")
+            written = mean_entry.value if mean_entry is not None else mf
+            fit.edits.append(_edit(cfg, "mean_file", written or "./channel_mean.txt", reason,
                                    file_content="".join(f"{v:g}\n" for v in need),
                                    file_name=Path(mf).name if mf else "channel_mean.txt"))
     if not fit.edits and not fit.transposed and fit.consistent:
