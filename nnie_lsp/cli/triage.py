@@ -3,6 +3,7 @@
   nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
+                      [--lang en|zh]
   nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
@@ -11,7 +12,8 @@
   nnie-triage emulate --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...]
 
-Exit codes: 0 analysed (whatever the case), 2 bad input (clear message, no traceback).
+Exit codes: 0 analysed (whatever the case), 2 bad input (clear message, no traceback) or an
+internal error (a bug: one line asking to report it; NNIE_DEBUG=1 shows the traceback).
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--postprocess", help="module:function run on both final outputs (case 4)")
     c.add_argument("--output", help="write the --format output to this file instead of stdout")
     c.add_argument("--threshold", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a threshold (data_layer, good, decay_end, middle_dip, small_abs_error)")
+                   help="override a threshold (" + ", ".join(_threshold_names()) + ")")
+    c.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the findings' messages")
     b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
     b.add_argument("--layer", required=True)
     b.add_argument("--reference", required=True)
@@ -155,6 +158,14 @@ def cmd_emulate(args) -> int:
     return EXIT_OK
 
 
+def _threshold_names() -> list[str]:
+    from dataclasses import fields
+
+    from nnie_lsp.triage.metrics import Thresholds
+
+    return [f.name for f in fields(Thresholds)]
+
+
 def _thresholds(items: list[str]):
     from nnie_lsp.triage.metrics import Thresholds
 
@@ -186,7 +197,7 @@ def cmd_compare(args) -> int:
     try:
         result = run_compare(args.reference, args.sim, sim16=args.sim_16bit, cfg=args.cfg, prototxt=args.prototxt,
                              dot=args.dot, thresholds=_thresholds(args.threshold), postprocess=args.postprocess,
-                             progress=progress)
+                             progress=progress, lang=args.lang)
     finally:
         if bar and "bar" in bar:
             bar["bar"].close()
@@ -241,8 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("nnie-triage: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError, KeyError) as exc:
-        # every user-facing error type in the triage/reference modules derives from ValueError
+    except (ValueError, OSError) as exc:
+        # every user-facing error type in the triage/reference modules derives from ValueError; a
+        # KeyError, TypeError… is a bug and goes to the internal-error branch below
         msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         if isinstance(exc, OSError) and getattr(exc, "filename", None):
             msg = f"{exc.filename}: {msg}"

@@ -1,8 +1,10 @@
-"""Triage results (``nnie-triage compare --format json``) as prototxt annotations.
+"""Triage results (``nnie-triage compare --format json``, docs/triage-schema.md) for the editor.
 
 :func:`triage_command` builds the CLI command line; :func:`annotations` maps the per-layer rows
-onto the layers of a parsed prototxt: a diagnostic on each layer whose cosine is below the
-threshold and an inlay hint ``cos 0.9731`` after each matched layer name.
+onto the layers of a parsed prototxt: a diagnostic on each layer whose ``status`` (decided by the
+triage — an editor never compares cosines with thresholds itself) is ``low``/``poor``/``bad``, and
+an inlay hint ``cos 0.9731`` after each matched layer name.  :func:`finding_diagnostics` turns the
+report's findings back into engine Diagnostics with their Fixes (quick fixes for T102, T207…).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .. import i18n
-from ..diagnostics import Severity
+from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
 from ..prototxt.reader import PrototxtDocument
-from ..text import Position, Range
+from ..text import Position, Range, TextEdit
 
 TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the command (tests, custom installs)
 
@@ -89,11 +91,19 @@ def _fmt(c: float) -> str:
     return f"{c:.4f}"
 
 
+BELOW = {"low": "good", "poor": "decay_end", "bad": "middle_dip"}  # status -> the threshold it fell below
+
+
+def _crossed(status: str, is_data: bool, thresholds: Mapping) -> str:
+    """The threshold a row's status says it fell below, for the message (display only)."""
+    key = "data_layer" if is_data else BELOW.get(status, "good")
+    value = thresholds.get(key)
+    return str(value) if isinstance(value, (int, float)) else key
+
+
 def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en") -> list[LayerNote]:
     rows = result.get("layers") or []
     th = result.get("thresholds") or {}
-    good = float(th.get("good", 0.99))
-    data_th = float(th.get("data_layer", 0.999))
     by_name = {ls.name: ls for ls in doc.layers if ls.name}
     last_writer: dict[str, Any] = {}
     for ls in doc.layers:
@@ -116,16 +126,60 @@ def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en") -> lis
             continue
         seen.add(ls.index)
         cos = float(cos)
-        threshold = data_th if row.get("is_data") else good
         status = str(row.get("status") or "")
-        below = cos < threshold or status in ("low", "poor", "bad")
         msg = None
         sev = Severity.INFO
-        if below:
+        if status in BELOW:
             sev = Severity.ERROR if status == "bad" else Severity.WARNING
             hint = i18n.t("triage.first", lang) if name == first else ""
-            msg = i18n.t("triage.low", lang, cosine=_fmt(cos), threshold=threshold, status=status or "low",
-                         hint=hint)
+            msg = i18n.t("triage.low", lang, cosine=_fmt(cos), threshold=_crossed(status, bool(row.get("is_data")), th),
+                         status=status, hint=hint)
         rng = ls.name_range
         out.append(LayerNote(rng, rng.end, f"cos {_fmt(cos)}", msg, sev, ls.name))
+    return out
+
+
+# ------------------------------------------------------------------ findings -> engine objects
+
+_SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "hint": Severity.HINT}
+
+
+def _range(obj: Mapping) -> Range:
+    """1-based JSON positions -> a 0-based engine range."""
+    line, col = int(obj["line"]) - 1, int(obj["column"]) - 1
+    return Range.of(line, col, int(obj.get("end_line", line + 1)) - 1, int(obj.get("end_column", col + 1)) - 1)
+
+
+def _abs(path: str, base: str | None) -> str:
+    return os.path.normpath(path if os.path.isabs(path) or not base else os.path.join(base, path))
+
+
+def fix_from_json(obj: Mapping | None, base: str | None = None) -> Fix | None:
+    """A finding's ``fix`` object (nnie-lint's JSON shape) as an engine Fix; relative paths are
+    joined to `base` (the report's ``inputs.working_directory``)."""
+    if not isinstance(obj, Mapping) or not obj.get("edits"):
+        return None
+    edits = tuple(FileEdit(_abs(e["path"], base), TextEdit(_range(e), e["new_text"])) for e in obj["edits"])
+    return Fix(str(obj.get("message") or ""), Applicability(obj.get("applicability", "unsafe")), edits)
+
+
+def finding_diagnostics(result: Mapping, path: str | None = None) -> list[Diagnostic]:
+    """The report's placed findings as engine Diagnostics (with Fix and related places), all of
+    them or those in `path`.  The layer and cfg key a finding is about go to ``data``."""
+    inputs = result.get("inputs") if isinstance(result.get("inputs"), Mapping) else {}
+    base = inputs.get("working_directory") if isinstance(inputs.get("working_directory"), str) else None
+    want = os.path.normpath(os.path.abspath(path)) if path else None
+    out = []
+    for f in result.get("findings") or []:
+        if not isinstance(f, Mapping) or not f.get("path") or not f.get("line"):
+            continue
+        where = _abs(f["path"], base)
+        if want is not None and os.path.abspath(where) != want:
+            continue
+        related = tuple(Related(_abs(r["path"], base), _range({**r, "end_line": r["line"], "end_column": r["column"]}),
+                                str(r.get("message", ""))) for r in f.get("related") or [] if r.get("path"))
+        data = tuple(sorted((k, str(f[k])) for k in ("layer", "cfg_key") if f.get(k)))
+        out.append(Diagnostic(code=str(f["code"]), message=str(f["message"]), path=where, range=_range(f),
+                              severity=_SEVERITIES.get(f.get("severity"), Severity.WARNING),
+                              fix=fix_from_json(f.get("fix"), base), related=related, data=data))
     return out

@@ -16,10 +16,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..dumpio import scan as dumps_mod
-from .diagnose import Diagnosis, LayerRow, diagnose
+from .diagnose import Diagnosis, diagnose
+from .findings import Sources, finding_json
 from .metrics import Thresholds, compare_arrays
+from .rows import LayerRow
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # docs/triage-schema.md: what changed from 1
 
 
 class TriageInputError(ValueError):
@@ -42,6 +44,7 @@ class GraphInfo:
     text: str = ""
     net: Any = None
     ng: Any = None  # nnie_lsp.prototxt.graph.NetGraph
+    doc: Any = None  # nnie_lsp.prototxt.reader.PrototxtDocument (where findings point, what fixes edit)
 
 
 def load_graph(prototxt: str | Path) -> GraphInfo:
@@ -75,10 +78,10 @@ def load_graph(prototxt: str | Path) -> GraphInfo:
     from nnie_lsp.project import cached_prototxt
 
     text = p.read_text(encoding="utf-8", errors="replace")
-    _doc, ng = cached_prototxt(text, str(p))  # the parse load_net just made (content-hash cache)
+    doc, ng = cached_prototxt(text, str(p))  # the parse load_net just made (content-hash cache)
     return GraphInfo(inputs=[n for n, _ in net.inputs], outputs=outputs, head_of_blob=head_of,
                      inplace_of_blob=inplace_of, bottoms_of_layer=bottoms, layer_order=order, layer_types=types,
-                     blob_of_layer=blob_of, text=text, net=net, ng=ng)
+                     blob_of_layer=blob_of, text=text, net=net, ng=ng, doc=doc)
 
 
 @dataclass
@@ -94,7 +97,7 @@ class TriageResult:
     thresholds: Thresholds
     elapsed_s: float = 0.0
 
-    # ------------------------------------------------------------------ JSON schema v1
+    # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
         d = self.diagnosis
         first = d.first_divergence
@@ -107,7 +110,7 @@ class TriageResult:
                 "shape": list(r.shape) if r.shape is not None else None,
                 "is_data": r.is_data, "is_output": r.is_output,
                 "first_divergence": r.name == first,
-                "status": _status(r, self.thresholds),
+                "status": self.thresholds.status(r.cosine if m is not None else None, is_data=r.is_data),
                 "note": r.note,
             }
             if m is not None:
@@ -135,8 +138,8 @@ class TriageResult:
             "thresholds": {k: getattr(self.thresholds, k) for k in self.thresholds.__dataclass_fields__},
             "layers": rows,
             "unmatched": {"reference": self.unmatched_ref, "sim": self.unmatched_sim},
-            "findings": [f.to_dict() for f in d.findings],
-            "preprocessing": d.preprocessing.to_dict() if d.preprocessing is not None else None,
+            "findings": [finding_json(f) for f in d.findings],
+            "preprocessing": _preprocessing_json(d.preprocessing),
             "hp_candidates": [c.to_dict() for c in d.hp_candidates],
             "dips": [_clean(x) for x in d.dips],
             "sim16": _clean(d.sim16) if d.sim16 is not None else None,
@@ -169,21 +172,15 @@ def _clean(x):
     return x
 
 
-def _status(r: LayerRow, th: Thresholds) -> str:
-    if r.metrics is None:
-        return "unmeasured"
-    c = r.cosine
-    if not isinstance(c, float) or math.isnan(c):
-        return "nan"
-    if r.is_data:
-        return "ok" if c >= th.data_layer else "bad"
-    if c >= th.good:
-        return "ok"
-    if c >= th.decay_end:
-        return "low"
-    if c >= th.middle_dip:
-        return "poor"
-    return "bad"
+def _preprocessing_json(fit) -> dict | None:
+    """The case-1 fit; its cfg edits with 1-based ``line`` like every line in the JSON (None = a
+    line to add)."""
+    if fit is None:
+        return None
+    out = _clean(fit.to_dict())
+    for edit in out.get("edits", []):
+        edit["line"] = edit.pop("line_1based", None)
+    return out
 
 
 # ---------------------------------------------------------------------------------- building rows
@@ -355,22 +352,16 @@ def _align(ref_set, sim_set, graph: GraphInfo | None, dot):
 def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | None = None,
                 cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
                 thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
-                progress: Callable[[int, int, str], None] | None = None) -> TriageResult:
+                progress: Callable[[int, int, str], None] | None = None, lang: str = "en") -> TriageResult:
+    """Compare two dump sets and diagnose; `lang` ("en" or "zh") is the findings' language."""
     import time
 
     t0 = time.perf_counter()
     th = thresholds or Thresholds()
     graph = load_graph(prototxt) if prototxt else None
-    cfg_entries = None
-    if cfg is not None:
-        cp = Path(cfg)
-        if not cp.is_file():
-            raise TriageInputError(f"cfg {cp} does not exist")
-        from nnie_lsp.cfg.reader import read_cfg
-
-        cfg_entries = {}
-        for e in read_cfg(cp).entries:
-            cfg_entries.setdefault(e.key, e)
+    if cfg is not None and not Path(cfg).is_file():
+        raise TriageInputError(f"cfg {cfg} does not exist")
+    sources = _sources(cfg, graph, lang)
     dot_graph = None
     if dot is not None:
         dp = Path(dot)
@@ -392,19 +383,31 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         rows16, w16 = build_rows(al16, graph, lambda r: r.is_data or r.is_output)
         warns += [f"16-bit: {w}" for w in w16]
     warnings = list(ref_set.warnings) + list(sim_set.warnings) + warns
-    diag = diagnose(rows, thresholds=th, rows16=rows16, cfg_path=cfg, cfg_entries=cfg_entries,
-                    prototxt_text=graph.text if graph else None, postprocess=pp,
+    diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt))
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
               "dot": str(dot) if dot else None,
               "postprocess": postprocess if isinstance(postprocess, str) else None,
-              "reference_kind": ref_set.kind, "sim_kind": sim_set.kind}
+              "reference_kind": ref_set.kind, "sim_kind": sim_set.kind,
+              "working_directory": os.getcwd()}
     return TriageResult(diagnosis=diag, rows=rows, rows16=rows16,
                         unmatched_ref=[_tensor_name(t) for t in getattr(al, "unmatched_ref", [])],
                         unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
                         notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
                         elapsed_s=time.perf_counter() - t0)
+
+
+def _sources(cfg: str | Path | None, graph: GraphInfo | None, lang: str) -> Sources:
+    from ..settings import SettingsError
+
+    try:
+        return Sources.read(cfg_path=cfg, prototxt=graph.doc if graph else None, graph=graph.ng if graph else None,
+                            lang=lang)
+    except SettingsError as exc:
+        raise TriageInputError(str(exc)) from exc
+    except OSError as exc:
+        raise TriageInputError(f"cannot read cfg {cfg}: {exc.strerror or exc}") from exc
 
 
 def _bundle_hint(reference, sim, cfg, prototxt) -> str:

@@ -93,6 +93,8 @@ class Thresholds:
       the one before a rectifying activation (T301 evidence).
     - ``hp_min_loss``: a layer must lose at least this much similarity against its inputs to be
       an `_hp` candidate.
+    - ``topk_agreement`` / ``box_iou``: with ``--postprocess``, two classifications agree when their
+      top-1 is the same and this share of their top-k overlaps; two boxes match at this IoU.
     """
 
     data_layer: float = 0.999
@@ -109,6 +111,8 @@ class Thresholds:
     layout_gain: float = 0.05
     negative_share: float = 0.01
     hp_min_loss: float = 1e-4
+    topk_agreement: float = 0.8
+    box_iou: float = 0.5
 
     @classmethod
     def from_mapping(cls, mapping: dict | None) -> "Thresholds":

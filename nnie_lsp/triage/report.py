@@ -1,5 +1,8 @@
-"""Triage reports: terminal (rich colour table), JSON (schema v1), markdown and one
-self-contained HTML page with an inline SVG plot of per-layer cosine (no external URLs)."""
+"""Triage reports: terminal (rich colour table), JSON (schema v2), markdown and one
+self-contained HTML page with an inline SVG plot of per-layer cosine (no external URLs).
+
+Renderers read only the JSON document (``TriageResult.to_json()``), so a saved report renders the
+same way."""
 
 from __future__ import annotations
 
@@ -54,6 +57,27 @@ def _shape(s) -> str:
     return "×".join(str(x) for x in s) if s else "—"
 
 
+def finding_where(f: dict) -> str:
+    """``layer conv1 · det1.prototxt:9`` — the finding's subject and place, as far as known."""
+    bits = []
+    if f.get("layer"):
+        bits.append(f"layer {f['layer']}")
+    elif f.get("cfg_key"):
+        bits.append(f"[{f['cfg_key']}]")
+    if f.get("path"):
+        bits.append(f"{f['path']}:{f['line']}")
+    return " · ".join(bits)
+
+
+def fix_summary(fix: dict | None) -> str:
+    """``Set [RGB_order] RGB for input 0 (unsafe; sim.cfg:7)`` — what the fix does and where."""
+    if not fix:
+        return ""
+    places = sorted({f"{e['path']}:{e['line']}" for e in fix.get("edits", [])})
+    shown = ", ".join(places[:4]) + (" …" if len(places) > 4 else "")
+    return f"{fix.get('message')} ({fix.get('applicability')}{'; ' + shown if shown else ''})"
+
+
 def to_json_text(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
 
@@ -92,16 +116,16 @@ def _terminal_summary(doc: dict, console) -> None:
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
     for f in doc.get("findings", []):
         sev = {"error": "red", "warning": "yellow"}.get(f.get("severity"), "cyan")
-        where = f.get("layer") or f.get("cfg_key") or ""
+        where = finding_where(f)
         console.print(Text(f"  {f['code']} ", style=f"bold {sev}") + Text(f"[{where}] " if where else "") +
                       Text(f["message"]))
         if f.get("fix"):
-            console.print(Text(f"      fix: {f['fix']}", style="green"))
+            console.print(Text(f"      fix: {fix_summary(f['fix'])}", style="green"))
     pre = doc.get("preprocessing")
     if pre and pre.get("edits"):
         console.print("cfg edits:")
         for e in pre["edits"]:
-            loc = f"line {e['line_1based']}" if e.get("line_1based") else "new line"
+            loc = f"line {e['line']}" if e.get("line") else "new line"
             console.print(Text(f"  {loc}: {e['new_line']}", style="green"))
             if e.get("file_content"):
                 console.print(f"    {e.get('file_name')}: " + e["file_content"].strip().replace("\n", ", "))
@@ -138,9 +162,9 @@ def render_markdown(doc: dict) -> str:
         out.append("## Findings")
         out.append("")
         for f in doc["findings"]:
-            where = f.get("layer") or f.get("cfg_key")
+            where = finding_where(f)
             out.append(f"- **{f['code']}** ({f.get('severity')}){' `' + where + '`' if where else ''}: "
-                       f"{f['message']}" + (f" — fix: `{f['fix']}`" if f.get("fix") else ""))
+                       f"{f['message']}" + (f" — fix: {fix_summary(f['fix'])}" if f.get("fix") else ""))
         out.append("")
     pre = doc.get("preprocessing")
     if pre:
@@ -150,7 +174,7 @@ def render_markdown(doc: dict) -> str:
         out.append(f"- scale per channel: {', '.join(f'{s:.6g}' for s in pre['scale'])}; offset: "
                    f"{', '.join(f'{s:.6g}' for s in pre['offset'])}; R² {pre['r2']:.6f}")
         for e in pre.get("edits", []):
-            loc = f"line {e['line_1based']}" if e.get("line_1based") else "add"
+            loc = f"line {e['line']}" if e.get("line") else "add"
             out.append(f"- cfg {loc}: `{e['new_line']}`" + (f" (was `{e['old_value']}`)" if e.get("old_value") else ""))
             if e.get("file_content"):
                 out.append(f"  - `{e.get('file_name')}`: {e['file_content'].strip().replace(chr(10), ', ')}")
@@ -209,7 +233,7 @@ def plot_svg(doc: dict) -> str:
         ax.axvline(i, color="#cf222e", linewidth=1.2)
         ax.annotate(f"first divergence: {fd}", (i, cos[i]), textcoords="offset points", xytext=(6, -14),
                     color="#cf222e", fontsize=8)
-    lo = min(cos + [th.get("middle_dip", 0.9)]) if cos else 0.0
+    lo = min(cos + ([th["middle_dip"]] if "middle_dip" in th else [])) if cos else 0.0
     ax.set_ylim(max(-1.05, lo - 0.05), 1.01)
     ax.set_xticks(x)
     ax.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
@@ -259,10 +283,10 @@ def render_html(doc: dict) -> str:
     if doc.get("findings"):
         parts.append("<h2>Findings</h2><ul>")
         for f in doc["findings"]:
-            where = f.get("layer") or f.get("cfg_key")
+            where = finding_where(f)
             parts.append(f"<li class=\"sev-{e(f.get('severity', 'info'))}\"><b>{e(f['code'])}</b>"
                          f"{' <code>' + e(where) + '</code>' if where else ''}: {e(f['message'])}"
-                         + (f"<br>fix: <code>{e(f['fix'])}</code>" if f.get("fix") else "") + "</li>")
+                         + (f"<br>fix: {e(fix_summary(f['fix']))}" if f.get("fix") else "") + "</li>")
         parts.append("</ul>")
     pre = doc.get("preprocessing")
     if pre:
@@ -272,7 +296,7 @@ def render_html(doc: dict) -> str:
         parts.append(f"<li>scale {e(', '.join(f'{s:.6g}' for s in pre['scale']))}; offset "
                      f"{e(', '.join(f'{s:.6g}' for s in pre['offset']))}</li>")
         for ed in pre.get("edits", []):
-            loc = f"line {ed['line_1based']}" if ed.get("line_1based") else "add"
+            loc = f"line {ed['line']}" if ed.get("line") else "add"
             parts.append(f"<li>cfg {loc}: <code>{e(ed['new_line'])}</code>"
                          + (f" — {e(ed.get('file_name') or '')}: <code>{e(ed['file_content'].strip())}</code>"
                             if ed.get("file_content") else "") + "</li>")

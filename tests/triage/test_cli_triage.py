@@ -1,4 +1,4 @@
-"""CLI exit codes and the JSON schema (v1)."""
+"""CLI exit codes and the JSON schema (v2)."""
 from __future__ import annotations
 
 import json
@@ -15,18 +15,51 @@ def _args(p, *extra):
             "--prototxt", str(p["prototxt"]), *extra]
 
 
-def test_json_schema_v1(scenario_dirs, capsys):
+def test_json_schema_v2(scenario_dirs, capsys):
     p = scenario_dirs("channel_swap")
     assert main(_args(p, "--format", "json")) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert REQUIRED <= set(doc) and doc["schema_version"] == 1
+    assert REQUIRED <= set(doc) and doc["schema_version"] == 2
     assert doc["case"] == 1 and doc["next_step"] == 2
     assert [r["name"] for r in doc["layers"]][:3] == ["data", "conv1", "pool1"]  # network order
     for r in doc["layers"]:
         assert ROW_KEYS <= set(r)
     for f in doc["findings"]:
-        assert {"code", "message"} <= set(f) and f["code"][0] == "T"
+        assert {"code", "name", "severity", "message", "fix", "related", "url"} <= set(f) and f["code"][0] == "T"
+        if "path" in f:  # placed findings: nnie-lint's 1-based position fields
+            assert {"line", "column", "end_line", "end_column"} <= set(f) and f["line"] >= 1
     assert any(f.get("cfg_key") == "RGB_order" for f in doc["findings"])
+    assert {r["status"] for r in doc["layers"]} <= {"ok", "low", "poor", "bad", "nan", "unmeasured"}
+    assert doc["layers"][0]["status"] == "bad"  # the data layer, decided by the triage, not by editors
+
+
+def test_findings_in_chinese(scenario_dirs, capsys):
+    p = scenario_dirs("channel_swap")
+    assert main(_args(p, "--format", "json", "--lang", "zh")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    t102 = next(f for f in doc["findings"] if f["code"] == "T102")
+    assert "请设置 [RGB_order] RGB" in t102["message"] and "为输入 0 设置" in t102["fix"]["message"]
+    assert doc["reason"].startswith("the data layers differ")  # verdict and reason stay English
+
+
+def test_a_bug_is_an_internal_error_not_bad_input(scenario_dirs, capsys, monkeypatch):
+    """A KeyError (or any other bug) inside the triage: exit 2 with "internal error … please report",
+    never reported as a problem with the user's input; NNIE_DEBUG=1 shows the traceback."""
+    import nnie_lsp.triage.compare as compare
+
+    def broken(*args, **kwargs):
+        raise KeyError("conv9")
+
+    monkeypatch.setattr(compare, "run_compare", broken)
+    p = scenario_dirs("ok")
+    monkeypatch.delenv("NNIE_DEBUG", raising=False)
+    assert main(_args(p)) == 2
+    err = capsys.readouterr().err
+    assert "internal error: KeyError: 'conv9'" in err and "please report" in err and "Traceback" not in err
+    monkeypatch.setenv("NNIE_DEBUG", "1")
+    import pytest
+    with pytest.raises(KeyError):
+        main(_args(p))
 
 
 def test_text_markdown_and_html_outputs(scenario_dirs, capsys, tmp_path):
@@ -79,7 +112,7 @@ def test_json_is_strict_and_documented(scenario_dirs, capsys):
     from pathlib import Path as _P
     from nnie_lsp.cli.triage import main as _main
     p = scenario_dirs("quant_noise")
-    assert _main(_args(p, "--format", "json")) == 0
+    assert _main(_args(p, "--sim-16bit", str(p["nnie16"]), "--format", "json")) == 0
     out = capsys.readouterr().out
 
     def bad(token):
@@ -91,6 +124,16 @@ def test_json_is_strict_and_documented(scenario_dirs, capsys):
     for row in doc["layers"]:
         for key in row:
             assert f"`{key}`" in schema, key
+    for section in ("inputs", "thresholds", "sim16"):
+        for key in doc[section]:
+            assert f"`{key}`" in schema, (section, key)
+    nested = [*doc["findings"], *doc["hp_candidates"], *(f["fix"] for f in doc["findings"] if f["fix"]),
+              *(e for f in doc["findings"] if f["fix"] for e in f["fix"]["edits"]),
+              *(r for f in doc["findings"] for r in f["related"])]
+    assert doc["findings"] and doc["hp_candidates"] and any(f["fix"] for f in doc["findings"])
+    for obj in nested:
+        for key in obj:
+            assert f"`{key}`" in schema or f"{key}," in schema or f"{key}}}" in schema, key
 
 
 def test_example_pnet_postprocess_on_a_case4_set(scenario_dirs, capsys):

@@ -1,12 +1,16 @@
 """Each seeded fault (real det1/det2 computations) must come out as the right case with the fix."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from nnie_lsp.triage.diagnose import LayerRow, compare_postprocess, diagnose
+from nnie_lsp.triage.diagnose import diagnose
 from nnie_lsp.triage.metrics import compare_arrays
+from nnie_lsp.triage.postprocess import compare_postprocess
 from nnie_lsp.triage.preprocess_fit import fit_preprocessing
+from nnie_lsp.triage.rows import LayerRow
 
 
 def codes(doc):
@@ -27,8 +31,14 @@ def test_channel_swap_sets_rgb_order_on_cfg_line(triaged):
     pre = d["preprocessing"]
     assert pre["permutation"] == [2, 1, 0]
     (edit,) = pre["edits"]
-    assert edit["new_line"] == "[RGB_order] RGB" and edit["old_value"] == "BGR" and edit["line_1based"] == 7
-    assert "T102" in codes(d)
+    assert edit["new_line"] == "[RGB_order] RGB" and edit["old_value"] == "BGR" and edit["line"] == 7
+    t102 = next(f for f in d["findings"] if f["code"] == "T102")
+    # on the cfg's [RGB_order] value (1-based, as nnie-lint prints), with an unsafe fix replacing it
+    assert t102["path"].endswith("sim.cfg") and (t102["line"], t102["column"]) == (7, 13)
+    assert t102["cfg_key"] == "RGB_order" and "cfg: BGR" in t102["message"]
+    (fe,) = t102["fix"]["edits"]
+    assert t102["fix"]["applicability"] == "unsafe" and fe["new_text"] == "RGB"
+    assert (fe["line"], fe["column"], fe["end_line"], fe["end_column"]) == (7, 13, 7, 16)
 
 
 def test_scale_255_vs_256_is_case1_even_with_cosine_1(triaged):
@@ -46,7 +56,11 @@ def test_missing_mean_norm_type_3_to_5_with_mean_file(triaged):
     edits = {e["key"]: e for e in d["preprocessing"]["edits"]}
     assert edits["norm_type"]["old_value"] == "3" and edits["norm_type"]["new_value"] == "5"
     assert edits["mean_file"]["file_content"] == "127.5\n127.5\n127.5\n"
-    assert "3 → 5" in next(f["message"] for f in d["findings"] if f.get("cfg_key") == "norm_type")
+    t104 = next(f for f in d["findings"] if f.get("cfg_key") == "norm_type")
+    assert "3 → 5" in t104["message"] and t104["code"] == "T104" and t104["line"] == 10
+    # one fix: norm_type, mean_file and the new channel-mean file beside the cfg
+    texts = {(Path(e["path"]).name, e["new_text"]) for e in t104["fix"]["edits"]}
+    assert texts == {("sim.cfg", "5"), ("sim.cfg", "./channel_mean.txt"), ("channel_mean.txt", "127.5\n127.5\n127.5\n")}
 
 
 def test_growing_noise_is_case2_confirmed_by_16bit_with_hp_renames(triaged):
@@ -55,10 +69,20 @@ def test_growing_noise_is_case2_confirmed_by_16bit_with_hp_renames(triaged):
     assert d["sim16"]["verdict"] == "confirmed" and "T202" in codes(d)
     hp = d["hp_candidates"]
     assert hp[0]["layer"] == "conv1" and "conv1_hp" in hp[0]["rename"] and "top unchanged" in hp[0]["rename"]
-    assert hp[0]["prototxt_line_1based"] == 9
+    assert hp[0]["line"] == 9 and hp[0]["in_plan"]
     losses = [c["single_layer_loss"] for c in hp[1:]]
     assert losses == sorted(losses, reverse=True) and losses[0] > 0.05
-    assert any(f["code"] == "T207" and f["fix"] == "[compile_mode] 2" for f in d["findings"])
+    # the plan: the first convolution plus the layers losing more than good - decay_end on their own
+    margin = d["thresholds"]["good"] - d["thresholds"]["decay_end"]
+    assert [c["layer"] for c in hp if c["in_plan"]] == ["conv1"] + [c["layer"] for c in hp[1:]
+                                                                  if c["single_layer_loss"] >= margin]
+    (plan,) = [f for f in d["findings"] if f["code"] == "T207"]
+    assert plan["cfg_key"] == "compile_mode" and plan["line"] == 4 and plan["fix"]["applicability"] == "unsafe"
+    new = sorted(e["new_text"] for e in plan["fix"]["edits"])
+    assert new == sorted(["2"] + [f'"{c["layer"]}_hp"' for c in hp if c["in_plan"]])
+    t204 = [f for f in d["findings"] if f["code"] == "T204"]
+    assert t204[0]["layer"] == "conv1" and t204[0]["line"] == 9
+    assert t204[0]["fix"]["edits"][0]["new_text"] == '"conv1_hp"'
 
 
 def test_inplace_split_is_case3_explained(triaged):
@@ -66,7 +90,12 @@ def test_inplace_split_is_case3_explained(triaged):
     assert d["case"] == 3 and d["next_step"] == 4 and d["first_divergence"] == "conv4"
     (dip,) = d["dips"]
     assert dip["kind"] == "inplace-split" and dip["confirmed"] and dip["lint_code"] == "NN303"
-    assert "prelu4" in dip["fix"]
+    # the engine's de-inplace fix (safe), at the in-place layer; related: the dipping producer
+    assert dip["fix"]["applicability"] == "safe" and "prelu4" in dip["fix"]["message"]
+    (t301,) = [f for f in d["findings"] if f["code"] == "T301"]
+    assert t301["layer"] == "conv4" and t301["fix"] == dip["fix"] and "NN303" in t301["message"]
+    assert 'name: "prelu4"' in Path(t301["path"]).read_text().splitlines()[t301["line"] - 1]
+    assert "conv4" in t301["related"][0]["message"]
 
 
 def test_permute_layout_is_case3_explained(triaged):
@@ -109,7 +138,7 @@ def test_mild_decay_is_inconclusive_with_reason():
 
 def test_nothing_aligned_is_inconclusive():
     d = diagnose([LayerRow(name="x", order=0, metrics=None)])
-    assert d.case is None and d.findings[0].code == "T001"
+    assert d.case is None and d.findings[0].code == "T001" and d.findings[0].path == ""
 
 
 def test_fit_without_cfg_mean_offsets_in_grey_levels():

@@ -1,0 +1,28 @@
+"""What every triage finding's registration shares: :func:`register_finding` and message snippets.
+
+Used by :mod:`.triage_findings` (T0xx, T1xx) and :mod:`.triage_model_findings` (T2xx-T4xx).
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Severity
+from .registry import Messages, rule
+
+#: how a finding quotes a cfg key the cfg does not set (T102/T103/T104/T207)
+UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {default}")}
+#: the data input a cfg finding is about (related information)
+DATA_INPUT: Messages = {"data": ("data input \"{blob}\"", "数据输入 \"{blob}\"")}
+
+
+def register_finding(code: str, name: str, severity: Severity, step: int, *, summary: tuple[str, str],
+                     messages: Messages, docs: str, docs_zh: str, fix: str | None = None) -> None:
+    """Register one T-code in the rule registry; its docs (the four sections) come from `docs`.
+    Its check yields nothing: triage findings come from nnie-triage, never from a lint run."""
+
+    def check(project, ctx):
+        return ()
+
+    check.__name__ = f"triage_{code.lower()}"
+    check.__doc__ = docs
+    rule(code, name, severity, step=step, summary=summary, messages=messages, fix=fix,
+         docs_zh=docs_zh)(check)

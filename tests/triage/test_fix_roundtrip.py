@@ -1,0 +1,142 @@
+"""The fixes nnie-triage's findings carry are nnie-lint fixes: take `compare --format json` on real
+MTCNN dump sets, apply every finding's fix with nnie-lint's own machinery (batch.choose_fixes picks
+non-overlapping fixes, text.apply_edits applies them, batch.write_atomic writes), then lint the
+project again with nnie-lint — and, for the preprocessing fixes, emulate the NNIE side again with the
+fixed cfg: the data layer must now match Caffe."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nnie_lsp.batch import choose_fixes, lint_files, write_atomic
+from nnie_lsp.cli.triage import main
+from nnie_lsp.features.triage import finding_diagnostics
+from nnie_lsp.lint import project_for_file
+from nnie_lsp.settings import LintSettings
+from nnie_lsp.text import apply_edits, read_text
+
+IMAGE = Path(__file__).resolve().parents[2] / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT)
+
+
+def _project(scenario_dirs, name: str, dest: Path) -> dict:
+    """A copy of a scenario laid out as a mapper project: the cfg with its prototxt and caffemodel."""
+    p = scenario_dirs(name)
+    root = dest / name
+    shutil.copytree(Path(p["cfg"]).parent, root)
+    shutil.copy(p["prototxt"], root / Path(p["prototxt"]).name)
+    shutil.copy(p["caffemodel"], root / Path(p["caffemodel"]).name)
+    out = {k: root / Path(v).relative_to(Path(p["cfg"]).parent) for k, v in p.items()
+           if isinstance(v, Path) and k in ("caffe", "nnie", "nnie16", "cfg")}
+    out.update(prototxt=root / Path(p["prototxt"]).name, caffemodel=root / Path(p["caffemodel"]).name, root=root)
+    return out
+
+
+def _compare(capsys, project: dict, *extra) -> dict:
+    argv = ["compare", "--reference", str(project["caffe"]), "--sim", str(project["nnie"]), "--cfg",
+            str(project["cfg"]), "--prototxt", str(project["prototxt"]), "--format", "json", *extra]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _apply_all(report: dict) -> dict[str, str]:
+    """Every finding's fix, chosen and applied the way `nnie-lint --fix --unsafe-fixes` does."""
+    diags = finding_diagnostics(report)
+    chosen = choose_fixes(diags, unsafe=True)
+    assert chosen, "the report carries no fix"
+    by_path: dict[str, list] = {}
+    for fix in chosen:
+        for fe in fix.edits:
+            by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
+    written = {}
+    for path, edits in by_path.items():
+        decoded = read_text(path) if os.path.exists(path) else None
+        new = apply_edits(decoded.text if decoded else "", edits)
+        write_atomic(path, new, decoded)
+        written[path] = new
+    return written
+
+
+def _lint(project: dict):
+    return lint_files([str(project["cfg"])], settings=LintSettings()).diagnostics
+
+
+def _data_cosine(report: dict) -> float:
+    return next(r["cosine"] for r in report["layers"] if r["is_data"])
+
+
+@pytest.mark.parametrize("scenario, key, value", [("channel_swap", "RGB_order", "RGB"),
+                                                   ("missing_mean", "norm_type", 5)])
+def test_case1_fix_makes_the_data_layer_match(scenario_dirs, capsys, tmp_path, monkeypatch, scenario, key, value):
+    monkeypatch.chdir(tmp_path)  # the report's paths are relative to the working directory
+    project = _project(scenario_dirs, scenario, tmp_path)
+    before = _lint(project)
+    report = _compare(capsys, project)
+    assert report["case"] == 1 and _data_cosine(report) < report["thresholds"]["data_layer"]
+    fixes = [f["fix"] for f in report["findings"] if f["fix"]]
+    assert fixes and all(f["applicability"] == "unsafe" for f in fixes)  # preprocessing changes the net
+    _apply_all(report)
+    # nnie-lint reads the fixed cfg as meant, and finds nothing new
+    config = project_for_file(str(project["cfg"]), settings=LintSettings()).config
+    assert config.group(0).value(key) == value
+    after = _lint(project)
+    assert {d.code for d in after} <= {d.code for d in before}, [str(d.message) for d in after]
+    if scenario == "missing_mean":
+        assert (project["root"] / "channel_mean.txt").read_text() == "127.5\n127.5\n127.5\n"
+        assert config.group(0).mean_file_value == "./channel_mean.txt"
+    # the NNIE side emulated again with the fixed cfg: the data layer now matches Caffe
+    fixed_sim = project["root"] / "nnie_fixed"
+    assert main(["emulate", "--prototxt", str(project["prototxt"]), "--caffemodel", str(project["caffemodel"]),
+                 "--image", str(IMAGE), "--cfg", str(project["cfg"]), "--transpose", "-o", str(fixed_sim)]) == 0
+    capsys.readouterr()
+    again = _compare(capsys, {**project, "nnie": fixed_sim})
+    assert again["case"] != 1 and _data_cosine(again) >= again["thresholds"]["data_layer"]
+    assert not [f for f in again["findings"] if f["code"].startswith("T1")]
+
+
+def test_case2_hp_plan_renames_and_sets_compile_mode(scenario_dirs, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    project = _project(scenario_dirs, "quant_noise", tmp_path)
+    before = _lint(project)
+    proto_before = project_for_file(str(project["cfg"]), settings=LintSettings()).graph
+    report = _compare(capsys, project, "--sim-16bit", str(project["nnie16"]))
+    assert report["case"] == 2
+    (plan,) = [f for f in report["findings"] if f["code"] == "T207"]
+    in_plan = [c["layer"] for c in report["hp_candidates"] if c["in_plan"]]
+    assert plan["fix"]["applicability"] == "unsafe" and "conv1" in in_plan
+    _apply_all(report)
+    project_after = project_for_file(str(project["cfg"]), settings=LintSettings())
+    assert project_after.config.compile_mode == 2
+    names = [layer.name for layer in project_after.graph.layers]
+    assert all(f"{n}_hp" in names for n in in_plan)
+    # renamed, not rewired: the same layers write the same blobs in the same order
+    assert [layer.tops for layer in project_after.graph.layers] == [layer.tops for layer in proto_before.layers]
+    assert [layer.name.removesuffix("_hp") for layer in project_after.graph.layers] == \
+        [layer.name for layer in proto_before.layers]
+    after = _lint(project)
+    assert not {"NN201", "NN202", "NN203"} & {d.code for d in after}  # the quantization rules are happy
+    assert {d.code for d in after} <= {d.code for d in before}
+
+
+def test_case3_deinplace_fix_is_safe_and_lint_agrees(scenario_dirs, capsys, tmp_path, monkeypatch):
+    """T301 carries nnie-lint's de-inplace fix; after it nnie-lint's NN303 (enabled) is silent there."""
+    monkeypatch.chdir(tmp_path)
+    project = _project(scenario_dirs, "inplace_split", tmp_path)
+    proto = project["prototxt"]
+    # the scenario's cfg names det2; no cfg needed here: the prototxt alone
+    argv = ["compare", "--reference", str(project["caffe"]), "--sim", str(project["nnie"]), "--prototxt", str(proto),
+            "--format", "json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    (t301,) = [f for f in report["findings"] if f["code"] == "T301"]
+    assert t301["fix"]["applicability"] == "safe"
+    nn303 = [d for d in lint_files([str(proto)], settings=LintSettings(select=("NN303",))).diagnostics
+             if "prelu4" in d.message]
+    assert nn303 and nn303[0].fix.edits[0].edit.new_text in {e["new_text"] for e in t301["fix"]["edits"]}
+    _apply_all(report)
+    again = [d for d in lint_files([str(proto)], settings=LintSettings(select=("NN303",))).diagnostics
+             if "prelu4" in d.message]
+    assert not again
