@@ -241,8 +241,6 @@ class Project:
 # (path resolution itself: nnie_lsp.cfg.paths; cfg_bases / resolve_path / is_windows_abs are
 # imported above and stay importable from here)
 
-__all__ = ["cfg_bases", "resolve_path", "is_windows_abs"]  # re-exported
-
 
 def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
     return RefFile.of(entry, resolve_written(entry.value, bases, provider.exists))
