@@ -13,6 +13,7 @@ from nnie_lsp.reference.preprocess import Preprocessing, load_image, normalize
 from nnie_lsp.reference.quant import QUANT8, QUANT16, LogQuantizer, to_fixed_20_12
 from nnie_lsp.reference.scenarios import MTCNN_PREP
 from nnie_lsp.dumpio import scan_dumps
+from nnie_lsp.triage.metrics import cosine
 
 from pathlib import Path
 
@@ -20,11 +21,6 @@ DET1_DIR = Path(__file__).resolve().parent.parent / "data" / "triage" / "mtcnn"
 IMAGE = Path(__file__).resolve().parents[2] / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT)
 
 PROTO, MODEL = DET1_DIR / "det1.prototxt", DET1_DIR / "det1.caffemodel"
-
-
-def _cos(a, b):
-    a, b = np.ravel(a).astype(float), np.ravel(b).astype(float)
-    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
 
 
 def test_quantizer_codes_follow_the_log_formula():
@@ -97,9 +93,9 @@ def test_emulation_8bit_close_16bit_closer_noise_decays():
     net = load_net(PROTO, MODEL)
     x = normalize(load_image(IMAGE, (3, 48, 48), MTCNN_PREP), MTCNN_PREP)[None]
     ref = {t: v for _, w in forward(net, {"data": x}) for t, v in w.items()}
-    c8 = [_cos(ref[o.top], o.value) for o in emulate(net, {"data": x}).outputs]
-    c16 = [_cos(ref[o.top], o.value) for o in emulate(net, {"data": x}, EmulationOptions(bits=16)).outputs]
-    cn = [_cos(ref[o.top], o.value) for o in emulate(net, {"data": x}, EmulationOptions(noise=0.05)).outputs]
+    c8 = [cosine(ref[o.top], o.value) for o in emulate(net, {"data": x}).outputs]
+    c16 = [cosine(ref[o.top], o.value) for o in emulate(net, {"data": x}, EmulationOptions(bits=16)).outputs]
+    cn = [cosine(ref[o.top], o.value) for o in emulate(net, {"data": x}, EmulationOptions(noise=0.05)).outputs]
     assert min(c8) > 0.99 and min(c8) < 0.99999  # real quantization loss, but small
     assert min(c16) > 0.99999
     assert cn[0] > 0.99 and min(cn) < 0.95  # good start, decays
@@ -130,3 +126,27 @@ def test_cli_reference_and_emulate(tmp_path):
     assert len(list((tmp_path / "sim").glob("seg0_layer*_output0_inst.linear.hex"))) == 7
     assert main(["reference", "--prototxt", str(PROTO), "--caffemodel", str(MODEL),
                  "--image", str(tmp_path / "nope.jpg"), "-o", str(tmp_path / "x")]) == 2
+
+
+def test_cli_reference_reads_relative_cfg_paths_like_the_lint(tmp_path, monkeypatch):
+    """`--cfg` with relative [mean_file]/[image_list]: resolved beside the cfg first (the lint's
+    order), even when the working directory holds a different mean.txt."""
+    from nnie_lsp.cli.triage import main
+
+    proj, work = tmp_path / "proj", tmp_path / "work"
+    proj.mkdir()
+    work.mkdir()
+    (proj / "mean.txt").write_text("127.5\n127.5\n127.5\n")
+    (work / "mean.txt").write_text("0\n0\n0\n")  # would give data in [0, 2] if it were read
+    (proj / "list.txt").write_text(f"{IMAGE}\n")
+    cfg = proj / "m.cfg"
+    cfg.write_text("[norm_type] 5\n[mean_file] ./mean.txt\n[data_scale] 0.0078125\n"
+                   "[RGB_order] RGB\n[image_list] ./list.txt\n[image_type] 1\n")
+    monkeypatch.chdir(work)
+    assert main(["reference", "--prototxt", str(PROTO), "--caffemodel", str(MODEL), "--cfg", str(cfg),
+                 "--transpose", "-o", str(tmp_path / "ref")]) == 0
+    data = next(t for t in scan_dumps(str(tmp_path / "ref")).tensors if t.key == "data").load()
+    assert data.min() < -0.5 and data.max() <= 1.0
+    cfg.write_text(cfg.read_text().replace("[norm_type] 5", "[norm_type] 9"))
+    assert main(["reference", "--prototxt", str(PROTO), "--caffemodel", str(MODEL), "--cfg", str(cfg),
+                 "-o", str(tmp_path / "bad")]) == 2  # a clear message, no traceback
