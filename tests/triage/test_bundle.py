@@ -48,3 +48,22 @@ def test_bundle_zip_contents(scenario_dirs, tmp_path, capsys):
     assert any(n.startswith("data/nnie/conv2_output") for n in names)
     assert any(n.startswith("images/") for n in names)
     assert "1.2.0.1_B040" in readme and "case 2" in readme
+
+
+def test_bundle_reads_the_cfg_like_the_lint(scenario_dirs, tmp_path, monkeypatch):
+    """Mean file and image come from the one preprocessing reading; a missing mean file is a
+    warning in the bundle, not a failure."""
+    p = scenario_dirs("quant_noise")
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "moved.cfg"
+    cfg.write_text(p["cfg"].read_text().replace("./mean.txt", "./nope.txt")
+                   .replace("./images.txt", str(p["cfg"].parent / "images.txt")))
+    out = tmp_path / "b.zip"
+    assert main(["bundle", "--layer", "conv2", "--reference", str(p["caffe"]), "--sim", str(p["nnie"]),
+                 "--cfg", str(cfg), "-o", str(out)]) == 0
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        readme = z.read("README.md").decode()
+    assert "cfg/moved.cfg" in names and any(n.startswith("images/") for n in names)
+    assert not any(n.endswith("mean.txt") for n in names)
+    assert "moved.cfg:" in readme and "mean file of input 0 was not found" in readme
