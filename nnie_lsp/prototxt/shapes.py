@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
     from .graph import GraphLayer, NetGraph
 
-__all__ = ["ShapeInference", "infer_shapes", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES"]
+__all__ = ["ShapeInference", "ShapeProblem", "infer_shapes", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES"]
 
 Shape = tuple[int, ...]
 
@@ -27,10 +27,25 @@ class ShapeInference:
     layer_tops: dict[int, tuple[Shape | None, ...]] = field(default_factory=dict)
     # (layer index, reason) where a layer's output could not be inferred
     notes: list[tuple[int, str]] = field(default_factory=list)
+    # layers whose parameters do not fit their input (Caffe refuses them), in layer order
+    problems: list[ShapeProblem] = field(default_factory=list)
 
 
 class _Unknown(Exception):
     pass
+
+
+class ShapeProblem(_Unknown):
+    """A layer whose parameters do not fit its input: Caffe (and nnie_mapper) refuse to set the
+    net up.  ``kind`` names the check (e.g. ``"count"`` for a Reshape whose element count
+    changes); ``details`` holds the numbers for the message (``input`` shape, ``count``, ``dim``
+    index in ``reshape_param.shape`` …)."""
+
+    def __init__(self, layer: int, kind: str, **details) -> None:
+        super().__init__(f"{kind}: {details}")
+        self.layer = layer
+        self.kind = kind
+        self.details = details
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,39 +201,47 @@ def _flatten(gl, ins):
 
 
 def _reshape(gl, ins):
-    x = _need(ins[0] if ins else None)
+    """Caffe ``ReshapeLayer``: ``shape`` replaces input axes ``[axis, axis + num_axes)`` (all by
+    default); ``dim: 0`` copies input axis ``axis + k``, one ``dim: -1`` is inferred, and the
+    element count must not change.  Inconsistent parameters raise :class:`ShapeProblem`."""
     p = gl.param.reshape_param
     dims = list(p.shape.dim)
+    inferred = [k for k, d in enumerate(dims) if d == -1]
+    # LayerSetUp checks: these do not need the input shape
+    if len(inferred) > 1:
+        raise ShapeProblem(gl.index, "two_inferred", dim=inferred[1], dims=tuple(dims))
+    for k, d in enumerate(dims):
+        if d < -1:
+            raise ShapeProblem(gl.index, "negative_dim", dim=k, value=d, dims=tuple(dims))
+    if p.num_axes < -1:
+        raise ShapeProblem(gl.index, "num_axes", num_axes=p.num_axes, axis=p.axis, dims=tuple(dims))
+    x = _need(ins[0] if ins else None)
     nd = len(x)
     start = p.axis + nd + 1 if p.axis < 0 else p.axis
     if not 0 <= start <= nd:
-        raise _Unknown("reshape axis out of range")
+        raise ShapeProblem(gl.index, "axis", axis=p.axis, input=x, dims=tuple(dims))
     end = nd if p.num_axes == -1 else start + p.num_axes
     if end > nd:
-        raise _Unknown("reshape num_axes out of range")
-    out = []
-    infer = None
+        raise ShapeProblem(gl.index, "num_axes", num_axes=p.num_axes, axis=p.axis, input=x, dims=tuple(dims))
+    shape = list(x[:start]) + dims + list(x[end:])
     for k, d in enumerate(dims):
         if d == 0:
             if start + k >= nd:
-                raise _Unknown("dim 0 copies a missing axis")
-            out.append(x[start + k])
-        elif d == -1:
-            if infer is not None:
-                raise _Unknown("more than one -1")
-            infer = len(out)
-            out.append(-1)
-        else:
-            out.append(d)
-    shape = list(x[:start]) + out + list(x[end:])
-    if infer is not None:
-        known = math.prod(d for d in shape if d != -1)
-        total = math.prod(x)
-        if known == 0 or total % known:
-            raise _Unknown("count does not divide")
-        shape[start + infer] = total // known
-    elif math.prod(shape) != math.prod(x):
-        raise _Unknown("count mismatch")
+                raise ShapeProblem(gl.index, "copy_missing", dim=k, axis=start + k, input=x, dims=tuple(dims))
+            shape[start + k] = x[start + k]
+    total = math.prod(x)
+    if inferred:
+        at = start + inferred[0]
+        known = math.prod(d for i, d in enumerate(shape) if i != at)
+        if known == 0:
+            raise _Unknown("a copied dim is 0: -1 cannot be inferred")
+        if total % known:
+            raise ShapeProblem(gl.index, "not_divisible", dim=inferred[0], input=x, count=total,
+                               known=known, dims=tuple(dims))
+        shape[at] = total // known
+    elif math.prod(shape) != total:
+        raise ShapeProblem(gl.index, "count", input=x, output=tuple(shape), count=total,
+                           output_count=math.prod(shape), dims=tuple(dims))
     return [tuple(shape)] * len(gl.tops)
 
 
@@ -370,6 +393,13 @@ def _input(gl, ins):
     return shapes[:len(gl.tops)]
 
 
+def _declared_input_tops(gl) -> list[Shape | None]:
+    try:
+        return list(_input(gl, []))
+    except _Unknown:
+        return [None] * len(gl.tops)
+
+
 def _crelu(gl, ins):
     # CReLU = Concat(ReLU(x), ReLU(-x)) along channels [inferred]
     x = _need(ins[0] if ins else None, 2)
@@ -424,22 +454,33 @@ SHAPE_RULES.update({
 })
 
 
-def infer_shapes(graph: "NetGraph") -> ShapeInference:
+def infer_shapes(graph: "NetGraph", input_shapes: "Mapping[str, Shape | None] | None" = None) -> ShapeInference:
+    """Shapes of every blob of ``graph``.  ``input_shapes`` replaces the declared shape of the
+    net inputs it names (top-level inputs and Input-layer tops), e.g. to ask what the net would
+    compute with another batch."""
+    overrides = dict(input_shapes or {})
     res = ShapeInference()
     blobs = res.blobs
     for inp in graph.inputs:
         if inp.style != "Input layer":
-            blobs[inp.name] = inp.shape
+            blobs[inp.name] = overrides.get(inp.name, inp.shape)
     for gl in graph.layers:
         ins = [blobs.get(b) for b in gl.bottoms]
         rule = SHAPE_RULES.get(gl.type)
         tops: list[Shape | None]
-        if rule is None:
+        if gl.type == "Input" and any(t in overrides for t in gl.tops):
+            declared = _declared_input_tops(gl)
+            tops = [overrides[t] if t in overrides else declared[k] for k, t in enumerate(gl.tops)]
+        elif rule is None:
             tops = [None] * len(gl.tops)
             res.notes.append((gl.index, f"no shape rule for layer type {gl.type!r}"))
         else:
             try:
                 tops = list(rule(gl, ins))
+            except ShapeProblem as problem:
+                tops = [None] * len(gl.tops)
+                res.notes.append((gl.index, str(problem)))
+                res.problems.append(problem)
             except _Unknown as e:
                 tops = [None] * len(gl.tops)
                 res.notes.append((gl.index, str(e)))

@@ -9,7 +9,8 @@ Registered when :mod:`.schema_rules` is loaded.
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from ._proto import child, children, field_range, layer_anchor
+from ..prototxt.batch import BATCH_AXIS_FIELDS
+from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule
 
 POWER_ALLOWED = (-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0)
@@ -41,18 +42,25 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                             "Reshape 层 \"{layer}\" 把 batch 维设为 {n}：请用 0（保持不变），以便 mapper 按 [batch_num] 设置 N"),
           "reshape": ("Reshape to {n} dims: users report the mapper needs 4-D shapes with first dim 0 (or deleting the Reshape)",
                       "Reshape 为 {n} 维：用户反馈 mapper 需要首维为 0 的 4 维形状（或删除该 Reshape）"),
+          "more": (" (the same in {n} more layers: {layers})", "（另有 {n} 个层相同：{layers}）"),
+          "also": ("the same in layer \"{layer}\"", "层 \"{layer}\" 中相同"),
       })
 def nn018(project, ctx):
     """
     ## What it finds
-    Layer parameters outside what NNIE maps, from the HiSVP guide §3.1.6 and user reports:
+    Layer parameters outside what NNIE maps, from the HiSVP guide §3.1.6 and user reports
+    (docs/field-facts.md §7.5):
     Permute orders other than (0,2,3,1); Pooling `round_mode: FLOOR` (the wk always rounds up;
     a `ceil_mode` field from PyTorch converters is reported by NN011); Upsample scale other than
-    2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction `axis: 0`, a
+    2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction/InnerProduct `axis: 0`, a
     Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
     wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
     user-reported).
+
+    One finding per cause: the same limit broken the same way in several layers (every Permute
+    and Reshape of the channel-shuffle blocks of a ShuffleNet, say) is reported once, at the first
+    layer, with the other layers as related locations.
 
     ## Why
     The mapper either refuses the layer (`Permute can only support (0,1,2,3) -> (0,2,3,1) order!`,
@@ -71,6 +79,12 @@ def nn018(project, ctx):
     doc, g = project.prototxt, project.graph
     if doc is None or g is None:
         return
+    places = list(_limit_places(g, ctx))
+    yield from one_per_cause(ctx, doc, places, more_msg="more", related_msg="also")
+
+
+def _limit_places(g, ctx):
+    """Every place breaking a limit, in layer order (NN018 then keeps one finding per cause)."""
     shapes = {}
     try:
         shapes = g.blob_shapes() or {}
@@ -78,33 +92,35 @@ def nn018(project, ctx):
         shapes = {}
     for layer in g.layers:
         src, p, t = layer.source, layer.source.param, layer.type
+        name = layer.name
         if t == "Permute" and p.HasField("permute_param"):
             order = tuple(p.permute_param.order)
             if order and order not in ((0, 2, 3, 1),):
-                yield ctx.diag("permute", doc.path, field_range(src, "permute_param", "order"),
-                               order=",".join(map(str, order)))
+                yield Place("permute", field_range(src, "permute_param", "order"), name,
+                            {"order": ",".join(map(str, order))})
         elif t == "Pooling":
             pp = child(src.node, "pooling_param")
             rm = child(pp, "round_mode")
             if rm is not None and str(rm.value).upper() == "FLOOR":
-                yield ctx.diag("ceil", doc.path, rm.range, severity=Severity.WARNING, field="round_mode: FLOOR",
-                               how="down (floor)" if not ctx.lang.startswith("zh") else "向下")
+                yield Place("ceil", rm.range, name, {"field": "round_mode: FLOOR",
+                            "how": "down (floor)" if not ctx.lang.startswith("zh") else "向下"},
+                            Severity.WARNING)
         elif t == "Upsample":
             up = child(src.node, "upsample_param")
             for fname in ("scale", "scale_h", "scale_w"):
                 n = child(up, fname)
                 if n is not None and _num(n.value) not in (2, None):
-                    yield ctx.diag("upsample", doc.path, n.value_range, scale=n.value_text)
+                    yield Place("upsample", n.value_range, name, {"scale": n.value_text})
         elif t == "Power":
             n = child(src.node, "power_param", "power")
             v = _num(n.value) if n is not None else None
             if v is not None and not any(abs(v - a) < 1e-9 for a in POWER_ALLOWED):
-                yield ctx.diag("power", doc.path, n.value_range, power=n.value_text)
+                yield Place("power", n.value_range, name, {"power": n.value_text})
         if t in ("Convolution", "Deconvolution", "DepthwiseConvolution"):
             n = child(src.node, "convolution_param", "group")
             v = _num(n.value) if n is not None else None
             if v is not None and v > 2048:
-                yield ctx.diag("group", doc.path, n.value_range, group=n.value_text)
+                yield Place("group", n.value_range, name, {"group": n.value_text})
         param_node = None
         if t in ("Convolution", "Deconvolution", "DepthwiseConvolution"):
             param_node = child(src.node, "convolution_param")
@@ -118,41 +134,30 @@ def nn018(project, ctx):
                         continue
                     lo = 0 if fname.startswith("pad") else 1
                     if v < lo or v > 255:
-                        yield ctx.diag("intparam", doc.path, n.value_range, field=fname, value=n.value_text)
+                        yield Place("intparam", n.value_range, name, {"field": fname, "value": n.value_text})
         if t == "Reshape":
             dims = children(child(src.node, "reshape_param", "shape"), "dim")
             if dims and len(dims) != 4:
-                yield ctx.diag("reshape", doc.path, layer_anchor(src), severity=Severity.WARNING, n=len(dims))
+                yield Place("reshape", layer_anchor(src), name, {"n": len(dims)}, Severity.WARNING)
             elif dims and _num(dims[0].value) not in (0, None):
-                yield ctx.diag("reshape_batch", doc.path, dims[0].value_range, severity=Severity.WARNING, layer=layer.name,
-                               n=dims[0].value_text)
-        axis_field = _BATCH_AXIS_FIELDS.get(t)
+                yield Place("reshape_batch", dims[0].value_range, name, {"layer": name, "n": dims[0].value_text},
+                            Severity.WARNING)
+        axis_field = BATCH_AXIS_FIELDS.get(t)
         if axis_field is not None:
             pnode = child(src.node, axis_field[0])
             for fname in axis_field[1:]:
                 n = child(pnode, fname)
                 if n is not None and _num(n.value) == 0:
-                    yield ctx.diag("batch", doc.path, n.value_range, type=t, layer=layer.name)
+                    yield Place("batch", n.value_range, name, {"type": t, "layer": name})
         if t == "Eltwise" and len(layer.bottoms) > 1:
             ins = [shapes.get(b) for b in layer.bottoms]
             if all(s is not None for s in ins) and len({tuple(s) for s in ins}) > 1:
-                yield ctx.diag("eltwise", doc.path, layer_anchor(src),
-                               shapes=", ".join("x".join(map(str, s)) for s in ins))
+                yield Place("eltwise", layer_anchor(src), name,
+                            {"shapes": ", ".join("x".join(map(str, s)) for s in ins)})
         for top in layer.tops:
             s = shapes.get(top)
             if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
-                yield ctx.diag("width", doc.path, layer_anchor(src), severity=Severity.WARNING, blob=top, width=s[3])
-
-
-# layer type -> (parameter message, axis fields); axis 0 is the batch (defaults are never 0)
-_BATCH_AXIS_FIELDS = {
-    "Concat": ("concat_param", "axis", "concat_dim"),
-    "Slice": ("slice_param", "axis", "slice_dim"),
-    "Softmax": ("softmax_param", "axis"),
-    "Flatten": ("flatten_param", "axis"),
-    "Reduction": ("reduction_param", "axis"),
-    "ArgMax": ("argmax_param", "axis"),
-}
+                yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
 
 
 def _is_global_pool(src) -> bool:

@@ -1,9 +1,14 @@
-"""Schema and graph rules NN010-NN017: the prototxt as nnie_mapper will read it.
+"""Schema and graph rules NN010-NN016 and NN020: the prototxt as nnie_mapper will read it.
 
 Syntax, unknown fields and bad values (from the reader), undefined bottoms, duplicate layer names,
-unsupported layer types, legacy forms and the input batch.  The documented NNIE layer limits
-(NN018-NN019) are in :mod:`.layer_limits`, imported here so that loading this module registers
-both.
+unsupported layer types, legacy forms and the layers outside the TEST net.  The input batch
+(NN017) is in :mod:`.input_batch`, the documented NNIE layer limits (NN018-NN019) in
+:mod:`.layer_limits` and the layers the net cannot be set up with (NN021) in
+:mod:`.layer_setup`, imported here so that loading this module registers them all.
+
+Rules look at the TEST net nnie_mapper converts (``project.graph.layers``); layers of other
+phases (``graph.excluded``) are only counted by NN020.  Syntax and schema errors (NN010-NN012)
+are reported everywhere in the file: the mapper's parser reads it whole.
 """
 
 from __future__ import annotations
@@ -11,8 +16,8 @@ from __future__ import annotations
 from ..diagnostics import Severity
 from ..prototxt import layers as layer_table
 from ..text import Range, TextEdit
-from . import layer_limits  # noqa: F401  (registers NN018-NN019 with the rules below)
-from ._proto import child, children, layer_anchor
+from . import input_batch, layer_limits, layer_setup  # noqa: F401  (register NN017-NN019 and NN021 with the rules below)
+from ._proto import layer_anchor, line_directives, names_text, top_level
 from .registry import rule
 
 
@@ -134,8 +139,10 @@ def nn012(project, ctx):
 
 @rule("NN013", "undefined-bottom", Severity.ERROR, step=None,
       summary=("A bottom blob is never produced", "bottom 引用的 blob 没有被任何层产生"),
-      messages={"undefined": ("bottom \"{blob}\" of layer \"{layer}\" is not produced by any earlier layer or input{hint}",
-                              "层 \"{layer}\" 的 bottom \"{blob}\" 不是任何前面的层或输入产生的{hint}"),
+      messages={"undefined": ("bottom \"{blob}\" of layer \"{layer}\" is not produced by any earlier layer or input{hint}{more}",
+                              "层 \"{layer}\" 的 bottom \"{blob}\" 不是任何前面的层或输入产生的{hint}{more}"),
+                "more": ("; {n} more layers read it: {layers}", "；另有 {n} 个层也读取它：{layers}"),
+                "also": ("layer \"{layer}\" also reads \"{blob}\"", "层 \"{layer}\" 也读取 \"{blob}\""),
                 "hint": ("; did you mean \"{suggestion}\"?", "；是否应为 \"{suggestion}\"？"),
                 "later": (" (layer \"{producer}\" produces it later: layers must be in topological order)",
                           "（层 \"{producer}\" 在后面才产生它：层必须按拓扑顺序排列）"),
@@ -156,8 +163,12 @@ def nn013(project, ctx):
     layer { name: "relu1" type: "ReLU" bottom: "conv_1" top: "conv1" }   # blob is "conv1"
     ```
 
+    One finding per missing blob, at its first reader; the other layers reading it are related
+    locations (a net cut before a deleted head often has one blob read by dozens of layers).
+
     ## Fix
-    Unsafe: rename to the closest defined blob, when one is close enough.
+    Unsafe: rename to the closest defined blob, when one is close enough (in every layer that
+    reads the missing blob).
     """
     import difflib
     doc, g = project.prototxt, project.graph
@@ -168,6 +179,8 @@ def nn013(project, ctx):
     for layer in g.layers:
         for t in layer.tops:
             later_producer.setdefault(t, layer.name)
+    readers: dict[str, list] = {}  # missing blob -> [(layer, range)] in order
+    close_at_first: dict[str, str | None] = {}
     for layer in g.layers:
         if all(b in defined for b in layer.bottoms):  # fast path: no ranges needed
             defined.update(layer.tops)
@@ -175,19 +188,41 @@ def nn013(project, ctx):
         for blob, rng in layer.source.bottoms:
             if blob in defined:
                 continue
-            hint = ""
-            fix = None
-            if blob in later_producer and later_producer[blob] != layer.name:
-                hint = ctx.text("later", producer=later_producer[blob])
-            else:
+            if blob not in readers:
                 close = difflib.get_close_matches(blob, sorted(defined), n=1, cutoff=0.8)
-                if close:
-                    hint = ctx.text("hint", suggestion=close[0])
-                    from ..fixes import replace_string_token
-                    fix = ctx.fix("rename", [(doc.path, replace_string_token(doc, rng, close[0]))],
-                                  safe=False, suggestion=close[0])
-            yield ctx.diag("undefined", doc.path, rng, fix=fix, blob=blob, layer=layer.name, hint=hint)
+                close_at_first[blob] = close[0] if close else None
+            readers.setdefault(blob, []).append((layer, rng))
         defined.update(layer.tops)
+    directives = line_directives(doc)
+    for blob, places in readers.items():
+        suggestion = close_at_first[blob]
+        grouped = []
+        for layer, rng in places:
+            probe = ctx.diag("undefined", doc.path, rng, blob=blob, layer=layer.name, hint="", more="")
+            if any(d.covers(probe) for d in directives):  # a suppressed place silences only itself
+                yield _undefined(ctx, doc, blob, [(layer, rng)], suggestion, later_producer)
+            else:
+                grouped.append((layer, rng))
+        if grouped:
+            yield _undefined(ctx, doc, blob, grouped, suggestion, later_producer)
+
+
+def _undefined(ctx, doc, blob, places, suggestion, later_producer):
+    """NN013 for one missing blob: at its first reader, the other readers as related places."""
+    (layer, rng), others = places[0], places[1:]
+    hint = ""
+    fix = None
+    if blob in later_producer and later_producer[blob] != layer.name:
+        hint = ctx.text("later", producer=later_producer[blob])
+    elif suggestion:
+        hint = ctx.text("hint", suggestion=suggestion)
+        from ..fixes import replace_string_token
+        fix = ctx.fix("rename", [(doc.path, replace_string_token(doc, r, suggestion)) for _, r in places],
+                      safe=False, suggestion=suggestion)
+    more = ctx.text("more", n=len(others), layers=names_text([other.name for other, _ in others])) if others else ""
+    related = [ctx.related("also", doc.path, r, blob=blob, layer=other.name) for other, r in others]
+    return ctx.diag("undefined", doc.path, rng, fix=fix, related=related, blob=blob, layer=layer.name,
+                    hint=hint, more=more)
 
 
 @rule("NN014", "duplicate-layer-name", Severity.ERROR, step=None,
@@ -242,7 +277,9 @@ def nn014(project, ctx):
                 "advice_cut": ("cut the net before it and run it on the CPU (usual practice for {type}), or rewrite it as Custom",
                                "通常的做法是在它之前截断网络并在 CPU 上实现（{type} 的惯例），或改写为 Custom"),
                 "advice_train": ("it is a training-only layer: delete it from the deploy prototxt",
-                                 "这是仅用于训练的层：请从部署用 prototxt 中删除")})
+                                 "这是仅用于训练的层：请从部署用 prototxt 中删除"),
+                "python": ("Python layer \"{layer_class}\" does not run on NNIE: {advice}",
+                           "Python 层 \"{layer_class}\" 无法在 NNIE 上运行：{advice}")})
 def nn015(project, ctx):
     """
     ## What it finds
@@ -256,9 +293,18 @@ def nn015(project, ctx):
     `_cpu`; the net is then split into NNIE and CPU segments.  The mapper otherwise fails at "net
     parsing".
 
+    A pycaffe `type: "Python"` layer gets the advice of its class (`python_param { layer: … }`):
+    Faster R-CNN / R-FCN's `ProposalLayer` is needed at inference and becomes NNIE's `Proposal`
+    layer with `[net_type] 1` (docs/field-facts.md §7.3, §16.4); training-only classes
+    (`AnchorTargetLayer`, `ProposalTargetLayer`, `SpatialDropout`) are deleted; `RoIDataLayer`
+    becomes an input declaration; other classes get the general advice.
+
     ## Example
     ```
     layer { name: "detection_out" type: "DetectionOutput" ... }    # run on the CPU instead
+    layer { name: "proposal" type: "Python" bottom: "rpn_cls_prob_reshape" bottom: "rpn_bbox_pred"
+            bottom: "im_info" top: "rois"
+            python_param { module: "rpn.proposal_layer" layer: "ProposalLayer" } }   # -> Proposal
     ```
 
     ## Fix
@@ -275,6 +321,9 @@ def nn015(project, ctx):
         if spec is not None and spec.support != "unsupported":
             continue
         rng = layer.source.type_range or layer_anchor(layer.source)
+        if t == "Python" and not layer.source.is_v1:
+            yield _python_layer(layer, rng, doc, ctx)
+            continue
         if spec is None:
             close = layer_table.suggest(t)
             hint = ctx.text("hint", suggestion=close) if close else ""
@@ -289,8 +338,15 @@ def nn015(project, ctx):
         yield ctx.diag("unsupported", doc.path, rng, type=t, advice=advice)
 
 
-def _input_dim_nodes(doc):
-    return [n for n in doc.nodes if n.name == "input_dim"]
+def _python_layer(layer, rng, doc, ctx):
+    """NN015 for a pycaffe layer: the advice depends on its class (``python_param.layer``)."""
+    layer_class = layer.param.python_param.layer
+    known = layer_table.python_layer_advice(layer_class) if layer_class else None
+    if known is None:
+        advice = ctx.text("advice_default", name=layer.name)
+    else:
+        advice = known.zh if ctx.lang.startswith("zh") else known.en
+    return ctx.diag("python", doc.path, rng, layer_class=layer_class or "?", advice=advice)
 
 
 @rule("NN016", "legacy-form", Severity.WARNING, step=None,
@@ -329,10 +385,11 @@ def nn016(project, ctx):
     doc = project.prototxt
     if doc is None:
         return
+    outside = {id(e.layer.source.node) for e in project.graph.excluded} if project.graph is not None else set()
     for n in doc.nodes:
-        if n.name == "layers":
+        if n.name == "layers" and id(n) not in outside:
             yield ctx.diag("v1", doc.path, n.name_range)
-    dims = _input_dim_nodes(doc)
+    dims = top_level(doc, "input_dim")
     if not dims:
         return
     fix = None
@@ -356,65 +413,53 @@ def nn016(project, ctx):
     yield ctx.diag("input_dim", doc.path, Range(dims[0].range.start, dims[min(3, len(dims) - 1)].range.end), fix=fix)
 
 
-def _batch_dim_nodes(doc, g):
-    """(input name, node of its first dim) for each input whose shape is declared."""
-    out = []
-    shapes = children_top(doc, "input_shape")
-    dims = _input_dim_nodes(doc)
-    names = [n.value for n in doc.nodes if n.name == "input"]
-    for k, name in enumerate(names):
-        if k < len(shapes):
-            d = children(shapes[k], "dim")
-            if d:
-                out.append((name, d[0]))
-        elif len(dims) >= 4 * (k + 1):
-            out.append((name, dims[4 * k]))
-    for layer in g.layers:
-        if layer.type == "Input":
-            shapes_l = children(child(layer.source.node, "input_param"), "shape")
-            for j, top in enumerate(layer.tops):
-                s = shapes_l[j] if j < len(shapes_l) else (shapes_l[0] if len(shapes_l) == 1 else None)
-                d = children(s, "dim") if s is not None else ()
-                if d:
-                    out.append((top, d[0]))
-    return out
-
-
-def children_top(doc, name):
-    return [n for n in doc.nodes if n.name == name]
-
-
-@rule("NN017", "input-batch-not-one", Severity.WARNING, step=None,
-      summary=("Input batch dimension is not 1", "输入的 batch 维不为 1"),
-      messages={"batch": ("input \"{name}\" declares batch {n}; NNIE expects 1 (the mapper sets N from [batch_num] and the image count)",
-                          "输入 \"{name}\" 的 batch 为 {n}；NNIE 要求为 1（N 由 [batch_num] 与图片数决定）"),
-                "set": ("Set the batch dimension to 1", "将 batch 维改为 1")},
-      fix="safe")
-def nn017(project, ctx):
+@rule("NN020", "layers-outside-test-net", Severity.INFO, step=None,
+      summary=("Layers outside the TEST net are not checked", "不属于 TEST 网络的层不做检查"),
+      messages={"excluded": ("{n} layers are not part of the TEST net nnie_mapper converts ({reasons}) and are not checked: {layers}",
+                             "{n} 个层不属于 nnie_mapper 转换的 TEST 网络（{reasons}），不做检查：{layers}"),
+                "one": ("layer \"{layer}\" is not part of the TEST net nnie_mapper converts ({reasons}) and is not checked",
+                        "层 \"{layer}\" 不属于 nnie_mapper 转换的 TEST 网络（{reasons}），不做检查"),
+                "also": ("layer \"{layer}\": {reason}", "层 \"{layer}\"：{reason}")},
+      docs_zh=("BVLC 的 train_val.prototxt 同时包含 TRAIN 与 TEST 两个阶段的层（`include { phase: TRAIN }` 等），"
+               "nnie_mapper 转换的是部署/TEST 网络。不属于 TEST 网络的层不参与任何检查，这里每个文件只提示一次被忽略的层数；"
+               "语法与字段错误（NN010-NN012）仍在整个文件中报告，因为 mapper 会解析整个文件。"))
+def nn020(project, ctx):
     """
     ## What it finds
-    A network input declared with a first (batch) dimension other than 1.
+    Layers that Caffe's phase rules leave out of the TEST net (`include { phase: TRAIN }`,
+    `exclude { phase: TEST }`, a `stage` or `min_level` the deploy net does not have).  Said once
+    per file, at the first such layer, with the others as related locations.
 
     ## Why
-    The guide says n should be 1 in the prototxt: nnie_mapper sets N itself from the image count
-    and `[batch_num]`, and no NNIE operation may touch the batch dimension.
+    A BVLC `train_val.prototxt` holds the layers of both phases, often with the same names; NNIE
+    converts the deploy/TEST net (docs/field-facts.md §16.4), so the other layers are not part of
+    the NNIE net and no rule reports them as NNIE problems.  This note says which layers were
+    left out, so that a layer you expected to be checked is not silently skipped.  Syntax and
+    schema errors (NN010-NN012) are still reported in those layers: the mapper's parser reads the
+    whole file.
 
     ## Example
     ```
-    input_shape { dim: 8 dim: 3 dim: 224 dim: 224 }
+    layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN } ... }
+    layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST } ... }
     ```
 
     ## Fix
-    Set the first dim to 1 (safe: the mapper ignores the declared batch for mapping).
+    None needed.  To convert, a deploy prototxt without the training layers is the usual input.
     """
     doc, g = project.prototxt, project.graph
-    if doc is None or g is None:
+    if doc is None or g is None or not g.excluded:
         return
-    for name, node in _batch_dim_nodes(doc, g):
-        try:
-            n = int(node.value)
-        except (TypeError, ValueError):
-            continue
-        if n != 1:
-            fix = ctx.fix("set", [(doc.path, TextEdit(node.value_range, "1"))], safe=True)
-            yield ctx.diag("batch", doc.path, node.value_range, fix=fix, name=name, n=n)
+    counts: dict[str, int] = {}
+    for excluded in g.excluded:
+        counts[excluded.reason] = counts.get(excluded.reason, 0) + 1
+    reasons = "; ".join(r if n == 1 else f"{r} ×{n}" for r, n in counts.items())
+    first, others = g.excluded[0], g.excluded[1:]
+    related = [ctx.related("also", doc.path, layer_anchor(e.layer.source), layer=e.layer.name or e.layer.type,
+                           reason=e.reason) for e in others]
+    rng = layer_anchor(first.layer.source)
+    if not others:
+        yield ctx.diag("one", doc.path, rng, layer=first.layer.name or first.layer.type, reasons=reasons)
+        return
+    names = names_text([e.layer.name or e.layer.type for e in g.excluded])
+    yield ctx.diag("excluded", doc.path, rng, related=related, n=len(g.excluded), reasons=reasons, layers=names)

@@ -1,0 +1,143 @@
+"""NN017: the input batch must be 1, and setting it to 1 is a safe fix only when no layer depends
+on the batch (:mod:`nnie_lsp.prototxt.batch`).  Registered when :mod:`.schema_rules` is loaded."""
+
+from __future__ import annotations
+
+from ..diagnostics import Severity
+from ..prototxt.batch import batch_dependence
+from ..text import TextEdit
+from ._proto import child, children, names_text, top_level
+from .registry import rule
+
+
+def _batch_dim_nodes(doc, g):
+    """(input name, node of its first dim) for each input whose shape is declared."""
+    out = []
+    shapes = top_level(doc, "input_shape")
+    dims = top_level(doc, "input_dim")
+    names = [n.value for n in doc.nodes if n.name == "input"]
+    for k, name in enumerate(names):
+        if k < len(shapes):
+            d = children(shapes[k], "dim")
+            if d:
+                out.append((name, d[0]))
+        elif len(dims) >= 4 * (k + 1):
+            out.append((name, dims[4 * k]))
+    for layer in g.layers:
+        if layer.type == "Input":
+            shapes_l = children(child(layer.source.node, "input_param"), "shape")
+            for j, top in enumerate(layer.tops):
+                s = shapes_l[j] if j < len(shapes_l) else (shapes_l[0] if len(shapes_l) == 1 else None)
+                d = children(s, "dim") if s is not None else ()
+                if d:
+                    out.append((top, d[0]))
+    return out
+
+
+@rule("NN017", "input-batch-not-one", Severity.WARNING, step=None,
+      summary=("Input batch dimension is not 1", "输入的 batch 维不为 1"),
+      messages={"batch": ("input \"{name}\" declares batch {n}; NNIE expects 1 (the mapper sets N from [batch_num] and the image count){why}",
+                          "输入 \"{name}\" 的 batch 为 {n}；NNIE 要求为 1（N 由 [batch_num] 与图片数决定）{why}"),
+                "set": ("Set the batch dimension to 1", "将 batch 维改为 1"),
+                "set_all": ("Set the batch dimension of inputs {inputs} to 1", "将输入 {inputs} 的 batch 维改为 1"),
+                "unchecked": ("the shapes could not be inferred", "无法推断形状"),
+                "unsafe": ("; setting it to 1 is not a safe fix: {reason}{more}",
+                           "；把它改为 1 不是安全的修复：{reason}{more}"),
+                "more": (" (also {layers})", "（另有 {layers}）"),
+                "reshape_dims": ("Reshape \"{layer}\" hard-codes the batch in its shape ({dims})",
+                                 "Reshape 层 \"{layer}\" 的形状中写死了 batch（{dims}）"),
+                "axis0": ("{type} \"{layer}\" works on axis 0 (`{field}: 0`), the batch",
+                          "{type} 层 \"{layer}\" 作用在第 0 维（`{field}: 0`），即 batch 维"),
+                "setup": ("{type} \"{layer}\" no longer fits its input {input} with batch 1",
+                          "batch 为 1 时 {type} 层 \"{layer}\" 与其输入 {input} 不再相符"),
+                "shape": ("{type} \"{layer}\" would make \"{blob}\" {after} instead of {before}: its output depends on the batch",
+                          "{type} 层 \"{layer}\" 会使 \"{blob}\" 变为 {after} 而不是 {before}：其输出依赖 batch"),
+                "mixes": ("{type} \"{layer}\" would combine inputs with different batches ({shapes})",
+                          "{type} 层 \"{layer}\" 会合并 batch 不同的输入（{shapes}）"),
+                "unknown": ("the shape of \"{blob}\" ({type} \"{layer}\") is unknown, so nnie-lint cannot check that no later layer depends on the batch",
+                            "\"{blob}\"（{type} 层 \"{layer}\"）的形状未知，nnie-lint 无法确认其后的层不依赖 batch")},
+      fix="safe/unsafe")
+def nn017(project, ctx):
+    """
+    ## What it finds
+    A network input declared with a first (batch) dimension other than 1.
+
+    ## Why
+    The guide says n should be 1 in the prototxt: nnie_mapper sets N itself from the image count
+    and `[batch_num]`, and no NNIE operation may touch the batch dimension.
+
+    ## Example
+    ```
+    input_shape { dim: 8 dim: 3 dim: 224 dim: 224 }
+    ```
+
+    ## Fix
+    Set the first dim to 1 — of every input declaring that batch, together (NNIE sets N for the
+    whole net; two inputs meeting in an Eltwise must keep one batch).  Safe only when no layer fed
+    by those inputs depends on the batch: the shapes are inferred with the declared batch and
+    with 1, and every blob must keep its shape apart from the batch.  The fix is unsafe, and the message names the layer, when a layer's
+    parameters depend on the batch — a Reshape whose shape hard-codes it (an LRCN net's
+    `16×10×4096`, docs/field-facts.md §16.4), an operation on axis 0, a Reshape or Flatten
+    whose output would change beyond the batch — or when a shape cannot be inferred, so that
+    nothing after it can be checked.
+    """
+    doc, g = project.prototxt, project.graph
+    if doc is None or g is None:
+        return
+    by_node: dict[int, tuple] = {}  # one finding per written dim (an Input layer's shape may serve several tops)
+    for name, node in _batch_dim_nodes(doc, g):
+        try:
+            n = int(node.value)
+        except (TypeError, ValueError):
+            continue
+        if n != 1:
+            by_node.setdefault(id(node), (node, n, []))[2].append(name)
+    # the fix sets every input declaring the same batch at once: NNIE sets N for the whole net, and
+    # changing one of two inputs that meet in an Eltwise or Concat would break the net
+    by_batch: dict[int, list] = {}
+    for node, n, names in by_node.values():
+        by_batch.setdefault(n, []).append((node, names))
+    for n, group in by_batch.items():
+        all_names = [name for _, names in group for name in names]
+        why = _unsafe_why(g, all_names, ctx)
+        edits = [(doc.path, TextEdit(node.value_range, "1")) for node, _ in group]
+        if len(group) > 1:
+            fix = ctx.fix("set_all", edits, safe=not why, inputs=names_text(all_names))
+        else:
+            fix = ctx.fix("set", edits, safe=not why)
+        for node, names in group:
+            yield ctx.diag("batch", doc.path, node.value_range, fix=fix, name='", "'.join(names), n=n, why=why)
+
+
+def _unsafe_why(g, names, ctx) -> str:
+    """Why setting the batch of ``names`` to 1 is not a safe fix ("" when it is safe)."""
+    try:
+        dependent = batch_dependence(g, names, 1)
+    except Exception:  # shape inference is best effort: unchecked means not safe
+        return ctx.text("unsafe", reason=ctx.text("unchecked"), more="")
+    if not dependent:
+        return ""
+    more = ctx.text("more", layers=names_text([d.layer.name for d in dependent[1:]])) if dependent[1:] else ""
+    return ctx.text("unsafe", reason=_dependence_text(dependent[0], ctx), more=more)
+
+
+def _dims_text(shape) -> str:
+    return "×".join(str(d) for d in shape) if shape else "?"
+
+
+def _dependence_text(dependence, ctx) -> str:
+    layer, d = dependence.layer, dependence.details
+    params = {"layer": layer.name, "type": layer.type}
+    if dependence.kind == "reshape_dims":
+        params["dims"] = _dims_text(d["dims"])
+    elif dependence.kind == "axis0":
+        params["field"] = d["field"]
+    elif dependence.kind == "setup":
+        params["input"] = _dims_text(d.get("input"))
+    elif dependence.kind == "shape":
+        params.update(blob=d["blob"], before=_dims_text(d["before"]), after=_dims_text(d["after"]))
+    elif dependence.kind == "mixes":
+        params["shapes"] = ", ".join(_dims_text(s) for s in d["shapes"])
+    elif dependence.kind == "unknown":
+        params["blob"] = d["blob"]
+    return ctx.text(dependence.kind, **params)
