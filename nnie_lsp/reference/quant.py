@@ -1,4 +1,4 @@
-"""NNIE quantizers in numpy (NNIE_REFERENCE.md §11).
+"""NNIE quantizers in numpy (docs/field-facts.md §11).
 
 8-bit mode [C, S7]: sign-magnitude ("true form") codes, 0x80 = -0; a magnitude code m in 1..127
 stands for 2**((m + z) / 16) with z = round(16*log2(clip)) - 127, so the largest code (127) is the
