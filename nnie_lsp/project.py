@@ -175,6 +175,9 @@ class Project:
     # RuyiStudio marked prototxts (`<name>_mark_nnie_<yyyymmddhhmmss>.prototxt`) beside the one the
     # cfg names, newest first (only filled when [prototxt_file] is such a file)
     marked_siblings: tuple[str, ...] = ()
+    # whether the newest marked sibling holds the same net as the one the cfg names (same text, or
+    # the same parsed NetParameter); None when there is no newer sibling or it cannot be read
+    marked_newest_same: bool | None = None
     notes: tuple[str, ...] = field(default=())
     # one per input group of the cfg: what its preprocessing keys mean (cfg/preprocessing.py)
     preprocessing: tuple[InputPreprocessing, ...] = ()
@@ -360,10 +363,12 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
             binary = prototxt_path   # e.g. [prototxt_file] pointing at the .caffemodel: not parsed
         elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
+    siblings = _marked_siblings(proto_origin)
     return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
                    refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
                    base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
-                   binary_prototxt=binary, marked_siblings=_marked_siblings(proto_origin),
+                   binary_prototxt=binary, marked_siblings=siblings,
+                   marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
                    preprocessing=preprocessing)
 
 
@@ -388,6 +393,28 @@ def _marked_siblings(origin: RefFile | None) -> tuple[str, ...]:
         if mm and mm.group("name") == m.group("name"):
             out.append((mm.group("stamp"), os.path.join(folder, n)))
     return tuple(p for _, p in sorted(out, reverse=True))
+
+
+def _same_net(siblings: tuple[str, ...], used: str | None, used_doc: PrototxtDocument | None,
+              provider: SourceProvider) -> bool | None:
+    """Does the newest marked sibling hold the same net as ``used``? RuyiStudio writes a new mark
+    each time the net is marked, often with identical content: only a different net is stale."""
+    if not siblings or not used or os.path.basename(siblings[0]) == os.path.basename(used):
+        return None
+    newest = provider.read_text(siblings[0])
+    current = provider.read_text(used)
+    if newest is None or current is None:
+        return None
+
+    def lines(text: str) -> list[str]:
+        return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+
+    if lines(newest.text) == lines(current.text):
+        return True
+    if used_doc is None or used_doc.syntax_errors:
+        return False
+    newest_doc, _ = cached_prototxt(newest.text, siblings[0])
+    return not newest_doc.syntax_errors and newest_doc.message == used_doc.message
 
 
 def looks_binary(text: str) -> bool:

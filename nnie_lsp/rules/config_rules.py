@@ -428,7 +428,8 @@ def nn009(project, ctx):
     ## What it finds
     A cfg whose `[prototxt_file]` is a RuyiStudio marked prototxt
     (`mark_prototxt/<name>_mark_nnie_<yyyymmddhhmmss>.prototxt`) while the same folder holds a newer
-    one of the same net.
+    one of the same net with different content (a newer mark holding the same net — same text, or
+    the same layers and parameters once parsed — is not reported).
 
     ## Why
     RuyiStudio writes a new marked prototxt each time the net is marked and points `[prototxt_file]`
@@ -449,8 +450,8 @@ def nn009(project, ctx):
     if cfg is None or origin is None or not project.marked_siblings or not origin.resolved:
         return
     newest = project.marked_siblings[0]
-    if os.path.basename(newest) == os.path.basename(origin.resolved):
-        return
+    if os.path.basename(newest) == os.path.basename(origin.resolved) or project.marked_newest_same:
+        return  # the newest mark holds the same net: nothing is stale
     written = origin.written.strip()
     new_value = os.path.join(os.path.dirname(written), os.path.basename(newest)) if os.path.dirname(written) \
         else os.path.basename(newest)
