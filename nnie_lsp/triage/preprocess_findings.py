@@ -63,7 +63,7 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
         builder.add("T106", "no_arrays", place=place, layer=row.name)
         return None
     try:
-        fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, input_index=index)
+        fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, input_index=index, data_layer=th.data_layer)
     except ValueError as exc:
         builder.add("T106", "fit_failed", place=place, layer=row.name, error=str(exc))
         return None

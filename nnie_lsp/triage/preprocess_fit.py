@@ -32,7 +32,7 @@ from nnie_lsp.cfg.preprocessing import (
     norm_type_for,
 )
 
-from .metrics import cosine
+from .metrics import Thresholds, cosine
 
 SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 3.9e-3)
 MEAN_TOL = 0.5  # grey levels
@@ -186,11 +186,12 @@ def _fmt(values) -> str:
 
 
 def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path | None = None,
-                      input_index: int = 0, sim_prep=None) -> PreprocessFit:
+                      input_index: int = 0, sim_prep=None, data_layer: float | None = None) -> PreprocessFit:
     """Fit the simulator's data tensor against Caffe's and propose cfg edits.
 
     `ref`, `sim`: (C,H,W) (a leading batch dim of 1 is dropped). `sim_prep`: the simulator side's
-    Preprocessing (from the cfg) when known.
+    Preprocessing (from the cfg) when known. `data_layer`: the data-layer threshold (default
+    ``Thresholds.data_layer``).
     """
     ref = np.asarray(ref, dtype=np.float64)
     sim = np.asarray(sim, dtype=np.float64)
@@ -234,7 +235,7 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
                         r2=r2, cosine_before=cosine(ref, sim), cosine_after=cosine(fitted, sim),
                         sim_step=sim_step, ref_step=ref_step, sim_scale=None, needed_scale=None,
                         needed_mean=None, current_mean=None)
-    _interpret(fit, cur_prep, cfg_side, c)
+    _interpret(fit, cur_prep, cfg_side, c, Thresholds().data_layer if data_layer is None else data_layer)
     return fit
 
 
@@ -245,7 +246,7 @@ def _edit(cfg: _CfgSide, key: str, new: str, reason: str, **kw) -> CfgEdit:
                    line=e.line if e is not None else None, new_line=f"[{key}] {new}", reason=reason, **kw)
 
 
-def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int) -> None:
+def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_layer: float) -> None:
     f = fit.findings
     if fit.r2 < R2_GOOD:
         fit.consistent = False
@@ -368,7 +369,7 @@ def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int) -> None:
                                    file_content="".join(f"{v:g}\n" for v in need),
                                    file_name=Path(mf).name if mf else "channel_mean.txt"))
     if not fit.edits and not fit.transposed and fit.consistent:
-        if fit.cosine_before < 0.999:
+        if fit.cosine_before < data_layer:
             f.append(f"the data tensors are linearly related (R² = {fit.r2:.4f}) but no channel order, scale or mean "
                      "difference explains the gap: check the resize method and the image the mapper used")
             fit.consistent = False
