@@ -1,6 +1,9 @@
 """nnie-triage: per-layer comparison of a Caffe reference run with NNIE mapper / simulator / board
-dumps (issue 4). Dump readers/writers and names: :mod:`nnie_lsp.dumpio`; metrics: :mod:`.metrics`;
-alignment: :mod:`.align` (passes); ``cnn_net_tree.dot``: :mod:`.dot`."""
+dumps (issue 4). Dump readers/writers and names: :mod:`nnie_lsp.dumpio`; metrics and thresholds:
+:mod:`.metrics`; alignment: :mod:`.align` (passes); ``cnn_net_tree.dot``: :mod:`.dot`; the
+guide's decision tree: :mod:`.diagnose`, one module per case (:mod:`.preprocess_findings`,
+:mod:`.quantization_findings`, :mod:`.layer_matching_findings`, :mod:`.postprocess`) writing engine
+Diagnostics through :mod:`.findings`; orchestration and the JSON report: :mod:`.compare`."""
 
 from .align import AlignedPair, Alignment, align, iter_pairs, load_pair
 from .dot import DotGraph, DotNode, parse_dot, read_dot

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import FileEdit
 from ..fixes import HP_SUFFIX, hp_plan_edits, hp_rename_edits
+from ..output import rel
 from ..prototxt import layers as layer_table
 from .findings import FindingBuilder, Place
 from .metrics import Thresholds
@@ -59,7 +60,7 @@ class HpCandidate:
                "rename": self.rename, "in_plan": self.in_plan}
         if self.place is not None:
             path, rng = self.place
-            out.update(path=path, line=rng.start.line + 1, column=rng.start.character + 1)
+            out.update(path=rel(path), line=rng.start.line + 1, column=rng.start.character + 1)
         return out
 
 
