@@ -140,3 +140,21 @@ def test_case3_deinplace_fix_is_safe_and_lint_agrees(scenario_dirs, capsys, tmp_
     again = [d for d in lint_files([str(proto)], settings=LintSettings(select=("NN303",))).diagnostics
              if "prelu4" in d.message]
     assert not again
+
+
+def test_inplace_split_honours_extra_inplace_pairs_like_lint(scenario_dirs, capsys, tmp_path, monkeypatch):
+    """With `extra-inplace-pairs = [["InnerProduct", "PReLU"]]` in the project's pyproject.toml the
+    pair is NN301's for nnie-lint, and the triage's T301 names NN301 too (one definition)."""
+    monkeypatch.chdir(tmp_path)
+    project = _project(scenario_dirs, "inplace_split", tmp_path)
+    (project["root"] / "pyproject.toml").write_text(
+        '[tool.nnie-lint]\nextra-inplace-pairs = [["InnerProduct", "PReLU"]]\n')
+    argv = ["compare", "--reference", str(project["caffe"]), "--sim", str(project["nnie"]), "--prototxt",
+            str(project["prototxt"]), "--format", "json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    (dip,) = report["dips"]
+    assert dip["lint_code"] == "NN301" and "NN301" in dip["fix"]["message"]
+    from nnie_lsp.settings import load_settings
+    lint = lint_files([str(project["prototxt"])], settings=load_settings(str(project["prototxt"]))).diagnostics
+    assert any(d.code == "NN301" and "prelu4" in d.message for d in lint)
