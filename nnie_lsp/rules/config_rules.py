@@ -112,8 +112,11 @@ def nn002(project, ctx):
       messages={"bad": ("[{key}] {message}", "[{key}] {message}"),
                 "kind": ("[{key}] names a {found} file; it expects {expected}",
                          "[{key}] 指向的是 {found} 文件；应为 {expected}"),
-                "set": ("Change to {value}", "改为 {value}")},
-      fix="safe")
+                "set": ("Change to {value}", "改为 {value}"),
+                "semicolon": ("[{key}] `;` does not start a comment in a cfg: the mapper reads \"{value}\" as the value; put the comment on its own line after `#`",
+                              "[{key}] cfg 中 `;` 不是注释符：mapper 会把 \"{value}\" 整体当作取值；请把注释单独放一行并以 `#` 开头"),
+                "move_semicolon": ("Move `{comment}` to a `#` comment line above", "把 `{comment}` 移到上一行作为 `#` 注释")},
+      fix="safe/unsafe")
 def nn003(project, ctx):
     """
     ## What it finds
@@ -132,16 +135,35 @@ def nn003(project, ctx):
     [data_scale] 0.00392156862745098
     ```
 
+    A value followed by `; comment` (seen in cfgs in the wild): `;` does not start a comment in a
+    cfg, so the mapper reads the comment as part of the value (whether it strips it is not
+    documented: docs/field-facts.md §16.4 [?]).
+
     ## Fix
     Offered when the intended value is unambiguous (upper-case `RGB`, `1/255` written as a decimal,
-    `3.0` as `3`); safe.
+    `3.0` as `3`); safe.  For `; comment`: move the comment to a `#` line above the entry; unsafe,
+    because it changes the value the mapper reads.
     """
     cfg = project.cfg
     if cfg is None:
         return
+    idx = cfg.line_index
     for e in cfg.entries:
         spec = cfg_keys.lookup(e.key)
         if spec is None:
+            continue
+        semicolon = _semicolon_comment(e.value)
+        if semicolon:
+            start = idx.offset(e.value_range.start)
+            kept_end = idx.position(start + len(e.value[:semicolon].rstrip()))
+            comment = e.value[semicolon + 1:].strip()
+            line = idx.line_text(e.line)
+            indent = line[: len(line) - len(line.lstrip())]
+            edits = [(cfg.path, TextEdit(Range(Position(e.line, 0), Position(e.line, 0)), f"{indent}# {comment}\n")),
+                     (cfg.path, TextEdit(Range(kept_end, e.value_range.end), ""))]
+            short = comment if len(comment) <= 40 else comment[:37] + "..."
+            fix = ctx.fix("move_semicolon", edits, safe=False, comment=short)
+            yield ctx.diag("semicolon", cfg.path, e.value_range, fix=fix, key=e.key, value=e.value)
             continue
         wrong = _wrong_file_kind(e.key, e.value)
         if wrong:
@@ -159,6 +181,12 @@ def nn003(project, ctx):
             fix = ctx.fix("set", [(cfg.path, set_cfg_value(e, chk.suggestion))], safe=True, value=chk.suggestion)
         rng = e.value_range if e.value else e.bracket_range
         yield ctx.diag("bad", cfg.path, rng, fix=fix, key=e.key, message=msg)
+
+
+def _semicolon_comment(value: str) -> int:
+    """Position of a `;` that follows a non-empty value (a would-be comment), else 0."""
+    semicolon = value.find(";")
+    return semicolon if semicolon > 0 and value[:semicolon].strip() else 0
 
 
 _IMAGE_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".jpe", ".jp2", ".webp", ".tif", ".tiff", ".pgm", ".ppm", ".pbm")
@@ -320,6 +348,8 @@ def nn006(project, ctx):
             continue
         if not r.written.strip():
             continue  # NN003 reports the empty value
+        if _semicolon_comment(r.written):
+            continue  # NN003 reports `; comment` after the path (one finding per cause)
         where = ", ".join(os.path.dirname(c) or "." for c in r.candidates[:3])
         yield ctx.diag("missing", cfg.path, e.value_range, key=e.key, file=r.written, where=where)
     for il in project.image_lists:
