@@ -42,7 +42,7 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                             "Reshape 层 \"{layer}\" 把 batch 维设为 {n}：请用 0（保持不变），以便 mapper 按 [batch_num] 设置 N"),
           "reshape": ("Reshape to {n} dims: users report the mapper needs 4-D shapes with first dim 0 (or deleting the Reshape)",
                       "Reshape 为 {n} 维：用户反馈 mapper 需要首维为 0 的 4 维形状（或删除该 Reshape）"),
-          "more": (" (the same in {n} more layers: {layers})", "（另有 {n} 个层相同：{layers}）"),
+          "more": (" (the same in {n} more: {layers})", "（另有 {n} 个层相同：{layers}）"),
           "also": ("the same in layer \"{layer}\"", "层 \"{layer}\" 中相同"),
       })
 def nn018(project, ctx):

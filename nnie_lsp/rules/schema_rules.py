@@ -141,7 +141,7 @@ def nn012(project, ctx):
       summary=("A bottom blob is never produced", "bottom 引用的 blob 没有被任何层产生"),
       messages={"undefined": ("bottom \"{blob}\" of layer \"{layer}\" is not produced by any earlier layer or input{hint}{more}",
                               "层 \"{layer}\" 的 bottom \"{blob}\" 不是任何前面的层或输入产生的{hint}{more}"),
-                "more": ("; {n} more layers read it: {layers}", "；另有 {n} 个层也读取它：{layers}"),
+                "more": ("; also read by {n} more: {layers}", "；另有 {n} 个层也读取它：{layers}"),
                 "also": ("layer \"{layer}\" also reads \"{blob}\"", "层 \"{layer}\" 也读取 \"{blob}\""),
                 "hint": ("; did you mean \"{suggestion}\"?", "；是否应为 \"{suggestion}\"？"),
                 "later": (" (layer \"{producer}\" produces it later: layers must be in topological order)",

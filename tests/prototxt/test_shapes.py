@@ -143,3 +143,79 @@ def test_shapes_match_opencv(proto, model):
         assert ours[gl.index] == theirs, (gl.name, gl.type)
         compared += 1
     assert compared >= len(g.layers) - 1
+
+
+def _reshape(in_shape, param):
+    dims = " ".join(f"dim: {d}" for d in in_shape)
+    text = (f'input: "x" input_shape {{ {dims} }}\n'
+            f'layer {{ name: "r" type: "Reshape" bottom: "x" top: "y" reshape_param {{ {param} }} }}\n')
+    inference = build_graph(parse_prototxt(text)).shape_inference()
+    return inference.blobs["y"], inference.problems
+
+
+@pytest.mark.parametrize("in_shape,param,out", [
+    # the examples of caffe.proto's ReshapeParameter: a 2x8 blob becomes 2x2x4 in four ways
+    ((2, 8), "shape { dim: 2 dim: 2 dim: 4 }", (2, 2, 4)),
+    ((2, 8), "shape { dim: 0 dim: 2 dim: 4 }", (2, 2, 4)),
+    ((2, 8), "shape { dim: 0 dim: 2 dim: -1 }", (2, 2, 4)),
+    ((2, 8), "shape { dim: 0 dim: -1 dim: 4 }", (2, 2, 4)),
+    # axis / num_axes: replace part of the input shape (axis -1 = after the last axis)
+    ((2, 3, 8), "axis: 1 num_axes: 1 shape { dim: 1 dim: 3 }", (2, 1, 3, 8)),
+    ((2, 3, 8), "axis: -1 shape { dim: 1 }", (2, 3, 8, 1)),
+    ((2, 3, 8), "axis: 1 num_axes: 0 shape { dim: 1 }", (2, 1, 3, 8)),
+    ((2, 3, 8), "axis: -2 shape { dim: 2 dim: 4 }", (2, 3, 2, 4)),
+    ((2, 3, 8), "axis: 1 shape { dim: -1 }", (2, 24)),
+    # dim: 0 copies the input axis at its own position (axis + k), also after axis
+    ((2, 3, 8), "axis: 1 shape { dim: 0 dim: 2 dim: -1 }", (2, 3, 2, 4)),
+    # py-faster-rcnn's rpn_cls_score_reshape
+    ((1, 18, 14, 14), "shape { dim: 0 dim: 2 dim: -1 dim: 0 }", (1, 2, 126, 14)),
+])
+def test_reshape_follows_caffe(in_shape, param, out):
+    shape, problems = _reshape(in_shape, param)
+    assert shape == out and problems == []
+
+
+@pytest.mark.parametrize("in_shape,param,kind,details", [
+    ((1, 40960), "shape { dim: 16 dim: 10 dim: 4096 }", "count", {"count": 40960, "output_count": 655360}),
+    ((1, 3, 10, 10), "shape { dim: 0 dim: 7 dim: -1 dim: 0 }", "not_divisible", {"count": 300, "known": 70}),
+    ((1, 3, 10, 10), "shape { dim: 0 dim: -1 dim: -1 }", "two_inferred", {"dim": 2}),
+    ((1, 3, 10, 10), "shape { dim: 0 dim: 0 dim: 0 dim: 0 dim: 0 }", "copy_missing", {"dim": 4, "axis": 4}),
+    ((1, 3, 10, 10), "axis: 1 shape { dim: 0 dim: 0 dim: 0 dim: 0 }", "copy_missing", {"dim": 3, "axis": 4}),
+    ((1, 3, 10, 10), "shape { dim: 0 dim: -3 dim: 10 dim: 10 }", "negative_dim", {"dim": 1, "value": -3}),
+    ((1, 3, 10, 10), "axis: 5 shape { dim: 1 }", "axis", {"axis": 5}),
+    ((1, 3, 10, 10), "axis: -6 shape { dim: 1 }", "axis", {"axis": -6}),
+    ((1, 3, 10, 10), "axis: 2 num_axes: 3 shape { dim: 1 }", "num_axes", {"num_axes": 3}),
+    ((1, 3, 10, 10), "num_axes: -2 shape { dim: 1 }", "num_axes", {"num_axes": -2}),
+])
+def test_inconsistent_reshape_is_a_problem_with_the_numbers(in_shape, param, kind, details):
+    shape, problems = _reshape(in_shape, param)
+    assert shape is None
+    (problem,) = problems
+    assert problem.kind == kind and problem.layer == 0
+    for key, value in details.items():
+        assert problem.details[key] == value
+
+
+def test_two_minus_ones_are_a_problem_even_without_an_input_shape():
+    text = ('input: "x"\nlayer { name: "r" type: "Reshape" bottom: "x" top: "y" '
+            'reshape_param { shape { dim: -1 dim: -1 } } }\n')
+    inference = build_graph(parse_prototxt(text)).shape_inference()
+    assert [p.kind for p in inference.problems] == ["two_inferred"]
+    # an unknown input is not a problem of the Reshape itself
+    text = text.replace("dim: -1 dim: -1", "dim: 0 dim: -1")
+    assert build_graph(parse_prototxt(text)).shape_inference().problems == []
+
+
+def test_input_shapes_override_the_declared_inputs():
+    from nnie_lsp.prototxt.shapes import infer_shapes
+    text = """input: "data" input_shape { dim: 16 dim: 3 dim: 8 dim: 8 }
+layer { name: "in2" type: "Input" top: "aux" input_param { shape { dim: 16 dim: 4 } } }
+layer { name: "c" type: "Convolution" bottom: "data" top: "c" convolution_param { num_output: 2 kernel_size: 1 } }
+layer { name: "r" type: "Reshape" bottom: "aux" top: "r" reshape_param { shape { dim: 16 dim: 2 dim: 2 } } }
+"""
+    g = build_graph(parse_prototxt(text))
+    assert g.blob_shapes()["r"] == (16, 2, 2)
+    changed = infer_shapes(g, {"data": (1, 3, 8, 8), "aux": (1, 4)})
+    assert changed.blobs["c"] == (1, 2, 8, 8)
+    assert changed.blobs["r"] is None and [p.kind for p in changed.problems] == ["count"]
+    assert g.blob_shapes()["c"] == (16, 2, 8, 8)  # the graph's own inference is untouched
