@@ -96,6 +96,9 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     # Stable machine data for other faces (e.g. {"layer": "conv1"}); never used for display.
     data: tuple[tuple[str, str], ...] = field(default=())
+    # Other fixes the user may choose instead of `fix` (quick fixes in the editor, listed in JSON);
+    # never applied by --fix / fix-all, whatever their applicability.
+    alternatives: tuple[Fix, ...] = ()
 
     def with_severity(self, severity: Severity) -> "Diagnostic":
         return replace(self, severity=severity)
