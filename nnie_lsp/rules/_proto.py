@@ -88,7 +88,8 @@ def one_per_cause(ctx, doc, places, *, more_msg: str, related_msg: str):
     on its own, so the comment silences that place only (and counts as used) while the other
     places of the same cause are still reported."""
     path = doc.path
-    directives = line_directives(doc)
+    places = list(places)
+    directives = line_directives(doc) if places else []
     groups: dict[tuple, list[Place]] = {}
     for place in places:
         diag = ctx.diag(place.msg_id, path, place.range, severity=place.severity, **place.params)

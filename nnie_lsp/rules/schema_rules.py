@@ -193,7 +193,7 @@ def nn013(project, ctx):
                 close_at_first[blob] = close[0] if close else None
             readers.setdefault(blob, []).append((layer, rng))
         defined.update(layer.tops)
-    directives = line_directives(doc)
+    directives = line_directives(doc) if readers else []
     for blob, places in readers.items():
         suggestion = close_at_first[blob]
         grouped = []
