@@ -9,7 +9,6 @@ from ..text import Range
 from ._proto import layer_anchor
 from .registry import rule
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 NORM_TYPES = ("Scale", "BatchNorm", "Bias")
 ROI_TYPES = ("ROIPooling", "PSROIPooling")
 RNN_TYPES = ("LSTM", "RNN")
@@ -68,7 +67,7 @@ def _split_pair_diag(ctx, project, msg_id, prod, layer):
 _DEINPLACE_MSG = ("De-inplace \"{layer}\": write to new blob \"{blob}\"", "取消 \"{layer}\" 的原位计算：输出到新 blob \"{blob}\"")
 
 
-@rule("NN301", "inplace-activation-after-concat", W, step=4,
+@rule("NN301", "inplace-activation-after-concat", Severity.WARNING, step=4,
       summary=("In-place activation on a Concat output", "Concat 输出上的原位激活层"),
       messages={"concat": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper computes them as separate layers, so Caffe's blob \"{blob}\" (after {type}) cannot be compared with the mapper's {ptype} output",
                            "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆成两个层，Caffe 的 blob \"{blob}\"（{type} 之后）无法与 mapper 的 {ptype} 输出对比"),
@@ -111,7 +110,7 @@ def nn301(project, ctx):
             yield _split_pair_diag(ctx, project, "concat", prod, layer)
 
 
-@rule("NN302", "inplace-scale-after-innerproduct", W, step=4,
+@rule("NN302", "inplace-scale-after-innerproduct", Severity.WARNING, step=4,
       summary=("In-place Scale/BatchNorm/Bias on an InnerProduct output", "InnerProduct 输出上的原位 Scale/BatchNorm/Bias"),
       messages={"fc": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper splits them, so Caffe's blob \"{blob}\" (after {type}) will not match the mapper's {ptype} output",
                        "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆开，Caffe 的 blob \"{blob}\"（{type} 之后）与 mapper 的 {ptype} 输出对不上"),
@@ -147,7 +146,7 @@ def nn302(project, ctx):
             yield _split_pair_diag(ctx, project, "fc", prod, layer)
 
 
-@rule("NN303", "inplace-layer", I, step=4, default_enabled=False,
+@rule("NN303", "inplace-layer", Severity.INFO, step=4, default_enabled=False,
       summary=("Any other in-place layer (off by default)", "其它原位计算层（默认关闭）"),
       messages={"inplace": ("{type} \"{layer}\" runs in place on \"{blob}\" (written by \"{producer}\"): per-layer comparison sees only the value after it",
                             "{type} 层 \"{layer}\" 在 \"{blob}\" 上原位计算（由 \"{producer}\" 产生）：逐层对比时只能看到它之后的值"),
@@ -185,7 +184,7 @@ def nn303(project, ctx):
                        type=layer.type, layer=layer.name, blob=blob, producer=prod.name, data={"layer": layer.name})
 
 
-@rule("NN304", "mapper-inserts-permute", I, step=4,
+@rule("NN304", "mapper-inserts-permute", Severity.INFO, step=4,
       summary=("The mapper inserts a Permute after " + "/".join(LT.permute_inserting_types()),
                "mapper 会在 " + "/".join(LT.permute_inserting_types()) + " 后插入 Permute"),
       messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
@@ -221,7 +220,7 @@ def nn304(project, ctx):
                            type=layer.type, layer=layer.name)
 
 
-@rule("NN305", "report-suffix-misuse", W, step=4,
+@rule("NN305", "report-suffix-misuse", Severity.WARNING, step=4,
       summary=("`_report` on a top where it is an error or has no effect", "`_report` 用在会报错或无效的 top 上"),
       messages={"custom": ("`_report` on a top of Custom layer \"{layer}\" is an error for the mapper",
                            "Custom 层 \"{layer}\" 的 top 带 `_report`，mapper 会报错"),
@@ -279,7 +278,7 @@ def _report_misuse(ctx, doc, layer, seen_before):
         yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)
     for blob, rng in marked:
         if layer.type == "Custom":
-            yield ctx.diag("custom", doc.path, rng, severity=E, layer=layer.name)
+            yield ctx.diag("custom", doc.path, rng, severity=Severity.ERROR, layer=layer.name)
         elif layer.type == "Proposal" or layer.name.endswith("_cpu"):
             what = "Proposal layer" if layer.type == "Proposal" else "CPU layer"
             yield ctx.diag("cpu", doc.path, rng, what=what, layer=layer.name)
@@ -292,7 +291,7 @@ def _report_misuse(ctx, doc, layer, seen_before):
                                producer=prod.name, base=base, blob=blob)
 
 
-@rule("NN306", "net-type-mismatch", E, step=4,
+@rule("NN306", "net-type-mismatch", Severity.ERROR, step=4,
       summary=("net_type inconsistent with ROI/recurrent layers, or roi_coordinate_file count wrong",
                "net_type 与 ROI/循环层不一致，或 roi_coordinate_file 个数不对"),
       messages={"need1": ("the net has {what} layer(s) ({names}) so [net_type] must be 1, not {nt}",
@@ -348,9 +347,9 @@ def nn306(project, ctx):
     elif rnns and not rois and nt != 2:
         yield ctx.diag("need2", cfg.path, anchor, fix=fix_to(2), what="/".join(sorted({l.type for l in rnns})), names=names(rnns), nt=nt_txt)
     elif nt == 1 and not rois and entry is not None:
-        yield ctx.diag("no_roi", cfg.path, anchor, severity=W)
+        yield ctx.diag("no_roi", cfg.path, anchor, severity=Severity.WARNING)
     elif nt == 2 and not rnns and entry is not None:
-        yield ctx.diag("no_rnn", cfg.path, anchor, severity=W)
+        yield ctx.diag("no_rnn", cfg.path, anchor, severity=Severity.WARNING)
     roi_files = cfg.get("roi_coordinate_file")
     if rois and nt == 1 and len(roi_files) != len(rois):
         home = roi_files[-1].key_range if roi_files else anchor
