@@ -82,6 +82,10 @@ def _reshape_params(layer, problem) -> dict:
                            "Reshape 层 \"{layer}\"（{shape}）：第 {position} 个 dim 为 0（保持输入第 {axis} 维），但输入 {input} 只有 {ndim} 维"),
           "axis": ("Reshape \"{layer}\": axis {axis} is out of range for the {ndim}-D input {input}",
                    "Reshape 层 \"{layer}\"：axis {axis} 超出 {ndim} 维输入 {input} 的范围"),
+          "no_shape": ("Reshape \"{layer}\" has no reshape_param shape: Caffe makes a 1-element blob of no axes from {input} = {count}; give the output shape (dim: 0 keeps an axis, one dim: -1 is inferred)",
+                       "Reshape 层 \"{layer}\" 没有 reshape_param 的 shape：Caffe 会把 {input} = {count} 个元素变成没有维度的 1 个元素；请给出输出形状（dim: 0 保持该维，一个 dim: -1 自动推断）"),
+          "num_axes_value": ("Reshape \"{layer}\": num_axes {num_axes} is neither -1 (all axes) nor 0 or more",
+                             "Reshape 层 \"{layer}\"：num_axes {num_axes} 既不是 -1（全部维）也不是非负数"),
           "num_axes": ("Reshape \"{layer}\": num_axes {num_axes} (from axis {axis}) is out of range for the {ndim}-D input {input}",
                        "Reshape 层 \"{layer}\"：num_axes {num_axes}（从 axis {axis} 起）超出 {ndim} 维输入 {input} 的范围"),
           "input_param": ("Input layer \"{layer}\" has no input_param: nnie_mapper stops with \"input layer has no input param!\"; declare input_param {{ shape {{ dim: 1 dim: C dim: H dim: W }} }}",
@@ -136,7 +140,11 @@ def nn021(project, ctx):
         return
     for problem in problems:
         layer = by_index.get(problem.layer)
-        if layer is None or problem.kind not in ctx.messages:
+        if layer is None or problem.kind not in ctx.messages:  # a kind without a message: not reported
             continue
-        yield ctx.diag(problem.kind, doc.path, _problem_range(layer, problem),
-                       **_reshape_params(layer, problem))
+        message = problem.kind
+        if message == "num_axes" and problem.details.get("input") is None:
+            message = "num_axes_value"  # found before the input shape is known: num_axes < -1
+        elif message == "count" and not problem.details.get("dims") and not problem.details.get("output"):
+            message = "no_shape"
+        yield ctx.diag(message, doc.path, _problem_range(layer, problem), **_reshape_params(layer, problem))
