@@ -6,7 +6,7 @@ import json
 import os
 
 from . import __version__
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Fix, Severity
 from .rules.catalogue import all_rules, get_rule
 
 RULES_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "rules.md")
@@ -31,17 +31,22 @@ def _name(code: str) -> str:
     return r.name if r else code
 
 
-def fix_json(d: Diagnostic):
-    if d.fix is None:
+def fix_object_json(fix: Fix | None):
+    """One Fix in nnie-lint's JSON shape (1-based positions), or None."""
+    if fix is None:
         return None
     return {
-        "applicability": d.fix.applicability.value,
-        "message": d.fix.message,
+        "applicability": fix.applicability.value,
+        "message": fix.message,
         "edits": [{"path": rel(fe.path), "line": fe.edit.range.start.line + 1,
                    "column": fe.edit.range.start.character + 1, "end_line": fe.edit.range.end.line + 1,
                    "end_column": fe.edit.range.end.character + 1, "new_text": fe.edit.new_text}
-                  for fe in d.fix.edits],
+                  for fe in fix.edits],
     }
+
+
+def fix_json(d: Diagnostic):
+    return fix_object_json(d.fix)
 
 
 def to_json_obj(d: Diagnostic) -> dict:
@@ -50,6 +55,7 @@ def to_json_obj(d: Diagnostic) -> dict:
         "message": d.message, "line": d.range.start.line + 1, "column": d.range.start.character + 1,
         "end_line": d.range.end.line + 1, "end_column": d.range.end.character + 1,
         "fix": fix_json(d),
+        "alternatives": [fix_object_json(f) for f in d.alternatives],
         "related": [{"path": rel(r.path), "line": r.range.start.line + 1, "column": r.range.start.character + 1,
                      "message": r.message} for r in d.related],
         "url": rule_url(d.code),
@@ -114,13 +120,14 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                 "artifactLocation": {"uri": rel(x.path).replace(os.sep, "/")},
                 "region": {"startLine": x.range.start.line + 1, "startColumn": x.range.start.character + 1}}}
                 for i, x in enumerate(d.related)]
-        if d.fix is not None:
-            res["fixes"] = [{"description": {"text": d.fix.message}, "artifactChanges": [{
+        offered = ([d.fix] if d.fix is not None else []) + list(d.alternatives)
+        if offered:
+            res["fixes"] = [{"description": {"text": fix.message}, "artifactChanges": [{
                 "artifactLocation": {"uri": rel(fe.path).replace(os.sep, "/")},
                 "replacements": [{"deletedRegion": {
                     "startLine": fe.edit.range.start.line + 1, "startColumn": fe.edit.range.start.character + 1,
                     "endLine": fe.edit.range.end.line + 1, "endColumn": fe.edit.range.end.character + 1},
-                    "insertedContent": {"text": fe.edit.new_text}}]} for fe in d.fix.edits]}]
+                    "insertedContent": {"text": fe.edit.new_text}}]} for fe in fix.edits]} for fix in offered]
         results.append(res)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

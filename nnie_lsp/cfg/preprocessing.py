@@ -49,6 +49,19 @@ DEFAULT_DATA_SCALE_TEXT: str = KEYS["data_scale"].default or ""  # as written in
 DEFAULT_RGB_ORDER: str = KEYS["RGB_order"].default_value()       # BGR
 CHANNEL_ORDERS: tuple[str, ...] = KEYS["RGB_order"].choices
 
+#: Input scales seen in practice, (value, name, as written in a cfg): most nets are trained with
+#: x/255 and users write 0.0039215686 for it, while the mapper's default is 1/256
+#: (docs/field-facts.md §5.5 [C-u]); the others are common normalisations ([-1, 1], caffe's 0.017).
+TRAINING_SCALE_1_255 = (1 / 255, "1/255", "0.0039215686")
+NAMED_SCALES: tuple[tuple[float, str, str], ...] = (
+    TRAINING_SCALE_1_255,
+    (DEFAULT_DATA_SCALE, "1/256", DEFAULT_DATA_SCALE_TEXT),
+    (1 / 128, "1/128", "0.0078125"),
+    (1 / 127.5, "1/127.5", "0.0078431373"),
+    (1.0, "1", "1"),
+    (0.017, "0.017", "0.017"),
+)
+
 
 # ---------------------------------------------------------------- norm_type / image_type tables
 

@@ -31,11 +31,11 @@ class RuleContext:
 
     def diag(self, msg_id: str, path: str, range: Range, *, severity: Severity | None = None,
              fix: Fix | None = None, related: Iterable[Related] = (),
-             data: dict | None = None, **params) -> Diagnostic:
+             data: dict | None = None, alternatives: Iterable[Fix] = (), **params) -> Diagnostic:
         return Diagnostic(
             code=self.code, message=self.text(msg_id, **params), path=path, range=range,
             severity=severity or self.default_severity, fix=fix, related=tuple(related),
-            data=tuple(sorted((data or {}).items())),
+            data=tuple(sorted((data or {}).items())), alternatives=tuple(alternatives),
         )
 
     def related(self, msg_id: str, path: str, range: Range, **params) -> Related:

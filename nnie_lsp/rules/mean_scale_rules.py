@@ -7,6 +7,7 @@ Channel order, input groups and image types: :mod:`.input_rules`."""
 from __future__ import annotations
 
 from ..cfg.preprocessing import (
+    TRAINING_SCALE_1_255,
     CHANNEL_MEAN,
     DEFAULT_DATA_SCALE,
     DEFAULT_DATA_SCALE_TEXT,
@@ -242,8 +243,10 @@ def nn105(project, ctx):
                "norm_type 3/4/5 未设置 data_scale（默认值是 1/256，不是 1/255）"),
       messages={"missing": (f"norm_type {{norm}} scales the input but [data_scale] is not set: the mapper uses 1/256 ({DEFAULT_DATA_SCALE_TEXT}), not 1/255",
                             f"norm_type {{norm}} 会缩放输入，但未设置 [data_scale]：mapper 默认使用 1/256（{DEFAULT_DATA_SCALE_TEXT}），而不是 1/255"),
-                "add": (f"Write the default explicitly: [data_scale] {DEFAULT_DATA_SCALE_TEXT}", f"显式写出默认值：[data_scale] {DEFAULT_DATA_SCALE_TEXT}")},
-      fix="safe")
+                "add": (f"Write the default explicitly: [data_scale] {DEFAULT_DATA_SCALE_TEXT}", f"显式写出默认值：[data_scale] {DEFAULT_DATA_SCALE_TEXT}"),
+                "add_255": (f"Set [data_scale] {TRAINING_SCALE_1_255[2]} (1/255, if the net was trained with x/255)",
+                            f"设置 [data_scale] {TRAINING_SCALE_1_255[2]}（1/255，若网络按 x/255 训练）")},
+      fix="safe/unsafe")
 def nn106(project, ctx):
     """
     ## What it finds
@@ -263,7 +266,9 @@ def nn106(project, ctx):
 
     ## Fix
     Safe: write the default (`[data_scale] 0.00390625`) explicitly — behaviour is unchanged and
-    the value is now visible; change it to 1/255 if that is what the net was trained with.
+    the value is now visible.  Also offered (unsafe, never applied by `--fix`): write 1/255
+    (`[data_scale] 0.0039215686`), if that is what the net was trained with — it changes what the
+    net computes.
     """
     cfg = project.cfg
     if cfg is None or cfg.get("data_scale"):
@@ -272,7 +277,9 @@ def nn106(project, ctx):
         if prep.uses_scale and prep.data_scale_defaulted:
             group = prep.group
             fix = ctx.fix("add", [(cfg.path, insert_cfg_line(cfg, "data_scale", DEFAULT_DATA_SCALE_TEXT, after=group.norm_type))], safe=True)
-            yield ctx.diag("missing", cfg.path, group.norm_type.value_range, fix=fix, norm=prep.norm_type)
+            scale_255 = ctx.fix("add_255", [(cfg.path, insert_cfg_line(cfg, "data_scale", TRAINING_SCALE_1_255[2], after=group.norm_type))], safe=False)
+            yield ctx.diag("missing", cfg.path, group.norm_type.value_range, fix=fix, norm=prep.norm_type,
+                           alternatives=(scale_255,))
             return
 
 

@@ -24,9 +24,8 @@ import numpy as np
 from nnie_lsp.cfg.preprocessing import (
     CHANNEL_MEAN,
     CHANNEL_ORDERS,
-    DEFAULT_DATA_SCALE,
-    DEFAULT_DATA_SCALE_TEXT,
     DEFAULT_RGB_ORDER,
+    NAMED_SCALES,
     InputPreprocessing,
     norm_semantics,
     norm_type_for,
@@ -38,14 +37,6 @@ SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 
 MEAN_TOL = 0.5  # grey levels
 R2_GOOD = 0.995
 
-NAMED_SCALES = [
-    (1 / 255, "1/255", "0.0039215686"),
-    (DEFAULT_DATA_SCALE, "1/256", DEFAULT_DATA_SCALE_TEXT),
-    (1 / 128, "1/128", "0.0078125"),
-    (1 / 127.5, "1/127.5", "0.0078431373"),
-    (1.0, "1", "1"),
-    (0.017, "0.017", "0.017"),
-]
 
 
 @dataclass
