@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from .cfg.reader import looks_like_mapper_cfg
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .lint import lint_project, project_for_file
-from .project import DiskProvider, cfgs_naming
+from .mapper.discovery import is_mapper_log_file, log_paths, with_given_logs
+from .project import DiskProvider, Project, cfgs_naming, load_project
+from .prototxt.solver import looks_like_solver
 from .settings import LintSettings, load_settings
 from .text import Decoded, apply_edits, decode, encode
 
@@ -22,9 +24,31 @@ class InputError(Exception):
     """A path or input the user gave cannot be used (message is for the user)."""
 
 
+@dataclass
+class Inputs:
+    """What the paths on a command line are: files to lint, mapper logs to read with them, and
+    notes for the user about files that are not linted (a solver file given by name)."""
+
+    files: list[str] = field(default_factory=list)
+    mapper_logs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
 def discover(paths: list[str]) -> list[str]:
     """Files to lint: given files as they are; folders searched for mapper cfgs and prototxts."""
-    out: list[str] = []
+    return discover_inputs(paths).files
+
+
+def discover_inputs(paths: list[str]) -> Inputs:
+    """Files to lint and mapper logs given among them.
+
+    Folders are searched for ``*.prototxt`` (Caffe solver files left out) and NNIE mapper
+    ``*.cfg`` files; mapper logs in folders are not files to lint (a project reads the log beside
+    its cfg).  A given file is linted as it is, except: a ``.cfg`` that is not a mapper cfg
+    (setup.cfg and friends, which pre-commit passes) is skipped; a mapper log (``*.log`` /
+    ``*.txt`` holding mapper output) is read with the projects, like ``--mapper-log``; a solver
+    file is skipped with a note saying so."""
+    found = Inputs()
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
@@ -33,31 +57,54 @@ def discover(paths: list[str]) -> list[str]:
                     full = os.path.join(root, f)
                     low = f.lower()
                     if low.endswith(".prototxt"):
-                        out.append(full)
+                        if not _is_solver(full):
+                            found.files.append(full)
                     elif low.endswith(".cfg") and _is_mapper_cfg(full):
-                        out.append(full)
+                        found.files.append(full)
         elif os.path.isfile(p):
-            if p.lower().endswith(".cfg") and not _is_mapper_cfg(p):
+            low = p.lower()
+            if low.endswith(".cfg") and not _is_mapper_cfg(p):
                 continue  # setup.cfg and friends: not ours (pre-commit passes them)
-            out.append(p)
+            if not low.endswith((".cfg", ".prototxt")) and is_mapper_log_file(p):
+                found.mapper_logs.append(os.path.abspath(p))
+                continue
+            if _is_solver(p):
+                found.notes.append(f"{p}: a Caffe solver file (SolverParameter: net, base_lr, max_iter, …), "
+                                   "not a net: not linted")
+                continue
+            found.files.append(p)
         else:
             raise InputError(f"{p}: no such file or directory")
     seen = set()
     uniq = []
-    for f in out:
+    for f in found.files:
         a = os.path.abspath(f)
         if a not in seen:
             seen.add(a)
             uniq.append(a)
-    return uniq
+    found.files = uniq
+    return found
+
+
+def _head(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return decode(fh.read(1 << 16)).text
+    except OSError:
+        return None
 
 
 def _is_mapper_cfg(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return looks_like_mapper_cfg(decode(fh.read(1 << 16)).text)
-    except OSError:
+    head = _head(path)
+    return head is not None and looks_like_mapper_cfg(head)
+
+
+def _is_solver(path: str) -> bool:
+    """A Caffe solver file (see :mod:`nnie_lsp.prototxt.solver`); not for ``.cfg`` files."""
+    if path.lower().endswith(".cfg"):
         return False
+    head = _head(path)
+    return head is not None and looks_like_solver(head)
 
 
 @dataclass
@@ -93,10 +140,21 @@ def _settings_for(path: str, base: LintSettings | None, overrides: dict) -> Lint
     return s.merged(**overrides)
 
 
+def _with_logs(project: Project, mapper_logs: tuple[str, ...], provider) -> Project:
+    return with_given_logs(project, mapper_logs, provider) if mapper_logs else project
+
+
 def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
-               provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None) -> BatchResult:
-    """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg."""
+               provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None,
+               mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
+    """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg.
+
+    A cfg's project reads the mapper log beside it (:mod:`nnie_lsp.mapper.discovery`), or the
+    ``mapper_logs`` given instead (every project of the run reads them); findings homed in a log
+    are reported with the cfg, or with any file when the logs were given.  Logs given without
+    any file to lint are read on their own: every finding stays on the log."""
     provider = provider or Overlay()
+    mapper_logs = tuple(os.path.abspath(p) for p in mapper_logs)
     overrides = overrides or {}
     wanted = [os.path.abspath(f) for f in files]
     wanted_set = set(wanted)
@@ -113,10 +171,13 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
             naming = [c for c in cfgs_naming(f, provider, cwd) if c in wanted_set]
             if naming and naming[0] not in covered:
                 continue  # will be covered when that cfg is linted (it comes in the list)
-        project = project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg)
+        project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg),
+                             mapper_logs, provider)
         homes = {f}
         if is_cfg and project.prototxt_path and project.prototxt_path in wanted_set:
             homes.add(project.prototxt_path)
+        if is_cfg or mapper_logs:
+            homes.update(log_paths(project))
         out = lint_project(project, lang=lang, paths=sorted(homes))
         covered |= homes
         diags.extend(out.diagnostics)
@@ -125,9 +186,16 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
     for f in wanted:
         if f not in covered:
             st = _settings_for(f, settings, overrides)
-            out = lint_project(project_for_file(f, settings=st, provider=provider, cwd=cwd), lang=lang, paths=[f])
+            project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd), mapper_logs, provider)
+            out = lint_project(project, lang=lang, paths=[f, *log_paths(project)] if mapper_logs else [f])
             diags.extend(out.diagnostics)
             errors.extend(out.errors)
+    if mapper_logs and not wanted:
+        st = _settings_for(mapper_logs[0], settings, overrides)
+        project = _with_logs(load_project(settings=st, provider=provider, cwd=cwd), mapper_logs, provider)
+        out = lint_project(project, lang=lang, paths=log_paths(project))
+        diags.extend(out.diagnostics)
+        errors.extend(out.errors)
     uniq = {}
     for d in diags:
         uniq.setdefault((d.path, d.code, d.range, d.message), d)
@@ -142,13 +210,15 @@ def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
 
 def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
               overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
-              max_passes: int = 10, provider: Overlay | None = None) -> BatchResult:
+              max_passes: int = 10, provider: Overlay | None = None,
+              mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
     """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
     provider = provider or Overlay()
     originals: dict[str, str] = {}
     applied = 0
     for _ in range(max_passes):
-        res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang)
+        res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                         mapper_logs=mapper_logs)
         fixes = choose_fixes(res.diagnostics, unsafe)
         if not fixes:
             break
@@ -169,7 +239,8 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
         applied += len(fixes)
         if not changed:
             break
-    res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang)
+    res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                     mapper_logs=mapper_logs)
     res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
     res.applied = applied
     res._provider = provider  # type: ignore[attr-defined]

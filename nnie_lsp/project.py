@@ -30,6 +30,8 @@ from .cfg.preprocessing import (
     parse_channel_means,
 )
 from .cfg.reader import CfgDocument, CfgEntry, looks_like_mapper_cfg, parse_cfg
+from .mapper.discovery import FoundLog, mapper_output_beside
+from .mapper.nettree import NetTree
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
 from .settings import LintSettings
@@ -181,6 +183,9 @@ class Project:
     notes: tuple[str, ...] = field(default=())
     # one per input group of the cfg: what its preprocessing keys mean (cfg/preprocessing.py)
     preprocessing: tuple[InputPreprocessing, ...] = ()
+    # the mapper's own output beside the cfg, or logs the user gave (mapper/discovery.py)
+    mapper_logs: tuple[FoundLog, ...] = ()
+    net_tree: NetTree | None = None
 
     @property
     def cfg_path(self) -> str | None:
@@ -364,12 +369,13 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
         elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
     siblings = _marked_siblings(proto_origin)
+    mapper = mapper_output_beside(cfg_path if load_prototxt else None, provider, (cfg_path, prototxt_path))
     return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
                    refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
                    base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
                    binary_prototxt=binary, marked_siblings=siblings,
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
-                   preprocessing=preprocessing)
+                   preprocessing=preprocessing, mapper_logs=mapper.logs, net_tree=mapper.net_tree)
 
 
 MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")

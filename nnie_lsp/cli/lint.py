@@ -13,10 +13,13 @@ except ModuleNotFoundError:  # Python 3.10: the tomli backport (a dependency the
     import tomli as tomllib
 
 from .. import __version__
-from ..batch import InputError, Overlay, counts, discover, failing, fix_files, lint_files, unified_diff, write_atomic
+from ..batch import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
+                     write_atomic)
+from ..mapper.log import looks_like_mapper_log
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
 from ..rules.catalogue import all_rules, get_rule
 from ..settings import SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping
+from ..text import decode
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="framework the net was trained in (silences or forces NN108)")
     p.add_argument("--lang", choices=("en", "zh"), help="message language (default: en, or [tool.nnie-lint] lang)")
     p.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    p.add_argument("--mapper-log", metavar="FILE", action="append", default=[],
+                   help="read this nnie_mapper log (mapper_error.log, mapper_debug.log or a saved console log) "
+                        "instead of the mapper_debug.log / mapper_error.log beside the cfg; repeatable")
     p.add_argument("--no-color", action="store_true", help="plain text output")
     p.add_argument("--force-exclude", action="store_true", help=argparse.SUPPRESS)  # pre-commit convention
     p.add_argument("--quiet", "-q", action="store_true", help="no summary line")
@@ -71,6 +77,21 @@ def _config_settings(path: str):
     if not isinstance(table, dict):
         raise SettingsError(f"{path}: [tool.nnie-lint] must be a table")
     return settings_from_mapping(table, origin=path)
+
+
+def _mapper_logs(paths: list[str]) -> list[str]:
+    """The ``--mapper-log`` files, checked: each must be a readable file."""
+    out = []
+    for path in paths:
+        if not os.path.isfile(path):
+            raise InputError(f"--mapper-log {path}: no such file")
+        with open(path, "rb") as handle:
+            head = decode(handle.read(1 << 16)).text
+        if not looks_like_mapper_log(head):
+            print(f"nnie-lint: --mapper-log {path}: no 'Mapper Version' line, ERROR/WARNING block or RuyiStudio "
+                  "line in it: nothing to read", file=sys.stderr)
+        out.append(os.path.abspath(path))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,24 +153,32 @@ def _main(argv: list[str] | None = None) -> int:
                 raise InputError("--fix cannot write to stdin; use --diff")
             stdin_path = os.path.abspath(args.stdin_filename or "stdin.prototxt")
             data = sys.stdin.buffer.read()
-            from ..text import decode
             dec = decode(data)
             provider.overlay[stdin_path] = dec.text
             provider.decoded[stdin_path] = dec
             paths = [p for p in paths if p != "-"]
-        files = discover(paths)
+        inputs = discover_inputs(paths)
+        files = inputs.files
+        mapper_logs = _mapper_logs(args.mapper_log) + inputs.mapper_logs
+        for note in inputs.notes:
+            print(f"nnie-lint: {note}", file=sys.stderr)
         if stdin_path:
             files.append(stdin_path)
-        if not files:
+        if not files and not mapper_logs:
             print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
             return 0
+        cfgs = [f for f in files if f.lower().endswith(".cfg")]
+        if mapper_logs and len(cfgs) > 1:
+            print(f"nnie-lint: the mapper log(s) given are read with each of the {len(cfgs)} cfgs linted; "
+                  "give only the cfg the log belongs to", file=sys.stderr)
         if base is None:
-            load_settings(files[0])  # surface a broken pyproject early, with its path
+            load_settings((files or mapper_logs)[0])  # surface a broken pyproject early, with its path
         if args.fix or args.diff:
             res = fix_files(files, unsafe=args.unsafe_fixes, settings=base, overrides=overrides,
-                            lang=lang, provider=provider)
+                            lang=lang, provider=provider, mapper_logs=mapper_logs)
         else:
-            res = lint_files(files, settings=base, overrides=overrides, provider=provider, lang=lang)
+            res = lint_files(files, settings=base, overrides=overrides, provider=provider, lang=lang,
+                             mapper_logs=mapper_logs)
     except (InputError, SettingsError) as exc:
         print(f"nnie-lint: {exc}", file=sys.stderr)
         return 2
@@ -180,7 +209,8 @@ def _main(argv: list[str] | None = None) -> int:
             summary = ", ".join(parts) if parts else "no problems"
             extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
             fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
-            print(f"{len(files)} file(s) checked: {summary}{extra}{fixed}.", file=sys.stderr)
+            logs = f" and {len(mapper_logs)} mapper log(s)" if mapper_logs else ""
+            print(f"{len(files)} file(s){logs} checked: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
     if args.exit_zero:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..cfg.reader import looks_like_mapper_cfg
 from ..prototxt.graph import GraphLayer, NetGraph
 from ..prototxt.reader import LayerSource, PrototxtDocument
+from ..prototxt.solver import looks_like_solver
 from ..text import Position, Range
 
 CFG_LANGUAGE_IDS = frozenset({"nnie-cfg", "nniecfg", "nnie_cfg"})
@@ -19,14 +20,16 @@ def document_kind(path: str | None, language_id: str | None, text: str) -> str |
     """"cfg", "prototxt" or None (not an NNIE document).
 
     A cfg is claimed by language id, or by content for any ``.cfg`` (VS Code gives ``.cfg`` to
-    its properties/ini language), so ``setup.cfg`` and friends are left alone.
+    its properties/ini language), so ``setup.cfg`` and friends are left alone.  A Caffe solver
+    file (``solver.prototxt``: ``net:``, ``base_lr:`` … and no layer) is not a net: not claimed,
+    as ``nnie-lint`` skips it (:mod:`nnie_lsp.prototxt.solver`).
     """
     lid = (language_id or "").lower()
     low = (path or "").lower()
     if lid in CFG_LANGUAGE_IDS:
         return "cfg"
     if lid in PROTOTXT_LANGUAGE_IDS or low.endswith(".prototxt"):
-        return "prototxt"
+        return None if looks_like_solver(text) else "prototxt"
     if low.endswith(".cfg") and looks_like_mapper_cfg(text):
         return "cfg"
     return None

@@ -5,8 +5,11 @@ Each function returns ``(markdown, range)`` or ``None``; ranges are engine range
 
 from __future__ import annotations
 
+import os
+
 from ..cfg.keys import KEYS, KeySpec, check_value, foreign, lookup, suggest
 from ..i18n import t
+from ..mapper.nettree import NetTree, TreeNode
 from ..project import PATH_KEYS, Project
 from ..prototxt import layers as layer_table
 from ..prototxt import schema
@@ -219,7 +222,52 @@ def _message_path(doc: PrototxtDocument, pos: Position):
     return desc.full_name, node
 
 
-def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: str = "en") -> Hover | None:
+def _size_text(node: TreeNode) -> str | None:
+    if not node.output_sizes:
+        return None
+    return ", ".join(" × ".join(str(d) for d in dims) for dims in node.output_sizes)
+
+
+def mapper_view_markdown(tree: NetTree, layer: str, tops=(), lang: str = "en") -> str:
+    """The mapper's view of a prototxt layer from ``cnn_net_tree.dot`` (docs/field-facts.md §16.2):
+    its node, segment(s), node type(s), output size and ``data_bit_mode`` (shown raw: its meaning
+    is undocumented), the nodes the mapper inserted after it and the report points of its tops."""
+    file = os.path.basename(tree.path) if tree.path else "cnn_net_tree.dot"
+    lines = [f"**{t('hover.mapper.title', lang, file=file)}**", ""]
+    view = tree.view_of(layer, tops=tops)
+    if view is None:
+        lines.append(t("hover.mapper.absent", lang, layer=layer, file=file))
+        return "\n".join(lines) + "\n"
+    node = view.node
+    lines.append("- " + t("hover.mapper.node", lang, node=node.name, type=node.type_name or "?"))
+    if view.segments:
+        lines.append("- " + t("hover.mapper.segment", lang, segments=", ".join(str(s) for s in view.segments)))
+    if len(view.node_types) > 1:
+        lines.append("- " + t("hover.mapper.node_types", lang, types=" → ".join(view.node_types)))
+    size = _size_text(node)
+    if size:
+        lines.append("- " + t("hover.mapper.output", lang, size=size))
+    if node.data_bit_mode is not None:
+        lines.append("- " + t("hover.mapper.bit_mode", lang, value=node.data_bit_mode))
+    for extra in view.inserted:
+        details = [extra.type_name or "?"]
+        extra_size = _size_text(extra)
+        if extra_size:
+            details.append(extra_size)
+        if extra.data_bit_mode is not None:
+            details.append(t("hover.mapper.bit_mode", lang, value=extra.data_bit_mode))
+        lines.append("- " + t("hover.mapper.inserted", lang, node=extra.name, details="; ".join(details)))
+    for report in view.reports:
+        point = report.report_point
+        segment = point.segment if point is not None else report.segment
+        lines.append("- " + t("hover.mapper.reported", lang, node=report.name, segment=segment))
+    return "\n".join(lines) + "\n"
+
+
+def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: str = "en",
+                   net_tree: NetTree | None = None) -> Hover | None:
+    """Hover in a prototxt.  On a layer's name, ``net_tree`` (the project's ``cnn_net_tree.dot``)
+    adds the mapper's view of the layer."""
     sup = suppression_hover(doc.line_index.line_text(pos.line), pos, lang)
     if sup is not None:
         return sup
@@ -235,6 +283,8 @@ def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: 
         if gl is not None:
             md += "\n- bottom: " + ", ".join(f"`{b}`" for b in gl.bottoms) + \
                   "\n- top: " + ", ".join(f"`{x}`" for x in gl.tops) + "\n"
+        if net_tree is not None:
+            md += "\n" + mapper_view_markdown(net_tree, ls.name, gl.tops if gl is not None else (), lang)
         md += "\n---\n\n" + layer_type_markdown(ls.type, lang)
         return md, ls.name_range
     hit = _message_path(doc, pos)
@@ -247,4 +297,4 @@ def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: 
 
 
 __all__ = ["cfg_hover", "prototxt_hover", "key_markdown", "layer_type_markdown", "blob_markdown",
-           "rule_markdown", "suppression_hover", "KEYS"]
+           "rule_markdown", "suppression_hover", "mapper_view_markdown", "KEYS"]

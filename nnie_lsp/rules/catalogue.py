@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (imported for their registrations)
     config_rules,
     input_rules,
     layer_matching,
+    mapper_output,
     mean_scale_rules,
     meta,
     quantization,

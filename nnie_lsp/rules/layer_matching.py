@@ -7,6 +7,7 @@ from ..fixes import deinplace_edits
 from ..prototxt import layers as LT
 from ..text import Range
 from ._proto import layer_anchor
+from .mapper_output import INSERTED_NODE_MESSAGES, inserted_node_findings
 from .registry import rule
 
 NORM_TYPES = ("Scale", "BatchNorm", "Bias")
@@ -188,7 +189,8 @@ def nn303(project, ctx):
       summary=("The mapper inserts a Permute after " + "/".join(LT.permute_inserting_types()),
                "mapper 会在 " + "/".join(LT.permute_inserting_types()) + " 后插入 Permute"),
       messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
-                            "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比")})
+                            "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比"),
+                **INSERTED_NODE_MESSAGES})
 def nn304(project, ctx):
     """
     ## What it finds
@@ -213,9 +215,11 @@ def nn304(project, ctx):
     g, doc = project.graph, project.prototxt
     if g is None or doc is None:
         return
+    from_dot, covered = inserted_node_findings(project, ctx)  # what cnn_net_tree.dot shows, if read
+    yield from from_dot
     for layer in g.layers:
         spec = LT.lookup(layer.type)
-        if spec is not None and spec.mapper_inserts_permute:
+        if spec is not None and spec.mapper_inserts_permute and layer.index not in covered:
             yield ctx.diag("permute", doc.path, layer.source.type_range or layer_anchor(layer.source),
                            type=layer.type, layer=layer.name)
 

@@ -32,7 +32,9 @@ async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
     if at.project is not None:
         hit = hover_features.cfg_hover(at.project, at.pos, ls.lang)
     else:
-        hit = hover_features.prototxt_hover(at.doc, at.graph, at.pos, ls.lang)
+        project = await ls.scheduler.project_for(params.text_document.uri)  # its cnn_net_tree.dot, if any
+        hit = hover_features.prototxt_hover(at.doc, at.graph, at.pos, ls.lang,
+                                            net_tree=project.net_tree if project is not None else None)
     if hit is None:
         return None
     markdown, rng = hit
