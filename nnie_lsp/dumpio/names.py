@@ -4,12 +4,16 @@ Forms (``docs/field-facts.md`` §10 and §16.1):
 
 * RuyiStudio Caffe side: ``<blob>_output<n>[_<C>[_<H>[_<W>]]]_caffe.linear.float`` (``n`` = batch
   item, ``/`` in blob names written as ``_``); a public C++ dump program writes
-  ``layer<i>_<layer>_output0_<C>_<H>_<W>_caffe.linear.float`` (1-based position prefix: the name
-  without the prefix is kept as an alternative).
+  ``layer<i>_<layer>_output0_<C>_<H>_<W>_caffe.linear.float`` (1-based position prefix): the number
+  goes to :attr:`DumpName.position` and the name without the prefix is kept as an alternative; only
+  the alignment, holding the prototxt, can tell whether the number and the name agree.
 * nnie_mapper ``mapper_quant/``: ``<layer>_output<k>_<d>_<d>_<d>_quant.linear.hex`` and
   ``<layer>_input<k>_<d>_<d>_<d>_anti_quant.linear.float`` (real NNIE 1.1 folders write
-  ``…_anti_quant.float``, without ``.linear``); trailing dims C_H_W or W_H_C. Not tensors the
-  triage can read: ``…_quant.nonlinear.hex`` (8/16-bit log codes) and mapper_param weights/bias.
+  ``…_anti_quant.float``, without ``.linear``). ``k`` is the layer's output (input) number, 0 for a
+  single-output layer (``conv6_2_output0_256_10_10_…``), not a layer id; trailing dims C_H_W (W_H_C
+  in some reports), and a Permute's output carries its permuted dims (SSD ``…_perm_output0_5_5_2``
+  for a 2×5×5 blob after a (0,2,3,1) Permute). Not tensors the triage can read:
+  ``…_quant.nonlinear.hex`` (8/16-bit log codes) and mapper_param weights/bias.
 * Instruction simulator / board: ``seg<s>_layer<node>_output<k>_inst.linear.hex``; MindSpore Lite
   ``seg<s>_layer<node>_input(<name>)_inst.linear.hex`` and ``fseg<s>(<idx>,<node>)_<name>.txt``.
 * Generic: ``.npy``, ``.npz``, raw ``.bin`` and text (``.txt .float .csv .dat .linear .tsv``) with
@@ -65,6 +69,7 @@ class DumpName:
     node: int | None = None
     readings: tuple[ShapeReading, ...] = ()  # generic names: (name, dims) splits, most dims first
     alt_names: tuple[str, ...] = ()  # other plausible tensor names (position prefix dropped)
+    position: int | None = None  # N of a ``layer<N>_`` prefix (Caffe side), not yet checked
     skip_reason: str | None = None  # set when fmt == "skip"
 
     @property
@@ -104,12 +109,17 @@ def ruyi_caffe_file_name(blob: str, item: int, shape) -> str:
     return f"{safe_name(blob)}_output{int(item)}{dims_suffix(shape)}_caffe.linear.float"
 
 
-def mapper_quant_file_name(layer: str, output_id: int, shape) -> str:
-    return f"{safe_name(layer)}_output{int(output_id)}{dims_suffix(shape)}_quant.linear.hex"
+def mapper_quant_file_name(layer: str, output_number: int, shape) -> str:
+    """``output_number``: which output of the layer (0 for a single-output layer), as the mapper
+    numbers them."""
+    return f"{safe_name(layer)}_output{int(output_number)}{dims_suffix(shape)}_quant.linear.hex"
 
 
-def mapper_input_file_name(layer: str, input_id: int, shape) -> str:
-    return f"{safe_name(layer)}_input{int(input_id)}{dims_suffix(shape)}_anti_quant.linear.float"
+def mapper_input_file_name(layer: str, input_number: int, shape, *, linear: bool = True) -> str:
+    """The documented ``…_anti_quant.linear.float`` form, or with ``linear=False`` the form real
+    NNIE 1.1 folders hold (``…_anti_quant.float``)."""
+    ext = "_anti_quant.linear.float" if linear else "_anti_quant.float"
+    return f"{safe_name(layer)}_input{int(input_number)}{dims_suffix(shape)}{ext}"
 
 
 def inst_file_name(seg: int, node: int, output: int = 0) -> str:
@@ -141,7 +151,7 @@ _INST_RE = re.compile(r"^seg(?P<seg>\d+)_layer(?P<node>\d+)_output(?P<n>\d+)_ins
 _INST_IN_RE = re.compile(r"^seg(?P<seg>\d+)_layer(?P<node>\d+)_input(?:\((?P<name>.*)\)|(?P<n>\d+))_inst\.linear\.hex$")
 _MS_OUT_RE = re.compile(r"^f?seg(?P<seg>\d+)\((?P<idx>\d+),(?P<node>\d+)\)_(?P<name>.+)\.txt$")
 _PARAM_RE = re.compile(r"(_weight\.hex|_bias\.hex|_weight-anti\.float|_weight\.float|_bias\.float)$")
-_POSITION_PREFIX_RE = re.compile(r"^layer\d+_(?P<rest>.+)$")
+_POSITION_PREFIX_RE = re.compile(r"^layer(?P<position>\d+)_(?P<rest>.+)$")
 _SHAPE_X_RE = re.compile(r"^(?P<name>.+?)[_\-\[\(]?(?P<dims>\d+(?:x\d+)+)[\]\)]?$")
 _TEXT_EXT = (".txt", ".float", ".csv", ".dat", ".linear", ".tsv")
 _NONLINEAR_SKIP = ("quantized 8/16-bit log codes (quant.nonlinear.hex) need the layer clip to decode; "
@@ -160,6 +170,13 @@ _IGNORE_FILES = re.compile(
 def is_ignored_file(filename: str) -> bool:
     """True for files a dump folder usually holds besides tensors (dot, logs, cfg, model, images)."""
     return bool(_IGNORE_FILES.match(os.path.basename(filename)))
+
+
+def _position(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts
+        return None
 
 
 def _dims(text: str) -> tuple[int, ...]:
@@ -194,7 +211,8 @@ def _named_tensor_form(base: str) -> DumpName | None:
         prefixed = _POSITION_PREFIX_RE.match(m.group("name"))
         return DumpName(fmt="ruyi-caffe", name=m.group("name"), index=int(m.group("n")), shape=dims or None,
                         dims_order="CHW" if len(dims) == 3 else None,
-                        alt_names=(prefixed.group("rest"),) if prefixed else ())
+                        alt_names=(prefixed.group("rest"),) if prefixed else (),
+                        position=_position(prefixed.group("position")) if prefixed else None)
     m = _MQ_OUT_RE.match(base)
     if m:
         dims = _dims(m.group("dims"))

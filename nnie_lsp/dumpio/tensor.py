@@ -29,13 +29,14 @@ class DumpTensor:
     shape: tuple[int, ...] | None = None
     dims_order: str | None = None
     role: str = "output"
-    index: int = 0
+    index: int = 0  # batch item (Caffe side), the layer's output / input number (mapper)
     seg: int | None = None
     node: int | None = None
     member: str | None = None  # array name inside an .npz
     alt_keys: tuple[str, ...] = ()  # other plausible keys when the name split was ambiguous
     file_dtype: str | None = None  # raw .bin element type ("float32", "uint8", ...)
     header_skip: bool = False  # text with a leading non-numeric header line
+    position: int | None = None  # N of a ``layer<N>_`` name prefix (checked by the alignment)
 
     @property
     def label(self) -> str:

@@ -87,21 +87,26 @@ def _item_shape(arr: np.ndarray, dims_order: str) -> tuple[int, ...]:
     return tuple(reversed(shape)) if dims_order == "WHC" else tuple(shape)
 
 
-def write_mapper_quant(dirpath, layer: str, array, layer_id: int = 0, dims_order: str = "CHW") -> str:
-    """``<layer>_output<id>_<d>_<d>_<d>_quant.linear.hex`` (20.12 ``%08x``). ``array`` is (C,H,W)
-    (or (N,C,H,W) with N=1, or lower rank); values written NCHW-flattened; with
-    ``dims_order="WHC"`` only the name's dims are reversed."""
+def write_mapper_quant(dirpath, layer: str, array, output_number: int = 0, dims_order: str = "CHW") -> str:
+    """``<layer>_output<k>_<d>_<d>_<d>_quant.linear.hex`` (20.12 ``%08x``), ``k`` = the layer's
+    output number as the mapper writes it (0 for a single-output layer; 0, 1, … for Slice-like
+    layers, ``docs/field-facts.md §16.1``). ``array`` is (C,H,W) (or (N,C,H,W) with N=1, or lower
+    rank; a Permute's output in its permuted shape); values written flattened in that shape's
+    order; with ``dims_order="WHC"`` only the name's dims are reversed."""
     if dims_order not in ("CHW", "WHC"):
         raise ValueError("dims_order must be 'CHW' or 'WHC'")
     arr = np.asarray(array)
-    path = _in_dir(dirpath, mapper_quant_file_name(layer, layer_id, _item_shape(arr, dims_order)))
+    path = _in_dir(dirpath, mapper_quant_file_name(layer, output_number, _item_shape(arr, dims_order)))
     return write_hex(path, arr)
 
 
-def write_mapper_input(dirpath, layer: str, array, input_id: int = 0, dims_order: str = "CHW") -> str:
-    """``<layer>_input<id>_<d>_<d>_<d>_anti_quant.linear.float`` (dequantized input, ``%.18e``)."""
+def write_mapper_input(dirpath, layer: str, array, input_id: int = 0, dims_order: str = "CHW", *,
+                       linear: bool = True) -> str:
+    """``<layer>_input<k>_<d>_<d>_<d>_anti_quant.linear.float`` (dequantized input, ``%.18e``),
+    ``k`` = ``input_id``, the layer's input number. ``linear=False`` writes the name real NNIE 1.1
+    folders use, ``…_anti_quant.float`` (``docs/field-facts.md §16.1``)."""
     arr = np.asarray(array)
-    path = _in_dir(dirpath, mapper_input_file_name(layer, input_id, _item_shape(arr, dims_order)))
+    path = _in_dir(dirpath, mapper_input_file_name(layer, input_id, _item_shape(arr, dims_order), linear=linear))
     _savetxt_e18(path, arr)
     return path
 

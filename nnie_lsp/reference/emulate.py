@@ -187,7 +187,7 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
             written.append(Path(dumps.write_mapper_quant(out, name, to_fixed_20_12(arr[0]), 0)))
         for o in run.outputs:
             written.append(Path(dumps.write_mapper_quant(out, o.layer, payload(o.value, o.layout),
-                                                         o.layer_id + 1)))
+                                                         run.net.layer(o.layer).tops.index(o.top))))
     elif fmt == "inst":
         node = first_node
         for o in run.outputs:

@@ -31,6 +31,7 @@ from ..dumpio.tensor import DumpSet, DumpTensor, resolve_layout
 from .align_common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, GraphView, ReferenceTable
 from .align_dot import DotPass
 from .align_names import NamePass
+from .align_positions import read_positions
 from .align_values import LayoutPass, ValuePass
 
 __all__ = [
@@ -62,7 +63,10 @@ def align(
     graph_view = GraphView(graph) if graph is not None else None
     notes: list[str] = []
     sim_out = _simulator_outputs(sim, graph_view, notes)
-    refs = ReferenceTable.build([t for t in ref.tensors if t.role == "output"], graph_view)
+    ref_out = [t for t in ref.tensors if t.role == "output"]
+    positions = read_positions(ref_out, graph_view)
+    notes.extend(positions.notes)
+    refs = ReferenceTable.build(ref_out, graph_view, positions.blob_of)
     notes.extend(refs.notes)
 
     names = NamePass(graph_view, refs).run(sim_out)
@@ -161,8 +165,18 @@ def _in_network_order(pairs: list[AlignedPair], graph: GraphView | None, dot, no
             notes.append("no prototxt: network order approximated by the reference files' write times")
         pairs = sorted(pairs, key=key)
     else:
-        pairs = sorted(pairs, key=lambda p: (p.order, 0 if "inplace-intermediate" in p.flags else 1, p.name))
+        pairs = sorted(pairs, key=lambda p: (p.order, _rank_at_blob(p), p.name))
     return [replace(p, order=i) for i, p in enumerate(pairs)]
+
+
+def _rank_at_blob(pair: AlignedPair) -> int:
+    """Several dumps on one blob: an in-place chain's earlier member first, then the layer's own
+    dump, then the mapper's nodes after it (inserted Permute, Reportop)."""
+    if "inplace-intermediate" in pair.flags:
+        return 0
+    if "mapper-inserted" in pair.flags or "report-node" in pair.flags:
+        return 2
+    return 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..dumpio.names import normalize_name
 from ..dumpio.tensor import DumpTensor
+from ..prototxt.layers import permute_inserting_types
 from .metrics import cosine
 
 __all__ = [
@@ -35,7 +36,9 @@ __all__ = [
     "sample_cosine",
 ]
 
-PERMUTE_TYPES = frozenset({"Upsample", "ROIPooling", "PSROIPooling"})
+# layer types the mapper puts a Permute node next to (Upsample, ROIPooling, PSROIPooling, Normalize;
+# docs/field-facts.md §16.2): their dumps get a value check of the (H, W, C) reading
+PERMUTE_TYPES = frozenset(permute_inserting_types())
 FOLDABLE_TYPES = frozenset({"BatchNorm", "Scale", "BN", "Bias"})
 SAMPLE_SIZE = 4096
 
@@ -52,7 +55,8 @@ class AlignedPair:
     order: int
     layout: str = "CHW"  # how the sim values are read: "CHW" (as stored) or "HWC" (permuted back)
     flags: tuple[str, ...] = ()  # inplace-intermediate, fused-chain, folded-bn, permute-layout,
-    #                               whc-name, index-guess, batch-item, flattened
+    #                               whc-name, index-guess, batch-item, flattened, permute-output,
+    #                               mapper-inserted, report-node
     expected_shape: tuple[int, ...] | None = None  # (C,H,W)-like shape both sides are read in
     layer_type: str | None = None
     value_cosine: float | None = None  # quick cosine on samples when a value check ran
@@ -172,7 +176,8 @@ class GraphView:
     def blob_order(self, blob: str) -> float:
         ws = self.writers.get(blob)
         if not ws:
-            return -1.0  # network input
+            # a network input comes first; a name the graph does not know, after every layer
+            return -1.0 if blob in self.inputs else math.inf
         return float(self.index[ws[-1].name])
 
     def layer_order(self, lay) -> float:
@@ -205,7 +210,11 @@ class ReferenceTable:
     notes: list[str]
 
     @classmethod
-    def build(cls, ref_out: list[DumpTensor], graph: GraphView | None) -> ReferenceTable:
+    def build(cls, ref_out: list[DumpTensor], graph: GraphView | None,
+              prefixed_blobs: dict[int, str] | None = None) -> ReferenceTable:
+        """``prefixed_blobs``: the blob of each ``layer<N>_``-prefixed tensor (by ``id``) whose
+        prefix the graph confirmed (:mod:`.align_positions`); other prefixed tensors keep their
+        full name."""
         unmatched: list[DumpTensor] = []
         notes: list[str] = []
         by_key: dict[str, list[DumpTensor]] = {}
@@ -226,7 +235,7 @@ class ReferenceTable:
         for_blob: dict[str, DumpTensor] = {}
         blob_of: dict[int, str] = {}
         for t in primary.values():
-            blob = cls._blob_for(t, graph)
+            blob = (prefixed_blobs or {}).get(id(t)) or cls._blob_for(t, graph)
             if blob in for_blob:
                 prev = for_blob[blob]
                 # prefer the file named exactly like the blob
@@ -247,14 +256,16 @@ class ReferenceTable:
     def _blob_for(t: DumpTensor, graph: GraphView | None) -> str:
         if graph is None:
             return t.key
+        # a ``layer<N>_`` name reaches here when the graph did not confirm N: never stripped
+        alternatives = () if t.position is not None else t.alt_keys
         blob = graph.blob(t.key)
         if blob is None:
-            for alt in t.alt_keys:
+            for alt in alternatives:
                 blob = graph.blob(alt)
                 if blob:
                     break
-        # dumps named by layer (the alternatives last: a position-prefixed ``layer<i>_<layer>`` name)
-        for key in (t.key, *t.alt_keys):
+        # dumps named by layer
+        for key in (t.key, *alternatives):
             if blob is not None:
                 break
             lay = graph.layer(key)

@@ -92,14 +92,11 @@ class NamePass:
             return Draft(sim=t, ref=refs.for_blob[blob], blob=blob, layer=ws[-1] if ws else None,
                          order=graph.blob_order(blob), matched_by="name", confidence=0.95)
         d = Draft(sim=t)
-        outs = sorted(sim_by_layer.get(lay.name, [t]), key=lambda x: x.index)
-        pos = outs.index(t) if t in outs else 0
         if len(lay.tops) > 1:
-            blob = lay.tops[min(pos, len(lay.tops) - 1)]
-            if len(outs) > 1:
-                d.notes.append(f"output {t.index} of {len(outs)} taken as top {blob!r} (ids in ascending order)")
+            blob, how = self._top_of_output(t, lay, sim_by_layer.get(lay.name, [t]))
+            d.notes.append(how)
         else:
-            blob = lay.tops[0]
+            blob = lay.tops[0]  # single-output layer: the output number plays no part
         d.layer, d.blob = lay, blob
         d.order = graph.layer_order(lay)
         d.matched_by = "name" if normalize_name(blob) == t.key else "graph"
@@ -111,6 +108,28 @@ class NamePass:
             d.ref = r
             return d
         return None
+
+    def _top_of_output(self, t: DumpTensor, lay, outs: list[DumpTensor]) -> tuple[str, str]:
+        """The top a multi-output layer's dump stands for, and why. The mapper numbers a layer's
+        outputs 0, 1, … (``docs/field-facts.md §16.1``), but other tools put other numbers there:
+        the dims decide when exactly one top has the file's dims, else the rank of the number among
+        the layer's dumps."""
+        squeeze = lambda dims: tuple(int(x) for x in dims if int(x) != 1)  # noqa: E731
+        fitting = []
+        if t.shape:
+            for top in lay.tops:
+                expected = self.graph.expected_chw(top)
+                if expected is not None and squeeze(expected) in (squeeze(t.shape), squeeze(reversed(t.shape))):
+                    fitting.append(top)
+        if len(fitting) == 1:
+            return fitting[0], f"output {t.index} of {lay.name!r} taken as top {fitting[0]!r}: the only top with its dims"
+        ranked = sorted(outs, key=lambda x: x.index)
+        rank = ranked.index(t) if t in ranked else 0
+        top = lay.tops[min(rank, len(lay.tops) - 1)]
+        if fitting and top not in fitting:  # several tops have its dims, the ranked one not
+            top = fitting[min(rank, len(fitting) - 1)]
+        return top, (f"output {t.index} of {lay.name!r} taken as top {top!r} (number {rank + 1} of the layer's "
+                     f"{len(ranked)} dump(s), in the order of the tops)")
 
     def _note_inplace_chain(self, d: Draft, lay, blob: str, sim_by_layer: dict) -> None:
         """In-place chain: the Caffe blob holds the LAST member's value."""

@@ -53,10 +53,15 @@ class ValuePass:
         blob = self.refs.blob_of.get(id(r), r.key)
         return self.graph.blob_order(blob) if self.graph is not None else 0.0
 
-    def _ref_chw(self, r: DumpTensor) -> tuple[int, int, int] | None:
+    def _ref_chw(self, r: DumpTensor, n: int) -> tuple[int, int, int] | None:
+        """The (C, H, W) to try an (H, W, C) reading with: the blob's, else the file's dims; only
+        when it holds exactly ``n`` values (a name may point at a blob of another size)."""
         blob = self.refs.blob_of.get(id(r), r.key)
         expected = self.graph.expected_chw(blob) if self.graph is not None else None
-        return chw_of(expected) or chw_of(r.shape)
+        for chw in (chw_of(expected), chw_of(r.shape)):
+            if chw is not None and int(np.prod(chw)) == n:
+                return chw
+        return None
 
     def run(self, pending: list[DumpTensor], free_refs: list[DumpTensor]) -> PassResult:
         result = PassResult()
@@ -124,7 +129,7 @@ class ValuePass:
             direct = np.asarray(values[idx], dtype=np.float64)
             permuted = {}
             for r in refs:
-                chw = self._ref_chw(r)
+                chw = self._ref_chw(r, n)
                 if chw is not None and chw not in permuted:
                     permuted[chw] = np.asarray(values[hwc_positions(idx, chw)], dtype=np.float64)
             sim_samples.append((direct, permuted))
@@ -135,7 +140,7 @@ class ValuePass:
         for i, (direct, permuted) in enumerate(sim_samples):
             for j, r in enumerate(refs):
                 c = sample_cosine(ref_samples[j], direct)
-                chw = self._ref_chw(r)
+                chw = self._ref_chw(r, n)
                 if chw is not None:
                     cp = sample_cosine(ref_samples[j], permuted[chw])
                     if cp > c + 0.05:
@@ -231,20 +236,42 @@ class LayoutPass:
             progress(total, total)
         return pairs
 
+    def _permute_dims(self, d: Draft, lay, exp: tuple[int, ...] | None) -> None:
+        """A Permute's dump is named with its permuted dims (SSD ``…_perm_output0_5_5_2`` for a 2×5×5
+        input after a (0,2,3,1) Permute, ``docs/field-facts.md §16.1``): the same dims as the Caffe
+        blob, not a W_H_C name. Says which dims the name carries."""
+        if not d.sim.shape or exp is None:
+            return
+        squeeze = lambda dims: tuple(int(x) for x in dims if int(x) != 1)  # noqa: E731
+        dims = "_".join(map(str, d.sim.shape))
+        bottoms = list(getattr(lay, "bottoms", ()) or ())
+        before = self.graph.expected_chw(bottoms[0]) if self.graph is not None and bottoms else None
+        if squeeze(d.sim.shape) == squeeze(exp):
+            d.flags.append("permute-output")
+            if before is not None and squeeze(before) != squeeze(exp):
+                d.notes.append(f"Permute output: name dims {dims} are the permuted dims of its input "
+                               f"{'×'.join(map(str, before))}, as in the Caffe blob")
+        elif before is not None and squeeze(d.sim.shape) == squeeze(before):
+            d.notes.append(f"Permute output named with its input's dims {dims} (the Caffe blob is "
+                           f"{'×'.join(map(str, exp))}); values compared in the order they are stored")
+
     def finish(self, d: Draft) -> AlignedPair:
         lay = d.layer
         ltype = getattr(lay, "type", None) if lay is not None else None
         exp = self.graph.expected_chw(d.blob) if self.graph is not None else None
         if exp is None and d.ref is not None and d.ref.shape:
             exp = tuple(d.ref.shape)
-        # name dims order (mapper_quant C_H_W vs W_H_C)
-        if d.sim.fmt == "mapper-quant" and d.sim.shape and exp is not None and len(d.sim.shape) == 3:
+        if ltype == "Permute":
+            self._permute_dims(d, lay, exp)
+        elif d.sim.fmt == "mapper-quant" and d.sim.shape and exp is not None and len(d.sim.shape) == 3:
+            # name dims order (mapper_quant C_H_W vs W_H_C)
             sh = tuple(d.sim.shape)
             if sh != tuple(exp) and tuple(reversed(sh)) == tuple(exp):
                 d.flags.append("whc-name")
                 d.notes.append(f"name dims {'_'.join(map(str, sh))} read as W_H_C (prototxt/Caffe shape {exp})")
         chw = chw_of(exp)
-        suspect = ltype in PERMUTE_TYPES or "dot-permute" in d.flags or (self.graph is None and chw is not None)
+        suspect = (ltype in PERMUTE_TYPES or "dot-permute" in d.flags or "mapper-inserted" in d.flags
+                   or (self.graph is None and chw is not None))
         if self.value_check and chw is not None and d.value_cosine is None and (suspect or d.layout == "HWC"):
             r = np.asarray(d.ref.load_raw()).reshape(-1)
             s = np.asarray(d.sim.load_raw()).reshape(-1)
@@ -257,12 +284,17 @@ class LayoutPass:
             del r, s
         if d.layout == "HWC":
             d.flags.append("permute-layout")
-            why = f"mapper Permute before {ltype}" if ltype in PERMUTE_TYPES else (
-                "dot shows a merged Permute" if "dot-permute" in d.flags else "unexpected for this layer type")
+            if "mapper-inserted" in d.flags:
+                why = "a node the mapper inserted"
+            elif ltype in PERMUTE_TYPES:
+                why = f"the mapper puts a Permute next to {ltype}"
+            else:
+                why = "dot shows a merged Permute" if "dot-permute" in d.flags else "unexpected for this layer type"
             d.notes.append(f"simulator values are in (H, W, C) order ({why}); compared after transposing to C, H, W")
-        elif ltype in PERMUTE_TYPES and chw is not None:
-            d.notes.append(f"{ltype} sits behind a mapper Permute; (C, H, W) order fits the values better than (H, W, C)"
-                           if self.value_check else f"{ltype} sits behind a mapper Permute; layout not checked (value check off)")
+        elif (ltype in PERMUTE_TYPES or "mapper-inserted" in d.flags) and chw is not None:
+            where = "this mapper node" if "mapper-inserted" in d.flags else f"the mapper puts a Permute next to {ltype}"
+            d.notes.append(f"{where}: the (C, H, W) reading fits the values better than (H, W, C)"
+                           if self.value_check else f"{where}: layout not checked (value check off)")
         return AlignedPair(
             layer=getattr(lay, "name", None) if lay is not None else None,
             blob=d.blob,

@@ -338,6 +338,59 @@ def test_value_pass_and_layout_pass(net):
     assert all(p.layout == "CHW" for p in pairs)
 
 
+def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
+    """A reference tensor whose blob (through its name) has another size than its file: the
+    (H, W, C) reading uses the dims that hold the file's values, never indexes past its end."""
+    from nnie_lsp.triage.align_common import GraphView, ReferenceTable
+    from nnie_lsp.triage.align_values import ValuePass
+
+    rng = np.random.default_rng(11)
+    pooled = net.blobs["pool1"]  # 4x4x4 = 64 values
+    dumpio.write_ruyi_caffe(tmp_path / "ref", "odd", pooled)
+    dumpio.write_mapper_quant(tmp_path / "sim", "mystery", _noise(pooled, rng), 0)
+    graph = GraphView(TinyGraph())
+    (ref,) = scan_dumps(str(tmp_path / "ref")).tensors
+    refs = ReferenceTable.build([ref], graph, {id(ref): "conv1"})  # conv1 is 4x8x8: 256 values
+    (sim,) = scan_dumps(str(tmp_path / "sim")).tensors
+    result = ValuePass(graph, refs).run([sim], [ref])
+    assert [d.blob for d in result.drafts] == ["conv1"] and result.drafts[0].value_cosine > 0.99
+
+
+def test_position_numberings_follow_caffe_splits_and_the_input_layer():
+    """Caffe runs an ``input`` layer for top-level inputs and a ``<blob>_<layer>_<k>_split`` layer
+    after a blob version read twice; the C++ dump program's numbers index net.blobs()."""
+    from nnie_lsp.triage.align_common import GraphView
+    from nnie_lsp.triage.align_positions import numberings
+
+    layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
+    graph = GraphView(SimpleNamespace(
+        layers=[layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
+                layer("branch_a", "Convolution", ["conv1"], ["a"]), layer("branch_b", "Convolution", ["conv1"], ["b"]),
+                layer("cat", "Concat", ["a", "b"], ["cat"])],
+        inputs=["data"], blob_shapes=lambda: {}))
+    prototxt, runtime, blob_index = (n.slots for n in numberings(graph))
+    assert prototxt == {1: ("conv1", "conv1"), 2: ("relu1", "conv1"), 3: ("branch_a", "a"), 4: ("branch_b", "b"),
+                        5: ("cat", "cat")}
+    assert runtime == {1: ("input", "data"), 2: ("conv1", "conv1"), 3: ("relu1", "conv1"),
+                       4: ("conv1_relu1_0_split", "conv1"), 5: ("branch_a", "a"), 6: ("branch_b", "b"), 7: ("cat", "cat")}
+    # blobs: data, conv1, two split copies of conv1, a, b, cat — named after the layer at the same index
+    assert blob_index == {1: ("input", "data"), 2: ("conv1", "conv1"), 3: ("relu1", "conv1"),
+                          4: ("conv1_relu1_0_split", "conv1"), 5: ("branch_a", "a"), 6: ("branch_b", "b"),
+                          7: ("cat", "cat")}
+
+
+def test_prototxt_numbering_wins_when_the_files_follow_it(tmp_path):
+    """Files numbered by prototxt position (no input layer counted) with in-place layers: the
+    prototxt numbering explains every file; the blob index would not."""
+    L, blobs = forward()
+    files = {1: ("conv1", "conv1"), 3: ("pool1", "pool1"), 4: ("conv2", "conv2"), 7: ("concat", "concat")}
+    for position, (name, blob) in files.items():
+        dumpio.write_ruyi_caffe(tmp_path / "ref", f"layer{position + 1}_{name}", blobs[blob])  # Input layer is #1
+    al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(str(tmp_path / "ref")), TinyGraph())
+    assert any("read by prototxt layer order: 4 of 4" in n for n in al.notes)
+    assert {p.blob for p in al.pairs} == {"conv1", "pool1", "conv2", "concat"}
+
+
 def test_sample_cosine_is_metrics_cosine_with_no_evidence_as_one():
     from nnie_lsp.triage.align_common import sample_cosine
     from nnie_lsp.triage.metrics import cosine

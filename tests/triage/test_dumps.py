@@ -239,8 +239,8 @@ def test_real_nnie11_input_form_without_linear(tmp_path):
     assert (parsed.fmt, parsed.name, parsed.role, parsed.index, parsed.shape) == (
         "mapper-input", "conv6_2", "input", 0, (256, 10, 10))
     a = np.arange(2 * 3 * 3, dtype=float).reshape(2, 3, 3) / 8
-    written = dumpio.write_mapper_input(tmp_path, "conv6_2", a, 0)
-    os.rename(written, written.replace("anti_quant.linear.float", "anti_quant.float"))
+    written = dumpio.write_mapper_input(tmp_path, "conv6_2", a, 0, linear=False)
+    assert written.endswith("conv6_2_input0_2_3_3_anti_quant.float")
     (t,) = dumpio.scan_dumps(str(tmp_path)).tensors
     assert (t.fmt, t.key, t.role, t.shape) == ("mapper-input", "conv6_2", "input", (2, 3, 3))
     np.testing.assert_array_equal(t.load(), a)
@@ -249,12 +249,13 @@ def test_real_nnie11_input_form_without_linear(tmp_path):
 def test_position_prefixed_caffe_form_keeps_the_plain_name_as_alternative(tmp_path):
     """A public C++ dump program writes ``layer<i>_<layer>_output0_..._caffe.linear.float``."""
     parsed = parse_dump_name("layer3_conv2_output0_8_4_4_caffe.linear.float")
-    assert (parsed.name, parsed.alt_names, parsed.shape) == ("layer3_conv2", ("conv2",), (8, 4, 4))
+    assert (parsed.name, parsed.alt_names, parsed.shape, parsed.position) == ("layer3_conv2", ("conv2",), (8, 4, 4), 3)
     assert parse_dump_name("conv2_output0_8_caffe.linear.float").alt_names == ()
-    assert parse_dump_name("layer12_output0_8_caffe.linear.float").alt_names == ()  # no prefix: a name
+    plain = parse_dump_name("layer12_output0_8_caffe.linear.float")  # no prefix: a name
+    assert (plain.alt_names, plain.position) == ((), None)
     dumpio.write_ruyi_caffe(tmp_path, "layer3_conv2/a", np.ones((2, 2, 2)))
     (t,) = dumpio.scan_dumps(str(tmp_path)).tensors
-    assert t.key == "layer3_conv2_a" and t.alt_keys == ("conv2_a",)
+    assert t.key == "layer3_conv2_a" and t.alt_keys == ("conv2_a",) and t.position == 3
 
 
 def test_skip_records_and_ignored_files():
