@@ -145,13 +145,14 @@ def bench_memory(size_gb: float, tmp: str) -> None:
         if shape not in templates:
             a = rng.normal(0, 10, shape)
             rp = dumpio.write_ruyi_caffe(ref, name, a)
-            sp = dumpio.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), i)
+            sp = dumpio.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), 0)
             templates[shape] = (rp, sp)
         else:
             rp, sp = templates[shape]
             dims = "_".join(map(str, shape))
             shutil.copyfile(rp, os.path.join(ref, f"{name}_output0_{dims}_caffe.linear.float"))
-            shutil.copyfile(sp, os.path.join(sim, "mapper_quant", f"{name}_output{i}_{dims}_quant.linear.hex"))
+            # output0: the mapper numbers a layer's outputs (docs/field-facts.md §16.1)
+            shutil.copyfile(sp, os.path.join(sim, "mapper_quant", f"{name}_output0_{dims}_quant.linear.hex"))
     gen = time.perf_counter() - t0
     disk = sum(os.path.getsize(os.path.join(d, f)) for d in (ref, os.path.join(sim, "mapper_quant")) for f in os.listdir(d))
     big = max(int(np.prod(s)) for s in shapes)

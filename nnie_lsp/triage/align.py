@@ -2,12 +2,16 @@
 
 The alignment is a driver over small passes, each with explicit inputs and outputs
 (:class:`~nnie_lsp.triage.align_common.PassResult`: the pairs it made, the simulator tensors left
-for the next pass, notes):
+for the next pass, notes). First the reference side is read: ``layer<N>_`` position prefixes are
+checked against the prototxt (:mod:`~nnie_lsp.triage.align_positions`) and only stripped where it
+confirms them, then one reference tensor per blob
+(:class:`~nnie_lsp.triage.align_common.ReferenceTable`). Then:
 
 1. **name** (:class:`~nnie_lsp.triage.align_names.NamePass`) — names through the prototxt graph:
    in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``;
 2. **dot** (:class:`~nnie_lsp.triage.align_dot.DotPass`) — ``cnn_net_tree.dot`` node names and
-   numbers, for what the names left (only when a dot is given);
+   numbers, for what the names left (only when a dot is given): the mapper's own nodes too
+   (``permute_<k>`` after a Normalize, Reportop ``<top>_report_<seg>_<k>``);
 3. **values** (:class:`~nnie_lsp.triage.align_values.ValuePass`) — size, order and value
    correlation against the reference tensors no pass has used yet.
 

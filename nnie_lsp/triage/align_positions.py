@@ -54,7 +54,7 @@ class PositionReading:
 
 def _field_inputs(graph: GraphView) -> list[str]:
     """Inputs given as top-level ``input:`` fields (Caffe turns them into one ``input`` layer)."""
-    from_layers = {top for lay in graph.layers if lay.type == "Input" for top in lay.tops}
+    from_layers = {top for lay in graph.layers if getattr(lay, "type", None) == "Input" for top in lay.tops}
     return [b for b in graph.inputs if b not in from_layers]
 
 
@@ -168,6 +168,11 @@ def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> Positi
     reading.notes.append(
         f"layer<N>_ prefixes read by {scheme.name}: {len(reading.blob_of)} of {len(prefixed)} file(s) agree "
         "(the layer at N has the file's name and the blob's dims)")
+    copies = len(reading.blob_of) - len(set(reading.blob_of.values()))
+    if copies:
+        reading.notes.append(
+            f"{copies} prefixed file(s) hold a blob another file already holds (Caffe's split copies): "
+            "one file per blob is compared, the others are listed as unmatched")
     if drifted:
         reading.notes.append(
             f"{len(drifted)} prefixed file(s) hold another blob than their name's layer writes, as the "

@@ -379,6 +379,27 @@ def test_position_numberings_follow_caffe_splits_and_the_input_layer():
                           7: ("cat", "cat")}
 
 
+def test_blob_index_numbering_with_a_caffe_split(net, tmp_path):
+    """The C++ program on TinyGraph: pool1 is read twice, so Caffe runs pool1_pool1_0_split and
+    net.blobs() holds two copies of pool1; every file is named after the layer at its blob's index."""
+    files = [("data", "data"), ("conv1", "conv1"), ("relu1", "pool1"), ("pool1", "pool1"),
+             ("pool1_pool1_0_split", "pool1"), ("conv2", "conv2"), ("relu2", "conv3"), ("conv3", "concat"),
+             ("concat", "up"), ("up", "conv4"), ("conv4", "bn4"), ("bn4", "fc")]
+    for i, (name, blob) in enumerate(files, start=1):
+        dumpio.write_ruyi_caffe(tmp_path / "ref", f"layer{i}_{name}", net.blobs[blob])
+    al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(net.mq), TinyGraph())
+    notes = " | ".join(al.notes)
+    assert "read by blob index" in notes and "12 of 12" in notes
+    assert "2 prefixed file(s) hold a blob another file already holds" in notes
+    # the two copies, and conv4's own blob (the mapper folded bn4/sc4 into conv4: compared with bn4)
+    assert sorted(t.label.split("_output")[0] for t in al.unmatched_ref) == [
+        "layer10_up", "layer4_pool1", "layer5_pool1_pool1_0_split"]
+    by_sim = _by_sim(al)
+    assert by_sim["pool1"].ref.label.startswith("layer3_relu1_") and by_sim["conv3"].ref.label.startswith("layer7_relu2_")
+    assert by_sim["concat"].ref.label.startswith("layer8_conv3_")
+    assert by_sim["fc"].blob == "fc" and by_sim["fc"].ref.label.startswith("layer12_bn4_")
+
+
 def test_prototxt_numbering_wins_when_the_files_follow_it(tmp_path):
     """Files numbered by prototxt position (no input layer counted) with in-place layers: the
     prototxt numbering explains every file; the blob index would not."""
