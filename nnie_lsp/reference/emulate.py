@@ -82,7 +82,7 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
     opts = options or EmulationOptions()
     rng = np.random.default_rng(opts.seed)
     blobs: dict[str, np.ndarray] = {k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()}
-    quantized: dict[tuple[str, int], np.ndarray] = {}
+    quantized: dict[tuple[str, int, int], np.ndarray] = {}  # (blob, version, bits): `_hp` readers differ
     version: dict[str, int] = {k: 0 for k in blobs}
     run = SimRun(net=net, inputs={k: v.copy() for k, v in blobs.items()}, options=opts)
     depth = 0
@@ -110,7 +110,7 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
                 x = blobs[b]
                 fused_inside = layer is not head and b == head.tops[0]
                 if opts.quantize_activations and not fused_inside and b not in inputs:
-                    key = (b, version[b])
+                    key = (b, version[b], bits)
                     if key not in quantized:
                         clip = q.clip_value(x)
                         run.clips[b] = clip
