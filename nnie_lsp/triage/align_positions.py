@@ -17,9 +17,10 @@ layer name the file should carry and the blob whose values it holds:
   top, split copies included) and the run-time layer names alike.
 
 A file agrees with a numbering when the layer at ``N`` carries the file's name and, when the shape
-is known, the blob's dims are the file's dims. The numbering most files agree with is used for all;
-files it does not explain keep their full name (nothing is stripped blindly) and are listed in a
-note, so the values pass can still pair them. Without a prototxt nothing is stripped.
+is known, the blob's dims are the file's dims. The numbering most files agree with is used for all
+(then the one with more dims checked; then the blob index, the program seen in the wild); files it
+does not explain keep their full name (nothing is stripped blindly) and are listed in a note, so
+the values pass can still pair them. Without a prototxt nothing is stripped.
 """
 
 from __future__ import annotations
@@ -100,10 +101,12 @@ def numberings(graph: GraphView) -> list[Numbering]:
     runtime_layers, blobs = _runtime(graph)
     runtime = {i + 1: slot for i, slot in enumerate(runtime_layers) if slot[1]}
     blob_index = {i + 1: (runtime_layers[i][0], blob) for i, blob in enumerate(blobs[: len(runtime_layers)])}
+    # ties go to the earlier one: the blob index is the program seen in the wild; it names files
+    # exactly like the run-time order, only the dims tell the two apart
     return [
+        Numbering("blob index (the i-th blob named after the i-th layer)", blob_index),
         Numbering("prototxt layer order", prototxt),
         Numbering("Caffe run-time layer order (input and split layers counted)", runtime),
-        Numbering("blob index (the i-th blob named after the i-th layer)", blob_index),
     ]
 
 
@@ -111,17 +114,15 @@ def _squeezed(dims) -> tuple[int, ...]:
     return tuple(int(d) for d in dims if int(d) != 1)
 
 
-def _agrees(t: DumpTensor, rest: str, slot: tuple[str, str] | None, graph: GraphView) -> tuple[bool, bool]:
-    """(the layer at N carries the file's name, and the blob's dims are the file's dims or unknown)."""
-    if slot is None:
-        return False, False
-    layer_name, blob = slot
-    if normalize_name(layer_name) != rest:
-        return False, False
-    expected = graph.expected_chw(blob)
+def _agrees(t: DumpTensor, slot: tuple[str, str] | None, graph: GraphView) -> str:
+    """"match": the layer at N carries the file's name and the blob has the file's dims;
+    "unknown": the name agrees, dims cannot be checked; "no": anything else."""
+    if slot is None or normalize_name(slot[0]) != t.alt_keys[0]:
+        return "no"
+    expected = graph.expected_chw(slot[1])
     if expected is None or not t.shape:
-        return True, True
-    return True, _squeezed(expected) == _squeezed(t.shape)
+        return "unknown"
+    return "match" if _squeezed(expected) == _squeezed(t.shape) else "no"
 
 
 def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> PositionReading:
@@ -138,13 +139,11 @@ def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> Positi
         return reading
     best: tuple[int, int, Numbering] | None = None
     for number_scheme in numberings(graph):
-        named = agreed = 0
-        for t in prefixed:
-            name_ok, dims_ok = _agrees(t, t.alt_keys[0], number_scheme.slots.get(t.position), graph)
-            named += name_ok
-            agreed += name_ok and dims_ok
-        if agreed and (best is None or (agreed, named) > best[:2]):
-            best = (agreed, named, number_scheme)
+        verdicts = [_agrees(t, number_scheme.slots.get(t.position), graph) for t in prefixed]
+        agreed = sum(v != "no" for v in verdicts)
+        verified = sum(v == "match" for v in verdicts)
+        if agreed and (best is None or (agreed, verified) > best[:2]):
+            best = (agreed, verified, number_scheme)
     if best is None:
         reading.unexplained = prefixed
         reading.notes.append(
@@ -152,13 +151,12 @@ def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> Positi
             f"layers puts the named layer at N with the file's dims (e.g. {prefixed[0].label}): prefixes not "
             "stripped; these files can only be paired by values")
         return reading
-    scheme = best[2]
+    _agreed, verified, scheme = best
     reading.numbering = scheme.name
     drifted = []
     for t in prefixed:
         slot = scheme.slots.get(t.position)
-        name_ok, dims_ok = _agrees(t, t.alt_keys[0], slot, graph)
-        if name_ok and dims_ok:
+        if _agrees(t, slot, graph) != "no":
             reading.blob_of[id(t)] = slot[1]
             named_layer = graph.layer(t.alt_keys[0])
             if named_layer is not None and slot[1] not in named_layer.tops:
@@ -167,7 +165,9 @@ def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> Positi
             reading.unexplained.append(t)
     reading.notes.append(
         f"layer<N>_ prefixes read by {scheme.name}: {len(reading.blob_of)} of {len(prefixed)} file(s) agree "
-        "(the layer at N has the file's name and the blob's dims)")
+        "(the layer at N has the file's name and the blob's dims)"
+        + ("" if verified == len(reading.blob_of) else
+           f"; {len(reading.blob_of) - verified} without a known blob shape, agreeing by name only"))
     copies = len(reading.blob_of) - len(set(reading.blob_of.values()))
     if copies:
         reading.notes.append(

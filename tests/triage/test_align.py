@@ -368,7 +368,7 @@ def test_position_numberings_follow_caffe_splits_and_the_input_layer():
                 layer("branch_a", "Convolution", ["conv1"], ["a"]), layer("branch_b", "Convolution", ["conv1"], ["b"]),
                 layer("cat", "Concat", ["a", "b"], ["cat"])],
         inputs=["data"], blob_shapes=lambda: {}))
-    prototxt, runtime, blob_index = (n.slots for n in numberings(graph))
+    blob_index, prototxt, runtime = (n.slots for n in numberings(graph))
     assert prototxt == {1: ("conv1", "conv1"), 2: ("relu1", "conv1"), 3: ("branch_a", "a"), 4: ("branch_b", "b"),
                         5: ("cat", "cat")}
     assert runtime == {1: ("input", "data"), 2: ("conv1", "conv1"), 3: ("relu1", "conv1"),
@@ -377,6 +377,26 @@ def test_position_numberings_follow_caffe_splits_and_the_input_layer():
     assert blob_index == {1: ("input", "data"), 2: ("conv1", "conv1"), 3: ("relu1", "conv1"),
                           4: ("conv1_relu1_0_split", "conv1"), 5: ("branch_a", "a"), 6: ("branch_b", "b"),
                           7: ("cat", "cat")}
+
+
+def test_without_shapes_the_numbering_is_chosen_by_names_and_said(tmp_path):
+    """No shapes in the graph: the run-time order and the blob index name files alike; the blob
+    index (the program seen in the wild) is taken and the note says the dims were not checked."""
+    from nnie_lsp.triage.align_common import GraphView
+    from nnie_lsp.triage.align_positions import read_positions
+
+    layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
+    graph = GraphView(SimpleNamespace(
+        layers=[layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
+                layer("pool1", "Pooling", ["conv1"], ["pool1"])],
+        inputs=["data"], blob_shapes=lambda: {}))
+    for i, name in enumerate(["input", "conv1", "relu1"], start=1):
+        dumpio.write_ruyi_caffe(tmp_path, f"layer{i}_{name}", np.ones((2, 2, 2)))
+    tensors = list(scan_dumps(str(tmp_path)).tensors)
+    reading = read_positions(tensors, graph)
+    assert reading.numbering.startswith("blob index")
+    assert sorted(reading.blob_of.values()) == ["conv1", "data", "pool1"]
+    assert "3 without a known blob shape, agreeing by name only" in reading.notes[0]
 
 
 def test_blob_index_numbering_with_a_caffe_split(net, tmp_path):
