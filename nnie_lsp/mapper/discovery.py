@@ -1,8 +1,9 @@
 """Where a lint project's mapper output comes from: the logs and the ``cnn_net_tree.dot`` it reads.
 
-nnie_mapper writes its files into the directory it runs in (``docs/field-facts.md §9``): RuyiStudio
-runs it in the cfg's folder, and command-line users run it there too, since the cfg's relative
-paths are resolved against it.  So a project picks up, **beside its cfg**:
+nnie_mapper writes its files into the directory it runs in (``docs/field-facts.md §9``); the real
+project folders keep them beside the cfg, and the cfg's relative paths are written for that
+folder.  Where the mapper ran is recorded nowhere, so the project assumes the cfg's folder and
+picks up, **beside its cfg**:
 
 - ``mapper_debug.log``: the record of one run (version line, phases and every ERROR / WARNING
   block, §16.3).  When it is there it is the log that counts;
@@ -110,27 +111,49 @@ class _ContentCache:
 
 _LOG_CACHE = _ContentCache(parse_mapper_log)
 _TREE_CACHE = _ContentCache(parse_net_tree)
+# (kind, path) -> ((mtime_ns, size), parsed): files on disk are not read again while unchanged
+# (the language server builds a project on every edit)
+_BY_STAT: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
+_BY_STAT_LOCK = threading.Lock()
 
 
-def _too_big(path: str) -> bool:
+def _load(kind: str, path: str, provider: TextSource, cache: _ContentCache):
+    """The parsed file at ``path`` (None when absent, a folder or too big): editor buffers by
+    content, files on disk by modification time and size."""
+    if path in getattr(provider, "overlay", {}):
+        decoded = provider.read_text(path)
+        return None if decoded is None else _finish(cache.get(decoded.text, path), decoded)
     try:
-        return os.path.getsize(path) > MAX_BYTES
+        stat = os.stat(path)
     except OSError:
-        return False  # not on disk (an editor buffer): the provider decides
-
-
-def _read(path: str, provider: TextSource) -> Decoded | None:
-    if not provider.exists(path) or os.path.isdir(path) or _too_big(path):
         return None
-    return provider.read_text(path)
+    if not os.path.isfile(path) or stat.st_size > MAX_BYTES:
+        return None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    with _BY_STAT_LOCK:
+        hit = _BY_STAT.get((kind, path))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    decoded = provider.read_text(path)
+    if decoded is None:
+        return None
+    parsed = _finish(cache.get(decoded.text, path), decoded)
+    with _BY_STAT_LOCK:
+        if len(_BY_STAT) > 64:
+            _BY_STAT.clear()
+        _BY_STAT[(kind, path)] = (stamp, parsed)
+    return parsed
+
+
+def _finish(parsed, decoded: Decoded):
+    """A log keeps the encoding it was read with (a net tree has no such fields)."""
+    if isinstance(parsed, MapperLog):
+        return replace(parsed, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
+    return parsed
 
 
 def _read_log(path: str, provider: TextSource) -> MapperLog | None:
-    decoded = _read(path, provider)
-    if decoded is None:
-        return None
-    log = _LOG_CACHE.get(decoded.text, path)
-    return replace(log, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
+    return _load("log", path, provider, _LOG_CACHE)
 
 
 def _mtime(path: str | None) -> float | None:
@@ -197,12 +220,8 @@ def mapper_output_beside(cfg_path: str | None, provider: TextSource,
             skipped.append((path, "no mapper run in it"))
             continue
         logs.append(FoundLog(log, given=False, newer_files=_newer_files(path, files)))
-    tree = None
-    tree_path = os.path.join(folder, NET_TREE)
-    decoded = _read(tree_path, provider)
-    if decoded is not None:
-        parsed = _TREE_CACHE.get(decoded.text, tree_path)
-        tree = parsed if parsed.nodes else None
+    parsed = _load("tree", os.path.join(folder, NET_TREE), provider, _TREE_CACHE)
+    tree = parsed if parsed is not None and parsed.nodes else None
     return MapperOutput(tuple(logs), tree, tuple(skipped))
 
 

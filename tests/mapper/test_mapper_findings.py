@@ -349,3 +349,19 @@ def test_is_mapper_log_file_by_name_or_content(tmp_path, name):
     plain = tmp_path / "images.txt"
     plain.write_text("images/a.jpg\n", encoding="utf-8")
     assert not discovery.is_mapper_log_file(str(plain))
+
+
+def test_a_rewritten_log_is_read_again_and_an_editor_buffer_wins(tmp_path):
+    _project_dir(tmp_path)
+    cfg = str(tmp_path / "net.cfg")
+    first = load_project(cfg_path=cfg)
+    assert [b.form_id for b in first.mapper_logs[0].log.blocks] == ["value_too_small", "type_not_supported"]
+    assert load_project(cfg_path=cfg).mapper_logs[0].log is first.mapper_logs[0].log  # unchanged: not re-read
+    (tmp_path / "mapper_error.log").write_text(
+        "**********************************************************\n"
+        "ERROR: file: NetParser::parseInput  line: 77\ninput layer has no input param!\n", encoding="utf-8")
+    assert [b.form_id for b in load_project(cfg_path=cfg).mapper_logs[0].log.blocks] == ["no_input_param"]
+    buffer = VERSION_LINE + "begin net parsing....\n.end net parsing\n"
+    log_path = str(tmp_path / "mapper_error.log")
+    edited = load_project(cfg_path=cfg, provider=DiskProvider({log_path: buffer}))
+    assert edited.mapper_logs[0].log.blocks == () and edited.mapper_logs[0].log.version is not None
