@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# nnie-triage on two dump sets made from the real MTCNN det1 model (see make_demo.py):
+# nnie-triage on two dump sets made from the real MTCNN det1 model (see make_demo.py). Each folder
+# is laid out as the tools leave it (output/ = Caffe, mapper_quant/ = NNIE), so the cfg alone is enough:
 #   channel_swap/: the cfg says BGR for an RGB-trained net   -> case 1, fix [RGB_order] RGB
-#   quant_noise/:  8-bit error growing with depth + a 16-bit run -> case 2, _hp candidates
+#   quant_noise/:  8-bit error growing with depth + a 16-bit run in compile_mode1/ -> case 2, _hp plan
 set -euo pipefail
 cd "$(dirname "$0")"
 BIN=${BIN:-../../.venv/bin}
 export COLUMNS=${COLUMNS:-110}
-echo "--- channel_swap ---"
-"$BIN/nnie-triage" compare --reference channel_swap/caffe --sim channel_swap/nnie \
-  --cfg channel_swap/sim.cfg --prototxt model/det1.prototxt
+echo "--- channel_swap: nnie-triage compare --cfg channel_swap/sim.cfg ---"
+"$BIN/nnie-triage" compare --cfg channel_swap/sim.cfg
 echo
-echo "--- quant_noise (with a compile_mode 1 run) ---"
-"$BIN/nnie-triage" compare --reference quant_noise/caffe --sim quant_noise/nnie --sim-16bit quant_noise/nnie16 \
-  --cfg quant_noise/sim.cfg --prototxt model/det1.prototxt --html "${TMPDIR:-/tmp}/nnie-triage-demo.html"
+echo "--- quant_noise (the compile_mode 1 run in quant_noise/compile_mode1/ is found too) ---"
+"$BIN/nnie-triage" compare --cfg quant_noise/sim.cfg --html "${TMPDIR:-/tmp}/nnie-triage-demo.html"
 
 
 echo

@@ -2,16 +2,23 @@
 
     .venv/bin/python examples/triage/make_demo.py [--image PATH]
 
-Each folder holds caffe/ (OpenCV Caffe forward, RuyiStudio format), nnie/ (numpy NNIE 8-bit
-emulation, mapper_quant format), sim.cfg and a README line; try e.g.
+Each folder is laid out as a real project folder is after the tools ran in it, so that
+`nnie-triage compare --cfg <folder>/sim.cfg` (and the editor's `nnie.triage` with the cfg alone)
+finds everything by itself (nnie_lsp/docs/editor-protocol.md, "Discovery"):
 
-    python -m nnie_lsp.cli.triage compare --reference examples/triage/channel_swap/caffe \\
-        --sim examples/triage/channel_swap/nnie --cfg examples/triage/channel_swap/sim.cfg \\
-        --prototxt examples/triage/model/det1.prototxt --html /tmp/report.html
+    sim.cfg          the NNIE-side cfg; its paths resolve from its own folder (../model/det1.*)
+    output/          Caffe side (OpenCV Caffe forward), RuyiStudio "Get Caffe Output" format
+    mapper_quant/    NNIE side (numpy NNIE 8-bit emulation), nnie_mapper's mapper_quant format
+    compile_mode1/   quant_noise only: a copy of the project run at compile_mode 1
+        sim.cfg        [compile_mode] 1
+        mapper_quant/  the 16-bit run
+
+Try e.g. `.venv/bin/nnie-triage compare --cfg examples/triage/quant_noise/sim.cfg`.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -20,8 +27,24 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 from nnie_lsp.reference.scenarios import scenarios, write_scenario  # noqa: E402
+from nnie_lsp.triage.layout import CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR  # noqa: E402
 
 DEMOS = ("channel_swap", "quant_noise")
+SIXTEEN_BIT_RUN = "compile_mode1"
+
+
+def _set(cfg_text: str, key: str, value: str) -> str:
+    return re.sub(rf"(?m)^\[{key}\] .*$", lambda _m: f"[{key}] {value}", cfg_text)
+
+
+def _cfg(cfg_text: str, up: str, compile_mode: int = 0) -> str:
+    """The scenario's cfg with paths that resolve from the cfg's own folder (`up` leads to examples/triage)."""
+    for key, name in (("prototxt_file", "det1.prototxt"), ("caffemodel_file", "det1.caffemodel")):
+        cfg_text = _set(cfg_text, key, f"{up}model/{name}")
+    if up != "../":
+        for key, name in (("image_list", "images.txt"), ("mean_file", "mean.txt")):
+            cfg_text = _set(cfg_text, key, f"../{name}")
+    return _set(cfg_text, "compile_mode", str(compile_mode))
 
 
 def main() -> int:
@@ -41,7 +64,16 @@ def main() -> int:
         if out.exists():
             shutil.rmtree(out)
         sc = all_sc[name]
-        write_scenario(sc, out, HERE / "model", HERE / "test1.jpg")
+        paths = write_scenario(sc, out, HERE / "model", HERE / "test1.jpg")
+        paths["caffe"].rename(out / CAFFE_OUTPUT_DIR)
+        paths["nnie"].rename(out / MAPPER_QUANT_DIR)
+        cfg_text = paths["cfg"].read_text()
+        paths["cfg"].write_text(_cfg(cfg_text, "../"))
+        if "nnie16" in paths:
+            run16 = out / SIXTEEN_BIT_RUN
+            run16.mkdir()
+            paths["nnie16"].rename(run16 / MAPPER_QUANT_DIR)
+            (run16 / "sim.cfg").write_text(_cfg(cfg_text, "../../", compile_mode=1))
         (out / "images.txt").write_text("../test1.jpg\n")
         (out / "README.txt").write_text(f"{name}: {sc.description}; expected case {sc.expected_case}\n")
         print(f"{name}: {sc.description}")

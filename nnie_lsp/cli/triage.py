@@ -55,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                  "with a diagnosis (guide cases 1-4) and the concrete fix.")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     c = sub.add_parser("compare", help="compare Caffe dumps with NNIE dumps and diagnose")
-    c.add_argument("--reference", required=True, help="Caffe-side dump folder (RuyiStudio, npy, ...)")
-    c.add_argument("--sim", required=True, help="NNIE-side dump folder (mapper_quant, inst, ...)")
+    c.add_argument("--reference", help="Caffe-side dump folder (RuyiStudio, npy, ...); default: output/ beside --cfg")
+    c.add_argument("--sim", help="NNIE-side dump folder (mapper_quant, inst, ...); default: mapper_quant/ beside --cfg")
     c.add_argument("--sim-16bit", help="a second NNIE run at compile_mode 1 (confirms/rejects quantization)")
     c.add_argument("--cfg")
     c.add_argument("--prototxt")
@@ -182,6 +182,11 @@ def cmd_compare(args) -> int:
     from nnie_lsp.triage import report
     from nnie_lsp.triage.compare import run_compare
 
+    if args.cfg or not (args.reference and args.sim):  # what is not given is found beside the cfg
+        from nnie_lsp.triage.discovery import complete_inputs
+        args.reference, args.sim, args.sim_16bit, args.dot, args.prototxt = complete_inputs(
+            args.cfg, reference=args.reference, sim=args.sim, sim16=args.sim_16bit, dot=args.dot,
+            prototxt=args.prototxt, log=sys.stderr).as_tuple()
     progress = None
     bar = None
     if sys.stderr.isatty():

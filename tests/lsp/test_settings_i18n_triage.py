@@ -185,8 +185,8 @@ async def test_triage_with_the_real_cli(client, tmp_path):
     proto = dest / "model" / "det1.prototxt"
     uri = client.open(proto, "prototxt")
     result = await asyncio.wait_for(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="nnie.triage", arguments=[{"reference": str(dest / "quant_noise" / "caffe"),
-                                           "sim": str(dest / "quant_noise" / "nnie"),
+        command="nnie.triage", arguments=[{"reference": str(dest / "quant_noise" / "output"),
+                                           "sim": str(dest / "quant_noise" / "mapper_quant"),
                                            "cfg": str(dest / "quant_noise" / "sim.cfg"), "prototxt": str(proto)}])), 60)
     assert result["case"] == 2 and result["layers"]
     low = {r["name"] for r in result["layers"] if r.get("status") in ("low", "poor", "bad")}

@@ -15,12 +15,12 @@ EX = Path(__file__).resolve().parents[2] / "examples" / "triage"
 
 def test_case1_from_first_layer_input_dump(tmp_path, capsys):
     sim = tmp_path / "nnie"
-    shutil.copytree(EX / "channel_swap" / "nnie", sim)
+    shutil.copytree(EX / "channel_swap" / "mapper_quant", sim)
     data_file = sim / "data_output0_3_20_20_quant.linear.hex"
     data = read_hex_words(str(data_file)).reshape(1, 3, 20, 20)
     data_file.unlink()
     write_mapper_input(sim, "conv1", data, input_id=1)
-    assert main(["compare", "--reference", str(EX / "channel_swap" / "caffe"), "--sim", str(sim),
+    assert main(["compare", "--reference", str(EX / "channel_swap" / "output"), "--sim", str(sim),
                  "--cfg", str(EX / "channel_swap" / "sim.cfg"), "--prototxt", str(EX / "model" / "det1.prototxt"),
                  "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
