@@ -196,6 +196,8 @@ def nn304(project, ctx):
     ## What it finds
     Layers after which the mapper inserts a Permute node: Upsample, ROIPooling, PSROIPooling and
     SSD's Normalize (information only; the list is the layer table's `mapper_inserts_permute`).
+    With a `cnn_net_tree.dot` beside the cfg, the nodes it shows the mapper inserting
+    (`permute_<k>`, type `Permute (batch)`) are reported on the layer they follow, whatever its type.
 
     ## Why
     Guide step 4: the mapper rewrites these layers and inserts a Permute after them (see
