@@ -3,7 +3,10 @@
 - :mod:`.dot`: the project's one DOT tokenizer and statement reader;
 - :mod:`.nettree`: ``cnn_net_tree.dot`` in the NNIE label format → :class:`NetTree`;
 - :mod:`.log`: ``mapper_error.log``, ``mapper_debug.log`` and saved console logs → :class:`MapperLog`;
-- :mod:`.messages`: the mapper's message forms and what each block names (its target).
+- :mod:`.messages`: the mapper's message forms and what each block names (its target);
+- :mod:`.discovery`: which logs and ``cnn_net_tree.dot`` a lint project reads (beside the cfg, or
+  given with ``nnie-lint --mapper-log``); the rules that use them are in
+  :mod:`nnie_lsp.rules.mapper_output`.
 """
 
 from .log import (
