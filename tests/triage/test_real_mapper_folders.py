@@ -11,7 +11,7 @@ import pytest
 
 from nnie_lsp.cli.triage import main
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage import align, read_dot
+from nnie_lsp.triage import align, load_pair, read_dot
 from nnie_lsp.triage.compare import load_graph
 from real_folders import BLOBS, PROTOTXT, build
 
@@ -218,3 +218,20 @@ def test_mapper_node_dumps_align_through_the_dot(tmp_path, capsys):
     assert sorted(row["blob"] for row in rows) == ["conv4_3_norm", "conv6_2"]
     assert all(row["cosine"] > 0.9999 for row in rows)
     assert doc["unmatched"]["sim"] == []
+
+
+def test_board_dump_of_a_report_node_found_by_its_dot_id(tmp_path):
+    """Board / instruction-simulator dumps are named by node id (``seg0_layer11_output0_…``): id 11
+    is the Reportop ``conv6_2_report_0_0`` in the dot, so the dump is conv6_2's output."""
+    from nnie_lsp.dumpio import write_inst
+
+    folder = build(tmp_path, swap_channels=False)
+    write_inst(tmp_path / "board", 0, 11, folder.sim["conv6_2"])
+    write_inst(tmp_path / "board", 0, 4, folder.sim["conv4_3_norm"])  # permute_0
+    al = align(scan_dumps(folder.caffe), scan_dumps(tmp_path / "board"), _graph(), dot=read_dot(folder.dot))
+    by_node = {p.sim.node: p for p in al.pairs}
+    assert (by_node[11].blob, by_node[11].matched_by) == ("conv6_2", "dot") and "report-node" in by_node[11].flags
+    assert (by_node[4].blob, by_node[4].matched_by) == ("conv4_3_norm", "dot") and "mapper-inserted" in by_node[4].flags
+    for pair in al.pairs:
+        ref, sim, _note = load_pair(pair)
+        np.testing.assert_allclose(sim, ref, atol=2e-3, err_msg=pair.name)
