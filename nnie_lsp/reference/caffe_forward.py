@@ -105,13 +105,13 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
 
 def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str | Path | np.ndarray],
                   preps: list[Preprocessing] | Preprocessing,
-                  input_shape: tuple[int, ...] | None = None) -> ReferenceRun:
+                  input_shape: tuple[int, ...] | None = None, *, net: CaffeNet | None = None) -> ReferenceRun:
+    """One image (one source per network input) through OpenCV. ``net``: the net already loaded
+    (:func:`load_reference_net`) when several images are run."""
     if isinstance(preps, Preprocessing):
         preps = [preps]
-    try:
-        net = load_net(prototxt, caffemodel)
-    except NetLoadError as exc:
-        raise ReferenceError(str(exc)) from exc
+    if net is None:
+        net = load_reference_net(prototxt, caffemodel)
     inputs = prepare_inputs(net, images, preps, input_shape)
     layer_outputs = opencv_forward(net, inputs)
     blobs: dict[str, np.ndarray] = dict(inputs)
@@ -127,6 +127,16 @@ def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str
     return ReferenceRun(net=net, inputs=inputs, blobs=blobs, layer_outputs=layer_outputs,
                         preprocessing=list(preps),
                         images=[str(i) for i in images if not isinstance(i, np.ndarray)])
+
+
+def load_reference_net(prototxt: str | Path, caffemodel: str | Path) -> CaffeNet:
+    """The net's layers and inputs for a reference run; OpenCV reads the weights itself."""
+    if not Path(caffemodel).is_file():
+        raise ReferenceError(f"caffemodel {caffemodel} does not exist")
+    try:
+        return load_net(prototxt, caffemodel, weights=False)
+    except NetLoadError as exc:
+        raise ReferenceError(str(exc)) from exc
 
 
 def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:

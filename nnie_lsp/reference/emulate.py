@@ -3,9 +3,11 @@
 What is emulated (docs/field-facts.md §10.1, §11):
 - the mapper fuses an in-place chain (conv → in-place ReLU/PReLU/BN/Scale) into one layer and
   reports one output per chain, named by the chain's first layer;
-- every value a layer reads from memory is quantized with the 8-bit log quantizer (clip = the
-  tensor's max |x| rounded up to 2^(k/16), like a gfpq clip from a one-image calibration); the data
-  layer is exact (image_type 1 inputs are integers);
+- every value a layer reads from memory is quantized with the 8-bit log quantizer of §11/§16.5
+  (clip = the tensor's max |x| over the images run, rounded up to 2^(k/16), like a gfpq clip
+  calibrated on those images; :func:`emulate_images` runs several images with shared clips, as
+  the mapper calibrates on its whole image list, §5.6); the data layer is exact (image_type 1
+  inputs are integers);
 - Convolution / Deconvolution / InnerProduct weights are quantized with the same quantizer
   (per layer); biases are kept;
 - `_hp` layers (or every layer with compile_mode 1) use the 16-bit variant;
@@ -25,6 +27,7 @@ import numpy as np
 
 from .net import CaffeNet, LayerDef
 from .numpy_forward import run_layer
+from .codes import write_input_dumps
 from .quant import LogQuantizer, quantizer_for, to_fixed_20_12
 
 WEIGHT_LAYERS = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConvolution")
@@ -40,6 +43,7 @@ class EmulationOptions:
     seed: int = 0
     split_inplace: frozenset[str] = frozenset()  # in-place layers the mapper runs separately
     hwc_layers: frozenset[str] = frozenset()  # reported outputs written in H,W,C order
+    keep_inputs: bool = False  # record every quantized layer input (SimRun.layer_inputs)
 
 
 @dataclass
@@ -53,13 +57,27 @@ class SimOutput:
 
 
 @dataclass
+class SimInput:
+    """A layer input as the NNIE reads it: quantized under ``clip`` (the mapper's
+    ``<layer>_input<k>_…_quant.nonlinear.hex`` and its dequantized twin, docs/field-facts.md §10.1)."""
+
+    layer: str  # chain head layer name
+    number: int  # which input of the layer (its bottom index)
+    blob: str
+    value: np.ndarray  # (N, ...) dequantized values (on the grid of `clip`)
+    clip: float
+    bits: int
+
+
+@dataclass
 class SimRun:
     net: CaffeNet
     inputs: dict[str, np.ndarray]
     outputs: list[SimOutput] = field(default_factory=list)
     options: EmulationOptions = field(default_factory=EmulationOptions)
-    clips: dict[str, float] = field(default_factory=dict)
+    clips: dict[str, float] = field(default_factory=dict)  # blob -> clip (shared by the images of one call)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (layer, why) not run on the NNIE
+    layer_inputs: list[SimInput] = field(default_factory=list)  # with EmulationOptions.keep_inputs
 
     def by_top(self) -> dict[str, np.ndarray]:
         return {o.top: o.value for o in self.outputs}
@@ -78,13 +96,31 @@ def quantize_weights(layer: LayerDef, blobs: list[np.ndarray], q: LogQuantizer) 
 
 
 def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOptions | None = None) -> SimRun:
-    """Run the net with NNIE-style quantization; one reported output per in-place chain."""
+    """Run the net with NNIE-style quantization; one reported output per in-place chain.
+
+    ``inputs`` maps each network input to an (N, C, H, W) array; with N > 1 the clips are those of
+    the whole batch."""
+    return emulate_images(net, [inputs], options)[0]
+
+
+def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
+                   options: EmulationOptions | None = None) -> list[SimRun]:
+    """Emulate several images (one input dict each, in image-list order) the way the mapper
+    calibrates: every activation clip is taken over all the images together (the mapper calibrates
+    on the whole image list, docs/field-facts.md §5.6, §10.1), then each image is quantized with
+    those clips. One :class:`SimRun` per image; they share ``clips``. The images run layer by
+    layer side by side, never as one batch, so nets whose Reshape fixes the batch work too."""
     opts = options or EmulationOptions()
-    rng = np.random.default_rng(opts.seed)
-    blobs: dict[str, np.ndarray] = {k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()}
-    quantized: dict[tuple[str, int, int], np.ndarray] = {}  # (blob, version, bits): `_hp` readers differ
-    version: dict[str, int] = {k: 0 for k in blobs}
-    run = SimRun(net=net, inputs={k: v.copy() for k, v in blobs.items()}, options=opts)
+    if not images:
+        raise ValueError("emulate_images needs at least one image")
+    count = len(images)
+    rngs = [np.random.default_rng(opts.seed if i == 0 else (opts.seed, i)) for i in range(count)]
+    blobs = [{k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()} for inputs in images]
+    network_inputs = set(blobs[0])
+    quantized: dict[tuple[str, int, int], list[np.ndarray]] = {}  # (blob, version, bits): `_hp` readers differ
+    version: dict[str, int] = {k: 0 for k in network_inputs}
+    clips: dict[str, float] = {}
+    runs = [SimRun(net=net, inputs={k: v.copy() for k, v in b.items()}, options=opts, clips=clips) for b in blobs]
     depth = 0
     layer_id = 0
     off_nnie: set[str] = set()  # blobs written by CPU-side layers (not produced on the NNIE)
@@ -95,53 +131,61 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
             # the NNIE segment ends here: PriorBox/DetectionOutput/Proposal/Custom/`_cpu` layers and
             # everything fed by them run on the CPU, as the mapper splits the net into segments
             for layer in chain:
-                run.skipped.append((layer.name, why))
+                for run in runs:
+                    run.skipped.append((layer.name, why))
                 off_nnie.update(layer.tops)
             continue
         depth += 1
-        pre_split: np.ndarray | None = None
+        pre_split: list[np.ndarray] | None = None
+        bits = _bits_for(head, opts)
+        q = quantizer_for(bits)
         for layer in chain:
-            bits = _bits_for(head, opts)
-            q = quantizer_for(bits)
-            xs = []
-            for b in layer.bottoms:
-                if b not in blobs:
+            reads: list[list[np.ndarray]] = []  # per bottom, per image
+            for number, b in enumerate(layer.bottoms):
+                if b not in blobs[0]:
                     raise ValueError(f"layer {layer.name!r}: bottom {b!r} is never produced")
-                x = blobs[b]
+                xs = [image[b] for image in blobs]
                 fused_inside = layer is not head and b == head.tops[0]
-                if opts.quantize_activations and not fused_inside and b not in inputs:
+                if opts.quantize_activations and not fused_inside and b not in network_inputs:
                     key = (b, version[b], bits)
                     if key not in quantized:
-                        clip = q.clip_value(x)
-                        run.clips[b] = clip
-                        quantized[key] = q.quantize(x, clip)
-                    x = quantized[key]
-                xs.append(x)
+                        clip = q.clip_value(np.concatenate([x.reshape(-1) for x in xs]) if count > 1 else xs[0])
+                        clips[b] = clip
+                        quantized[key] = [q.quantize(x, clip) for x in xs]
+                    xs = quantized[key]
+                    if opts.keep_inputs and layer is head:
+                        for run, x in zip(runs, xs):
+                            run.layer_inputs.append(SimInput(head.name, number, b, x, clips[b], bits))
+                reads.append(xs)
             wb = layer.blobs
             if opts.quantize_weights and wb:
                 wb = quantize_weights(layer, wb, q)
-            ys = run_layer(layer, xs, wb)
             if layer.name in opts.split_inplace and layer is not head:
-                pre_split = blobs[head.tops[0]]
-            for top, y in zip(layer.tops, ys):
-                blobs[top] = y.astype(np.float32)
+                pre_split = [image[head.tops[0]] for image in blobs]
+            for i, image in enumerate(blobs):
+                ys = run_layer(layer, [xs[i] for xs in reads], wb)
+                for top, y in zip(layer.tops, ys):
+                    image[top] = y.astype(np.float32)
+            for top in layer.tops:
                 version[top] = version.get(top, -1) + 1
         if opts.noise > 0:
+            for image, rng in zip(blobs, rngs):
+                for top in head.tops:
+                    y = image[top]
+                    rms = float(np.sqrt(np.mean(np.square(y, dtype=np.float64)))) if y.size else 0.0
+                    image[top] = (y + rng.standard_normal(y.shape) * opts.noise * depth * rms).astype(np.float32)
+        for i, (image, run) in enumerate(zip(blobs, runs)):
             for top in head.tops:
-                y = blobs[top]
-                rms = float(np.sqrt(np.mean(np.square(y, dtype=np.float64)))) if y.size else 0.0
-                blobs[top] = (y + rng.standard_normal(y.shape) * opts.noise * depth * rms).astype(np.float32)
-        for top in head.tops:
-            value = blobs[top] if pre_split is None else pre_split
-            layout = "CHW"
-            value = to_fixed_20_12(value)
-            if head.name in opts.hwc_layers and value.ndim == 4:
-                layout = "HWC"
-            run.outputs.append(SimOutput(layer=head.name, top=top, value=value,
-                                         layers=[layer.name for layer in chain], layout=layout,
-                                         layer_id=layer_id))
+                value = image[top] if pre_split is None else pre_split[i]
+                layout = "CHW"
+                value = to_fixed_20_12(value)
+                if head.name in opts.hwc_layers and value.ndim == 4:
+                    layout = "HWC"
+                run.outputs.append(SimOutput(layer=head.name, top=top, value=value,
+                                             layers=[layer.name for layer in chain], layout=layout,
+                                             layer_id=layer_id))
         layer_id += 1
-    return run
+    return runs
 
 
 def _cpu_side(head: LayerDef, off_nnie: set[str]) -> str | None:
@@ -165,7 +209,9 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
     """Write the emulated run in a real dump format.
 
     `mapper_quant`: ``<layer>_output<id>_<C>_<H>_<W>_quant.linear.hex`` per reported layer plus the
-    data layer; `inst`: ``seg<s>_layer<node>_output0_inst.linear.hex`` with synthetic node ids
+    data layer, and -- when the run kept them (``EmulationOptions.keep_inputs``) -- every quantized
+    layer input as the mapper writes it: ``<layer>_input<k>_…_quant.nonlinear.hex`` (the codes)
+    with its ``…_anti_quant.float`` twin (:mod:`.codes`); `inst`: ``seg<s>_layer<node>_output0_inst.linear.hex`` with synthetic node ids
     (node ids are not layer names: the triage aligns them by order, shape and values).
     HWC-layout outputs are written in H,W,C element order with C_H_W dims in the name, like a
     mapper-inserted Permute would leave them.
@@ -193,6 +239,9 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
         for o in run.outputs:
             written.append(Path(dumps.write_inst(out, seg, node, payload(o.value, o.layout))))
             node += node_step
+        for layer_input in run.layer_inputs:  # with EmulationOptions.keep_inputs
+            written.extend(write_input_dumps(out, layer_input.layer, layer_input.number, layer_input.value[0],
+                                             layer_input.clip, layer_input.bits))
     else:
         raise ValueError(f"unknown simulated dump format {fmt!r} (mapper_quant or inst)")
     return written

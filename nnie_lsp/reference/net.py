@@ -131,7 +131,9 @@ def read_weights(caffemodel: str | Path) -> dict[str, list[np.ndarray]]:
     return out
 
 
-def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> CaffeNet:
+def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weights: bool = True) -> CaffeNet:
+    """The net of ``prototxt`` with the weights of ``caffemodel`` (``weights=False``: the path is
+    kept but the weights are not read, for OpenCV, which reads them itself)."""
     ppath = Path(prototxt)
     try:
         text = ppath.read_text(encoding="utf-8", errors="replace")
@@ -143,7 +145,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> Caff
     if doc.syntax_errors:
         raise NetLoadError(f"cannot parse prototxt {ppath}: {doc.syntax_errors[0]}")
     msg = doc.message
-    weights = read_weights(caffemodel) if caffemodel is not None else {}
+    blobs = read_weights(caffemodel) if caffemodel is not None and weights else {}
     layers: list[LayerDef] = []
     raw_layers = list(msg.layer) if len(msg.layer) else list(msg.layers)
     for layer in raw_layers:
@@ -155,7 +157,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None) -> Caff
             continue
         layers.append(LayerDef(name=layer.name, type=ltype, bottoms=list(layer.bottom),
                                tops=list(layer.top), param=layer,
-                               blobs=weights.get(layer.name, []), index=len(layers)))
+                               blobs=blobs.get(layer.name, []), index=len(layers)))
     inputs = [(i.name, tuple(int(d) for d in (i.shape or ()))) for i in graph.inputs]
     if not inputs:
         raise NetLoadError(f"{ppath}: no network input (input/input_shape/input_dim or an Input layer)")

@@ -1,9 +1,15 @@
-"""NNIE quantizers in numpy (docs/field-facts.md §11).
+"""NNIE quantizers in numpy (docs/field-facts.md §11, §16.5).
 
-8-bit mode [C, S7]: sign-magnitude ("true form") codes, 0x80 = -0; a magnitude code m in 1..127
-stands for 2**((m + z) / 16) with z = round(16*log2(clip)) - 127, so the largest code (127) is the
-layer's clipping value and the smallest non-zero magnitude is clip * 2**(-126/16) (about clip/234).
-Magnitude 0 is zero.
+8-bit mode [C, S7]: sign-magnitude ("true form") codes; bit 7 is the sign, bits 0-6 the magnitude
+code m. The grid is the one measured on a real dequantized dump (§16.5): 128 magnitudes
+``clip * 2**((m - 127) / 16)`` for m = 0 … 127 -- so m = 127 is the layer's clipping value and the
+smallest non-zero magnitude is ``clip * 2**(-127/16)`` (about clip/245) -- plus zero. Zero is the
+"-0" pattern 0x80 (§16.5's reading [I]); the negative side therefore has the 127 levels m = 1 … 127.
+In the formula of §11, ``z = round(16*log2(clip)) - 127`` and a level is ``2**((m + z) / 16)``.
+
+Rounding [I]: to the nearest level in log2 (half a step, 1/32 octave, at most); a magnitude below
+the smallest level goes to that level when it is nearer to it than to zero, else to zero (for a
+negative value the smallest level is m = 1).
 
 16-bit mode (compile_mode 1 and `_hp` layers) [I]: the public material only says it is "16-bit";
 we model it as the same logarithmic sign-magnitude code with 15 magnitude bits and a step of
@@ -30,17 +36,26 @@ class LogQuantizer:
 
     @property
     def steps_per_octave(self) -> int:
-        # 8-bit: 16 codes per octave (§11); 16-bit: 2048 [I].
+        # 8-bit: 16 codes per octave (§11, §16.5); 16-bit: 2048 [I].
         return 16 if self.bits == 8 else 2048
 
     @property
     def max_code(self) -> int:
         return (1 << (self.bits - 1)) - 1
 
+    @property
+    def sign_bit(self) -> int:
+        return 1 << (self.bits - 1)
+
+    @property
+    def zero_code(self) -> int:
+        """The code of 0: the "-0" pattern (0x80 in 8-bit mode, §16.5)."""
+        return self.sign_bit
+
     def clip_value(self, data: np.ndarray) -> float:
         """Clipping value for a tensor: max |x| rounded up so that steps*log2(clip) is an integer
         (the gfpq table constraint, §3.4). All-zero data gets 1e-6 like the mapper's warning."""
-        amax = float(np.max(np.abs(data))) if data.size else 0.0
+        amax = float(np.max(np.abs(data))) if np.size(data) else 0.0
         if not np.isfinite(amax) or amax <= 0.0:
             amax = 1e-6
         k = self.steps_per_octave
@@ -50,30 +65,42 @@ class LogQuantizer:
         k = self.steps_per_octave
         return int(round(k * np.log2(clip))) - self.max_code
 
+    def levels(self, clip: float) -> np.ndarray:
+        """The magnitudes of codes m = 0 … max_code (ascending)."""
+        m = np.arange(self.max_code + 1)
+        return np.exp2((m + self.z(clip)) / self.steps_per_octave)
+
     def encode(self, data: np.ndarray, clip: float | None = None) -> tuple[np.ndarray, float]:
         """Return (codes, clip). Codes are sign-magnitude integers: bit (bits-1) is the sign,
-        the low bits the magnitude code (0 = zero)."""
+        the low bits the magnitude code; 0 is the -0 pattern (:attr:`zero_code`)."""
         x = np.asarray(data, dtype=np.float64)
         if clip is None:
             clip = self.clip_value(x)
         k = self.steps_per_octave
         z = self.z(clip)
         mag = np.abs(x)
+        negative = x < 0
         with np.errstate(divide="ignore", invalid="ignore"):
             m = np.rint(k * np.log2(np.where(mag > 0, mag, 1.0)) - z)
-        m = np.where(mag > 0, m, 0)
-        m = np.clip(m, 0, self.max_code).astype(np.int64)
-        sign = (x < 0).astype(np.int64) << (self.bits - 1)
-        return (sign | m).astype(np.uint16 if self.bits > 8 else np.uint8), clip
+        m = np.minimum(m, self.max_code)
+        # below the smallest level: that level when nearer to it than to zero, else zero
+        smallest = np.where(negative, 2.0 ** ((1 + z) / k), 2.0 ** (z / k))
+        lowest_code = np.where(negative, 1, 0)
+        m = np.where(m < lowest_code, np.where(mag * 2 >= smallest, lowest_code, -1), m)
+        is_zero = (mag == 0) | (m < 0)
+        m = np.where(is_zero, 0, m).astype(np.int64)
+        codes = np.where(is_zero, self.zero_code, (negative.astype(np.int64) << (self.bits - 1)) | m)
+        return codes.astype(np.uint16 if self.bits > 8 else np.uint8), clip
 
     def decode(self, codes: np.ndarray, clip: float) -> np.ndarray:
         c = np.asarray(codes).astype(np.int64)
         m = c & self.max_code
-        neg = (c >> (self.bits - 1)) & 1
+        negative = (c >> (self.bits - 1)) & 1
         k = self.steps_per_octave
         z = self.z(clip)
-        val = np.where(m > 0, np.exp2((m + z) / k), 0.0)
-        return np.where(neg == 1, -val, val)
+        val = np.exp2((m + z) / k)
+        val = np.where(negative == 1, -val, val)
+        return np.where(c == self.zero_code, 0.0, val)
 
     def quantize(self, data: np.ndarray, clip: float | None = None) -> np.ndarray:
         """Quantize-dequantize (fake quantization); returns float32 of the input shape."""

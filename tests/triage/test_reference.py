@@ -24,13 +24,19 @@ PROTO, MODEL = DET1_DIR / "det1.prototxt", DET1_DIR / "det1.caffemodel"
 
 
 def test_quantizer_codes_follow_the_log_formula():
+    """§11 formula on the grid measured in §16.5: zero is the -0 pattern 0x80, and positive
+    magnitude code 0 is the smallest level clip*2^(-127/16) (128 magnitudes plus zero)."""
     clip = 2.0 ** (37 / 16)
     z = round(16 * np.log2(clip)) - 127
     assert QUANT8.z(clip) == z
-    codes, c = QUANT8.encode(np.array([clip, -clip, 0.0, clip * 2 ** (-100 / 16)]), clip)
+    smallest = clip * 2 ** (-127 / 16)
+    values = np.array([clip, -clip, 0.0, clip * 2 ** (-100 / 16), smallest, -smallest, smallest * 0.4])
+    codes, c = QUANT8.encode(values, clip)
     assert c == clip
-    assert list(codes) == [127, 0x80 | 127, 0, 27]
-    assert np.allclose(QUANT8.decode(codes, clip), [clip, -clip, 0.0, 2 ** ((27 + z) / 16)])
+    assert list(codes) == [127, 0x80 | 127, 0x80, 27, 0, 0x81, 0x80]
+    assert np.allclose(QUANT8.decode(codes, clip), [clip, -clip, 0.0, 2 ** ((27 + z) / 16), smallest,
+                                                    -clip * 2 ** (-126 / 16), 0.0])
+    assert len(QUANT8.levels(clip)) == 128 and QUANT8.levels(clip)[-1] == clip
 
 
 @settings(max_examples=40, deadline=None)
