@@ -7,6 +7,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
+from . import safe_io
 from .cfg.reader import looks_like_mapper_cfg
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .lint import lint_project, project_for_file
@@ -56,12 +57,16 @@ def discover_inputs(paths: list[str]) -> Inputs:
                 for f in sorted(files):
                     full = os.path.join(root, f)
                     low = f.lower()
+                    if low.endswith((".prototxt", ".cfg")) and _not_readable(full, found):
+                        continue
                     if low.endswith(".prototxt"):
                         if not _is_solver(full):
                             found.files.append(full)
                     elif low.endswith(".cfg") and _is_mapper_cfg(full):
                         found.files.append(full)
         elif os.path.isfile(p):
+            if _not_readable(p, found):
+                continue
             low = p.lower()
             if low.endswith(".cfg") and not _is_mapper_cfg(p):
                 continue  # setup.cfg and friends: not ours (pre-commit passes them)
@@ -73,8 +78,11 @@ def discover_inputs(paths: list[str]) -> Inputs:
                                    "not a net: not linted")
                 continue
             found.files.append(p)
-        else:
-            raise InputError(f"{p}: no such file or directory")
+        else:  # not a folder or regular file: missing, a FIFO, a device, a socket, a link loop
+            problem = safe_io.check_file(p)
+            if problem is None or problem.reason == "missing":
+                raise InputError(f"{p}: no such file or directory")
+            found.notes.append(f"{p}: not linted: {problem.describe()}")
     seen = set()
     uniq = []
     for f in found.files:
@@ -86,10 +94,18 @@ def discover_inputs(paths: list[str]) -> Inputs:
     return found
 
 
+def _not_readable(path: str, found: Inputs) -> bool:
+    """A path that is not linted (not a regular file, past the size bound, a link loop, no
+    permission: :mod:`nnie_lsp.safe_io`), with a note saying why."""
+    problem = safe_io.check_file(path, safe_io.kind_for_path(path))
+    if problem is not None:
+        found.notes.append(f"{path}: not linted: {problem.describe()}")
+    return problem is not None
+
+
 def _head(path: str) -> str | None:
     try:
-        with open(path, "rb") as fh:
-            return decode(fh.read(1 << 16)).text
+        return decode(safe_io.read_head(path, 1 << 16)).text
     except OSError:
         return None
 
@@ -123,13 +139,13 @@ class Overlay(DiskProvider):
         super().__init__({})
         self.decoded: dict[str, Decoded] = {}
 
-    def read_text(self, path: str) -> Decoded | None:
+    def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
         path = os.path.abspath(path)
         if path in self.overlay:
             orig = self.decoded.get(path)
             return Decoded(self.overlay[path], orig.encoding if orig else "utf-8",
                            orig.bom if orig else False, orig.newline if orig else "\n")
-        dec = super().read_text(path)
+        dec = super().read_text(path, kind)
         if dec is not None:
             self.decoded.setdefault(path, dec)
         return dec

@@ -34,6 +34,8 @@ from .mapper.discovery import FoundLog, mapper_output_beside
 from .mapper.nettree import NetTree
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
+from . import safe_io
+from .safe_io import FileProblem
 from .settings import LintSettings
 from .text import Decoded, decode
 
@@ -42,34 +44,58 @@ MAX_LIST_LINES = 20000
 
 
 class SourceProvider(Protocol):
-    def read_text(self, path: str) -> Decoded | None: ...
-    def read_bytes(self, path: str) -> bytes | None: ...
+    def read_text(self, path: str, kind: str | None = None) -> Decoded | None: ...
+    def read_bytes(self, path: str, kind: str | None = None) -> bytes | None: ...
     def exists(self, path: str) -> bool: ...
 
 
 class DiskProvider:
-    """Reads files from disk; `overlay` maps absolute paths to unsaved text (editor buffers)."""
+    """Reads files from disk; `overlay` maps absolute paths to unsaved text (editor buffers).
+
+    Disk reads go through the guarded reader (:mod:`nnie_lsp.safe_io`): regular files only, at most
+    the bound for the kind of file (``kind``; guessed from the name when not given).  A file that is
+    not read gives None, and :meth:`problem` says why."""
 
     def __init__(self, overlay: dict[str, str] | None = None) -> None:
         self.overlay = overlay or {}
+        self.problems: dict[str, FileProblem] = {}
 
-    def read_text(self, path: str) -> Decoded | None:
+    def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
         path = os.path.abspath(path)
         if path in self.overlay:
             text = self.overlay[path]
             return Decoded(text, "utf-8", False, "\r\n" if "\r\n" in text[:4096] else "\n")
-        data = self.read_bytes(path)
+        data = self.read_bytes(path, kind)
         return None if data is None else decode(data)
 
-    def read_bytes(self, path: str) -> bytes | None:
+    def read_bytes(self, path: str, kind: str | None = None) -> bytes | None:
         try:
-            with open(path, "rb") as fh:
-                return fh.read()
+            return safe_io.read_bytes(path, kind)
+        except safe_io.FileReadError as exc:
+            self.problems[os.path.abspath(path)] = exc.problem
+            return None
         except OSError:
             return None
 
     def exists(self, path: str) -> bool:
         return os.path.abspath(path) in self.overlay or os.path.exists(path)
+
+    def problem(self, path: str, kind: str | None = None, *, read: bool = False) -> FileProblem | None:
+        """Why ``path`` was not read (``read=True``: by this provider), else why it would not be
+        (regular file? within the bound for ``kind``?).  None for an editor buffer or a good file."""
+        absolute = os.path.abspath(path)
+        if absolute in self.overlay:
+            return None
+        if read:
+            return self.problems.get(absolute)
+        return safe_io.check_file(absolute, kind, bounded=kind is not None)
+
+
+def provider_problem(provider: SourceProvider, path: str, kind: str | None = None, *,
+                     read: bool = False) -> FileProblem | None:
+    """:meth:`DiskProvider.problem` for any provider (one without it reports nothing)."""
+    ask = getattr(provider, "problem", None)
+    return ask(path, kind, read=read) if ask is not None else None
 
 
 # ------------------------------------------------------------------ parse caches (by content)
@@ -162,6 +188,17 @@ class MeanFacts:
 
 
 @dataclass(frozen=True)
+class UnreadableFile:
+    """A file the project needed but did not read, and why (:mod:`nnie_lsp.safe_io`): not a
+    regular file (FIFO, device, socket, folder), past the bound for its kind, a symbolic link loop
+    or a dangling link, no permission.  ``ref`` is the cfg entry naming it (NN006 reports it
+    there); None for the cfg or prototxt given directly."""
+
+    ref: RefFile | None
+    problem: FileProblem
+
+
+@dataclass(frozen=True)
 class Project:
     settings: LintSettings
     cfg: CfgDocument | None = None
@@ -186,6 +223,8 @@ class Project:
     # the mapper's own output beside the cfg, or logs the user gave (mapper/discovery.py)
     mapper_logs: tuple[FoundLog, ...] = ()
     net_tree: NetTree | None = None
+    # files the project needed but did not read, with the reason (safe_io)
+    unreadable: tuple[UnreadableFile, ...] = ()
 
     @property
     def cfg_path(self) -> str | None:
@@ -254,10 +293,12 @@ def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile
     return RefFile.of(entry, resolve_written(entry.value, bases, provider.exists))
 
 
-def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, check_paths: bool) -> ImageListFacts:
-    dec = provider.read_text(ref.resolved) if ref.resolved else None
+def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
+                     check_paths: bool) -> ImageListFacts | None:
+    """The list's lines (None: the file was not read, see :func:`_problem_of`)."""
+    dec = provider.read_text(ref.resolved, safe_io.IMAGE_LIST) if ref.resolved else None
     if dec is None:
-        return ImageListFacts(ref, ())
+        return None
     lines = []
     # Entries are relative to the working directory the mapper runs in (unknown); accept the list's
     # folder and the cfg's resolution bases.
@@ -282,10 +323,10 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider, c
 
 
 def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
-    if not ref.resolved or os.path.isdir(ref.resolved):
+    if not ref.resolved:
         return None
     if mean_file_kind(ref.resolved) == MEAN_IMAGE:
-        data = provider.read_bytes(ref.resolved)
+        data = provider.read_bytes(ref.resolved, safe_io.MEAN_FILE)
         if data is None:
             return None
         try:
@@ -301,7 +342,7 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
             return MeanFacts(ref, "binaryproto", None, ch)
         except Exception as exc:  # malformed binary
             return MeanFacts(ref, "binaryproto", None, None, f"not a readable BlobProto ({type(exc).__name__})")
-    dec = provider.read_text(ref.resolved)
+    dec = provider.read_text(ref.resolved, safe_io.MEAN_FILE)
     if dec is None:
         return None
     if "\x00" in dec.text[:1024]:
@@ -332,11 +373,14 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     means: list[MeanFacts] = []
     preprocessing: tuple[InputPreprocessing, ...] = ()
     proto_origin = None
+    unreadable: list[UnreadableFile] = []
     bases = cfg_bases(cfg_path, cwd)
     if cfg_path:
         cfg_path = os.path.abspath(cfg_path)
-        dec = provider.read_text(cfg_path)
-        if dec is not None:
+        dec = provider.read_text(cfg_path, safe_io.CFG)
+        if dec is None:
+            _note_unreadable(unreadable, None, provider, cfg_path, safe_io.CFG)
+        else:
             cfg_doc = _with_encoding(cached_cfg(dec.text, cfg_path), dec)
             config = MapperConfig.from_document(cfg_doc)
             preprocessing = input_preprocessing(config, cfg_path=cfg_path, bases=bases,
@@ -347,23 +391,38 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                 if entry.key in PATH_KEYS:
                     r = _ref(entry, bases, provider)
                     refs.append(r)
+                    problem = _ref_problem(r, provider)
+                    if problem is not None:
+                        unreadable.append(UnreadableFile(r, problem))
                     if entry.key == "prototxt_file":
                         proto_origin = proto_origin or r
                     elif entry.key == "image_list":
                         k, list_index = list_index, list_index + 1  # k-th image_list = input k
-                        if r.resolved:
+                        if r.resolved and problem is None:
                             check = not feature_map.get(k, False)  # feature maps: float text lines
-                            image_lists.append(_read_image_list(r, bases, provider, check))
-                    elif entry.key == "mean_file" and r.resolved:
+                            facts = _read_image_list(r, bases, provider, check)
+                            if facts is not None:
+                                image_lists.append(facts)
+                            else:
+                                _note_unreadable(unreadable, r, provider, r.resolved, safe_io.IMAGE_LIST)
+                    elif entry.key == "mean_file" and r.resolved and problem is None:
                         m = _read_mean(r, provider)
                         if m is not None:
                             means.append(m)
+                        else:
+                            _note_unreadable(unreadable, r, provider, r.resolved, safe_io.MEAN_FILE)
     proto_doc = graph = binary = None
+    from_cfg = False
     if prototxt_path is None and load_prototxt and proto_origin is not None and proto_origin.resolved:
         prototxt_path = proto_origin.resolved
+        from_cfg = True
     if prototxt_path:
         prototxt_path = os.path.abspath(prototxt_path)
-        dec = provider.read_text(prototxt_path)
+        dec = provider.read_text(prototxt_path, safe_io.PROTOTXT)
+        reported = from_cfg and any(u.ref is proto_origin for u in unreadable)
+        if dec is None and not reported:
+            _note_unreadable(unreadable, proto_origin if from_cfg else None, provider, prototxt_path,
+                             safe_io.PROTOTXT)
         if dec is not None and looks_binary(dec.text):
             binary = prototxt_path   # e.g. [prototxt_file] pointing at the .caffemodel: not parsed
         elif dec is not None:
@@ -375,7 +434,37 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                    base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
                    binary_prototxt=binary, marked_siblings=siblings,
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
-                   preprocessing=preprocessing, mapper_logs=mapper.logs, net_tree=mapper.net_tree)
+                   preprocessing=preprocessing, mapper_logs=mapper.logs, net_tree=mapper.net_tree,
+                   unreadable=tuple(unreadable))
+
+
+# the kind of file each path key names, and whether the lint reads it (bounded) or only names it
+_REF_KINDS = {"prototxt_file": (safe_io.PROTOTXT, True), "image_list": (safe_io.IMAGE_LIST, True),
+              "mean_file": (safe_io.MEAN_FILE, True), "caffemodel_file": (safe_io.FILE, False),
+              "roi_coordinate_file": (safe_io.FILE, False)}
+
+
+def _ref_problem(ref: RefFile, provider: SourceProvider) -> FileProblem | None:
+    """Why a file the cfg names cannot be used, before reading it: not a regular file, past the
+    bound for its kind, no permission; for a path not found, a symbolic link loop or a dangling
+    link where the path was looked for (the plain "not found" is NN006's own message)."""
+    kind, bounded = _REF_KINDS.get(ref.entry.key, (safe_io.FILE, False))
+    if ref.resolved:
+        return provider_problem(provider, ref.resolved, kind if bounded else None)
+    if ref.is_null or ref.foreign:
+        return None
+    for candidate in ref.candidates:
+        if os.path.islink(candidate):
+            return safe_io.check_file(candidate, kind)
+    return None
+
+
+def _note_unreadable(unreadable: list[UnreadableFile], ref: RefFile | None, provider: SourceProvider,
+                     path: str, kind: str) -> None:
+    """Record why ``path`` was not read (when the provider knows)."""
+    problem = provider_problem(provider, path, read=True) or provider_problem(provider, path, kind)
+    if problem is not None:
+        unreadable.append(UnreadableFile(ref, problem))
 
 
 MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")

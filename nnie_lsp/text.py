@@ -19,6 +19,8 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import Iterable, Sequence
 
+from . import safe_io
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Position:
@@ -198,9 +200,11 @@ def encode(text: str, encoding: str = "utf-8", bom: bool = False) -> bytes:
     return (codecs.BOM_UTF8 + data) if bom else data
 
 
-def read_text(path: str) -> Decoded:
-    with open(path, "rb") as fh:
-        return decode(fh.read())
+def read_text(path: str, kind: str | None = None) -> Decoded:
+    """Read and decode a file through the guarded reader (:mod:`nnie_lsp.safe_io`): regular files
+    only, at most the bound for ``kind`` (guessed from the name when not given).  Raises
+    :class:`~nnie_lsp.safe_io.FileReadError` (an ``OSError``) with a clear message otherwise."""
+    return decode(safe_io.read_bytes(path, kind))
 
 
 # ---------------------------------------------------------------- UTF-16 (LSP) columns

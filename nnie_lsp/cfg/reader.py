@@ -32,6 +32,7 @@ from typing import Literal
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
 
+from .. import safe_io
 from ..text import LineIndex, Position, Range, detect_newline, read_text
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "mapper_cfg.lark"
@@ -347,8 +348,10 @@ def parse_cfg(text: str, path: str | None = None) -> CfgDocument:
 
 
 def read_cfg(path: str) -> CfgDocument:
-    """Read a cfg file: UTF-8 (BOM stripped) or GB18030/GBK, keeping encoding/BOM/newline."""
-    decoded = read_text(str(path))
+    """Read a cfg file: UTF-8 (BOM stripped) or GB18030/GBK, keeping encoding/BOM/newline.
+    Regular files up to the bound for cfgs only (:mod:`nnie_lsp.safe_io`); otherwise
+    :class:`~nnie_lsp.safe_io.FileReadError` (an ``OSError``) says why."""
+    decoded = read_text(str(path), safe_io.CFG)
     doc = parse_cfg(decoded.text, str(path))
     return CfgDocument(
         path=doc.path,

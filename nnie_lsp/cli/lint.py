@@ -12,7 +12,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # Python 3.10: the tomli backport (a dependency there)
     import tomli as tomllib
 
-from .. import __version__
+from .. import __version__, safe_io
 from ..batch import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
                      write_atomic)
 from ..mapper.log import looks_like_mapper_log
@@ -83,10 +83,10 @@ def _mapper_logs(paths: list[str]) -> list[str]:
     """The ``--mapper-log`` files, checked: each must be a readable file."""
     out = []
     for path in paths:
-        if not os.path.isfile(path):
-            raise InputError(f"--mapper-log {path}: no such file")
-        with open(path, "rb") as handle:
-            head = decode(handle.read(1 << 16)).text
+        problem = safe_io.check_file(path, safe_io.LOG)
+        if problem is not None:
+            raise InputError(f"--mapper-log {problem.message}")
+        head = decode(safe_io.read_head(path, 1 << 16, safe_io.LOG)).text
         if not looks_like_mapper_log(head):
             print(f"nnie-lint: --mapper-log {path}: no 'Mapper Version' line, ERROR/WARNING block or RuyiStudio "
                   "line in it: nothing to read", file=sys.stderr)

@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import safe_io
+
 __all__ = [
     "FRAC_BITS",
     "QUANT_BASE",
@@ -185,9 +187,9 @@ def read_text_floats(path, *, skip_header: bool = False) -> np.ndarray:
 
     ``%.18e`` one-per-line files (RuyiStudio / numpy ``savetxt``) take a vectorised fixed-width
     path; anything else goes through a bytes-level tokeniser. ``skip_header`` drops a first line
-    that does not start with a number (MindSpore ``<name> 4 1 H W C`` headers)."""
-    with open(path, "rb") as f:
-        data = f.read()
+    that does not start with a number (MindSpore ``<name> 4 1 H W C`` headers).  Regular files up
+    to the bound for dumps only (:mod:`nnie_lsp.safe_io`; else ``FileReadError``, an ``OSError``)."""
+    data = safe_io.read_bytes(path, safe_io.DUMP)
     return parse_text_floats(data, path=str(path), skip_header=skip_header)
 
 
@@ -258,17 +260,16 @@ def parse_hex_words(data: bytes, *, frac_bits: int = FRAC_BITS, path: str = "<by
 
 def read_hex_words(path, frac_bits: int = FRAC_BITS) -> np.ndarray:
     """``%08x`` two's-complement int32 words, one per line → float64 value = int32 / 2**frac_bits
-    (20.12 fixed point by default). Fixed-width files take a vectorised path."""
-    with open(path, "rb") as f:
-        data = f.read()
+    (20.12 fixed point by default). Fixed-width files take a vectorised path.  Regular files up
+    to the bound for dumps only (:mod:`nnie_lsp.safe_io`; else ``FileReadError``, an ``OSError``)."""
+    data = safe_io.read_bytes(path, safe_io.DUMP)
     return parse_hex_words(data, frac_bits=frac_bits, path=str(path))
 
 
 def looks_like_hex_words(path) -> bool:
     """True when the first line is one bare hex word (``%08x``); MindSpore's ``_inst.linear.hex``
     inputs hold decimal text with a header instead."""
-    with open(path, "rb") as f:
-        head = f.read(256)
+    head = safe_io.read_head(path, 256, safe_io.DUMP)
     first = head.split(b"\n", 1)[0].strip()
     return bool(re.fullmatch(rb"(0[xX])?[0-9a-fA-F]{1,8}", first))
 
@@ -276,8 +277,11 @@ def looks_like_hex_words(path) -> bool:
 def read_mindspore_header_shape(path) -> tuple[int, int, int] | None:
     """(C, H, W) from a MindSpore Lite dump header line ``<name> 4 1 <H> <W> <C>``; None when the
     first line is not such a header."""
-    with open(path, "rb") as f:
-        first = f.readline().split()
+    head = safe_io.read_head(path, 4096, safe_io.DUMP)
+    line, newline, _rest = head.partition(b"\n")
+    if not newline and len(head) == 4096:
+        return None  # a first line this long holds values, not a header
+    first = line.split()
     if len(first) >= 6 and not re.match(rb"^[-+.0-9]", first[0]) and all(x.isdigit() for x in first[-4:]):
         _n, h, w, c = (int(x) for x in first[-4:])
         return (c, h, w)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
+from .. import safe_io
 from ..text import LineIndex, Position, Range, detect_newline, read_text
 from .messages import LOG_TARGET, LogTarget, MessageForm, message_form, message_target
 
@@ -554,8 +555,10 @@ def parse_mapper_log(text: str, path: str | None = None) -> MapperLog:
 
 
 def read_mapper_log(path) -> MapperLog:
-    """Read a log file: UTF-8 (BOM stripped), GB18030/GBK (Chinese Windows consoles) or latin-1."""
-    decoded = read_text(str(path))
+    """Read a log file: UTF-8 (BOM stripped), GB18030/GBK (Chinese Windows consoles) or latin-1.
+    Regular files up to the bound for logs only (:mod:`nnie_lsp.safe_io`); otherwise
+    :class:`~nnie_lsp.safe_io.FileReadError` says why."""
+    decoded = read_text(str(path), safe_io.LOG)
     log = parse_mapper_log(decoded.text, str(path))
     return replace(log, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
 

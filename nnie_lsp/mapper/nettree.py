@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
+from .. import safe_io
 from ..text import LineIndex, Range, read_text
 from .dot import DotEdge, DotNodeStatement, label_lines, parse_dot_syntax
 
@@ -445,5 +446,6 @@ def parse_net_tree(text: str, path: str | None = None) -> NetTree:
 
 
 def read_net_tree(path) -> NetTree:
-    """Read a ``cnn_net_tree.dot`` file (UTF-8, GB18030 or latin-1)."""
-    return parse_net_tree(read_text(str(path)).text, path=str(path))
+    """Read a ``cnn_net_tree.dot`` file (UTF-8, GB18030 or latin-1); regular files up to the bound
+    for dot files only (:mod:`nnie_lsp.safe_io`), else :class:`~nnie_lsp.safe_io.FileReadError`."""
+    return parse_net_tree(read_text(str(path), safe_io.DOT).text, path=str(path))

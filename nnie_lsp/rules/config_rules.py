@@ -313,6 +313,7 @@ def nn005(project, ctx):
                            "{list} 中 {total} 张图片有 {missing} 张不存在（第一个：第 {line} 行 {image}）"),
                 "image_line": ("image not found: {image}", "图片不存在：{image}"),
                 "empty_list": ("image list {list} names no images", "图片列表 {list} 是空的"),
+                "unreadable": ("[{key}] {file}: {reason}", "[{key}] {file}：{reason}"),
                 "windows": ("[{key}] is a Windows path ({file}); it cannot be checked on this system",
                             "[{key}] 是 Windows 路径（{file}），无法在当前系统上检查")})
 def nn006(project, ctx):
@@ -321,7 +322,11 @@ def nn006(project, ctx):
     A path in `[prototxt_file]`, `[caffemodel_file]`, `[image_list]` (and every image listed in it),
     `[mean_file]` (unless `null` with norm_type 0/3) or `[roi_coordinate_file]` that does not exist.
     Relative paths are tried against the cfg's folder, the working directory, then the folders
-    above the cfg (nnie_mapper resolves them against the directory it runs in).
+    above the cfg (nnie_mapper resolves them against the directory it runs in).  A path that names
+    something the lint does not read is reported too, with the reason: a folder, a FIFO, a device
+    or a socket instead of a regular file, a symbolic link loop or a link to a missing file, a file
+    without read permission, or a file larger than the lint reads for its kind (README,
+    "Reliability").
 
     ## Why
     The mapper fails late (sometimes after parsing the whole net) or, for a stale RuyiStudio
@@ -339,8 +344,14 @@ def nn006(project, ctx):
     cfg = project.cfg
     if cfg is None:
         return
+    unreadable = {id(u.ref.entry): u.problem for u in getattr(project, "unreadable", ()) if u.ref is not None}
     for r in project.refs:
         e = r.entry
+        problem = unreadable.get(id(e))
+        if problem is not None:
+            yield ctx.diag("unreadable", cfg.path, e.value_range, key=e.key, file=r.written,
+                           reason=problem.describe(ctx.lang))
+            continue
         if r.foreign:
             yield ctx.diag("windows", cfg.path, e.value_range, severity=INFO, key=e.key, file=r.written)
             continue

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from pygls.uris import to_fs_path
 
 from ..features.common import document_kind
-from ..text import LineIndex, decode
+from ..text import LineIndex, read_text
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -116,7 +116,6 @@ class DocumentStore:
         if uri is not None:
             return LineIndex(self.text(uri)[0])
         try:
-            with open(path, "rb") as handle:
-                return LineIndex(decode(handle.read()).text)
+            return LineIndex(read_text(path).text)  # the guarded reader (safe_io)
         except OSError:
             return None
