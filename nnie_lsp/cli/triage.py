@@ -6,11 +6,15 @@
                       [--lang en|zh]
   nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
-  nnie-triage reference --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
+  nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                         [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
                         [--transpose] [--input-shape N,C,H,W]
-  nnie-triage emulate --prototxt F --caffemodel F [--image F ...] [--cfg F] -o DIR
-                      [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...]
+  nnie-triage emulate --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
+                      [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
+
+reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
+override it. Output: -o/--output, else output/ (reference) or mapper_quant_emulated/ (emulate)
+beside the cfg; with --images N > 1 one sub-folder per image (nnie_lsp/triage/image_sets.py).
 
 Exit codes: 0 analysed (whatever the case), 2 bad input (clear message, no traceback) or an
 internal error (a bug: one line asking to report it; NNIE_DEBUG=1 shows the traceback).
@@ -35,19 +39,39 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
-def _add_prep_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prototxt", required=True)
-    p.add_argument("--caffemodel", required=True)
-    p.add_argument("--image", action="append", default=[], help="input image (one per network input); "
-                   "default: the LAST image of the cfg's image_list (what mapper_quant dumps)")
-    p.add_argument("--cfg", help="mapper cfg: norm_type, mean_file, data_scale, RGB_order, image_list")
+def _image_count(text: str) -> int | None:
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of images or 'all'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1 image")
+    return value
+
+
+def _add_images_arg(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--images", type=_image_count, default=1, metavar="N|all",
+                   help=f"{what} the last N images of the cfg's image_list (default 1: the last, the one the "
+                   "mapper dumps; per-layer cosine then reported as min and median over the images)")
+
+
+def _add_prep_args(p: argparse.ArgumentParser, default_output: str) -> None:
+    p.add_argument("--cfg", help="the mapper cfg: prototxt, caffemodel, preprocessing and image_list come from it")
+    p.add_argument("--prototxt", help="override the cfg's [prototxt_file]")
+    p.add_argument("--caffemodel", help="override the cfg's [caffemodel_file]")
+    p.add_argument("--image", action="append", default=[], help="input image (one per network input) instead "
+                   "of the cfg's image_list")
+    _add_images_arg(p, "run")
     p.add_argument("--norm-type", type=int, choices=range(6))
     p.add_argument("--mean", help="channel means 'v,v,v' or a mean file")
     p.add_argument("--data-scale", type=float)
     p.add_argument("--rgb-order", choices=["RGB", "BGR"])
     p.add_argument("--transpose", action="store_true", help="swap H and W (MATLAB-trained nets such as MTCNN)")
     p.add_argument("--input-shape", help="override the first input's shape, e.g. 1,3,48,48")
-    p.add_argument("-o", "--out", required=True, help="output folder")
+    p.add_argument("-o", "--output", "--out", dest="output",
+                   help=f"output folder (default: {default_output}/ beside the cfg" + (", _16bit with --bits 16)" if default_output.endswith("emulated") else ")"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--threshold", action="append", default=[], metavar="KEY=VALUE",
                    help="override a threshold (" + ", ".join(_threshold_names()) + ")")
     c.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the findings' messages")
+    c.add_argument("--images", type=_image_count, default=None, metavar="N|all",
+                   help="compare the last N images the dump folders hold (written by reference/emulate --images; "
+                   "default all): per-layer cosine as min and median over the images")
+    c.add_argument("--clips", help="an emulated dump folder (nnie-triage emulate) whose clips decode 8-bit "
+                   "…_quant.nonlinear.hex input dumps that have no dequantized twin")
     b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
     b.add_argument("--layer", required=True)
     b.add_argument("--reference", required=True)
@@ -80,45 +109,51 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--mean-file")
     b.add_argument("--triage-json", help="an existing `compare --format json` result (else it is computed)")
     b.add_argument("-o", "--out", help="zip path (default <layer>_bundle.zip)")
-    r = sub.add_parser("reference", help="Caffe-side dumps from prototxt+caffemodel+image (OpenCV, no Caffe)")
-    _add_prep_args(r)
+    r = sub.add_parser("reference", help="Caffe-side dumps of the cfg's net and images (OpenCV, no Caffe)")
+    _add_prep_args(r, _layout().CAFFE_OUTPUT_DIR)
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
-    _add_prep_args(e)
+    _add_prep_args(e, _layout().EMULATED_DIR)
     e.add_argument("--format", choices=["mapper_quant", "inst"], default="mapper_quant")
     e.add_argument("--bits", type=int, choices=[8, 16], default=8)
     e.add_argument("--hp", action="append", default=[], help="layer to run at 16 bit (like `_hp`)")
+    e.add_argument("--input-dumps", action="store_true", help="also write each layer's quantized input as the "
+                   "mapper does (…_quant.nonlinear.hex codes and the …_anti_quant.float twin)")
     return ap
 
 
-def _prep_from_args(args) -> tuple[list, list[str]]:
-    from nnie_lsp.reference.preprocess import Preprocessing, preprocessing_from_cfg, read_mean_file
+def _layout():
+    from nnie_lsp.triage import layout
 
-    if args.cfg:
-        prep = preprocessing_from_cfg(args.cfg, 0)
+    return layout
+
+
+def _run_inputs(args):
+    from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
+
+    overrides = Overrides(norm_type=args.norm_type, mean=args.mean, data_scale=args.data_scale,
+                          rgb_order=args.rgb_order, transpose=bool(args.transpose))
+    return load_run_inputs(args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
+                           images=list(args.image) or None, count=args.images, overrides=overrides)
+
+
+def _output_folder(args, default_name: str) -> Path:
+    if args.output:
+        return Path(args.output)
+    if not args.cfg:
+        raise ValueError("give -o/--output (or --cfg: the output then goes beside it)")
+    return Path(args.cfg).resolve().parent / default_name
+
+
+def _say_written(report, what: str) -> None:
+    where = report.folder
+    if len(report.image_folders) > 1:
+        names = ", ".join(f.name for f in report.image_folders[:4]) + (" …" if len(report.image_folders) > 4 else "")
+        print(f"wrote {what} for {len(report.image_folders)} images to {where}/ (one folder per image: {names}; "
+              f"the last is the image the mapper dumps)")
     else:
-        prep = Preprocessing()
-    if args.norm_type is not None:
-        prep.norm_type = args.norm_type
-    if args.data_scale is not None:
-        prep.data_scale = args.data_scale
-    if args.rgb_order:
-        prep.rgb_order = args.rgb_order
-    if args.mean:
-        if Path(args.mean).is_file():
-            prep.mean = read_mean_file(args.mean, prep.norm_type)
-            prep.mean_file = args.mean
-        else:
-            try:
-                import numpy as np
-
-                prep.mean = np.asarray([float(v) for v in args.mean.split(",")], dtype=np.float32)
-            except ValueError:
-                raise ValueError(f"--mean {args.mean!r} is neither a file nor comma-separated numbers")
-    prep.transpose = bool(args.transpose)
-    images = list(args.image) or (prep.images[-1:] if prep.images else [])
-    if not images:
-        raise ValueError("no input image: give --image or a cfg whose image_list names one")
-    return [prep], images
+        print(f"wrote {what} to {where}/")
+    for note in report.notes:
+        print(f"note: {note}")
 
 
 def _shape(text: str | None):
@@ -131,30 +166,29 @@ def _shape(text: str | None):
 
 
 def cmd_reference(args) -> int:
-    from nnie_lsp.reference.caffe_forward import run_reference, write_reference_dumps
+    from nnie_lsp.triage.dump_runs import write_reference_run
 
-    preps, images = _prep_from_args(args)
-    run = run_reference(args.prototxt, args.caffemodel, images, preps, _shape(args.input_shape))
-    files = write_reference_dumps(run, args.out)
-    print(f"wrote {len(files)} Caffe dumps ({preps[0].describe()}) to {args.out}")
+    inputs = _run_inputs(args)
+    out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
+    report = write_reference_run(inputs, out, _shape(args.input_shape))
+    _say_written(report, f"{len(report.files)} Caffe dumps ({inputs.describe_preprocessing})")
     return EXIT_OK
 
 
 def cmd_emulate(args) -> int:
-    from nnie_lsp.reference.caffe_forward import prepare_inputs
-    from nnie_lsp.reference.emulate import EmulationOptions, emulate, write_sim_dumps
-    from nnie_lsp.reference.net import load_net
+    from nnie_lsp.reference.emulate import EmulationOptions
+    from nnie_lsp.triage.discovery import EMULATED_16BIT_DIR
+    from nnie_lsp.triage.dump_runs import write_emulation_run
 
-    preps, images = _prep_from_args(args)
-    net = load_net(args.prototxt, args.caffemodel)
-    inputs = prepare_inputs(net, images, preps, _shape(args.input_shape))
-    run = emulate(net, inputs, EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp)))
-    files = write_sim_dumps(run, args.out, fmt=args.format)
-    print(f"wrote {len(files)} simulated {args.bits}-bit NNIE dumps ({args.format}) to {args.out}")
-    if run.skipped:
-        names = ", ".join(n for n, _ in run.skipped[:6]) + (" …" if len(run.skipped) > 6 else "")
-        print(f"not emulated: {len(run.skipped)} CPU-side layer(s) after the NNIE segment ({names}); "
-              f"e.g. {run.skipped[0][0]}: {run.skipped[0][1]}")
+    inputs = _run_inputs(args)
+    out = _output_folder(args, EMULATED_16BIT_DIR if args.bits == 16 else _layout().EMULATED_DIR)
+    options = EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp), keep_inputs=args.input_dumps)
+    report = write_emulation_run(inputs, out, options, args.format, _shape(args.input_shape))
+    _say_written(report, f"{len(report.files)} simulated {args.bits}-bit NNIE dumps ({args.format})")
+    if report.skipped:
+        names = ", ".join(n for n, _ in report.skipped[:6]) + (" …" if len(report.skipped) > 6 else "")
+        print(f"not emulated: {len(report.skipped)} CPU-side layer(s) after the NNIE segment ({names}); "
+              f"e.g. {report.skipped[0][0]}: {report.skipped[0][1]}")
     return EXIT_OK
 
 
@@ -180,7 +214,7 @@ def _thresholds(items: list[str]):
 
 def cmd_compare(args) -> int:
     from nnie_lsp.triage import report
-    from nnie_lsp.triage.compare import run_compare
+    from nnie_lsp.triage.image_compare import run_triage
 
     if args.cfg or not (args.reference and args.sim):  # what is not given is found beside the cfg
         from nnie_lsp.triage.discovery import complete_inputs
@@ -200,9 +234,9 @@ def cmd_compare(args) -> int:
             state["bar"].advance(name)
         bar = state
     try:
-        result = run_compare(args.reference, args.sim, sim16=args.sim_16bit, cfg=args.cfg, prototxt=args.prototxt,
-                             dot=args.dot, thresholds=_thresholds(args.threshold), postprocess=args.postprocess,
-                             progress=progress, lang=args.lang)
+        result = run_triage(args.reference, args.sim, images=args.images, clips_from=args.clips, sim16=args.sim_16bit,
+                            cfg=args.cfg, prototxt=args.prototxt, dot=args.dot, thresholds=_thresholds(args.threshold),
+                            postprocess=args.postprocess, progress=progress, lang=args.lang)
     finally:
         if bar and "bar" in bar:
             bar["bar"].close()

@@ -234,14 +234,14 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
         for o in run.outputs:
             written.append(Path(dumps.write_mapper_quant(out, o.layer, payload(o.value, o.layout),
                                                          run.net.layer(o.layer).tops.index(o.top))))
+        for layer_input in run.layer_inputs:  # with EmulationOptions.keep_inputs
+            written.extend(write_input_dumps(out, layer_input.layer, layer_input.number, layer_input.value[0],
+                                             layer_input.clip, layer_input.bits))
     elif fmt == "inst":
         node = first_node
         for o in run.outputs:
             written.append(Path(dumps.write_inst(out, seg, node, payload(o.value, o.layout))))
             node += node_step
-        for layer_input in run.layer_inputs:  # with EmulationOptions.keep_inputs
-            written.extend(write_input_dumps(out, layer_input.layer, layer_input.number, layer_input.value[0],
-                                             layer_input.clip, layer_input.bits))
     else:
         raise ValueError(f"unknown simulated dump format {fmt!r} (mapper_quant or inst)")
     return written

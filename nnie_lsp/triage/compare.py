@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,6 +19,7 @@ import numpy as np
 from ..dumpio import scan as dumps_mod
 from .diagnose import Diagnosis, diagnose
 from .findings import Sources, finding_json
+from .input_codes import decode_input_codes
 from .metrics import Thresholds, compare_arrays
 from .rows import LayerRow
 
@@ -96,6 +98,8 @@ class TriageResult:
     inputs: dict[str, Any]
     thresholds: Thresholds
     elapsed_s: float = 0.0
+    input_codes: list = field(default_factory=list)  # input_codes.CodeFileReport per code file
+    images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -125,6 +129,8 @@ class TriageResult:
             else:
                 row["cosine"] = None
                 row["max_abs_error"] = None
+            if r.cosine_images is not None:  # several images: the distribution of this layer's cosine
+                row.update(_spread(r.cosine_images))
             rows.append(row)
         return {
             "schema_version": SCHEMA_VERSION,
@@ -144,10 +150,26 @@ class TriageResult:
             "dips": [_clean(x) for x in d.dips],
             "sim16": _clean(d.sim16) if d.sim16 is not None else None,
             "postprocess": _clean(d.postprocess) if d.postprocess is not None else None,
+            "input_codes": [c.to_json() for c in self.input_codes],
+            "images": _clean(self.images) if self.images is not None else None,
             "alignment_notes": self.notes,
             "warnings": self.warnings,
             "elapsed_s": round(self.elapsed_s, 3),
         }
+
+
+def _spread(cosines) -> dict:
+    """cosine_min / cosine_median / worst_image / cosine_images of one layer over the images."""
+    known = [(i, c) for i, c in enumerate(cosines) if c is not None and math.isfinite(c)]
+    out: dict[str, Any] = {"cosine_images": [_num(c) if c is not None else None for c in cosines]}
+    if known:
+        values = [c for _, c in known]
+        out["cosine_min"] = min(values)
+        out["cosine_median"] = float(np.median(values))
+        out["worst_image"] = min(known, key=lambda item: item[1])[0]
+    else:
+        out["cosine_min"] = out["cosine_median"] = out["worst_image"] = None
+    return out
 
 
 def _num(v):
@@ -352,8 +374,12 @@ def _align(ref_set, sim_set, graph: GraphInfo | None, dot):
 def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | None = None,
                 cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
                 thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
-                progress: Callable[[int, int, str], None] | None = None, lang: str = "en") -> TriageResult:
-    """Compare two dump sets and diagnose; `lang` ("en" or "zh") is the findings' language."""
+                progress: Callable[[int, int, str], None] | None = None, lang: str = "en",
+                clips: dict[str, float] | None = None, clips_origin: str | None = None) -> TriageResult:
+    """Compare two dump sets (one image) and diagnose; `lang` ("en" or "zh") is the findings'
+    language. ``clips`` (blob -> clip, from an emulation of the same cfg) decode 8-bit input dumps
+    that have no dequantized twin; by default those of the simulator folder's own manifest (an
+    ``nnie-triage emulate`` folder), :mod:`.input_codes`."""
     import time
 
     t0 = time.perf_counter()
@@ -373,6 +399,12 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
     ref_set = _scan(reference, "reference dump folder")
     sim_set = _scan(sim, "simulator dump folder")
+    if clips is None:
+        from .image_sets import DumpFolder
+
+        clips, clips_origin = DumpFolder.read(sim).clips(), f"the emulation in {sim}"
+    sim_set, code_reports = decode_input_codes(sim_set, clips, graph.ng if graph else None,
+                                               clips_origin or "an emulation")
     al = _align(ref_set, sim_set, graph, dot_graph)
     rows, warns = build_rows(al, graph, _keep(th), progress)
     rows16 = None
@@ -382,7 +414,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         al16 = _align(ref_set, s16, graph, dot_graph)
         rows16, w16 = build_rows(al16, graph, lambda r: r.is_data or r.is_output)
         warns += [f"16-bit: {w}" for w in w16]
-    warnings = list(ref_set.warnings) + list(sim_set.warnings) + warns
+    warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt))
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
@@ -395,7 +427,23 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                         unmatched_ref=[_tensor_name(t) for t in getattr(al, "unmatched_ref", [])],
                         unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
                         notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
-                        elapsed_s=time.perf_counter() - t0)
+                        elapsed_s=time.perf_counter() - t0, input_codes=code_reports)
+
+
+def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:
+    """The scan's "not read as tensors" warning goes when it lists only the code files that
+    ``input_codes`` reports on (decoded, checked against their twins, or why not)."""
+    if not code_reports:
+        return warnings
+    names = {c.file for c in code_reports}
+    out = []
+    for w in warnings:
+        m = re.match(r"^(\d+) file\(s\) not read as tensors: (.*)$", w)
+        shown = re.findall(r"([^\s,()]+\.hex) \(", m.group(2)) if m else []
+        if m and int(m.group(1)) == len(names) and shown and set(shown) <= names:
+            continue
+        out.append(w)
+    return out
 
 
 def _sources(cfg: str | Path | None, graph: GraphInfo | None, lang: str) -> Sources:

@@ -35,7 +35,7 @@ from ..cfg.paths import cfg_bases, resolve_written
 from ..cfg.reader import parse_cfg
 from ..dumpio.names import parse_dump_name
 from ..text import read_text
-from .layout import CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
+from .layout import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
 
 #: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
 EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
@@ -142,7 +142,9 @@ def holds_dumps(folder: str) -> bool:
 
 def _dump_folder(folder: str, name: str) -> str | None:
     path = os.path.join(folder, name)
-    return path if os.path.isdir(path) and holds_dumps(path) else None
+    # nnie-triage's own output with several images holds them in sub-folders, listed by its manifest
+    ours = os.path.isfile(os.path.join(path, DUMP_MANIFEST))
+    return path if os.path.isdir(path) and (ours or holds_dumps(path)) else None
 
 
 def _default_reader(path: str) -> str | None:

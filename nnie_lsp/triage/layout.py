@@ -17,6 +17,11 @@ RUYI_MAPPER_DIR = "mapper"
 RUYI_SIM_DIR = "sim_out"
 #: Our own: `nnie-triage emulate` writes an emulated mapper_quant set here by default.
 EMULATED_DIR = "mapper_quant_emulated"
+#: Our own: what `nnie-triage reference` / `emulate` wrote in an output folder (images, files, clips).
+DUMP_MANIFEST = "nnie-triage-dumps.json"
+#: Our own: with several images, one sub-folder per image, ``image<n>_<name>`` (n = its line in the
+#: image list, 0-based).
+IMAGE_DIR_PREFIX = "image"
 #: The compiled network the mapper writes (and its variants).
 NET_TREE_FILE = "cnn_net_tree.dot"
 #: The mapper's logs, in its working directory.

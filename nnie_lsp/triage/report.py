@@ -78,6 +78,37 @@ def fix_summary(fix: dict | None) -> str:
     return f"{fix.get('message')} ({fix.get('applicability')}{'; ' + shown if shown else ''})"
 
 
+def images_lines(doc: dict) -> list[str]:
+    """The images a report covers and their cases (empty for one image)."""
+    images = doc.get("images")
+    if not images:
+        return []
+    rep = images["cases"][images["representative"]]
+    name = str(rep.get("image") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    out = [f"Images: {images['count']}; " + "; ".join(images.get("summary", [])),
+           f"  findings and fixes from image {rep.get('index')} ({name}); per-layer min and median over all images"]
+    return out
+
+
+def input_code_lines(doc: dict) -> list[str]:
+    """One line about the quantized input dumps (…_quant.nonlinear.hex), when there are any."""
+    codes = doc.get("input_codes") or []
+    if not codes:
+        return []
+    twins = [c for c in codes if c.get("clip_source") == "dequantized twin"]
+    decoded = [c for c in codes if c.get("decoded")]
+    other = [c for c in codes if c not in twins and c not in decoded]
+    parts = []
+    if twins:
+        agree = sum(1 for c in twins if c.get("twin_agrees"))
+        parts.append(f"{len(twins)} checked against their dequantized twins ({agree} agree)")
+    if decoded:
+        parts.append(f"{len(decoded)} decoded with emulated clips")
+    if other:
+        parts.append(f"{len(other)} not decoded ({other[0]['file']}: {other[0]['reason']})")
+    return [f"8-bit input dumps: {len(codes)} code file(s): " + "; ".join(parts)]
+
+
 def to_json_text(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
 
@@ -89,18 +120,28 @@ def render_terminal(doc: dict, console=None) -> None:
     from rich.text import Text
 
     console = console or Console()
-    table = Table(title="nnie-triage: per-layer similarity (Caffe vs NNIE)", show_lines=False)
-    for col, just in (("#", "right"), ("layer", "left"), ("matched by", "left"), ("conf", "right"),
-                      ("shape", "left"), ("cosine", "right"), ("max abs err", "right"), ("rel L2", "right"),
-                      ("SQNR dB", "right")):
+    several = bool(doc.get("images"))
+    title = "nnie-triage: per-layer similarity (Caffe vs NNIE)"
+    if several:
+        title += f" over {doc['images']['count']} images"
+    table = Table(title=title, show_lines=False)
+    columns = [("#", "right"), ("layer", "left"), ("matched by", "left"), ("conf", "right"), ("shape", "left"),
+               ("cosine", "right")]
+    if several:
+        columns += [("min", "right"), ("median", "right")]
+    columns += [("max abs err", "right"), ("rel L2", "right"), ("SQNR dB", "right")]
+    for col, just in columns:
         table.add_column(col, justify=just)
     for i, r in enumerate(doc["layers"]):
         style = STATUS_STYLE.get(r.get("status"), "")
         name = Text(r["name"] + (" ◀ first divergence" if r.get("first_divergence") else ""),
                     style="bold red" if r.get("first_divergence") else "")
-        table.add_row(str(i), name, r.get("matched_by") or "", _f(r.get("confidence"), 2), _shape(r.get("shape")),
-                      Text(_f(r.get("cosine")), style=style), _f(r.get("max_abs_error"), 4),
-                      _f(r.get("rel_l2_error"), 4), _f(r.get("sqnr_db"), 1))
+        cells = [str(i), name, r.get("matched_by") or "", _f(r.get("confidence"), 2), _shape(r.get("shape")),
+                 Text(_f(r.get("cosine")), style=style)]
+        if several:
+            cells += [_f(r.get("cosine_min")), _f(r.get("cosine_median"))]
+        cells += [_f(r.get("max_abs_error"), 4), _f(r.get("rel_l2_error"), 4), _f(r.get("sqnr_db"), 1)]
+        table.add_row(*cells)
     console.print(table)
     _terminal_summary(doc, console)
 
@@ -114,6 +155,10 @@ def _terminal_summary(doc: dict, console) -> None:
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
+    for line in images_lines(doc):
+        console.print(line)
+    for line in input_code_lines(doc):
+        console.print(Text(line, style="dim"))
     for f in doc.get("findings", []):
         sev = {"error": "red", "warning": "yellow"}.get(f.get("severity"), "cyan")
         where = finding_where(f)
@@ -157,6 +202,9 @@ def render_markdown(doc: dict) -> str:
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
     out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
+    for line in images_lines(doc) + input_code_lines(doc):
+        out[-1] += "  "
+        out.append(line.strip())
     out.append("")
     if doc.get("findings"):
         out.append("## Findings")
@@ -190,12 +238,15 @@ def render_markdown(doc: dict) -> str:
         out.append("")
     out.append("## Layers")
     out.append("")
-    out.append("| # | layer | matched by | conf | shape | cosine | max abs err | rel L2 | status |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+    several = bool(doc.get("images"))
+    spread_head, spread_rule = (" min | median |", "---|---|") if several else ("", "")
+    out.append(f"| # | layer | matched by | conf | shape | cosine |{spread_head} max abs err | rel L2 | status |")
+    out.append(f"|---|---|---|---|---|---|{spread_rule}---|---|---|")
     for i, r in enumerate(doc["layers"]):
         name = f"**{r['name']}** ◀" if r.get("first_divergence") else r["name"]
+        spread = f" {_f(r.get('cosine_min'))} | {_f(r.get('cosine_median'))} |" if several else ""
         out.append(f"| {i} | {_md_escape(name)} | {r.get('matched_by') or ''} | {_f(r.get('confidence'), 2)} | "
-                   f"{_shape(r.get('shape'))} | {_f(r.get('cosine'))} | {_f(r.get('max_abs_error'), 4)} | "
+                   f"{_shape(r.get('shape'))} | {_f(r.get('cosine'))} |{spread} {_f(r.get('max_abs_error'), 4)} | "
                    f"{_f(r.get('rel_l2_error'), 4)} | {r.get('status')} |")
     um = doc.get("unmatched", {})
     if um.get("reference") or um.get("sim"):
@@ -273,7 +324,8 @@ def render_html(doc: dict) -> str:
              f"<div class=\"verdict\"><b>{e(verdict_title(doc))}</b>"
              f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
-             f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}</div>"]
+             f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
+             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + input_code_lines(doc)) + "</div>"]
     try:
         svg = plot_svg(doc)
         parts.append("<h2>Per-layer similarity</h2>")
@@ -308,16 +360,18 @@ def render_html(doc: dict) -> str:
             parts.append(f"<tr><td>{c['rank']}</td><td class=l>{e(c['layer'])}</td><td>{c['single_layer_loss']:.4f}"
                          f"</td><td>{e(_f(c['cosine'], 4))}</td><td class=l>{e(c['rename'])}</td></tr>")
         parts.append("</table>")
+    several = bool(doc.get("images"))
     parts.append("<h2>Layers</h2><table><tr><th>#</th><th class=l>layer</th><th class=l>matched by</th><th>conf</th>"
-                 "<th class=l>shape</th><th>cosine</th><th>max abs err</th><th>rel L2</th><th>SQNR dB</th>"
-                 "<th class=l>status</th></tr>")
+                 "<th class=l>shape</th><th>cosine</th>" + ("<th>min</th><th>median</th>" if several else "")
+                 + "<th>max abs err</th><th>rel L2</th><th>SQNR dB</th><th class=l>status</th></tr>")
     for i, r in enumerate(doc["layers"]):
         cls = " class=\"fd\"" if r.get("first_divergence") else ""
         st = r.get("status") or ""
         parts.append(f"<tr{cls}><td>{i}</td><td class=l>{e(r['name'])}{' ◀' if r.get('first_divergence') else ''}"
                      f"</td><td class=l>{e(r.get('matched_by') or '')}</td><td>{e(_f(r.get('confidence'), 2))}</td>"
                      f"<td class=l>{e(_shape(r.get('shape')))}</td><td class=\"{e(st)}\">{e(_f(r.get('cosine')))}</td>"
-                     f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td>{e(_f(r.get('rel_l2_error'), 4))}</td>"
+                     + (f"<td>{e(_f(r.get('cosine_min')))}</td><td>{e(_f(r.get('cosine_median')))}</td>" if several else "")
+                     + f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td>{e(_f(r.get('rel_l2_error'), 4))}</td>"
                      f"<td>{e(_f(r.get('sqnr_db'), 1))}</td><td class=\"l {e(st)}\">{e(st)}</td></tr>")
     parts.append("</table>")
     um = doc.get("unmatched", {})

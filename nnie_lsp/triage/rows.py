@@ -39,6 +39,8 @@ class LayerRow:
     layout: str = "CHW"  # how the aligner read the simulator values ("HWC" = permuted back)
     flags: tuple[str, ...] = ()
     stored_cosine: float | None = None  # cosine of the values as stored, when the layout was changed
+    # several images (image_compare.py): this layer's cosine on each image, in the images' order
+    cosine_images: tuple[float | None, ...] | None = None
 
     @property
     def cosine(self) -> float:
