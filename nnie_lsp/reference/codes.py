@@ -199,16 +199,16 @@ def on_grid(values: np.ndarray, clip: float, bits: int = 8) -> bool:
 def write_input_dumps(outdir: str | Path, layer: str, input_number: int, value: np.ndarray, clip: float,
                       bits: int = 8) -> tuple[Path, Path]:
     """One quantized layer input as the mapper writes it: the code file and its ``%.6f``
-    dequantized twin. ``value`` is (C,H,W) (or (1,C,H,W)); it is quantized under ``clip`` first,
-    so the two files always pair up."""
+    dequantized twin. ``value`` is (C,H,W) or (N,C,H,W): the names carry C_H_W, the values are
+    NCHW-flattened (a real 256_10_10 file holds 51,200 values, §16.5). It is quantized under
+    ``clip`` first, so the two files always pair up."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     arr = np.asarray(value, dtype=np.float64)
-    if arr.ndim == 4 and arr.shape[0] == 1:
-        arr = arr[0]
+    dims = arr.shape[1:] if arr.ndim == 4 else arr.shape
     codes, _ = quantizer_for(bits).encode(arr, clip)
-    code_path = out / input_code_file_name(layer, input_number, arr.shape)
-    twin_path = out / twin_file_name(layer, input_number, arr.shape)
+    code_path = out / input_code_file_name(layer, input_number, dims)
+    twin_path = out / twin_file_name(layer, input_number, dims)
     code_path.write_bytes(format_codes(codes, bits))
     np.savetxt(twin_path, decode_codes(codes, clip, bits).reshape(-1), fmt=TWIN_FORMAT)
     return code_path, twin_path
