@@ -18,7 +18,8 @@ from ..settings import LintSettings, SettingsError, settings_from_mapping
 
 KNOWN_TOP = {"lint", "sourceFramework", "language", "trace"}
 # settings of the `nnie` section that only the editor client uses (how to start the server,
-# which files to claim, the triage pickers' default folders); VS Code sends the whole section, so they are accepted and ignored here
+# which files to claim, the triage pickers' default folders); VS Code sends the whole section,
+# so they are accepted and ignored here
 CLIENT_ONLY_TOP = {"server", "interpreter", "cfgFilePatterns", "locale", "triage"}
 KNOWN_LINT = {"run", "select", "ignore", "severity", "debounce", "extendSelect", "perFileIgnores", "enable"}
 

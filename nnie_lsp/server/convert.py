@@ -10,20 +10,30 @@ fix message, its applicability and the document versions the edits were computed
              "versions": {"file:///p/model.prototxt": 3}},
      "info": {...}}
 
-The quick fix is built from it as is (:func:`changes_from_data`); nothing is recomputed.
+The quick fix is built from it as is (:func:`changes_from_data`); nothing is recomputed.  Other
+fixes the user may choose instead (``Diagnostic.alternatives``) travel the same way in
+``data["alternatives"]``.  A fix that creates a file (an edit at 1:1 of a path that does not
+exist: a new channel-mean file) lists the file in ``"creates"``; :func:`workspace_edit` then
+sends a ``CreateFile`` before the edits (clients with resource operations only).
+
+A rule's code links to its section of ``rules.md`` by the line of its heading (``#L105``): VS
+Code opens a ``file:`` link at such a line, while an HTML anchor (``#nn301``) would open the file
+at the top (the anchors stay for the rendered page and the JSON ``url``).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Callable
+import re
+from typing import Callable, Iterable, Mapping
 
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
 from ..diagnostics import Diagnostic, Fix
 from ..features.actions import Action
-from ..output import rule_url
+from ..output import RULES_DOC, rule_url
 from ..text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
 SOURCE = "nnie-lint"
@@ -99,23 +109,34 @@ def _position_json(position: lsp.Position) -> dict:
     return {"line": position.line, "character": position.character}
 
 
+def creates_file(path: str, rng: Range, li: LineIndex | None) -> bool:
+    """An edit at 1:1 of a file that is neither on disk nor open creates that file."""
+    return li is None and rng.start == rng.end == Position(0, 0) and not os.path.exists(path)
+
+
 def fix_data(fix: Fix, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> dict:
     """The fix as WorkspaceEdit ``changes`` ready for the editor (see the module doc);
     `versions` maps the open documents' paths to their versions."""
     changes: dict[str, list[dict]] = {}
     edited_versions: dict[str, int] = {}
+    creates: list[str] = []
     for file_edit in fix.edits:
         path = os.path.abspath(file_edit.path)
         uri = uri_of(path)
         li = lines(path)
+        if creates_file(path, file_edit.edit.range, li) and uri not in creates:
+            creates.append(uri)
         rng = enc.range(li, file_edit.edit.range)
         changes.setdefault(uri, []).append({
             "range": {"start": _position_json(rng.start), "end": _position_json(rng.end)},
             "newText": edit_text(file_edit.edit.new_text, li)})
         if path in versions:
             edited_versions[uri] = versions[path]
-    return {"message": fix.message, "applicability": fix.applicability.value, "changes": changes,
+    data = {"message": fix.message, "applicability": fix.applicability.value, "changes": changes,
             "versions": edited_versions}
+    if creates:
+        data["creates"] = creates
+    return data
 
 
 def _position_from_json(raw) -> lsp.Position:
@@ -141,6 +162,69 @@ def changes_from_data(fix: dict) -> dict[str, list[lsp.TextEdit]]:
     return changes
 
 
+def merge_fix_data(fixes: Iterable[Mapping]) -> dict:
+    """Several fixes' data (non-overlapping) as one: their changes, created files and versions."""
+    changes: dict[str, list[dict]] = {}
+    versions: dict[str, int] = {}
+    creates: list[str] = []
+    for fix in fixes:
+        for uri, edits in fix["changes"].items():
+            changes.setdefault(uri, []).extend(edits)
+        versions.update(fix.get("versions") or {})
+        creates.extend(uri for uri in fix.get("creates") or [] if uri not in creates)
+    merged = {"changes": changes, "versions": versions}
+    if creates:
+        merged["creates"] = creates
+    return merged
+
+
+def can_create_files(capabilities) -> bool:
+    """The client applies ``documentChanges`` with ``CreateFile`` operations."""
+    edit = getattr(getattr(capabilities, "workspace", None), "workspace_edit", None)
+    operations = getattr(edit, "resource_operations", None) or []
+    return bool(getattr(edit, "document_changes", False)) and any(
+        str(getattr(op, "value", op)) == "create" for op in operations)
+
+
+def workspace_edit(fix: Mapping) -> lsp.WorkspaceEdit:
+    """The WorkspaceEdit of a fix's data (:func:`fix_data` / :func:`merge_fix_data`): plain
+    ``changes``, or ``documentChanges`` with a ``CreateFile`` for each file it creates (the caller
+    checks :func:`can_create_files` first)."""
+    changes = changes_from_data(fix)
+    creates = [uri for uri in fix.get("creates") or [] if isinstance(uri, str)]
+    if not creates:
+        return lsp.WorkspaceEdit(changes=changes)
+    versions = fix.get("versions") or {}
+    operations: list = [lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=False, ignore_if_exists=False))
+                        for uri in creates]
+    for uri, edits in changes.items():
+        version = versions.get(uri) if uri not in creates else None
+        operations.append(lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits))
+    return lsp.WorkspaceEdit(document_changes=operations)
+
+
+_HEADING = re.compile(r"^## ([A-Z]+[0-9]+) ")
+
+
+@functools.lru_cache(maxsize=1)
+def _rule_heading_lines(path: str = RULES_DOC) -> dict[str, int]:
+    """Code -> the 1-based line of its ``## CODE (name)`` heading in rules.md."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return {m.group(1): number for number, line in enumerate(handle, 1) if (m := _HEADING.match(line))}
+    except OSError:
+        return {}
+
+
+def rule_href(code: str) -> str:
+    """The link of a rule code: rules.md at the rule's heading line (module doc)."""
+    line = _rule_heading_lines().get(code)
+    if line is None:
+        return rule_url(code)
+    return rule_url(code).split("#", 1)[0] + f"#L{line}"
+
+
 def to_code_action(action: Action, lines: LineSource, enc: Encoder,
                    diagnostics: list[lsp.Diagnostic] | None) -> lsp.CodeAction:
     """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client."""
@@ -153,7 +237,9 @@ def to_code_action(action: Action, lines: LineSource, enc: Encoder,
                           is_preferred=action.preferred or None, edit=lsp.WorkspaceEdit(changes=changes))
 
 
-def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int]) -> lsp.Diagnostic:
+def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int],
+                      source: str = SOURCE, extra: Mapping | None = None) -> lsp.Diagnostic:
+    """An engine diagnostic for the client; `extra` is added to its ``data``."""
     home = lines(d.path)
     related = [lsp.DiagnosticRelatedInformation(
         location=lsp.Location(uri=uri_of(r.path), range=enc.range(lines(r.path), r.range)), message=r.message)
@@ -161,16 +247,20 @@ def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: 
     data: dict = {"code": d.code}
     if d.fix is not None:
         data["fix"] = fix_data(d.fix, lines, enc, versions)
+    if d.alternatives:
+        data["alternatives"] = [fix_data(fix, lines, enc, versions) for fix in d.alternatives]
     if d.data:
         data["info"] = dict(d.data)
+    if extra:
+        data.update(extra)
     tags = [lsp.DiagnosticTag.Unnecessary] if d.code == "NN901" else None
     return lsp.Diagnostic(
         range=enc.range(home, d.range),
         message=d.message,
         severity=lsp.DiagnosticSeverity(int(d.severity)),
         code=d.code,
-        code_description=lsp.CodeDescription(href=rule_url(d.code)),
-        source=SOURCE,
+        code_description=lsp.CodeDescription(href=rule_href(d.code)),
+        source=source,
         related_information=related or None,
         tags=tags,
         data=data,

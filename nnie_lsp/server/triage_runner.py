@@ -1,220 +1,249 @@
-"""The ``nnie.triage`` command: ``nnie-triage compare`` in a subprocess, with cancellable progress.
+"""The triage commands: ``nnie.triage`` (``nnie-triage compare``), ``nnie.reference`` and
+``nnie.emulate``, each a subprocess with cancellable progress (:mod:`.jobs`).
 
-The comparison is CPU- and disk-heavy, so it runs in its own process (as esbonio runs Sphinx
-builds) mapped onto a work-done progress token: the editor's Cancel button
-(``window/workDoneProgress/cancel``) kills the process; ``$/cancelRequest`` cannot reach a running
-command in pygls.  The last result per prototxt is kept: its low layers become ``nnie-triage``
-diagnostics in the diagnostics store and every matched layer gets an inlay hint (see
-:mod:`nnie_lsp.features.triage`, which reads the JSON).
+``nnie.triage`` completes its inputs from what lies beside the cfg
+(:mod:`nnie_lsp.triage.discovery`), runs the comparison in the cfg's folder, stores the result
+with its HTML and text reports in ``.nnie-triage/`` (:mod:`nnie_lsp.triage.store`) and shows it
+(:mod:`.triage_results`).  Its response is the compare JSON plus the ``editor`` object of
+docs/editor-protocol.md.
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import json
 import os
-import time
 import uuid
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from lsprotocol import types as lsp
-from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import i18n
 from ..features import triage as triage_features
+from ..features import triage_results as result_features
 from ..lint import project_for_file
-from ..project import DiskProvider, cached_prototxt
+from ..project import DiskProvider
 from ..settings import LintSettings
-from .convert import TRIAGE_SOURCE
+from ..text import read_text
+from ..triage import store
+from ..triage.discovery import EMULATED_16BIT_DIR, DiscoveryError, complete_inputs, discover
+from ..triage.layout import CAFFE_OUTPUT_DIR, EMULATED_DIR
+from .jobs import Busy, run_job
 from .protocol import request_failed
+from .triage_results import TriageResults
 
 if TYPE_CHECKING:
     from .server import NnieLanguageServer
 
-PROGRESS_POLL_SECONDS = 1.0
-
-
-@dataclass
-class TriageState:
-    result: dict
-    prototxt: str | None = None
-
-
-class _Progress:
-    """Work-done progress of one job, or nothing when the client cannot show it."""
-
-    def __init__(self, ls: NnieLanguageServer) -> None:
-        self.ls = ls
-        self.token = str(uuid.uuid4())   # tokens are never reused (pygls keeps them all)
-        self.enabled = bool(get_capability(ls.client_capabilities, "window.work_done_progress", False))
-
-    async def begin(self, title: str, message: str) -> None:
-        if not self.enabled:
-            return
-        try:
-            await self.ls.work_done_progress.create_async(self.token)
-            self.ls.work_done_progress.begin(self.token, lsp.WorkDoneProgressBegin(
-                title=title, cancellable=True, message=message))
-        except Exception as exc:
-            self.ls.log(f"work-done progress unavailable: {exc!r}", lsp.MessageType.Info)
-            self.enabled = False
-
-    def cancel_future(self) -> asyncio.Future | None:
-        """Cancelled by pygls when the editor's Cancel button is pressed."""
-        return self.ls.work_done_progress.tokens.get(self.token) if self.enabled else None
-
-    def report(self, message: str) -> None:
-        if self.enabled:
-            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(message=message))
-
-    def end(self, message: str) -> None:
-        if self.enabled:
-            self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message[:200]))
+ROLES = ("reference", "sim", "sim16", "dot")
 
 
 class TriageRunner:
     def __init__(self, ls: NnieLanguageServer) -> None:
         self.ls = ls
-        self.results: dict[str, TriageState] = {}         # prototxt path -> last triage
-        self._annotated: dict[str, tuple] = {}            # uri -> what its stored diagnostics reflect
+        self.results = TriageResults(ls)
+        self.busy = Busy()
 
-    # ---------------------------------------------------------------- results as annotations
-    def result_for(self, path: str) -> dict | None:
-        state = self.results.get(path)
-        return state.result if state is not None else None
-
+    # ---------------------------------------------------------------- what the rest of the server asks
     def refresh_diagnostics(self, uri: str) -> None:
-        """Bring `uri`'s ``nnie-triage`` entry in the diagnostics store up to date with its text."""
-        record = self.ls.documents.get(uri)
-        state = self.results.get(record.path) if record is not None and record.kind == "prototxt" else None
-        if state is None:
-            self._annotated.pop(uri, None)
-            self.ls.diagnostics.clear(uri, TRIAGE_SOURCE)
-            return
-        text, version = self.ls.documents.text(uri)
-        encoder = self.ls.encoder()
-        reflects = (version, id(state), self.ls.lang, encoder.encoding)
-        if self._annotated.get(uri) == reflects and self.ls.diagnostics.get(TRIAGE_SOURCE, uri) is not None:
-            return
-        doc, _graph = cached_prototxt(text, record.path)
-        items = []
-        for note in triage_features.annotations(state.result, doc, self.ls.lang):
-            if note.message is None:
-                continue
-            items.append(lsp.Diagnostic(range=encoder.range(doc.line_index, note.range), message=note.message,
-                                        severity=lsp.DiagnosticSeverity(int(note.severity)), source=TRIAGE_SOURCE,
-                                        code="triage", data={"layer": note.layer}))
-        self.ls.diagnostics.set(TRIAGE_SOURCE, uri, items, version)
-        self._annotated[uri] = reflects
+        self.results.refresh_diagnostics(uri)
 
     def forget(self, uri: str) -> None:
-        self._annotated.pop(uri, None)
+        self.results.forget(uri)
 
-    # ---------------------------------------------------------------- the command
-    def _arguments(self, args: Sequence) -> triage_features.TriageArgs:
+    def result_for(self, path: str) -> dict | None:
+        entry = self.results.entry_for(path)
+        return entry.record.result if entry is not None else None
+
+    # ---------------------------------------------------------------- arguments
+    def arguments(self, command: str, args: Sequence, keys: Mapping[str, str]) -> dict[str, Any]:
+        try:
+            return triage_features.parse_arguments(list(args), keys, self.ls.root)
+        except triage_features.TriageArgsError as exc:
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command=command, error=str(exc))) from None
+
+    def read(self, path: str) -> str | None:
+        """A file's text as the editor has it (unsaved changes first)."""
+        uri = self.ls.documents.uri_for_path(path)
+        if uri is not None:
+            return self.ls.documents.text(uri)[0]
+        try:
+            return read_text(path).text
+        except (OSError, ValueError):
+            return None
+
+    def cfg_of_prototxt(self, prototxt: str) -> str | None:
+        """The cfg beside `prototxt` that names it, else the cfg of its newest stored result."""
+        overlay, _versions = self.ls.documents.overlay()
+        try:
+            project = project_for_file(prototxt, settings=LintSettings(), provider=DiskProvider(overlay), is_cfg=False)
+            if project.cfg_path:
+                return project.cfg_path
+        except Exception as exc:  # an unreadable project: fall back to the stored results
+            self.ls.log(f"no cfg for {prototxt}: {exc!r}", lsp.MessageType.Info)
+        entry = self.results.entry_for(prototxt)
+        return entry.record.cfg if entry is not None else None
+
+    def discovery(self, args: Sequence) -> dict:
+        values = self.arguments("nnie.discoverTriageInputs", args, triage_features.LOOKUP_KEYS)
+        cfg = values.get("cfg") or (self.cfg_of_prototxt(values["prototxt"]) if values.get("prototxt") else None)
+        if cfg is None:
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.discoverTriageInputs",
+                                              error="give a cfg, or a prototxt a cfg beside it names"))
+        return discover(cfg, reader=self.read).to_json()
+
+    # ---------------------------------------------------------------- nnie.triage
+    async def run(self, args: Sequence) -> dict:
+        """Run one triage; the compare JSON plus the ``editor`` object."""
+        lang = self.ls.lang
         try:
             targs = triage_features.TriageArgs.parse(list(args), self.ls.root)
         except triage_features.TriageArgsError as exc:
-            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, error=str(exc))) from None
-        if targs.prototxt is None and targs.cfg:
-            prototxt = self._prototxt_of_cfg(targs.cfg)
-            if prototxt:
-                targs = dataclasses.replace(targs, prototxt=prototxt)
-        return targs
-
-    def _prototxt_of_cfg(self, cfg: str) -> str | None:
-        """The prototxt the cfg names (with the editor's unsaved texts)."""
-        overlay, _versions = self.ls.documents.overlay()
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", lang, command="nnie.triage", error=str(exc))) from None
+        cfg = targs.cfg or (self.cfg_of_prototxt(targs.prototxt) if targs.prototxt else None)
         try:
-            project = project_for_file(cfg, settings=LintSettings(), provider=DiskProvider(overlay), is_cfg=True)
-            return project.prototxt_path
-        except Exception:
-            return None
-
-    async def run(self, args: Sequence) -> dict:
-        """Run one triage; its JSON result is the command's response."""
-        lang = self.ls.lang
-        targs = self._arguments(args)
-        progress = _Progress(self.ls)
-        await progress.begin(i18n.t("triage.title", lang), os.path.basename(targs.sim))
-        command = triage_features.triage_command(targs)
-        self.ls.log("running " + " ".join(command))
-        cancelled = False
-        process: asyncio.subprocess.Process | None = None
+            found = complete_inputs(cfg, reference=targs.reference, sim=targs.sim, sim16=targs.sim16, dot=targs.dot,
+                                    prototxt=targs.prototxt, force=targs.discover, reader=self.read)
+        except DiscoveryError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        prototxt = found.prototxt
+        owner = cfg or prototxt
+        inputs = {role: _input_json(found, role) for role in ROLES}
+        texts = {path: text for path in (cfg, prototxt) if path and (text := _disk_text(path)) is not None}
+        html = None
+        if owner:
+            html = os.path.join(store.store_dir(owner), f".tmp-{uuid.uuid4().hex}.html")
+            try:
+                os.makedirs(os.path.dirname(html), exist_ok=True)
+            except OSError as exc:
+                self.ls.log(i18n.t("triage.store_failed", lang, error=str(exc)), lsp.MessageType.Warning)
+                html = None
+        command = triage_features.triage_command(triage_features.TriageArgs(
+            found.reference, found.sim, cfg, prototxt, found.sim16, found.dot), html=html, lang=lang)
+        claim = self.busy.claim("nnie.triage", owner or found.sim, lang)
         try:
-            process = await asyncio.create_subprocess_exec(
-                *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                stdin=asyncio.subprocess.DEVNULL)
-
-            def on_cancel(future: asyncio.Future) -> None:
-                nonlocal cancelled
-                if future.cancelled() and process is not None and process.returncode is None:
-                    cancelled = True
-                    try:
-                        process.kill()
-                    except ProcessLookupError:
-                        pass
-            cancel_future = progress.cancel_future()
-            if cancel_future is not None:
-                cancel_future.add_done_callback(on_cancel)
-            communicate = asyncio.ensure_future(process.communicate())
-            started = time.monotonic()
-            while not communicate.done():
-                await asyncio.wait({communicate}, timeout=PROGRESS_POLL_SECONDS)
-                if not communicate.done():
-                    progress.report(i18n.t("triage.running", lang, seconds=int(time.monotonic() - started)))
-            out, err = communicate.result()
-        except asyncio.CancelledError:
-            if process is not None and process.returncode is None:
-                process.kill()
+            out, progress = await run_job(self.ls, command, title=i18n.t("triage.title", lang),
+                                          message=os.path.basename(owner or found.sim), running="triage.running",
+                                          cwd=os.path.dirname(owner) if owner else None)
+        except BaseException:
+            _unlink(html)
             raise
-        if cancelled:
-            progress.end(i18n.t("triage.cancelled", lang))
-            raise JsonRpcRequestCancelled("nnie.triage cancelled")
-        if process.returncode != 0:
-            message = i18n.t("triage.failed", lang, code=process.returncode,
-                             error=err.decode("utf-8", "replace").strip()[-2000:])
-            progress.end(message)
-            self.ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message))
-            raise request_failed(message)
+        finally:
+            self.busy.release(claim)
         try:
-            result = json.loads(out.decode("utf-8"))
+            result = json.loads(out)
+            if not isinstance(result, dict):
+                raise ValueError("not an object")
         except ValueError as exc:
+            _unlink(html)
             message = i18n.t("triage.failed", lang, code=0, error=f"invalid JSON: {exc}")
             progress.end(message)
             raise request_failed(message) from None
-        self._keep(result, targs.prototxt)
-        progress.end(i18n.t("triage.done", lang, verdict=_verdict(result)))
-        return result
+        text_report = _text_report(result)
+        record = store.new_record(owner or os.path.join(found.sim, "triage"), result, cfg=cfg, prototxt=prototxt,
+                                  inputs=inputs, texts=texts)
+        if owner:
+            self._save(record, html, text_report)
+        entry = self.results.add(record)
+        progress.end(i18n.t("triage.done", lang, verdict=result_features.summary(result, lang)))
+        self.results.show_everywhere()
+        return self.results.result_with_editor(entry, text_report)
 
-    def _keep(self, result: dict, prototxt: str | None) -> None:
-        """Remember `result` for its prototxt and show it there if the prototxt is open."""
-        prototxt = prototxt or _prototxt_of_result(result)
-        if not prototxt:
-            return
-        path = os.path.abspath(prototxt)
-        self.results[path] = TriageState(result, path)
-        uri = self.ls.documents.uri_for_path(path)
-        if uri is None:
-            return
-        if self.ls.pull:
-            self.ls.refresh_pull()
-        else:
-            self.ls.publish(uri)
-        if get_capability(self.ls.client_capabilities, "workspace.inlay_hint.refresh_support", False):
-            try:
-                self.ls.workspace_inlay_hint_refresh(None)
-            except Exception:
-                pass
+    def _save(self, record: store.StoredTriage, html: str | None, text_report: str | None) -> None:
+        try:
+            if html and os.path.exists(html):
+                os.replace(html, record.paths.html)
+            store.save(record, text=text_report)
+        except OSError as exc:
+            _unlink(html)
+            message = i18n.t("triage.store_failed", self.ls.lang, error=f"{exc.filename or ''}: {exc.strerror or exc}")
+            self.ls.log(message, lsp.MessageType.Warning)
+            self.ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+
+    # ---------------------------------------------------------------- nnie.reference / nnie.emulate
+    async def run_tool(self, kind: str, args: Sequence) -> dict:
+        """``nnie-triage reference`` or ``emulate`` for a cfg; the folder written and what the tool said."""
+        lang = self.ls.lang
+        command_name = f"nnie.{kind}"
+        values = self.arguments(command_name, args,
+                                triage_features.REFERENCE_KEYS if kind == "reference" else triage_features.EMULATE_KEYS)
+
+        def bad(error: str) -> JsonRpcInvalidParams:
+            return JsonRpcInvalidParams(i18n.t("triage.bad_args", lang, command=command_name, error=error))
+        cfg = values.get("cfg")
+        if not cfg:
+            raise bad("cfg is required")
+        found = discover(cfg, reader=self.read)
+        prototxt = values.get("prototxt") or found.prototxt
+        caffemodel = values.get("caffemodel") or found.caffemodel
+        for key, path in (("prototxt", prototxt), ("caffemodel", caffemodel)):
+            if not path or not os.path.isfile(path):
+                raise bad(f"{key}: {path} does not exist" if path else
+                          f"the cfg names no {key} that exists; give {key}")
+        bits = values.get("bits", 8)
+        default = CAFFE_OUTPUT_DIR if kind == "reference" else (EMULATED_16BIT_DIR if bits == 16 else EMULATED_DIR)
+        out = values.get("out") or os.path.join(os.path.dirname(cfg), default)
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise bad(f"out: {out} is a file")
+        existing = _file_count(out)
+        if existing and not values.get("overwrite"):
+            raise bad(i18n.t("job.out_not_empty", lang, out=out, count=existing))
+        arguments = [kind, "--cfg", cfg, "--prototxt", prototxt, "--caffemodel", caffemodel, "-o", out]
+        for image in values.get("image", ()):
+            arguments += ["--image", image]
+        if kind == "emulate":
+            arguments += ["--bits", str(bits), "--format", values.get("format", "mapper_quant")]
+            for layer in values.get("hp", ()):
+                arguments += ["--hp", layer]
+        command = triage_features.triage_cli(*arguments)
+        claim = self.busy.claim(command_name, cfg, lang)
+        try:
+            out_text, progress = await run_job(self.ls, command, title=i18n.t(f"job.title.{kind}", lang),
+                                               message=os.path.basename(cfg), cwd=os.path.dirname(cfg))
+        finally:
+            self.busy.release(claim)
+        lines = [line for line in out_text.splitlines() if line.strip()]
+        message = lines[0] if lines else ""
+        progress.end(i18n.t("job.done", lang, message=message))
+        self.ls.log("\n".join(lines))
+        self.results.show_everywhere()   # results that read `out` are stale now
+        return {"out": out, "files": _file_count(out), "message": "\n".join(lines), "command": command}
 
 
-def _prototxt_of_result(result: dict) -> str | None:
-    inputs = result.get("inputs")
-    return inputs.get("prototxt") if isinstance(inputs, dict) else None
+def _input_json(found, role: str) -> dict | None:
+    path = getattr(found, role)
+    if not path:
+        return None
+    if role in found.discovered and found.discovery.get(role) is not None:
+        return found.discovery.get(role).to_json()
+    return {"path": os.path.abspath(path), "origin": "given", "rule": None}
 
 
-def _verdict(result: dict) -> str:
-    return str(result.get("verdict") or result.get("case"))
+def _disk_text(path: str) -> str | None:
+    try:
+        return read_text(path).text
+    except (OSError, ValueError):
+        return None
+
+
+def _text_report(result: dict) -> str | None:
+    from ..triage import report
+    try:
+        return report.render_text(result)
+    except Exception:  # a report the renderer does not know (another tool version): the JSON is kept
+        return None
+
+
+def _file_count(folder: str) -> int:
+    try:
+        return sum(1 for entry in os.scandir(folder) if entry.is_file())
+    except OSError:
+        return 0
+
+
+def _unlink(path: str | None) -> None:
+    if path and os.path.exists(path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

@@ -55,6 +55,7 @@ class EditorClient(LanguageClient):
         self.encoding = "utf-16"
         self.pull = False
         self.inlay_refreshes = 0
+        self.code_lens_refreshes = 0
 
     def open(self, path: Path, language_id: str, text: str | None = None) -> str:
         uri = from_fs_path(str(path))
@@ -140,6 +141,10 @@ def make_client() -> EditorClient:
     @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
     def on_inlay_refresh(ls: EditorClient, params):
         ls.inlay_refreshes += 1
+
+    @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+    def on_code_lens_refresh(ls: EditorClient, params):
+        ls.code_lens_refreshes += 1
 
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def on_register(ls: EditorClient, params: lsp.RegistrationParams):

@@ -15,8 +15,14 @@ ap.add_argument("--sim", required=True)
 ap.add_argument("--cfg")
 ap.add_argument("--prototxt")
 ap.add_argument("--sim-16bit")
+ap.add_argument("--dot")
+ap.add_argument("--html")
+ap.add_argument("--lang")
 ap.add_argument("--format")
 a = ap.parse_args()
+if a.html:
+    with open(a.html, "w") as fh:
+        fh.write("<html><body>fake report</body></html>")
 if "slow" in a.reference:
     with open(os.path.join(a.reference, "pid"), "w") as fh:
         fh.write(str(os.getpid()))

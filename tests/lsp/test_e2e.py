@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from lsprotocol import types as lsp
@@ -30,7 +31,11 @@ async def test_diagnostics_push_or_pull(client, project):
     assert nn301.range.start.line == line
     assert nn301.range.start.character == text.split("\n")[line].index('"layer10-act"')
     assert nn301.source == "nnie-lint"
-    assert nn301.code_description.href.endswith("#nn301")
+    # the code link opens rules.md at the rule: a line fragment VS Code honours, on the rule's heading
+    href = nn301.code_description.href
+    doc, fragment = href.split("#L")
+    rules = Path(doc.removeprefix("file://")).read_text(encoding="utf-8").split("\n")
+    assert rules[int(fragment) - 1].startswith("## NN301 ") and rules[int(fragment) - 2] == '<a id="nn301"></a>'
     assert nn301.severity in (lsp.DiagnosticSeverity.Warning, lsp.DiagnosticSeverity.Error)
     assert nn301.related_information and nn301.related_information[0].location.uri == uri
     assert nn301.data["fix"]["applicability"] == "safe"

@@ -191,7 +191,7 @@ async def test_triage_with_the_real_cli(client, tmp_path):
     assert result["case"] == 2 and result["layers"]
     low = {r["name"] for r in result["layers"] if r.get("status") in ("low", "poor", "bad")}
     items = await client.diagnostics_for(uri, predicate=lambda ds: any(d.source == "nnie-triage" for d in ds))
-    flagged = {d.data["layer"] for d in items if d.source == "nnie-triage"}
+    flagged = {d.data["layer"] for d in items if d.source == "nnie-triage" and d.code == "triage"}
     assert flagged and flagged <= low and "conv4-2" in flagged
     text = client.texts[uri]
     hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(

@@ -1,18 +1,28 @@
-"""Code actions: each diagnostic's fix (its edits are in ``Diagnostic.data``, ready to use),
-"Disable NNxxx for this line", and ``source.fixAll.nnie`` (safe fixes only)."""
+"""Code actions: each diagnostic's fix and its alternatives (their edits are in
+``Diagnostic.data``, ready to use), "Disable NNxxx for this line", ``source.fixAll.nnie`` (safe
+lint fixes only) and ``source.nnieTriage.applyAll`` (every triage fix of a current result).
+
+The triage kind is deliberately not under ``source.fixAll``: editors apply ``source.fixAll``
+actions on save, and triage fixes change what the net computes.
+"""
 
 from __future__ import annotations
 
-from lsprotocol import types as lsp
+import os
 
+from lsprotocol import types as lsp
+from pygls.capabilities import get_capability
+
+from ... import i18n
 from ...diagnostics import Applicability
 from ...features import actions as action_features
 from ...text import LineIndex
-from ..convert import SOURCE, changes_from_data, to_code_action
+from ..convert import SOURCE, TRIAGE_SOURCE, can_create_files, to_code_action, workspace_edit
 from ..server import NnieLanguageServer
 from .common import HandlerTable, guard
 
 FIX_ALL_KIND = "source.fixAll.nnie"
+TRIAGE_FIX_ALL_KIND = "source.nnieTriage.applyAll"
 
 handlers = HandlerTable()
 
@@ -23,27 +33,70 @@ def _kind_wanted(kind: str, only) -> bool:
     return any(kind == wanted or kind.startswith(str(wanted) + ".") for wanted in only)
 
 
-def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict) -> lsp.CodeAction | None:
-    """The code action of the fix a diagnostic carries, or None when its document changed since
-    (a newer diagnostic carries the fix for the new text) or the data is malformed."""
+def _blocked(ls: NnieLanguageServer, fix: dict) -> str | None:
+    """Why a fix cannot be applied here now, or None."""
+    creates = fix.get("creates") or []
+    if not creates:
+        return None
+    from pygls.uris import to_fs_path
+    names = ", ".join(os.path.basename(to_fs_path(uri) or uri) for uri in creates)
+    if any(os.path.exists(to_fs_path(uri) or "") for uri in creates):
+        return i18n.t("triage.exists_now", ls.lang, file=names)
+    if not can_create_files(ls.client_capabilities):
+        return i18n.t("triage.cannot_create", ls.lang, file=names)
+    return None
+
+
+def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict, preferred: bool) -> lsp.CodeAction | None:
+    """The code action of a fix a diagnostic carries, or None when its document changed since
+    (a newer diagnostic carries the fix for the new text) or the data is malformed.  A fix that
+    creates a file the client cannot create is disabled with the reason (or left out)."""
     try:
-        changes = changes_from_data(fix)
+        edit = workspace_edit(fix)
         versions = dict(fix.get("versions") or {})
-        title = action_features.fix_title(str(fix["message"]), str(diagnostic.code),
-                                          fix.get("applicability") == Applicability.SAFE.value, ls.lang)
+        safe = fix.get("applicability") == Applicability.SAFE.value
+        title = action_features.fix_title(str(fix["message"]), str(diagnostic.code), safe, ls.lang)
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         ls.log(f"ignoring malformed fix data: {exc!r}", lsp.MessageType.Warning)
         return None
     for uri, version in versions.items():
         if uri in ls.documents and ls.documents.version(uri) != version:
             return None
+    reason = _blocked(ls, fix)
+    if reason is not None:
+        if not get_capability(ls.client_capabilities, "text_document.code_action.disabled_support", False):
+            ls.log(f"{title}: {reason}", lsp.MessageType.Info)
+            return None
+        return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                              disabled=lsp.CodeActionDisabledType(reason=reason))
     return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                          is_preferred=fix.get("applicability") == Applicability.SAFE.value or None,
-                          edit=lsp.WorkspaceEdit(changes=changes))
+                          is_preferred=(preferred and safe) or None, edit=edit)
+
+
+def _fix_actions(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    fixes = ([(data["fix"], True)] if isinstance(data.get("fix"), dict) else []) + [
+        (alternative, False) for alternative in data.get("alternatives") or [] if isinstance(alternative, dict)]
+    return [action for action in (_quick_fix(ls, diagnostic, fix, preferred) for fix, preferred in fixes)
+            if action is not None]
+
+
+def _triage_fix_all(ls: NnieLanguageServer, path: str) -> lsp.CodeAction | None:
+    entry = ls.triage.results.entry_for(path)
+    if entry is None:
+        return None
+    data, count, left_out = ls.triage.results.fix_all_data(entry, can_create_files(ls.client_capabilities))
+    if data is None:
+        return None
+    title = i18n.t("triage.fix_all", ls.lang, count=count)
+    if left_out:
+        title += i18n.t("triage.left_out", ls.lang, count=len(left_out), reason="; ".join(left_out))
+    return lsp.CodeAction(title=title, kind=TRIAGE_FIX_ALL_KIND, edit=workspace_edit(data))
 
 
 @handlers.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND,
+                       TRIAGE_FIX_ALL_KIND],
     resolve_provider=False))
 @guard("textDocument/codeAction")
 async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
@@ -60,13 +113,11 @@ async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
     if _kind_wanted("quickfix", only):
         disabled = set()
         for diagnostic in params.context.diagnostics:
-            if diagnostic.source != SOURCE or not diagnostic.code:
+            if diagnostic.source not in (SOURCE, TRIAGE_SOURCE) or not diagnostic.code:
                 continue
-            data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
-            if data.get("fix"):
-                action = _quick_fix(ls, diagnostic, data["fix"])
-                if action is not None:
-                    out.append(action)
+            out.extend(_fix_actions(ls, diagnostic))
+            if diagnostic.source != SOURCE:
+                continue   # triage findings have no suppression comment
             key = (str(diagnostic.code), diagnostic.range.start.line)
             if key not in disabled:
                 disabled.add(key)
@@ -79,4 +130,8 @@ async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
             action = action_features.fix_all(result.engine, record.path, ls.lang)
             if action is not None:
                 out.append(to_code_action(action, lines, encoder, None))
+    if _kind_wanted(TRIAGE_FIX_ALL_KIND, only):
+        action = _triage_fix_all(ls, record.path)
+        if action is not None:
+            out.append(action)
     return out

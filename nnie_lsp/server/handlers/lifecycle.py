@@ -45,6 +45,15 @@ async def initialized(ls: NnieLanguageServer, params: lsp.InitializedParams) -> 
         except Exception as exc:
             ls.log(f"could not register for configuration changes: {exc!r}", lsp.MessageType.Info)
     await ls.fetch_configuration()
+    asyncio.ensure_future(_load_stored_triage(ls))
+
+
+async def _load_stored_triage(ls: NnieLanguageServer) -> None:
+    """The triage results stored under the workspace root come back (a failure is only logged)."""
+    try:
+        await ls.triage.results.load_workspace(ls.root)
+    except Exception as exc:
+        ls.log(f"loading stored triage results failed: {exc!r}", lsp.MessageType.Warning)
 
 
 @handlers.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 
 from lsprotocol import types as lsp
 
@@ -17,8 +18,11 @@ handlers = HandlerTable()
 @handlers.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: NnieLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
-    if ls.documents.track(item.uri, item.language_id, item.text) is None:
+    record = ls.documents.track(item.uri, item.language_id, item.text)
+    if record is None:
         return
+    if ls.triage.results.load_folder(os.path.dirname(record.path)):   # results stored beside it
+        ls.triage.results.show_everywhere()
     if not ls.pull:
         ls.scheduler.schedule(item.uri, 0.0, related=True, force=True)
     elif len(ls.documents) > 1:

@@ -1,0 +1,246 @@
+"""A triage result seen from the editor's current texts (no LSP types).
+
+A run's findings point at the cfg and the prototxt *as the run read them* (the stored texts,
+:mod:`nnie_lsp.triage.store`).  The editor shows them on the current texts:
+
+- :class:`LineMap` carries positions over from the run's text to the current one, line by line
+  (difflib): a place on a line that has not changed moves with it; a place on a changed line is
+  found again by its layer name (prototxt) or its cfg key (cfg), else left where it was;
+- a fix is carried over only when every line it edits is unchanged — otherwise it is dropped (it
+  was computed for other text; run triage again);
+- :func:`fix_all` chooses the fixes "apply all triage fixes" applies: each finding's fix in report
+  order, never an alternative, never a single ``_hp`` candidate (T204: the T207 plan already
+  chooses among them), none that overlaps one taken before;
+- :func:`summary`, :func:`next_step_text`, :func:`lens_titles`: the words of the notification and
+  the code lens.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+from .. import i18n
+from ..cfg.reader import parse_cfg
+from ..diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
+from ..prototxt.reader import parse_prototxt
+from ..text import LineIndex, Position, Range
+from ..triage.store import text_digest
+from .triage import finding_diagnostics
+
+#: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
+#: candidate (the T207 plan is the set to apply).
+NOT_IN_FIX_ALL = frozenset({"T204"})
+
+CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (editor or disk), or None
+
+
+class LineMap:
+    """Line numbers of an old text -> the same lines in a new text (None: the line changed)."""
+
+    def __init__(self, old: str, new: str) -> None:
+        old_lines, new_lines = old.split("\n"), new.split("\n")
+        self.identical = old == new
+        self.old_count, self.new_count = len(old_lines), len(new_lines)
+        self._map: dict[int, int] = {}
+        if self.identical:
+            return
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        for tag, old_start, old_end, new_start, _new_end in matcher.get_opcodes():
+            if tag == "equal":
+                for offset in range(old_end - old_start):
+                    self._map[old_start + offset] = new_start + offset
+
+    def line(self, old_line: int) -> int | None:
+        if self.identical:
+            return old_line
+        if old_line >= self.old_count:   # the end of the text
+            return self.new_count + (old_line - self.old_count)
+        return self._map.get(old_line)
+
+    def range(self, rng: Range) -> Range | None:
+        """`rng` on the new text, when every line it touches is unchanged."""
+        if self.identical:
+            return rng
+        lines = [self.line(n) for n in range(rng.start.line, rng.end.line + 1)]
+        if any(n is None for n in lines) or any(b - a != 1 for a, b in zip(lines, lines[1:])):
+            return None
+        return Range(Position(lines[0], rng.start.character), Position(lines[-1], rng.end.character))
+
+
+_MAPS: OrderedDict[tuple[str, str], LineMap] = OrderedDict()
+_MAPS_KEPT = 16
+
+
+def line_map(old: str, new: str) -> LineMap:
+    """The LineMap of two texts (cached by their digests: diagnostics, lenses and actions of one
+    state share one diff)."""
+    key = (text_digest(old), text_digest(new))
+    hit = _MAPS.get(key)
+    if hit is None:
+        hit = _MAPS[key] = LineMap(old, new)
+        while len(_MAPS) > _MAPS_KEPT:
+            _MAPS.popitem(last=False)
+    else:
+        _MAPS.move_to_end(key)
+    return hit
+
+
+# ------------------------------------------------------------------ findings on the current text
+
+@dataclass(frozen=True)
+class Placed:
+    """The findings of a result on the current texts."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    carried: bool        # some text changed since the run (positions and fixes were carried over)
+
+
+def _clamp(rng: Range, text: str) -> Range:
+    index = LineIndex(text)
+    last = max(index.line_count - 1, 0)
+    if rng.start.line <= last:
+        return rng if rng.end.line <= last else Range(rng.start, Position(last, len(index.line_text(last))))
+    return Range(Position(last, 0), Position(last, len(index.line_text(last))))
+
+
+def _find_again(diagnostic: Diagnostic, text: str, old_line: int) -> Range | None:
+    """A place on a changed line, found again by the layer name or the cfg key it is about."""
+    data = dict(diagnostic.data)
+    if diagnostic.path.lower().endswith(".cfg") and data.get("cfg_key"):
+        entries = parse_cfg(text).get(data["cfg_key"])
+        if entries:
+            entry = min(entries, key=lambda e: abs(e.line - old_line))
+            return entry.value_range
+        return None
+    if data.get("layer"):
+        try:
+            doc = parse_prototxt(text, diagnostic.path)
+        except Exception:  # a half-typed prototxt: the place stays where it was
+            return None
+        for layer in doc.layers:
+            if layer.name == data["layer"]:
+                return layer.name_range
+    return None
+
+
+def _carry_fix(fix: Fix | None, maps: Mapping[str, LineMap]) -> Fix | None:
+    if fix is None:
+        return None
+    edits = []
+    for file_edit in fix.edits:
+        mapping = maps.get(os.path.abspath(file_edit.path))
+        if mapping is None:
+            edits.append(file_edit)
+            continue
+        moved = mapping.range(file_edit.edit.range)
+        if moved is None:
+            return None
+        edits.append(FileEdit(file_edit.path, replace(file_edit.edit, range=moved)))
+    return replace(fix, edits=tuple(edits))
+
+
+def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText,
+                   note: str = "") -> Placed:
+    """Every placed finding of `result` on the current texts.  `run_texts` maps the absolute paths
+    of the cfg and the prototxt to the texts the run read; `note` is appended to each message
+    (the stale marker)."""
+    maps: dict[str, LineMap] = {}
+    currents: dict[str, str] = {}
+    for path, old in run_texts.items():
+        now = current_text(path)
+        if now is not None:
+            maps[os.path.abspath(path)] = line_map(old, now)
+            currents[os.path.abspath(path)] = now
+    carried = any(not m.identical for m in maps.values())
+    out = []
+    for diagnostic in finding_diagnostics(result):
+        path = os.path.abspath(diagnostic.path)
+        mapping, now = maps.get(path), currents.get(path)
+        rng = diagnostic.range
+        if mapping is not None and now is not None and not mapping.identical:
+            rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
+                   or _clamp(rng, now))
+        out.append(replace(diagnostic, range=rng, message=diagnostic.message + note,
+                           fix=_carry_fix(diagnostic.fix, maps),
+                           alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
+    return Placed(tuple(out), carried)
+
+
+def fix_all(diagnostics: Sequence[Diagnostic]) -> list[tuple[Diagnostic, Fix]]:
+    """The fixes "apply all triage fixes" applies, with the finding each comes from (module doc)."""
+    candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.code not in NOT_IN_FIX_ALL]
+    kept = {id(fix) for fix in non_overlapping_fixes([fix for _d, fix in candidates])}
+    return [(d, fix) for d, fix in candidates if id(fix) in kept]
+
+
+def fix_counts(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:
+    chosen = fix_all(diagnostics)
+    return {"total": sum(1 for d in diagnostics if d.fix is not None),
+            "applicable": len(chosen), "safe": sum(1 for _d, fix in chosen if fix.is_safe)}
+
+
+# ------------------------------------------------------------------ words
+
+def next_step_text(result: Mapping, lang: str = "en") -> str:
+    step = result.get("next_step")
+    key = f"triage.step.{step}"
+    return i18n.t(key, lang) if key in i18n.UI else str(step or "")
+
+
+def summary(result: Mapping, lang: str = "en") -> str:
+    """One line for a notification: the case, the verdict and the first divergence."""
+    verdict = str(result.get("verdict") or "")
+    case = result.get("case")
+    first = result.get("first_divergence")
+    text = (i18n.t("triage.summary_case", lang, case=case, verdict=verdict) if case
+            else i18n.t("triage.summary_inconclusive", lang, verdict=verdict))
+    if first:
+        text += i18n.t("triage.summary_first", lang, layer=first)
+    return text
+
+
+def stale_reasons(roles: Sequence[str], lang: str = "en") -> list[str]:
+    """Why a result is stale, from the roles :func:`nnie_lsp.triage.store.changed_inputs` gives."""
+    return [i18n.t("triage.stale_reason", lang, what=i18n.t(f"triage.what.{role}", lang)) for role in roles]
+
+
+def stale_note(reasons: Sequence[str], lang: str = "en") -> str:
+    return i18n.t("triage.stale", lang, reasons="; ".join(reasons)) if reasons else ""
+
+
+def lens_titles(result: Mapping, *, stale: bool, applicable: int, lang: str = "en") -> dict[str, str]:
+    """The code lens titles: ``report`` always, ``apply`` when fixes apply, ``rerun`` when stale."""
+    title = i18n.t("triage.lens", lang, summary=summary(result, lang), step=next_step_text(result, lang))
+    titles = {"report": (i18n.t("triage.lens_stale", lang) if stale else "") + title}
+    if applicable and not stale:
+        titles["apply"] = i18n.t("triage.lens_apply", lang, count=applicable)
+    if stale:
+        titles["rerun"] = i18n.t("triage.lens_rerun", lang)
+    return titles
+
+
+def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, int], text_report: str | None,
+                lang: str = "en") -> dict:
+    """The ``editor`` object the ``nnie.triage`` command adds to the compare JSON
+    (docs/editor-protocol.md); `record` is a :class:`nnie_lsp.triage.store.StoredTriage`."""
+    paths = record.paths
+    return {
+        "version": 1,
+        "summary": summary(record.result, lang),
+        "next_step": next_step_text(record.result, lang),
+        "cfg": record.cfg,
+        "prototxt": record.prototxt,
+        "inputs": {role: record.inputs.get(role) for role in ("reference", "sim", "sim16", "dot")},
+        "report": {"html": paths.html if paths and os.path.exists(paths.html) else None,
+                   "text": paths.text if paths and os.path.exists(paths.text) else None,
+                   "json": paths.json if paths and os.path.exists(paths.json) else None},
+        "text_report": text_report,
+        "fixes": dict(counts),
+        "ran_at": record.saved_at,
+        "stale": bool(stale_reasons),
+        "stale_reasons": list(stale_reasons),
+    }

@@ -1,0 +1,367 @@
+"""Stored triage results: ``.nnie-triage/`` beside the cfg (no LSP types).
+
+One result per cfg ``<stem>.cfg`` (per prototxt when the run had no cfg), three files:
+
+- ``<stem>.json``: a :class:`StoredTriage` record — the ``nnie-triage compare --format json``
+  result, the inputs used (given or discovered, with the rule), the *stamps* of what the run read,
+  so that a later look can tell whether the result still describes the files, and the texts of
+  the cfg and the prototxt the run read (the findings' positions and fixes refer to them: an editor
+  carries them over to the current text);
+- ``<stem>.html``: the HTML report; ``<stem>.txt``: the text report.
+
+Paths inside the record are relative to the owner's folder (the project can be moved or copied)
+and absolute when they lie on another drive.  Every file is written atomically (a temporary file
+in the same folder, then a rename), so a crash never leaves half a result; a record that cannot
+be read is skipped with the reason, never raised.
+
+Stamps: the cfg and the prototxt by size, modification time and SHA-256 of their text (so a touch
+without a change is not a change, and an unsaved editor text that differs is one); each dump
+folder by file count, total size and newest modification time (its files and those of its direct
+sub-folders, which is what the dump scan reads).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+from ..text import read_text
+from .layout import TRIAGE_STORE_DIR
+
+STORE_VERSION = 1
+#: Folders never walked when looking for stored results.
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox",
+                             ".mypy_cache", ".pytest_cache"})
+SCAN_DEPTH = 5
+SCAN_MAX_FOLDERS = 5000
+FILE_ROLES = ("cfg", "prototxt")
+FOLDER_ROLES = ("reference", "sim", "sim16")
+
+TextSource = Callable[[str], "str | None"]   # path -> the editor's unsaved text, or None
+
+
+class StoreError(ValueError):
+    pass
+
+
+# ------------------------------------------------------------------ stamps
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _disk_text(path: str) -> str | None:
+    try:
+        return read_text(path).text
+    except (OSError, ValueError):
+        return None
+
+
+def file_stamp(path: str, text: str | None = None) -> dict | None:
+    """Size, mtime and the digest of the text (`text` when given: what the run read)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if text is None:
+        text = _disk_text(path)
+    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns,
+            "sha256": text_digest(text) if text is not None else None}
+
+
+def folder_stamp(path: str) -> dict | None:
+    """File count, total size and newest mtime of a dump folder (and its direct sub-folders)."""
+    if os.path.isfile(path):
+        info = os.stat(path)
+        return {"files": 1, "bytes": info.st_size, "newest_mtime_ns": info.st_mtime_ns}
+    files = size = newest = 0
+    try:
+        top = list(os.scandir(path))
+    except OSError:
+        return None
+    entries = list(top)
+    for entry in top:
+        try:
+            if entry.is_dir() and not entry.name.startswith("."):
+                entries.extend(os.scandir(entry.path))
+        except OSError:
+            continue
+    for entry in entries:
+        try:
+            if not entry.is_file():
+                continue
+            info = entry.stat()
+        except OSError:
+            continue
+        files += 1
+        size += info.st_size
+        newest = max(newest, info.st_mtime_ns)
+    return {"files": files, "bytes": size, "newest_mtime_ns": newest}
+
+
+# ------------------------------------------------------------------ the record
+
+def store_dir(owner: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(owner)), TRIAGE_STORE_DIR)
+
+
+@dataclass(frozen=True)
+class StorePaths:
+    json: str
+    html: str
+    text: str
+
+    def existing(self) -> list[str]:
+        return [p for p in (self.json, self.html, self.text) if os.path.exists(p)]
+
+
+def store_paths(owner: str) -> StorePaths:
+    stem = os.path.splitext(os.path.basename(owner))[0] or "triage"
+    folder = store_dir(owner)
+    return StorePaths(os.path.join(folder, stem + ".json"), os.path.join(folder, stem + ".html"),
+                      os.path.join(folder, stem + ".txt"))
+
+
+def _relative(path: str | None, base: str) -> str | None:
+    if not path:
+        return None
+    try:
+        return os.path.relpath(os.path.abspath(path), base)
+    except ValueError:  # another drive
+        return os.path.abspath(path)
+
+
+def _absolute(path: str | None, base: str) -> str | None:
+    if not path:
+        return None
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+@dataclass
+class StoredTriage:
+    """One stored triage: the compare result and what it was computed from (absolute paths)."""
+
+    owner: str                                  # the cfg (or the prototxt without a cfg)
+    result: dict                                # the compare JSON (schema v2)
+    cfg: str | None = None
+    prototxt: str | None = None
+    inputs: dict[str, dict | None] = field(default_factory=dict)     # role -> {path, origin, rule}
+    stamps: dict[str, dict | None] = field(default_factory=dict)     # role -> stamp at the run
+    texts: dict[str, str] = field(default_factory=dict)               # "cfg"/"prototxt" -> text read
+    saved_at: str = ""
+    paths: StorePaths | None = None
+
+    @property
+    def base(self) -> str:
+        return os.path.dirname(self.owner)
+
+    def input_path(self, role: str) -> str | None:
+        found = self.inputs.get(role)
+        return found.get("path") if isinstance(found, Mapping) else None
+
+    def to_json(self) -> dict:
+        base = self.base
+        inputs = {role: (None if found is None else {**found, "path": _relative(found.get("path"), base)})
+                  for role, found in self.inputs.items()}
+        return {"store_version": STORE_VERSION, "tool": "nnie-lsp", "saved_at": self.saved_at,
+                "owner": os.path.basename(self.owner), "cfg": _relative(self.cfg, base),
+                "prototxt": _relative(self.prototxt, base), "inputs": inputs, "stamps": self.stamps,
+                "texts": self.texts, "result": self.result}
+
+    @staticmethod
+    def from_json(doc: Mapping, json_path: str) -> "StoredTriage":
+        if not isinstance(doc, Mapping) or doc.get("store_version") != STORE_VERSION:
+            raise StoreError(f"{json_path}: not a version {STORE_VERSION} nnie-lsp triage record")
+        result = doc.get("result")
+        if not isinstance(result, dict):
+            raise StoreError(f"{json_path}: no triage result in it")
+        base = os.path.dirname(os.path.dirname(os.path.abspath(json_path)))   # the folder of .nnie-triage/
+        owner = os.path.join(base, str(doc.get("owner") or "triage"))
+        inputs: dict[str, dict | None] = {}
+        for role, found in (doc.get("inputs") or {}).items():
+            inputs[str(role)] = (None if not isinstance(found, Mapping) else
+                                 {**found, "path": _absolute(found.get("path"), base)})
+        stamps = {str(k): (dict(v) if isinstance(v, Mapping) else None) for k, v in (doc.get("stamps") or {}).items()}
+        texts = {str(k): v for k, v in (doc.get("texts") or {}).items() if isinstance(v, str)}
+        record = StoredTriage(owner, result, _absolute(doc.get("cfg"), base), _absolute(doc.get("prototxt"), base),
+                              inputs, stamps, texts, str(doc.get("saved_at") or ""), store_paths(owner))
+        _rebase_working_directory(record, base)
+        return record
+
+
+def _rebase_working_directory(record: StoredTriage, base: str) -> None:
+    """A moved project: the report's relative paths are relative to its working directory, which
+    was the owner's folder when the server ran it; follow the folder."""
+    inputs = record.result.get("inputs")
+    if isinstance(inputs, dict) and inputs.get("working_directory") and not os.path.isdir(inputs["working_directory"]):
+        inputs["working_directory"] = base
+
+
+def new_record(owner: str, result: dict, *, cfg: str | None, prototxt: str | None, inputs: Mapping[str, dict | None],
+               texts: Mapping[str, str] | None = None) -> StoredTriage:
+    """A record of a run that just finished; `texts` are the cfg/prototxt texts it read (else the
+    files on disk are stamped now)."""
+    texts = dict(texts or {})
+    stamps: dict[str, dict | None] = {}
+    read: dict[str, str] = {}
+    for role, path in (("cfg", cfg), ("prototxt", prototxt)):
+        if not path:
+            stamps[role] = None
+            continue
+        text = texts.get(path)
+        if text is None:
+            text = _disk_text(path)
+        stamps[role] = file_stamp(path, text)
+        if text is not None:
+            read[role] = text
+    for role in FOLDER_ROLES:
+        found = inputs.get(role)
+        path = found.get("path") if isinstance(found, Mapping) else None
+        stamps[role] = folder_stamp(path) if path else None
+    dot = inputs.get("dot")
+    dot_path = dot.get("path") if isinstance(dot, Mapping) else None
+    stamps["dot"] = file_stamp(dot_path) if dot_path else None
+    saved_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    owner = os.path.abspath(owner)
+    return StoredTriage(owner, result, os.path.abspath(cfg) if cfg else None,
+                        os.path.abspath(prototxt) if prototxt else None,
+                        {role: (dict(v) if v else None) for role, v in inputs.items()}, stamps, read, saved_at,
+                        store_paths(owner))
+
+
+# ------------------------------------------------------------------ staleness
+
+def _file_changed(path: str, stamp: Mapping, editor_text: str | None) -> bool:
+    if editor_text is not None:
+        return stamp.get("sha256") is not None and text_digest(editor_text) != stamp.get("sha256")
+    try:
+        info = os.stat(path)
+    except OSError:
+        return True
+    if info.st_size == stamp.get("size") and info.st_mtime_ns == stamp.get("mtime_ns"):
+        return False
+    text = _disk_text(path)
+    return text is None or stamp.get("sha256") is None or text_digest(text) != stamp["sha256"]
+
+
+def changed_inputs(record: StoredTriage, editor_text: TextSource | None = None,
+                   check_folders: bool = True) -> list[str]:
+    """The roles (cfg, prototxt, reference, sim, sim16, dot) whose files changed since the run.
+    `editor_text` gives the unsaved text of an open file (it counts over the disk)."""
+    editor_text = editor_text or (lambda _path: None)
+    changed = []
+    for role, path in (("cfg", record.cfg), ("prototxt", record.prototxt)):
+        stamp = record.stamps.get(role)
+        if path and stamp and _file_changed(path, stamp, editor_text(path)):
+            changed.append(role)
+    if check_folders:
+        for role in FOLDER_ROLES:
+            path, stamp = record.input_path(role), record.stamps.get(role)
+            if path and stamp and folder_stamp(path) != stamp:
+                changed.append(role)
+        path, stamp = record.input_path("dot"), record.stamps.get("dot")
+        if path and stamp and _file_changed(path, stamp, None):
+            changed.append("dot")
+    return changed
+
+
+# ------------------------------------------------------------------ files
+
+def write_atomic(path: str, data: bytes) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def save(record: StoredTriage, *, html: str | None = None, text: str | None = None) -> StorePaths:
+    """Write the record (and the reports given) into ``.nnie-triage/`` beside its owner."""
+    paths = record.paths or store_paths(record.owner)
+    record.paths = paths
+    if html is not None:
+        write_atomic(paths.html, html.encode("utf-8"))
+    if text is not None:
+        write_atomic(paths.text, text.encode("utf-8"))
+    write_atomic(paths.json, (json.dumps(record.to_json(), ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    return paths
+
+
+def load(json_path: str) -> StoredTriage:
+    """Read one record; raises StoreError with the file and the reason."""
+    try:
+        with open(json_path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except OSError as exc:
+        raise StoreError(f"{json_path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise StoreError(f"{json_path}: not JSON ({exc})") from None
+    return StoredTriage.from_json(doc, json_path)
+
+
+def records_in(folder: str) -> Iterator[str]:
+    """The record files of one ``.nnie-triage/`` folder."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            yield os.path.join(folder, name)
+
+
+def scan(root: str, depth: int = SCAN_DEPTH) -> list[str]:
+    """Every record under `root` (``.nnie-triage/*.json``), `depth` folders deep at most."""
+    found: list[str] = []
+    visited = 0
+    pending = [(os.path.abspath(root), 0)]
+    while pending and visited < SCAN_MAX_FOLDERS:
+        folder, level = pending.pop()
+        visited += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            if entry.name == TRIAGE_STORE_DIR:
+                found.extend(records_in(entry.path))
+            elif level < depth and entry.name not in SKIPPED_FOLDERS and not entry.name.startswith("."):
+                pending.append((entry.path, level + 1))
+    return sorted(found)
+
+
+def clear(record: StoredTriage) -> list[str]:
+    """Delete the record's files; the paths deleted.  The folder goes when it is left empty."""
+    paths = record.paths or store_paths(record.owner)
+    deleted = []
+    for path in paths.existing():
+        try:
+            os.unlink(path)
+            deleted.append(path)
+        except OSError:
+            continue
+    folder = os.path.dirname(paths.json)
+    try:
+        if not os.listdir(folder):
+            os.rmdir(folder)
+    except OSError:
+        pass
+    return deleted
