@@ -1,11 +1,19 @@
-// Lists a .vsix (zip) and fails when it carries what must not ship:
-// node_modules, sources, tests, source maps, or more than MAX_BYTES.
-//   node scripts/check-vsix.mjs [FILE.vsix]   (default: nnie-lsp-<version>.vsix in the cwd)
+// Lists a .vsix (zip) and fails when it carries what must not ship (node_modules, sources, tests,
+// source maps, Python bytecode caches), lacks what must (the extension, the grammars, the bundled
+// server: launcher, wheel, libraries, numpy for every bundled CPython on a platform target), or is
+// larger than its target allows.
+//   node scripts/check-vsix.mjs FILE.vsix [--target linux-x64|...|universal]
 import { readFileSync, statSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 
-const MAX_BYTES = 1024 * 1024;
+const args = process.argv.slice(2);
+const target = args.includes('--target') ? args[args.indexOf('--target') + 1] : 'universal';
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const file = process.argv[2] ?? `${pkg.name}-${pkg.version}.vsix`;
+const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--target') ?? `${pkg.name}-${pkg.version}.vsix`;
+// Universal: pure-Python libraries only. Platform: numpy for five CPython versions (~16 MB each),
+// plus OpenCV (~57 MB) when bundled with --with-opencv.
+const MAX_MB = { universal: 12, withOpencv: 190, platform: 120 };
+
 const buf = readFileSync(file);
 // End of central directory record: signature 0x06054b50 within the last 64 KiB.
 let eocd = -1;
@@ -21,20 +29,35 @@ if (eocd < 0) {
 }
 const count = buf.readUInt16LE(eocd + 10);
 let p = buf.readUInt32LE(eocd + 16);
-const names = [];
+const entries = [];
 for (let i = 0; i < count; i++) {
   if (buf.readUInt32LE(p) !== 0x02014b50) {
     console.error(`${file}: corrupt central directory`);
     process.exit(1);
   }
+  const method = buf.readUInt16LE(p + 10);
+  const compressed = buf.readUInt32LE(p + 20);
   const size = buf.readUInt32LE(p + 24);
   const nameLen = buf.readUInt16LE(p + 28);
   const extraLen = buf.readUInt16LE(p + 30);
   const commentLen = buf.readUInt16LE(p + 32);
-  names.push([buf.toString('utf8', p + 46, p + 46 + nameLen), size]);
+  const offset = buf.readUInt32LE(p + 42);
+  entries.push({ name: buf.toString('utf8', p + 46, p + 46 + nameLen), size, compressed, method, offset });
   p += 46 + nameLen + extraLen + commentLen;
 }
-const forbidden = [/(^|\/)node_modules\//, /^extension\/src\//, /^extension\/test\//, /^extension\/e2e\//, /\.map$/, /\.ts$/, /\.vsix$/];
+const names = entries.map((e) => e.name);
+
+function read(name) {
+  const e = entries.find((x) => x.name === name);
+  if (!e) {
+    return undefined;
+  }
+  const start = e.offset + 30 + buf.readUInt16LE(e.offset + 26) + buf.readUInt16LE(e.offset + 28);
+  const data = buf.subarray(start, start + e.compressed);
+  return (e.method === 8 ? inflateRawSync(data) : data).toString('utf8');
+}
+
+const forbidden = [/(^|\/)node_modules\//, /^extension\/src\//, /^extension\/test\//, /^extension\/e2e\//, /^extension\/scripts\//, /\.map$/, /^extension\/[^/]*\.ts$/, /^extension\/(src|dist)\/.*\.ts$/, /\.vsix$/, /__pycache__\//, /\.pyc$/];
 const required = [
   'extension/package.json',
   'extension/dist/extension.js',
@@ -42,26 +65,66 @@ const required = [
   'extension/syntaxes/nnie-cfg.tmLanguage.json',
   'extension/language-configuration/prototxt.json',
   'extension/language-configuration/nnie-cfg.json',
+  'extension/bundled/tool/launch.py',
+  'extension/bundled/manifest.json',
+  'extension/bundled/libs/nnie_lsp/__init__.py',
+  'extension/bundled/libs/nnie_lsp/__main__.py',
+  'extension/bundled/libs/pygls/__init__.py',
+  'extension/bundled/libs/lsprotocol/types.py',
+  'extension/bundled/libs/lark/__init__.py',
+  'extension/bundled/libs/google/protobuf/__init__.py',
 ];
 const problems = [];
-for (const [name] of names) {
+for (const name of names) {
   if (forbidden.some((rx) => rx.test(name))) {
     problems.push(`must not ship: ${name}`);
   }
 }
 for (const r of required) {
-  if (!names.some(([n]) => n === r)) {
+  if (!names.includes(r)) {
     problems.push(`missing: ${r}`);
   }
 }
+const manifest = JSON.parse(read('extension/bundled/manifest.json') ?? '{}');
+if (manifest.target !== target) {
+  problems.push(`bundled/manifest.json is for target ${manifest.target}, the VSIX for ${target}`);
+}
+if (!names.some((n) => /^extension\/bundled\/wheels\/nnie_lsp-[^/]+-py3-none-any\.whl$/.test(n))) {
+  problems.push('missing: the nnie_lsp wheel in bundled/wheels/');
+}
+const vsixManifest = read('extension.vsixmanifest') ?? '';
+const declared = /TargetPlatform="([^"]+)"/.exec(vsixManifest)?.[1];
+if (target !== 'universal' && declared !== target) {
+  problems.push(`extension.vsixmanifest declares target ${declared ?? '(none)'}, expected ${target}`);
+}
+if (target === 'universal') {
+  if (names.some((n) => /\/numpy\//.test(n) || /\.(so|pyd|dylib)$/.test(n))) {
+    problems.push('the universal VSIX carries native code');
+  }
+} else {
+  for (const version of manifest.pythons ?? []) {
+    const tag = `cp${version.replace('.', '')}`;
+    if (!names.some((n) => n.startsWith(`extension/bundled/libs-${tag}/numpy/`) || n.startsWith('extension/bundled/libs/numpy/'))) {
+      problems.push(`missing: numpy for Python ${version} (bundled/libs-${tag}/numpy)`);
+    }
+  }
+}
 const total = statSync(file).size;
-if (total > MAX_BYTES) {
-  problems.push(`too large: ${total} bytes > ${MAX_BYTES}`);
+const limit = target === 'universal' ? MAX_MB.universal : manifest.opencv ? MAX_MB.withOpencv : MAX_MB.platform;
+if (total > limit * 1024 * 1024) {
+  problems.push(`too large: ${(total / 2 ** 20).toFixed(1)} MiB > ${limit} MiB`);
 }
-for (const [name, size] of names) {
-  console.log(`${String(size).padStart(9)}  ${name}`);
+// Summary by top folder (the full list of a platform VSIX has thousands of files).
+const byFolder = new Map();
+for (const e of entries) {
+  const key = e.name.split('/').slice(0, e.name.startsWith('extension/bundled/') ? 3 : 2).join('/');
+  const [n, bytes] = byFolder.get(key) ?? [0, 0];
+  byFolder.set(key, [n + 1, bytes + e.size]);
 }
-console.log(`${names.length} files, ${(total / 1024).toFixed(1)} KB compressed`);
+for (const [key, [n, bytes]] of [...byFolder].sort()) {
+  console.log(`${String(n).padStart(6)} files ${(bytes / 2 ** 20).toFixed(1).padStart(7)} MiB  ${key}`);
+}
+console.log(`${file}: ${names.length} files, ${(total / 2 ** 20).toFixed(1)} MiB compressed, target ${target}, Python ${(manifest.pythons ?? []).join(', ') || '?'}`);
 if (problems.length) {
   console.error(problems.join('\n'));
   process.exit(1);

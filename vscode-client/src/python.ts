@@ -15,7 +15,10 @@ interface EnvironmentsApi {
 
 interface PythonApi {
   ready?: Promise<void>;
+  /** The current API (`@vscode/python-extension`). */
   environments?: EnvironmentsApi;
+  /** The same functions under the older, singular name. */
+  environment?: EnvironmentsApi;
   settings?: {
     getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } | undefined;
     onDidChangeExecutionDetails?: vscode.Event<unknown>;
@@ -49,7 +52,7 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, log?: (m
     return undefined;
   }
   try {
-    const envs = py.environments;
+    const envs = py.environments ?? py.environment;
     if (envs?.getActiveEnvironmentPath) {
       const active = envs.getActiveEnvironmentPath(resource);
       if (active && envs.resolveEnvironment) {
@@ -77,7 +80,8 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, log?: (m
 export async function onPythonInterpreterChanged(listener: () => void): Promise<vscode.Disposable | undefined> {
   const py = await api();
   try {
-    const event = py?.environments?.onDidChangeActiveEnvironmentPath ?? py?.settings?.onDidChangeExecutionDetails;
+    const event =
+      py?.environments?.onDidChangeActiveEnvironmentPath ?? py?.environment?.onDidChangeActiveEnvironmentPath ?? py?.settings?.onDidChangeExecutionDetails;
     return event ? event(() => listener()) : undefined;
   } catch {
     return undefined;

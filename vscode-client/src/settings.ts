@@ -20,10 +20,10 @@ export interface NnieSettings {
 
 /**
  * Keys of the `nnie` section that only the client uses (how to start the server, which files to
- * claim). The server validates its settings strictly and rejects the whole object when it sees
+ * claim, the triage pickers' default folders). The server validates its settings strictly and rejects the whole object when it sees
  * keys it does not know, so these are never sent to it.
  */
-export const CLIENT_ONLY_KEYS = ['server', 'interpreter', 'cfgFilePatterns'] as const;
+export const CLIENT_ONLY_KEYS = ['server', 'interpreter', 'cfgFilePatterns', 'triage'] as const;
 
 /** What the server receives: `initializationOptions` and `workspace/configuration` for `nnie`. */
 export type ServerSettings = Omit<NnieSettings, (typeof CLIENT_ONLY_KEYS)[number]>;

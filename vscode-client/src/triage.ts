@@ -1,78 +1,328 @@
-/** Pure helpers for the `nnie.runTriage` command (no `vscode` import). */
+/**
+ * Pure helpers for the triage commands (no `vscode` import): the server's command ids and JSON
+ * (nnie_lsp/docs/editor-protocol.md, triage schema v2 in nnie_lsp/docs/triage-schema.md), the
+ * notification text, the inputs the pickers start from, and the folders their dialogs open in.
+ */
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
-export interface TriageArguments {
-  reference: string;
-  sim: string;
-  cfg?: string;
-  prototxt?: string;
+/** Commands the server announces (vscode-languageclient registers them; never register these ids). */
+export const SERVER_COMMANDS = {
+  triage: 'nnie.triage',
+  discover: 'nnie.discoverTriageInputs',
+  result: 'nnie.triageResult',
+  applyFixes: 'nnie.applyTriageFixes',
+  openReport: 'nnie.openTriageReport',
+  clear: 'nnie.clearTriageResults',
+  reference: 'nnie.reference',
+  emulate: 'nnie.emulate',
+} as const;
+
+/** Kept for callers of the first client version. */
+export const TRIAGE_COMMAND = SERVER_COMMANDS.triage;
+
+export type InputKind = 'reference' | 'sim' | 'sim16';
+export const INPUT_KINDS: readonly InputKind[] = ['reference', 'sim', 'sim16'];
+
+/** An input folder as the server describes it (discovery and `editor.inputs`). */
+export interface InputRef {
+  path: string;
+  origin: string;
+  rule?: string | null;
 }
 
-export const TRIAGE_COMMAND = 'nnie.triage';
+export interface Discovery {
+  cfg?: string | null;
+  prototxt?: string | null;
+  caffemodel?: string | null;
+  folder?: string | null;
+  reference?: InputRef | null;
+  sim?: InputRef | null;
+  sim16?: InputRef | null;
+  dot?: InputRef | null;
+  looked_for?: string[];
+  notes?: string[];
+}
 
-export function buildTriageArguments(reference: string, sim: string, cfg?: string, prototxt?: string): TriageArguments {
-  const args: TriageArguments = { reference, sim };
+export interface TriageArguments {
+  cfg?: string;
+  prototxt?: string;
+  reference?: string;
+  sim?: string;
+  sim16?: string;
+  dot?: string;
+  discover?: boolean;
+}
+
+/** One chosen input: where its folder came from decides the label in the picker. */
+export interface InputChoice {
+  path: string;
+  origin: 'discovered' | 'setting' | 'chosen';
+  /** The discovery rule, or the setting's name. */
+  why?: string;
+}
+
+export type TriageInputs = Partial<Record<InputKind, InputChoice>> & { dot?: string };
+
+/** Settings `nnie.triage.referenceFolder`, `simFolder`, `sim16Folder` (absolute, or relative to the cfg's folder). */
+export type FolderSettings = Partial<Record<InputKind, string>>;
+
+export const FOLDER_SETTING: Record<InputKind, string> = {
+  reference: 'nnie.triage.referenceFolder',
+  sim: 'nnie.triage.simFolder',
+  sim16: 'nnie.triage.sim16Folder',
+};
+
+export const INPUT_LABEL: Record<InputKind, string> = {
+  reference: 'Reference (Caffe) dumps',
+  sim: 'NNIE simulation dumps',
+  sim16: '16-bit run (compile_mode 1), optional',
+};
+
+/** Absolute path of a folder setting: `${workspaceFolder}` and `~` are expanded by the caller; relative means beside the cfg. */
+export function settingPath(value: string | undefined, cfgFolder: string | undefined, workspaceFolder: string | undefined): string | undefined {
+  const v = value?.trim();
+  if (!v) {
+    return undefined;
+  }
+  if (isAbsolute(v)) {
+    return v;
+  }
+  const base = cfgFolder ?? workspaceFolder;
+  return base ? join(base, v) : undefined;
+}
+
+/**
+ * The inputs the picker starts with: a folder setting wins (the user's explicit choice), then
+ * what the server discovered beside the cfg. `exists` filters settings that name nothing.
+ */
+export function initialInputs(
+  discovery: Discovery | undefined,
+  settings: FolderSettings,
+  cfgFolder: string | undefined,
+  workspaceFolder: string | undefined,
+  exists: (path: string) => boolean,
+): TriageInputs {
+  const out: TriageInputs = {};
+  for (const kind of INPUT_KINDS) {
+    const fromSetting = settingPath(settings[kind], cfgFolder, workspaceFolder);
+    if (fromSetting && exists(fromSetting)) {
+      out[kind] = { path: fromSetting, origin: 'setting', why: FOLDER_SETTING[kind] };
+      continue;
+    }
+    const found = discovery?.[kind];
+    if (found && typeof found.path === 'string' && found.path) {
+      out[kind] = { path: found.path, origin: 'discovered', why: found.rule ?? undefined };
+    }
+  }
+  if (discovery?.dot?.path) {
+    out.dot = discovery.dot.path;
+  }
+  return out;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!!rel && !rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * The folder a dialog for `kind` opens in: its current value; else the cfg's folder; else the
+ * folder around the inputs already chosen — never inside one of them (the second dialog used to
+ * open inside the first folder).
+ */
+export function dialogStartFolder(kind: InputKind, inputs: TriageInputs, cfgFolder: string | undefined, workspaceFolder: string | undefined): string | undefined {
+  const current = inputs[kind]?.path;
+  if (current) {
+    return current;
+  }
+  const others = INPUT_KINDS.filter((k) => k !== kind)
+    .map((k) => inputs[k]?.path)
+    .filter((p): p is string => !!p);
+  const candidates = [cfgFolder, ...others.map((p) => dirname(p)), workspaceFolder].filter((p): p is string => !!p);
+  for (const candidate of candidates) {
+    if (!others.some((other) => isInside(candidate, other))) {
+      return candidate;
+    }
+  }
+  return workspaceFolder;
+}
+
+/** The `nnie.triage` arguments for what the picker shows: exactly these inputs (`discover: false`). */
+export function buildTriageArguments(inputs: TriageInputs, cfg?: string, prototxt?: string): TriageArguments {
+  const args: TriageArguments = {};
   if (cfg) {
     args.cfg = cfg;
   }
   if (prototxt) {
     args.prototxt = prototxt;
   }
+  for (const kind of INPUT_KINDS) {
+    const path = inputs[kind]?.path;
+    if (path) {
+      args[kind] = path;
+    }
+  }
+  if (inputs.dot) {
+    args.dot = inputs.dot;
+  }
+  args.discover = false;
   return args;
 }
 
-export interface TriageSummary {
-  /** One-line message for the notification. */
-  message: string;
-  /** Severity of the notification. */
-  level: 'info' | 'warning' | 'error';
-  /** A report file the user can open, when the server wrote one. */
-  reportPath?: string;
-  /** Full result, pretty-printed for the output channel. */
-  details?: string;
-}
-
-const firstString = (obj: Record<string, unknown>, keys: string[]): string | undefined => {
-  for (const k of keys) {
-    const v = obj[k];
-    if (typeof v === 'string' && v.trim() !== '') {
-      return v;
+/** Short form of a path for labels: relative to `base` when inside it. */
+export function shortPath(path: string, base: string | undefined): string {
+  if (base) {
+    const rel = relative(base, path);
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel)) {
+      return rel.split(sep).join('/') + '/';
     }
   }
-  return undefined;
-};
+  return path;
+}
 
-/**
- * Turns whatever `workspace/executeCommand nnie.triage` returned into a
- * notification. Accepts a plain string, or an object with `message`/`summary`,
- * optional `ok`/`success`/`level`, `report`/`reportPath`/`report_path`, and
- * optional `first_divergent_layer`/`firstDivergentLayer`.
- */
-export function summarizeTriageResult(result: unknown): TriageSummary {
-  if (result === null || result === undefined) {
-    return { message: 'NNIE triage finished (the server returned no summary).', level: 'info' };
+// ---------------------------------------------------------------- the result
+
+export interface EditorRecord {
+  version?: number;
+  summary?: string;
+  next_step?: string;
+  cfg?: string | null;
+  prototxt?: string | null;
+  inputs?: Partial<Record<InputKind | 'dot', InputRef | null>>;
+  report?: { html?: string | null; text?: string | null; json?: string | null };
+  text_report?: string;
+  fixes?: { total?: number; applicable?: number; safe?: number };
+  ran_at?: string;
+  stale?: boolean;
+  stale_reasons?: string[];
+}
+
+export interface Finding {
+  code?: string;
+  severity?: string;
+  message?: string;
+  layer?: string;
+  cfg_key?: string;
+  path?: string;
+  line?: number;
+  fix?: { applicability?: string; message?: string } | null;
+}
+
+export interface TriageResult {
+  schema_version?: number;
+  case?: number | null;
+  next_step?: number;
+  verdict?: string;
+  reason?: string;
+  first_divergence?: string | null;
+  findings?: Finding[];
+  inputs?: Record<string, unknown>;
+  editor?: EditorRecord;
+}
+
+export interface TriageSummary {
+  /** One line for the notification: the verdict and the first divergence. */
+  message: string;
+  level: 'info' | 'warning' | 'error';
+  /** The guide's case (1–4), or null. */
+  case: number | null;
+  /** The self-contained HTML report, when the server wrote one. */
+  reportHtml?: string;
+  /** What the output channel shows: the server's text report, else a plain summary of the JSON. */
+  textReport: string;
+  /** Fixes "Apply Fixes" would apply now. */
+  applicableFixes: number;
+  stale: boolean;
+  cfg?: string;
+  prototxt?: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** `verdict` and `first_divergence` as one line, when the server sent no `editor.summary`. */
+export function composeSummary(result: TriageResult): string {
+  const verdict = str(result.verdict) ?? (typeof result.case === 'number' ? `case ${result.case}` : 'no verdict');
+  const divergence = str(result.first_divergence ?? undefined);
+  return divergence ? `${verdict}; first divergence: ${divergence}` : `${verdict}; no layer below its threshold`;
+}
+
+/** A short plain-text report from the JSON (for results without the server's `editor.text_report`). */
+export function plainTextReport(result: TriageResult): string {
+  const lines = [`Verdict: ${composeSummary(result)}`];
+  if (str(result.reason)) {
+    lines.push(`Why: ${result.reason}`);
   }
-  if (typeof result === 'string') {
-    return { message: result, level: 'info' };
+  if (typeof result.next_step === 'number') {
+    lines.push(`Next: step ${result.next_step}`);
   }
-  if (typeof result !== 'object' || Array.isArray(result)) {
-    return { message: `NNIE triage finished: ${JSON.stringify(result)}`, level: 'info', details: JSON.stringify(result, null, 2) };
+  for (const finding of result.findings ?? []) {
+    const where = finding.path ? ` · ${finding.path}${finding.line ? `:${finding.line}` : ''}` : '';
+    lines.push(`  ${finding.code ?? '?'} [${finding.severity ?? 'info'}${finding.layer ? ` · layer ${finding.layer}` : ''}${where}] ${finding.message ?? ''}`);
+    if (finding.fix?.message) {
+      lines.push(`      fix: ${finding.fix.message} (${finding.fix.applicability ?? 'unsafe'})`);
+    }
   }
-  const obj = result as Record<string, unknown>;
-  const details = JSON.stringify(result, null, 2);
-  const reportPath = firstString(obj, ['reportPath', 'report_path', 'report']);
-  const layer = firstString(obj, ['firstDivergentLayer', 'first_divergent_layer']);
-  let message = firstString(obj, ['message', 'summary', 'text']);
-  if (!message) {
-    message = layer ? `NNIE triage: first divergent layer is "${layer}".` : 'NNIE triage finished.';
+  return lines.join('\n');
+}
+
+/** Turns a triage result (`nnie.triage`, `nnie.triageResult`) into what the notification and the output channel show. */
+export function summarizeTriageResult(raw: unknown): TriageSummary {
+  if (!isObject(raw)) {
+    const text = raw === null || raw === undefined ? 'the server returned no result' : `unexpected result ${JSON.stringify(raw)}`;
+    return { message: `NNIE triage: ${text}.`, level: 'error', case: null, textReport: text, applicableFixes: 0, stale: false };
   }
-  let level: TriageSummary['level'] = 'info';
-  const declared = firstString(obj, ['level', 'severity']);
-  if (declared === 'error' || declared === 'warning' || declared === 'info') {
-    level = declared;
-  } else if (obj.ok === false || obj.success === false) {
-    level = 'error';
-  } else if (layer) {
-    level = 'warning';
+  const result = raw as TriageResult;
+  const editor: EditorRecord = isObject(result.editor) ? result.editor : {};
+  const caseNumber = typeof result.case === 'number' ? result.case : null;
+  const stale = editor.stale === true;
+  let message = `NNIE triage: ${str(editor.summary) ?? composeSummary(result)}`;
+  if (str(editor.next_step)) {
+    message += ` — next: ${editor.next_step}`;
   }
-  return { message, level, reportPath, details };
+  if (stale) {
+    message = `[stale] ${message} (${(editor.stale_reasons ?? []).join('; ') || 'inputs changed after the run'})`;
+  }
+  const findingsWithFix = (result.findings ?? []).filter((f) => isObject(f) && isObject(f.fix)).length;
+  const applicableFixes = stale ? 0 : typeof editor.fixes?.applicable === 'number' ? editor.fixes.applicable : findingsWithFix;
+  const problem = caseNumber !== null || !!str(result.first_divergence ?? undefined);
+  return {
+    message,
+    level: problem ? 'warning' : 'info',
+    case: caseNumber,
+    reportHtml: str(editor.report?.html ?? undefined),
+    textReport: str(editor.text_report) ?? plainTextReport(result),
+    applicableFixes,
+    stale,
+    cfg: str(editor.cfg ?? undefined) ?? str(result.inputs?.cfg),
+    prototxt: str(editor.prototxt ?? undefined) ?? str(result.inputs?.prototxt),
+  };
+}
+
+// ---------------------------------------------------------------- reference / emulate jobs
+
+export interface JobResult {
+  out?: string;
+  files?: number;
+  message?: string;
+}
+
+/** Where `nnie.reference` / `nnie.emulate` write by default, beside the cfg (editor-protocol.md). */
+export function defaultJobFolder(kind: 'reference' | 'emulate', cfg: string, bits: 8 | 16 = 8): string {
+  const name = kind === 'reference' ? 'output' : bits === 16 ? 'mapper_quant_emulated_16bit' : 'mapper_quant_emulated';
+  return join(dirname(cfg), name);
+}
+
+export function describeJobResult(kind: 'reference' | 'emulate', raw: unknown): string {
+  const job = isObject(raw) ? (raw as JobResult) : {};
+  if (str(job.message)) {
+    return `NNIE: ${job.message}`;
+  }
+  const what = kind === 'reference' ? 'Caffe reference dumps' : 'emulated NNIE dumps';
+  return `NNIE: wrote ${typeof job.files === 'number' ? job.files : 'the'} ${what}${job.out ? ` to ${job.out}` : ''}.`;
 }

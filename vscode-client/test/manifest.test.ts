@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CFG_FILE_PATTERNS, KNOWN_CFG_KEYS, LOOKALIKE_CFG_KEYS, NNIE_MAPPER_CFG_KEYS } from '../src/constants';
 import { firstLineRegexSource } from '../src/sniff';
+import { SERVER_COMMANDS } from '../src/triage';
 
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -80,16 +81,55 @@ describe('package.json', () => {
   });
   it('contributes and the code registers the same commands', () => {
     const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
-    assert.deepEqual(contributed, ['nnie.fixAll', 'nnie.restartServer', 'nnie.runTriage', 'nnie.showOutput']);
-    const src = readFileSync(join(root, 'src/extension.ts'), 'utf8');
+    assert.deepEqual(contributed, [
+      'nnie.clearTriage',
+      'nnie.fixAll',
+      'nnie.restartServer',
+      'nnie.runEmulate',
+      'nnie.runReference',
+      'nnie.runTriage',
+      'nnie.showOutput',
+      'nnie.showTriageReport',
+      'nnie.triageApplyFixes',
+    ]);
+    const src = readdirSync(join(root, 'src'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(root, 'src', f), 'utf8'))
+      .join('\n');
     for (const c of contributed) {
       assert.ok(src.includes(`registerCommand('${c}'`), c);
     }
   });
+  it('never registers a command id the server announces (vscode-languageclient does), and hides those from the palette', () => {
+    const src = readdirSync(join(root, 'src')).map((f) => readFileSync(join(root, 'src', f), 'utf8')).join('\n');
+    const hidden = new Set(pkg.contributes.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command));
+    for (const id of Object.values(SERVER_COMMANDS)) {
+      assert.ok(!src.includes(`registerCommand('${id}'`), id);
+      assert.ok(hidden.has(id), `${id} hidden from the palette`);
+    }
+  });
+  it('palette titles are the ones the client README lists', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const c of pkg.contributes.commands as Array<{ command: string; title: string; category: string }>) {
+      const row = `**${c.category}: ${c.title}** (\`${c.command}\`)`;
+      assert.ok(readme.includes(row), `README lacks ${row}`);
+    }
+  });
+  it('settings that name programs work from every scope, but not from an untrusted workspace', () => {
+    for (const key of ['nnie.server.command', 'nnie.interpreter', 'nnie.server.importStrategy']) {
+      assert.equal((props[key] as { scope?: string }).scope, 'resource', `${key}: machine scopes are ignored in User settings of remote windows (code-server)`);
+    }
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ['nnie.server.command', 'nnie.interpreter']);
+    assert.deepEqual(props['nnie.server.importStrategy'].enum, ['useBundled', 'fromEnvironment']);
+    for (const key of ['nnie.triage.referenceFolder', 'nnie.triage.simFolder', 'nnie.triage.sim16Folder']) {
+      assert.equal(props[key].default, '', key);
+    }
+  });
   it('ships a .vscodeignore that keeps node_modules, sources and maps out', () => {
     const ignore = readFileSync(join(root, '.vscodeignore'), 'utf8').split(/\r?\n/);
-    for (const entry of ['node_modules/**', 'src/**', '**/*.map', 'e2e/**', 'test/**']) {
+    for (const entry of ['node_modules/**', 'src/**', '**/*.map', 'e2e/**', 'test/**', 'bundled/**/__pycache__/**']) {
       assert.ok(ignore.includes(entry), entry);
     }
+    assert.ok(!ignore.some((line) => /^bundled\/?(\*\*)?$/.test(line.trim())), 'bundled/ ships');
   });
 });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { filterConfigurationResult, initializationOptions, readSettings, stripClientOnly } from '../src/settings';
-import { buildTriageArguments, summarizeTriageResult } from '../src/triage';
 
 const getter = (values: Record<string, unknown>) => <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
 
@@ -42,14 +41,14 @@ describe('settings', () => {
     assert.deepEqual(readSettings(getter({ 'lint.severity': ['x'] })).lint.severity, {});
   });
   it('sends the server only the keys it knows (lint, sourceFramework, language, trace)', () => {
-    const o = initializationOptions(getter({ 'server.command': ['/py'], interpreter: '/py', cfgFilePatterns: ['x'], 'lint.run': 'onSave' }));
+    const o = initializationOptions(getter({ 'server.command': ['/py'], interpreter: '/py', cfgFilePatterns: ['x'], 'triage.simFolder': 'mq', 'lint.run': 'onSave' }));
     assert.deepEqual(Object.keys(o).sort(), ['language', 'lint', 'sourceFramework', 'trace']);
     assert.equal(o.lint.run, 'onSave');
   });
   it('strips client-only keys from workspace/configuration answers', () => {
-    const nested = { server: { command: ['/py'] }, interpreter: '', cfgFilePatterns: [], lint: { run: 'onType' }, language: 'auto' };
+    const nested = { server: { command: ['/py'], importStrategy: 'useBundled' }, interpreter: '', cfgFilePatterns: [], triage: { simFolder: 'mq' }, lint: { run: 'onType' }, language: 'auto' };
     assert.deepEqual(stripClientOnly(nested), { lint: { run: 'onType' }, language: 'auto' });
-    assert.deepEqual(stripClientOnly({ 'server.command': [], 'lint.run': 'onSave' }), { 'lint.run': 'onSave' });
+    assert.deepEqual(stripClientOnly({ 'server.command': [], 'triage.referenceFolder': 'output', 'lint.run': 'onSave' }), { 'lint.run': 'onSave' });
     assert.equal(stripClientOnly(null), null);
     const items = [{ section: 'nnie' }, { section: 'editor' }, {}];
     const result = [nested, { server: 1 }, { nnie: nested, other: 2 }];
@@ -62,20 +61,3 @@ describe('settings', () => {
   });
 });
 
-describe('triage', () => {
-  it('builds arguments, omitting missing files', () => {
-    assert.deepEqual(buildTriageArguments('/r', '/s'), { reference: '/r', sim: '/s' });
-    assert.deepEqual(buildTriageArguments('/r', '/s', '/c_inst.cfg', '/m.prototxt'), { reference: '/r', sim: '/s', cfg: '/c_inst.cfg', prototxt: '/m.prototxt' });
-  });
-  it('summarises strings, objects and nothing', () => {
-    assert.deepEqual(summarizeTriageResult('all layers match'), { message: 'all layers match', level: 'info' });
-    assert.equal(summarizeTriageResult(null).level, 'info');
-    const r = summarizeTriageResult({ first_divergent_layer: 'conv5', report_path: '/tmp/r.md' });
-    assert.equal(r.level, 'warning');
-    assert.match(r.message, /conv5/);
-    assert.equal(r.reportPath, '/tmp/r.md');
-    assert.equal(summarizeTriageResult({ ok: false, message: 'no dumps found' }).level, 'error');
-    assert.equal(summarizeTriageResult({ message: 'x', level: 'info', firstDivergentLayer: 'a' }).level, 'info');
-    assert.match(summarizeTriageResult(42).message, /42/);
-  });
-});

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Put the nnie-lsp server and its Python dependencies inside the extension (``bundled/``).
+
+The layout follows microsoft/vscode-python-tools-extension-template's ``bundled/libs``: the VSIX
+carries the libraries and the user's own Python (3.10 or newer) runs them, so installing the
+extension is enough.  Native wheels (numpy, protobuf's upb, opencv) differ per platform and numpy
+also per CPython minor version, hence one VSIX per VS Code target and, inside it, one folder per
+CPython version for what is not shared::
+
+    bundled/tool/launch.py         starts the server (source, checked in)
+    bundled/libs/                  everything identical for every CPython version
+    bundled/libs-cp311/ ...        what differs (numpy, tomli on 3.10), one folder per version
+    bundled/wheels/nnie_lsp-*.whl  the server's wheel: `python -m pip install <it>` where the
+                                   bundle cannot run (the message the extension shows says so)
+    bundled/manifest.json          target, Python versions, package versions
+
+Usage (from vscode-client/, needs pip >= 23 and the package index; pip's cache makes reruns fast)::
+
+    python3 scripts/bundle_server.py --target linux-x64            # numpy etc. for Linux x86-64
+    python3 scripts/bundle_server.py --target universal            # pure Python only (no numpy)
+    python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12 --with-opencv
+
+``universal`` runs the language server anywhere; triage then needs numpy from the user's own
+environment.  Only wheels are used (``--only-binary=:all:``): nothing is compiled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CLIENT = Path(__file__).resolve().parent.parent
+REPO = CLIENT.parent
+DEFAULT_PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+
+#: VS Code target -> pip --platform tags (pip also accepts older glibc/macOS tags than these).
+PLATFORMS: dict[str, tuple[str, ...]] = {
+    "linux-x64": ("manylinux_2_28_x86_64", "manylinux2014_x86_64"),
+    "linux-arm64": ("manylinux_2_28_aarch64", "manylinux2014_aarch64"),
+    "darwin-x64": ("macosx_11_0_x86_64", "macosx_10_13_x86_64"),
+    "darwin-arm64": ("macosx_11_0_arm64",),
+    "win32-x64": ("win_amd64",),
+    "universal": ("any",),
+}
+#: Dependencies that have no pure-Python wheel: left out of the universal bundle.
+NATIVE_ONLY = {"numpy", "opencv-python-headless"}
+
+
+class BundleError(RuntimeError):
+    pass
+
+
+def log(message: str) -> None:
+    print(f"bundle: {message}", flush=True)
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    shown = " ".join(cmd)
+    proc = subprocess.run(cmd, text=True, capture_output=True, **kwargs)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
+        raise BundleError(f"command failed ({proc.returncode}): {shown}\n{tail}")
+    return proc
+
+
+def pip(python: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", *args], **kwargs)
+
+
+def build_wheel(python: str, out: Path) -> Path:
+    """The nnie-lsp wheel of this checkout."""
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("nnie_lsp-*.whl"):
+        old.unlink()
+    with tempfile.TemporaryDirectory(prefix="nnie-wheel-") as scratch:
+        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO))
+        wheels = list(Path(scratch).glob("nnie_lsp-*-py3-none-any.whl"))
+        if len(wheels) != 1:
+            raise BundleError(f"expected one nnie_lsp wheel, got {[w.name for w in wheels]}")
+        return Path(shutil.copy2(wheels[0], out / wheels[0].name))
+
+
+def platform_args(target: str, implementation: str) -> list[str]:
+    args = ["--only-binary=:all:", "--implementation", implementation]
+    for tag in PLATFORMS[target]:
+        args += ["--platform", tag]
+    return args
+
+
+def resolve(python: str, requirement: str, version: str) -> list[tuple[str, str]]:
+    """(name, version) of everything `requirement` installs on CPython `version`, as resolved for
+    Linux x86-64: the universal bundle takes those versions of the pure-Python packages."""
+    proxy = "linux-x64"
+    with tempfile.TemporaryDirectory(prefix="nnie-resolve-") as scratch:
+        report = Path(scratch) / "report.json"
+        pip(python, "install", "--quiet", "--dry-run", "--ignore-installed", "--report", str(report),
+            "--target", str(Path(scratch) / "t"), "--python-version", version,
+            *platform_args(proxy, "cp"), requirement)
+        data = json.loads(report.read_text(encoding="utf-8"))
+    return [(item["metadata"]["name"], item["metadata"]["version"]) for item in data["install"]]
+
+
+def install_for(python: str, wheel: Path, extras: str, version: str, target: str, stage: Path) -> list[str]:
+    requirement = f"{wheel}{extras}"
+    if target != "universal":
+        report = stage.parent / f"{stage.name}-report.json"
+        pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--target", str(stage),
+            "--report", str(report), "--python-version", version, *platform_args(target, "cp"), requirement)
+        installed = json.loads(report.read_text(encoding="utf-8"))["install"]
+        names = [f"{i['metadata']['name']}=={i['metadata']['version']}" for i in installed]
+        wanted_extras = {extras.strip("[]")} if extras else set()
+        for _round in range(5):
+            missing = missing_for_version(stage, version, wanted_extras)
+            if not missing:
+                break
+            pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--target", str(stage),
+                "--report", str(report), "--python-version", version, *platform_args(target, "cp"), *missing)
+            installed = json.loads(report.read_text(encoding="utf-8"))["install"]
+            names += [f"{i['metadata']['name']}=={i['metadata']['version']}" for i in installed]
+        else:
+            raise BundleError(f"Python {version}: requirements still missing after 5 rounds: {missing}")
+        return sorted(names)
+    pinned = [f"{name}=={ver}" for name, ver in resolve(python, requirement, version)
+              if name.lower() not in NATIVE_ONLY and name.lower().replace("_", "-") != "nnie-lsp"]
+    pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--no-deps", "--target", str(stage),
+        "--python-version", version, *platform_args(target, "py"), str(wheel), *pinned)
+    for _round in range(5):
+        missing = [m for m in missing_for_version(stage, version, set())
+                   if _canonical(m.split("<")[0].split(">")[0].split("=")[0].split("!")[0].split("~")[0])
+                   not in NATIVE_ONLY]
+        if not missing:
+            break
+        pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--target", str(stage),
+            "--python-version", version, *platform_args(target, "py"), *missing)
+        pinned += missing
+    return sorted(pinned + [f"nnie-lsp=={wheel.name.split('-')[1]}"])
+
+
+def _requirement_class():
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:  # pip always carries a copy
+        from pip._vendor.packaging.requirements import Requirement
+    return Requirement
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def missing_for_version(stage: Path, version: str, extras: set[str]) -> list[str]:
+    """Requirements whose environment markers hold on `version` but are not installed in `stage`.
+
+    pip's ``--python-version`` only picks wheels: markers such as ``python_version < '3.11'``
+    (tomli, exceptiongroup) are still evaluated for the Python running pip, so they are checked
+    here again for the Python the bundle is for."""
+    requirement_class = _requirement_class()
+    installed: dict[str, Path] = {}
+    for info in stage.glob("*.dist-info"):
+        name = _canonical(info.name[: -len(".dist-info")].rsplit("-", 1)[0])
+        installed[name] = info
+    environment = {"python_version": version, "python_full_version": f"{version}.0",
+                   "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+    wanted: list[str] = []
+    for name, info in installed.items():
+        metadata = (info / "METADATA").read_text(encoding="utf-8", errors="replace")
+        for line in metadata.splitlines():
+            if not line.startswith("Requires-Dist:"):
+                continue
+            requirement = requirement_class(line.split(":", 1)[1].strip())
+            if _canonical(requirement.name) in installed:
+                continue
+            chosen = extras if name == "nnie-lsp" else set()
+            if requirement.marker is None or any(
+                    requirement.marker.evaluate({**environment, "extra": extra}) for extra in (chosen or {""})):
+                wanted.append(str(requirement).split(";")[0].strip())
+    return sorted(set(wanted))
+
+
+def tree_digest(path: Path) -> str:
+    """Content hash of a file or a folder (relative names and bytes)."""
+    digest = hashlib.sha256()
+    items = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for item in items:
+        digest.update(str(item.relative_to(path.parent)).encode())
+        digest.update(item.read_bytes())
+    return digest.hexdigest()
+
+
+def split_common(stages: dict[str, Path], common: Path, per_version: dict[str, Path]) -> None:
+    """Top-level entries identical in every stage go to `common`, the rest to each version's folder.
+    Whole packages move (never single files), so no package is split across two folders."""
+    names = set()
+    for stage in stages.values():
+        names.update(p.name for p in stage.iterdir())
+    common.mkdir(parents=True)
+    for folder in per_version.values():
+        folder.mkdir(parents=True)
+    for name in sorted(names):
+        entries = {tag: stage / name for tag, stage in stages.items()}
+        present = [p for p in entries.values() if p.exists()]
+        shared = len(present) == len(stages) and len({tree_digest(p) for p in present}) == 1
+        if shared:
+            shutil.move(str(present[0]), str(common / name))
+            continue
+        for tag, entry in entries.items():
+            if entry.exists():
+                shutil.move(str(entry), str(per_version[tag] / name))
+
+
+def prune(folder: Path) -> None:
+    """No bytecode caches, no console scripts (they name the build machine's Python)."""
+    for cache in list(folder.rglob("__pycache__")):
+        shutil.rmtree(cache, ignore_errors=True)
+    for pyc in folder.rglob("*.pyc"):
+        pyc.unlink()
+    shutil.rmtree(folder / "bin", ignore_errors=True)
+    # numpy's own test suite (about 10 MB per CPython version) is never run from the bundle
+    for tests in list((folder / "numpy").rglob("tests")) if (folder / "numpy").is_dir() else []:
+        if tests.is_dir():
+            shutil.rmtree(tests, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--target", default="linux-x64", choices=sorted(PLATFORMS))
+    ap.add_argument("--python", default=",".join(DEFAULT_PYTHONS),
+                    help="CPython versions to bundle for, comma-separated (default %(default)s)")
+    ap.add_argument("--with-opencv", action="store_true",
+                    help="also bundle opencv-python-headless (nnie.reference; about 57 MB more)")
+    ap.add_argument("--pip-python", default=sys.executable, help="Python whose pip does the work")
+    ap.add_argument("--out", default=str(CLIENT / "bundled"))
+    args = ap.parse_args(argv)
+    versions = [v.strip() for v in args.python.split(",") if v.strip()]
+    for version in versions:
+        major, _, minor = version.partition(".")
+        if not (major == "3" and minor.isdigit() and int(minor) >= 10):
+            ap.error(f"--python {version}: nnie-lsp needs Python 3.10 or newer")
+    if args.with_opencv and args.target == "universal":
+        ap.error("--with-opencv needs a platform target (opencv has no pure-Python wheel)")
+    out = Path(args.out)
+    started = time.monotonic()
+    try:
+        for old in [*out.glob("libs*"), out / "wheels", out / "manifest.json"]:
+            if old.is_dir():
+                shutil.rmtree(old)
+            elif old.exists():
+                old.unlink()
+        wheel = build_wheel(args.pip_python, out / "wheels")
+        log(f"built {wheel.name}")
+        extras = "[reference]" if args.with_opencv else ""
+        packages: dict[str, list[str]] = {}
+        with tempfile.TemporaryDirectory(prefix="nnie-bundle-") as scratch:
+            stages: dict[str, Path] = {}
+            for version in versions:
+                tag = "cp" + version.replace(".", "")
+                stage = Path(scratch) / tag
+                packages[tag] = install_for(args.pip_python, wheel, extras, version, args.target, stage)
+                prune(stage)
+                stages[tag] = stage
+                log(f"{args.target} Python {version}: {', '.join(packages[tag])}")
+            split_common(stages, out / "libs", {tag: out / f"libs-{tag}" for tag in stages})
+        for folder in out.glob("libs*"):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        manifest = {
+            "target": args.target,
+            "nnie_lsp": wheel.name.split("-")[1],
+            "wheel": f"wheels/{wheel.name}",
+            "pythons": versions,
+            "opencv": args.with_opencv,
+            "packages": packages,
+            "per_version": sorted(p.name for p in out.glob("libs-cp*")),
+        }
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    except BundleError as exc:
+        print(f"bundle: FAILED: {exc}", file=sys.stderr)
+        return 1
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    log(f"{args.target}: {out} holds {size / 2**20:.1f} MiB for Python {', '.join(versions)} "
+        f"in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

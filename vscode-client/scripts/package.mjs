@@ -1,0 +1,47 @@
+// Builds the VSIX with the server inside (see scripts/bundle_server.py for the layout).
+//   node scripts/package.mjs                     this machine's target (linux-x64 here)
+//   node scripts/package.mjs --target darwin-arm64 | linux-arm64 | win32-x64 | darwin-x64 | universal
+//   node scripts/package.mjs --bundle-only       only (re)write bundled/
+// Extra arguments after `--` go to bundle_server.py (e.g. `-- --with-opencv --python 3.11,3.12`).
+// NNIE_BUNDLE_PYTHON: the Python whose pip builds the bundle (default: python3).
+// Output: nnie-lsp-<target>-<version>.vsix (nnie-lsp-<version>.vsix for universal), checked by check-vsix.mjs.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'universal'];
+const argv = process.argv.slice(2);
+const dashdash = argv.indexOf('--');
+const own = dashdash >= 0 ? argv.slice(0, dashdash) : argv;
+const passOn = dashdash >= 0 ? argv.slice(dashdash + 1) : [];
+const targetArg = own.includes('--target') ? own[own.indexOf('--target') + 1] : undefined;
+const host = `${process.platform}-${process.arch}`;
+const target = targetArg ?? (TARGETS.includes(host) ? host : 'universal');
+if (!TARGETS.includes(target)) {
+  console.error(`package: unknown target ${target} (one of ${TARGETS.join(', ')})`);
+  process.exit(2);
+}
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const python = process.env.NNIE_BUNDLE_PYTHON || (process.platform === 'win32' ? 'python' : 'python3');
+
+function run(cmd, args) {
+  const t0 = Date.now();
+  const r = spawnSync(cmd, args, { stdio: 'inherit', shell: process.platform === 'win32' });
+  if (r.status !== 0) {
+    console.error(`package: ${cmd} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`);
+    process.exit(1);
+  }
+  return Date.now() - t0;
+}
+
+const bundleMs = run(python, ['scripts/bundle_server.py', '--target', target, ...passOn]);
+if (own.includes('--bundle-only')) {
+  process.exit(0);
+}
+const file = target === 'universal' ? `${pkg.name}-${pkg.version}.vsix` : `${pkg.name}-${target}-${pkg.version}.vsix`;
+const vsce = ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '-o', file];
+if (target !== 'universal') {
+  vsce.push('--target', target);
+}
+const packMs = run('npx', ['--no-install', ...vsce]);
+run(process.execPath, ['scripts/check-vsix.mjs', file, '--target', target]);
+console.log(`package: ${file} (bundle ${(bundleMs / 1000).toFixed(1)} s, vsce ${(packMs / 1000).toFixed(1)} s)`);
