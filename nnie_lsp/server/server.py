@@ -22,6 +22,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__ as VERSION
@@ -78,6 +79,11 @@ class NnieLanguageServer(LanguageServer):
             send()
 
     def report_server_error(self, error: Exception, source) -> None:
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            # bad arguments, a failed or cancelled job: the client got the message as the error
+            # response; not a server bug
+            self.log(f"request ended with an error: {error}", lsp.MessageType.Info)
+            return
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
         self.log(f"nnie-lsp internal error ({getattr(source, '__name__', source)}): {error}\n{text}",
                  lsp.MessageType.Error)

@@ -75,15 +75,35 @@ class EditorClient(LanguageClient):
         return self.versions[uri]
 
     def apply_workspace_edit(self, edit: lsp.WorkspaceEdit) -> bool:
+        """Apply `edit` as an editor does: ``documentChanges`` (with CreateFile) when present, else
+        ``changes``; open documents change in the editor, closed files on disk."""
         self.applied.append(edit)
+        if edit.document_changes:
+            for change in edit.document_changes:
+                if isinstance(change, lsp.CreateFile):
+                    path = Path(change.uri.removeprefix("file://"))
+                    if path.exists():
+                        return False   # CreateFile without overwrite/ignoreIfExists fails on an existing file
+                    path.write_text("", encoding="utf-8")
+                elif isinstance(change, lsp.TextDocumentEdit):
+                    uri = change.text_document.uri
+                    if change.text_document.version is not None and self.versions.get(uri) != change.text_document.version:
+                        return False
+                    self._edit(uri, change.edits)
+                else:
+                    return False
+            return True
         for uri, edits in (edit.changes or {}).items():
-            if uri in self.texts:
-                self.change(uri, apply_text_edits(self.texts[uri], edits, self.encoding))
-            else:
-                path = Path(uri.removeprefix("file://"))
-                path.write_text(apply_text_edits(path.read_text(encoding="utf-8"), edits, self.encoding),
-                                encoding="utf-8")
+            self._edit(uri, edits)
         return True
+
+    def _edit(self, uri: str, edits) -> None:
+        if uri in self.texts:
+            self.change(uri, apply_text_edits(self.texts[uri], edits, self.encoding))
+        else:
+            path = Path(uri.removeprefix("file://"))
+            path.write_text(apply_text_edits(path.read_text(encoding="utf-8"), edits, self.encoding),
+                            encoding="utf-8")
 
     async def diagnostics_for(self, uri: str, *, min_version: int | None = None, predicate=None,
                               timeout: float = TIMEOUT) -> list[lsp.Diagnostic]:
