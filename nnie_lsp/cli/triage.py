@@ -11,6 +11,8 @@
                         [--transpose] [--input-shape N,C,H,W]
   nnie-triage emulate --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
+  nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
+                      [--sim DIR [--sim-16bit DIR]]   (nnie_lsp/cli/triage_hp_plan.py)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
 override it. Output: -o/--output, else output/ (reference) or mapper_quant_emulated/ (emulate)
@@ -27,6 +29,8 @@ import json
 import os
 import sys
 from pathlib import Path
+
+from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -118,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--hp", action="append", default=[], help="layer to run at 16 bit (like `_hp`)")
     e.add_argument("--input-dumps", action="store_true", help="also write each layer's quantized input as the "
                    "mapper does (…_quant.nonlinear.hex codes and the …_anti_quant.float twin)")
+    add_hp_plan_parser(sub, _add_images_arg)
     return ap
 
 
@@ -285,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    handlers = {"compare": cmd_compare, "bundle": cmd_bundle, "reference": cmd_reference, "emulate": cmd_emulate}
+    handlers = {"compare": cmd_compare, "bundle": cmd_bundle, "reference": cmd_reference, "emulate": cmd_emulate,
+                "hp-plan": cmd_hp_plan}
     try:
         return handlers[args.cmd](args)
     except KeyboardInterrupt:

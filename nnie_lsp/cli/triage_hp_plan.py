@@ -1,6 +1,6 @@
 """``nnie-triage hp-plan``: which layers to mark `_hp` (guide step 3), planned on the emulation.
 
-  nnie-triage hp-plan --cfg FILE [--target COS] [--budget N] [--images K] [--format text|json]
+  nnie-triage hp-plan --cfg FILE [--target COS] [--budget N] [--images K|all] [--format text|json]
                       [--sim DIR [--sim-16bit DIR]] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--transpose] [--output FILE]
 
@@ -17,7 +17,9 @@ from pathlib import Path
 EXIT_OK = 0
 
 
-def add_parser(sub) -> argparse.ArgumentParser:
+def add_parser(sub, add_images_arg) -> argparse.ArgumentParser:
+    """The ``hp-plan`` subcommand; ``add_images_arg(parser, what)`` adds ``--images N|all`` as
+    ``reference`` and ``emulate`` have it."""
     from nnie_lsp.triage.metrics import Thresholds
 
     p = sub.add_parser("hp-plan", help="step 3: which layers to mark `_hp` to reach a target similarity "
@@ -26,8 +28,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--target", type=float, default=Thresholds().good,
                    help="final similarity to reach (cosine, default %(default)s: the guide's 'good')")
     p.add_argument("--budget", type=int, help="at most this many `_hp` layers")
-    p.add_argument("--images", type=int, default=1, metavar="K",
-                   help="plan on the last K images of the image list, calibrated together (default 1)")
+    add_images_arg(p, "plan on")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--sim", help="a real 8-bit mapper dump folder: check the emulation against it first")
     p.add_argument("--sim-16bit", help="a real compile_mode 1 dump folder (with --sim)")

@@ -195,10 +195,15 @@ def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.nda
     from .align import align, iter_pairs
     from .compare import TriageInputError, load_graph
 
+    from .image_sets import DumpFolder
+
     folder = Path(sim)
     if not folder.exists():
         raise TriageInputError(f"dump folder {folder} does not exist")
-    real = scan_dumps(str(folder))
+    dumped = DumpFolder.read(folder)
+    if dumped.several:  # nnie-triage's per-image folders: the last image is the one the mapper dumps
+        notes.append(f"{folder.name}: {len(dumped.images)} images; compared: the last, {dumped.images[-1].label}")
+    real = scan_dumps(str(dumped.images[-1].path))
     if not len(real):
         raise TriageInputError(f"dump folder {folder}: no dump files found ({'; '.join(real.warnings) or 'empty'})")
     graph = load_graph(prototxt)
@@ -214,6 +219,10 @@ def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.nda
             if blob is None:
                 continue
             emu_values = np.asarray(emulated[blob][0], dtype=np.float64).reshape(ref_values.shape)
+            if real_values.size != ref_values.size:
+                notes.append(f"{folder.name}: {pair.name}: {real_values.size} values against {ref_values.size}; "
+                             "not compared")
+                continue
             rows.append(_Row(layer=pair.layer or blob, blob=blob, real=cosine(ref_values, real_values),
                              emulated=cosine(ref_values, emu_values), between=cosine(emu_values, real_values),
                              is_data=blob in inputs))

@@ -70,8 +70,16 @@ class Score:
     def similarity(self) -> float:
         return min(o.worst for o in self.outputs) if self.outputs else 1.0
 
+    @property
+    def mean(self) -> float:
+        """The mean over outputs and images: what moves when a layer helps an output that is not
+        the worst one (the planner's tie-breaker)."""
+        values = [v for o in self.outputs for v in o.per_image]
+        return float(np.mean(values)) if values else 1.0
+
     def to_dict(self) -> dict:
-        return {"similarity": round(self.similarity, 7), "outputs": [o.to_dict() for o in self.outputs]}
+        return {"similarity": round(self.similarity, 7), "mean": round(self.mean, 7),
+                "outputs": [o.to_dict() for o in self.outputs]}
 
 
 @dataclass

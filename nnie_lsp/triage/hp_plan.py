@@ -9,10 +9,14 @@ run:
 1. every candidate layer is made 16-bit alone and ranked by how much of the final similarity it
    wins back (``ranking``);
 2. the `_hp` set is built greedily: each step evaluates every remaining layer added to the set so
-   far and takes the one with the largest marginal gain (ties: the earlier layer, the guide's
-   order), so layers that only matter together with an earlier pick are seen;
-3. it stops at the target, at the budget, when no layer improves the final similarity any more,
-   or when every candidate is in;
+   far and takes the one with the largest marginal gain of the final similarity (the worst output
+   on the worst image); ties go to the larger gain of the mean over outputs and images (a layer
+   that helps another output), then to the earlier layer (the guide's order).  Re-evaluating at
+   every step sees layers that only matter together with an earlier pick;
+3. it stops at the target, at the budget, or when every candidate is in; when no layer improves
+   the final similarity nor the mean any more, it stops only if the target is out of reach (every
+   candidate at 16 bit misses it) — otherwise it takes the best layer anyway and goes on, since
+   some layers help only together;
 4. after a stop at the target, ``lookahead`` more picks are computed (``curve`` entries with
    ``beyond_plan``): the layer to add if the confirming mapper run falls short.
 
@@ -75,7 +79,7 @@ STOP_REASONS = {
     "already": "the net already reaches the target without `_hp` layers",
     "target": "the target is reached",
     "budget": "the budget of `_hp` layers is used up",
-    "no_gain": "no remaining layer improves the final similarity",
+    "no_gain": "no remaining layer improves the final similarity (nor its mean over outputs and images)",
     "exhausted": "every candidate layer is in the set",
 }
 
@@ -144,9 +148,11 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
         if plan.stopped:
             break
         pick, score = _best_addition(oracle, candidates, chosen)
-        if pick is None or score.similarity - current.similarity <= MIN_GAIN:
+        if pick is None or (not _improves(score, current) and not plan.reachable):
             plan.stopped = "no_gain"
             break
+        # below a reachable target a stall is crossed: the best addition is taken even when it
+        # gains nothing alone (every candidate together reaches the target)
         chosen.append(pick)
         current = score
         plan.curve.append(CurvePoint(len(chosen), pick, tuple(chosen), score))
@@ -156,7 +162,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
             if len(chosen) == len(candidates) or (budget is not None and len(chosen) >= budget):
                 break
             pick, score = _best_addition(oracle, candidates, chosen)
-            if pick is None or score.similarity - current.similarity <= MIN_GAIN:
+            if pick is None or not _improves(score, current):
                 break
             chosen.append(pick)
             current = score
@@ -166,6 +172,10 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
                           f"{target:g}: no `_hp` set reaches it (compile_mode 1 would not either)")
     plan.evaluations = oracle.evaluations - start
     return plan
+
+
+def _improves(score: Score, current: Score) -> bool:
+    return score.similarity - current.similarity > MIN_GAIN or score.mean - current.mean > MIN_GAIN
 
 
 def _stop_reason(similarity: float, target: float, chosen: list[str], candidates: list[str],
@@ -189,15 +199,15 @@ def _rank(oracle: HpOracle, candidates: list[str], baseline: Score) -> list[Rank
 
 
 def _best_addition(oracle: HpOracle, candidates: list[str], chosen: list[str]) -> tuple[str | None, Score | None]:
-    """The remaining layer whose addition gives the best final similarity (ties: earlier layer).
-    The first step's scores are the ranking's (the oracle caches every set)."""
-    best: tuple[float, int] | None = None
+    """The remaining layer whose addition gives the best final similarity (ties: the better mean,
+    then the earlier layer). The first step's scores are the ranking's (the oracle caches them)."""
+    best: tuple[float, float, int] | None = None
     pick, pick_score = None, None
     for c in reversed(candidates):  # last first: each evaluation restarts at the candidate's chain
         if c in chosen:
             continue
         score = oracle.score((*chosen, c))
-        key = (score.similarity, -oracle.position(c))
+        key = (score.similarity, score.mean, -oracle.position(c))
         if best is None or key > best:
             best, pick, pick_score = key, c, score
     return pick, pick_score

@@ -25,6 +25,7 @@ def to_json(run: HpPlanRun) -> dict:
                    "sim": rel(request.sim) if request.sim else None,
                    "sim_16bit": rel(request.sim16) if request.sim16 else None, "working_directory": os.getcwd()},
         "target": request.target,
+        "aim": plan.target if plan is not None else None,
         "budget": request.budget,
         "oracle": "emulation",
         "final_outputs": list(run.oracle.final_tops),
@@ -93,8 +94,9 @@ def render_text(run: HpPlanRun) -> str:
     lines.append("")
     if plan.layers:
         verdict = ("reaches" if plan.reaches_target else "does not reach")
+        aim = f"the target {request.target:g}" if plan.target == request.target else f"the aim {plan.target:.6f}"
         lines.append(f"plan: {len(plan.layers)} `_hp` layer(s): {', '.join(plan.layers)} — emulated {plan.similarity:.6f} "
-                     f"{verdict} the target {request.target:g} ({STOP_REASONS[plan.stopped]})")
+                     f"{verdict} {aim} ({STOP_REASONS[plan.stopped]})")
         lines.append(f"mapper runs: none to plan ({plan.evaluations} emulated sets); confirm with 1 run of the plan"
                      + (f", then add {plan.next_layers()[0].added} if it falls short" if plan.next_layers() else ""))
     else:

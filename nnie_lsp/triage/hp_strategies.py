@@ -12,15 +12,17 @@ The strategies deliver a set that reaches the target:
 - **bisection** — the smallest prefix of the layers (network order) that reaches the target,
   found by bisection; the 8-bit run (no layer) and the all-16-bit run (every layer, what
   compile_mode 1 gives) are known already and not counted;
-- **ours** — :func:`~nnie_lsp.triage.hp_plan.plan_hp` on the planner's emulation (no run); then
-  each proposal is confirmed by one run, the plan first, then one more layer at a time from the
-  plan's lookahead.
+- **ours** — :func:`~nnie_lsp.triage.hp_plan.plan_hp` on the planner's emulation (no run), then
+  one run to confirm the plan (see :func:`ours` for what happens when a run falls short).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from .hp_plan import HpPlan
 
 Mapper = Callable[[frozenset[str]], float]
 
@@ -77,11 +79,31 @@ def bisection(mapper: Mapper, order: Sequence[str], target: float) -> StrategyRe
     return StrategyResult("bisection", run.runs, tuple(order[:high]), high_similarity)
 
 
-def ours(mapper: Mapper, proposals: Sequence[Sequence[str]], target: float) -> StrategyResult:
-    """Confirm the planner's proposals in order (the plan, then one more layer each time)."""
+def ours(mapper: Mapper, planner: Callable[[float], "HpPlan"], target: float) -> StrategyResult:
+    """Confirm the planner's proposals, one run each, until one reaches the target.
+
+    The 8-bit run is known (not counted): where the emulation promised more than the mapper gave
+    on it, the plan aims that much higher from the start (``hp-plan --sim`` does the same).  A set
+    the emulation says misses the aim is not run.  When a run falls short, the next plan aims
+    higher by what the emulation over-promised on the set just run, and its first set not yet run
+    is run (lookahead sets count too).  When no subset is promised the aim, every candidate is
+    made `_hp` (what compile_mode 1 reaches)."""
     run = CountingMapper(mapper)
-    for layers in proposals:
-        similarity = run(layers)
+    plan = planner(target)
+    eight_bit = frozenset()
+    aim = max(target, target + plan.baseline.similarity - mapper(eight_bit))
+    tried: set[frozenset[str]] = {eight_bit}
+    while True:
+        plan = planner(min(aim, 1.0))
+        emulated = {frozenset(point.layers): point.similarity for point in plan.curve}
+        every = tuple(plan.candidates)
+        proposals = [layers for layers in plan.proposals() if emulated.get(frozenset(layers), 0.0) >= aim]
+        proposal = next((layers for layers in [*proposals, every] if frozenset(layers) not in tried), None)
+        if proposal is None:
+            return StrategyResult("ours", run.runs, None, None)
+        similarity = run(proposal)
         if similarity >= target:
-            return StrategyResult("ours", run.runs, tuple(layers), similarity)
-    return StrategyResult("ours", run.runs, None, None)
+            return StrategyResult("ours", run.runs, tuple(proposal), similarity)
+        tried.add(frozenset(proposal))
+        promised = emulated.get(frozenset(proposal), plan.ceiling.similarity)
+        aim = max(aim, target + promised - similarity)
