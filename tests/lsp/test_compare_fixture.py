@@ -1,0 +1,48 @@
+"""tests/data/triage/compare_result.json (the editor clients' unit-test fixture) is what
+`nnie-triage compare --format json` prints today, and the server's features read it."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from nnie_lsp.features import triage_results
+from nnie_lsp.features.triage import finding_diagnostics
+
+from .make_compare_fixture import FIXTURE, PROJECT, compare_result
+
+
+def _differences(expected, actual, where="$") -> list[str]:
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out = [f"{where}.{k}: missing" for k in expected.keys() - actual.keys()]
+        out += [f"{where}.{k}: new" for k in actual.keys() - expected.keys()]
+        for key in expected.keys() & actual.keys():
+            out += _differences(expected[key], actual[key], f"{where}.{key}")
+        return out
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{where}: {len(expected)} items, now {len(actual)}"]
+        return [d for i, (e, a) in enumerate(zip(expected, actual)) for d in _differences(e, a, f"{where}[{i}]")]
+    if isinstance(expected, float) and isinstance(actual, (int, float)) and not isinstance(actual, bool):
+        return [] if math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12) else [f"{where}: {expected} -> {actual}"]
+    return [] if expected == actual else [f"{where}: {expected!r} -> {actual!r}"]
+
+
+def test_fixture_is_what_the_cli_prints():
+    stored = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    differences = _differences(stored, compare_result())
+    assert not differences, ("tests/data/triage/compare_result.json is out of date; regenerate it with "
+                             "`.venv/bin/python tests/lsp/make_compare_fixture.py`:\n  " + "\n  ".join(differences[:20]))
+
+
+def test_fixture_is_a_case_2_result_the_editor_reads():
+    stored = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert stored["schema_version"] == 2 and stored["case"] == 2 and stored["sim16"]["verdict"] == "confirmed"
+    assert triage_results.summary(stored).startswith("Case 2: ") and stored["first_divergence"]
+    stored["inputs"]["working_directory"] = str(PROJECT)
+    findings = finding_diagnostics(stored)
+    plan = next(d for d in findings if d.code == "T207")
+    assert {edit.path for edit in plan.fix.edits} == {str(PROJECT / "sim.cfg"),
+                                                      str(PROJECT.parent / "model" / "det1.prototxt")}
+    chosen = [d.code for d, _fix in triage_results.fix_all(findings)]
+    assert chosen == ["T207"]
