@@ -131,6 +131,13 @@ _CFG_CACHE = _ParseCache(parse_cfg)
 _PROTO_CACHE = _ParseCache(_parse_proto_and_graph, size=16)
 
 
+def clear_parse_caches() -> None:
+    """Forget every cached cfg and prototxt parse (the next read parses again)."""
+    for cache in (_CFG_CACHE, _PROTO_CACHE):
+        with cache._lock:
+            cache._data.clear()
+
+
 def cached_cfg(text: str, path: str | None) -> CfgDocument:
     return _CFG_CACHE.get(text, path)
 

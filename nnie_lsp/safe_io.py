@@ -52,7 +52,7 @@ FILE = "file"
 #: lists name 20-200 images (image_type 0 lists hold float text, §5.2 of docs/field-facts.md),
 #: a mean image of a 1024x1024 input is 12 MB, a %.18e dump of 1x64x640x640 floats 680 MB.
 LIMITS: dict[str, int] = {
-    CFG: 1 * MIB,
+    CFG: MIB // 4,
     PROTOTXT: 16 * MIB,
     IMAGE_LIST: 64 * MIB,
     MEAN_FILE: 64 * MIB,

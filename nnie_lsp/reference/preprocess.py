@@ -166,7 +166,7 @@ def load_image(path: str | Path, shape_chw: tuple[int, int, int], prep: Preproce
     kind = image_type_semantics(prep.image_type)
     if (kind is not None and not kind.is_image) or p.suffix.lower() in (".txt", ".float", ".npy"):
         if p.suffix.lower() == ".npy":
-            arr = np.load(p).astype(np.float32)
+            arr = np.load(p, allow_pickle=False).astype(np.float32)  # data only: never unpickle a file
         else:
             line = p.read_text().splitlines()[0] if p.exists() else ""
             arr = np.asarray([float(t) for t in line.replace(",", " ").split()], dtype=np.float32)

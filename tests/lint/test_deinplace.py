@@ -98,3 +98,67 @@ def test_chain_and_stop_at_rewrite():
     assert 'name: "c1" type: "Convolution" bottom: "r1" top: "x"' in fixed
     assert 'name: "c2" type: "Convolution" bottom: "cat" top: "y"' in fixed
     assert dataflow(fixed)[0] == dataflow(text)[0]
+
+
+# ---------------------------------------------------------------- in-place chains, through --fix
+
+INPLACE_TYPES = ["ReLU", "Scale", "BatchNorm", "Dropout", "PReLU", "Sigmoid", "TanH", "Bias", "Power"]
+
+
+@st.composite
+def chained_nets(draw):
+    """Nets with in-place chains: a producer (Convolution, Concat or InnerProduct), then 1-5
+    in-place layers on its blob, readers of the blob before, inside and after the chain, and
+    sometimes a layer that writes the blob's name again (Caffe allows it)."""
+    blobs = ["data"]
+    layers = []
+    for block in range(draw(st.integers(1, 4))):
+        producer = draw(st.sampled_from(["Convolution", "Concat", "InnerProduct"]))
+        name = f"p{block}"
+        bottoms = ([draw(st.sampled_from(blobs)), draw(st.sampled_from(blobs))] if producer == "Concat"
+                   else [draw(st.sampled_from(blobs))])
+        layers.append((name, producer, bottoms, [name]))
+        blobs.append(name)
+        for k in range(draw(st.integers(1, 5))):
+            layers.append((f"{name}_ip{k}", draw(st.sampled_from(INPLACE_TYPES)), [name], [name]))
+            if draw(st.booleans()):  # a reader inside the chain
+                reader = f"{name}_r{k}"
+                layers.append((reader, "Convolution", [name], [reader]))
+                blobs.append(reader)
+        if draw(st.integers(0, 4)) == 0:  # the blob's name written again by another layer
+            layers.append((f"{name}_w", "Convolution", [draw(st.sampled_from(blobs))], [name]))
+        tail = f"{name}_t"
+        layers.append((tail, "Convolution", [name], [tail]))
+        blobs.append(tail)
+    return layers
+
+
+@settings(max_examples=60, deadline=None)
+@given(chained_nets())
+def test_every_safe_deinplace_fix_together_keeps_dataflow(layers):
+    """nnie-lint --fix with the three in-place rules: every in-place layer it fixes writes a new
+    blob, every reader still reads the value it read before, and a second --fix changes nothing."""
+    import os
+    import tempfile
+
+    from nnie_lsp.batch import fix_files
+    from nnie_lsp.settings import settings_from_mapping
+
+    text = render(layers)
+    flow, _graph = dataflow(text)
+    chosen = settings_from_mapping({"select": ["NN301", "NN302", "NN303"]})
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "net.prototxt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        result = fix_files([path], settings=chosen, cwd=folder)
+        fixed = result.fixed[path][1] if path in result.fixed else text
+        assert not parse_prototxt(fixed).errors
+        flow2, graph2 = dataflow(fixed)
+        assert flow2 == flow
+        assert [layer.name for layer in graph2.layers] == [layer[0] for layer in layers]
+        left = {d.code for d in result.diagnostics if d.fix is not None and d.fix.is_safe}
+        assert not left, f"safe in-place fixes left after --fix: {left}"
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(fixed)
+        assert fix_files([path], settings=chosen, cwd=folder).fixed == {}

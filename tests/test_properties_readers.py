@@ -1,0 +1,249 @@
+"""Property tests for every reader of a user's file, from raw BYTES (the way files reach them).
+
+The text-level properties live beside each reader (tests/cfg/test_cfg_reader.py,
+tests/prototxt/test_reader_fuzz.py, tests/mapper/test_mapper_log.py, tests/mapper/test_nettree.py);
+here the input is what a disk holds: arbitrary bytes, and real corpus files mutated at the byte
+level (broken UTF-8, GBK, BOMs, NULs, CR, truncation), decoded the way every file is decoded
+(``nnie_lsp.text.decode``).  For the cfg, prototxt, mapper log and dot readers:
+
+- they never raise;
+- every range they report lies inside the document;
+- the same bytes give the same result (read twice, and once more with the reader's caches empty).
+
+The dump readers raise ``ValueError`` naming the file for content that is not numbers (their
+documented contract) and nothing else; the dump-name parser never raises.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nnie_lsp.cfg import reader as cfg_reader
+from nnie_lsp.dumpio.names import parse_dump_name, shape_readings
+from nnie_lsp.dumpio.readers import parse_hex_words, parse_text_floats
+from nnie_lsp.mapper.log import looks_like_mapper_log, parse_mapper_log
+from nnie_lsp.mapper.nettree import parse_net_tree
+from nnie_lsp.prototxt.graph import build_graph
+from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.text import LineIndex, Range, decode
+from nnie_lsp.triage.dot import parse_dot
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+
+
+def _files(folder: Path, pattern: str, limit: int = 40_000) -> list[bytes]:
+    return [p.read_bytes() for p in sorted(folder.glob(pattern)) if p.stat().st_size <= limit]
+
+
+CFGS = _files(DATA / "cfg", "*.cfg")
+PROTOTXTS = _files(DATA / "prototxt" / "real", "*.prototxt") + _files(DATA / "prototxt" / "models", "*/*.prototxt")
+LOGS = _files(DATA / "mapper", "*.log", 200_000)
+DOTS = _files(DATA / "mapper", "*.dot", 200_000) + _files(DATA / "triage" / "real_shapes", "*.dot")
+DUMPS = [p.read_bytes()[:6000] for p in sorted((REPO / "examples" / "triage" / "channel_swap").rglob("*.linear.*"))]
+HEX_DUMPS = [d for d, p in zip(DUMPS, sorted((REPO / "examples" / "triage" / "channel_swap").rglob("*.linear.*")))
+             if p.name.endswith(".hex")]
+FLOAT_DUMPS = [d for d in DUMPS if d not in HEX_DUMPS]
+
+# bytes that stress decoding and line handling
+NASTY = [b"\x00", b"\r", b"\r\n", b"\n", b"\xef\xbb\xbf", b"\xff\xfe", b"\xc3", b"\xe4\xb8\xad", b"\xd6\xd0",
+         b"\x81\x30\x81\x30", b"\t", b"\x0b", b"\x0c", b"\xe3\x80\x80", b"\xc2\xa0", b"\\", b'"', b"'", b"#",
+         b"[", b"]", b"{", b"}", b":", b"<", b">", b"nan", b"-inf", b"1e999", b"0x", b"\xed\xa0\x80"]
+
+
+@st.composite
+def mutated(draw, seeds: list[bytes]):
+    """A real file with 1-4 byte-level edits: delete, insert (nasty bytes or a slice of another
+    file), duplicate, overwrite a byte, or cut the end."""
+    data = draw(st.sampled_from(seeds))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["delete", "insert", "splice", "duplicate", "byte", "truncate"]))
+        at = draw(st.integers(0, len(data)))
+        if op == "delete":
+            data = data[:at] + data[at + draw(st.integers(1, 40)):]
+        elif op == "insert":
+            data = data[:at] + draw(st.sampled_from(NASTY) | st.binary(min_size=1, max_size=6)) + data[at:]
+        elif op == "splice":
+            other = draw(st.sampled_from(seeds))
+            start = draw(st.integers(0, len(other)))
+            data = data[:at] + other[start:start + draw(st.integers(1, 300))] + data[at:]
+        elif op == "duplicate":
+            end = min(len(data), at + draw(st.integers(1, 200)))
+            data = data[:end] + data[at:end] + data[end:]
+        elif op == "byte" and at < len(data):
+            data = data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1:]
+        else:
+            data = data[:at]
+    return data
+
+
+def any_bytes(seeds: list[bytes]):
+    return st.binary(max_size=300) | mutated(seeds)
+
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _inside(rng: Range | None, index: LineIndex, what: str = "range") -> None:
+    if rng is None:
+        return
+    for pos in (rng.start, rng.end):
+        assert 0 <= pos.line < index.line_count, (what, rng, index.line_count)
+        assert 0 <= pos.character <= len(index.line_text(pos.line)), (what, rng, index.line_text(pos.line))
+    assert rng.start <= rng.end, (what, rng)
+
+
+# ---------------------------------------------------------------- cfg
+
+def _cfg_facts(text: str):
+    doc = cfg_reader.parse_cfg(text)
+    return doc, (doc.entries, doc.comments, doc.errors, doc.line_kinds)
+
+
+@SETTINGS
+@given(any_bytes(CFGS))
+def test_cfg_reader_from_bytes(data):
+    text = decode(data).text
+    doc, facts = _cfg_facts(text)
+    index = doc.line_index
+    assert len(doc.line_kinds) == index.line_count
+    for entry in doc.entries:
+        for rng in (entry.key_range, entry.bracket_range, entry.value_range, entry.raw_value_range,
+                    entry.line_range, entry.inline_comment_range):
+            _inside(rng, index, entry.key)
+        start = index.offset(entry.value_range.start)
+        assert text[start:start + len(entry.value)] == entry.value
+    for item in (*doc.comments, *doc.errors):
+        _inside(item.range, index)
+    assert all(error.message and error.message_zh for error in doc.errors)
+    assert _cfg_facts(text)[1] == facts
+    cfg_reader._parse_line.cache_clear()  # the line cache must not change what is read
+    assert _cfg_facts(text)[1] == facts
+
+
+# ---------------------------------------------------------------- prototxt
+
+def _proto_facts(doc):
+    return ([(e.code, e.message, e.range) for e in doc.errors], doc.message.SerializeToString(deterministic=True),
+            [(layer.name, layer.type, tuple(layer.bottoms), tuple(layer.tops)) for layer in doc.layers])
+
+
+@SETTINGS
+@given(any_bytes(PROTOTXTS))
+def test_prototxt_reader_from_bytes(data):
+    text = decode(data).text
+    doc = parse_prototxt(text)
+    index = doc.line_index
+    for error in doc.errors:
+        assert error.code in ("NN010", "NN011", "NN012") and not error.message.startswith("internal error")
+        _inside(error.range, index, error.message)
+    for node in doc.walk():
+        _inside(node.range, index, "node")
+        _inside(node.name_range, index, "node name")
+    for layer in doc.layers:
+        _inside(layer.name_range, index, "layer name")
+        _inside(layer.type_range, index, "layer type")
+    graph = build_graph(doc)
+    assert [layer.name for layer in graph.layers] is not None
+    assert _proto_facts(parse_prototxt(text)) == _proto_facts(doc)
+
+
+# ---------------------------------------------------------------- mapper output
+
+@SETTINGS
+@given(any_bytes(LOGS))
+def test_mapper_log_reader_from_bytes(data):
+    text = decode(data).text
+    log = parse_mapper_log(text, "mapper_debug.log")
+    index = log.line_index
+    for run in log.runs:
+        _inside(run.range, index, "run")
+        for phase in run.phases:
+            _inside(phase.begin_range, index, "phase")
+            _inside(phase.end_range, index, "phase end")
+        for block in run.blocks:
+            for item in (block, *block.unwinding):
+                for rng in (item.range, item.header_range, item.message_range, item.target.range,
+                            item.target.value_range, item.failure.range if item.failure else None):
+                    _inside(rng, index, item.message)
+    again = parse_mapper_log(text, "mapper_debug.log")
+    assert [(r.range, r.status, r.blocks) for r in again.runs] == [(r.range, r.status, r.blocks) for r in log.runs]
+    assert isinstance(looks_like_mapper_log(text), bool)
+
+
+@SETTINGS
+@given(any_bytes(DOTS))
+def test_dot_readers_from_bytes(data):
+    text = decode(data).text
+    tree = parse_net_tree(text, "cnn_net_tree.dot")
+    index = tree.line_index
+    for node in tree.nodes.values():
+        _inside(node.range, index, node.name)
+        tree.view_of(node.name)
+    tree.describe()
+    graph = parse_dot(text)
+    graph.topo_order()
+    again = parse_net_tree(text, "cnn_net_tree.dot")
+    assert list(again.nodes) == list(tree.nodes) and again.describe() == tree.describe()
+
+
+# ---------------------------------------------------------------- dumps
+
+def _values_or_value_error(parse, data: bytes, path: str):
+    try:
+        values = parse(data, path=path)
+    except ValueError as exc:
+        assert str(exc).startswith(path), exc  # the message names the file
+        return None
+    assert isinstance(values, np.ndarray) and values.ndim == 1
+    return values
+
+
+@SETTINGS
+@given(any_bytes(FLOAT_DUMPS or [b"1.0\n"]), st.booleans())
+def test_text_float_dump_reader_from_bytes(data, skip_header):
+    def parse(raw, path):
+        return parse_text_floats(raw, path=path, skip_header=skip_header)
+    first = _values_or_value_error(parse, data, "dump.float")
+    second = _values_or_value_error(parse, data, "dump.float")
+    assert (first is None) == (second is None)
+    if first is not None:
+        np.testing.assert_array_equal(first, second)
+
+
+@SETTINGS
+@given(any_bytes(HEX_DUMPS or [b"00001000\n"]))
+def test_hex_dump_reader_from_bytes(data):
+    first = _values_or_value_error(parse_hex_words, data, "dump.hex")
+    second = _values_or_value_error(parse_hex_words, data, "dump.hex")
+    assert (first is None) == (second is None)
+    if first is not None:
+        np.testing.assert_array_equal(first, second)
+
+
+REAL_NAMES = [p.name for p in sorted((REPO / "examples" / "triage").rglob("*.linear.*"))] + [
+    "layer12_conv5_output0_64_13_13_caffe.linear.float", "conv1_output0_10_18_18_quant.linear.hex",
+    "seg0_layer3605_output0_inst.linear.hex", "data_input0_3_20_20_quant.linear.hex", "x.npy", "y_1x3x4.bin"]
+
+
+@SETTINGS
+@given(st.text(max_size=80) | st.sampled_from(REAL_NAMES).flatmap(
+    lambda name: st.tuples(st.integers(0, len(name)), st.text(max_size=6)).map(
+        lambda cut: name[:cut[0]] + cut[1] + name[cut[0]:])))
+def test_dump_name_parser_never_raises(filename):
+    parsed = parse_dump_name(filename)
+    assert parsed == parse_dump_name(filename)
+    if parsed is not None:
+        assert parsed.key == parse_dump_name(filename).key
+    shape_readings(filename.rsplit(".", 1)[0])
+
+
+@pytest.mark.parametrize("name", REAL_NAMES[:3])
+def test_real_dump_names_are_recognised(name):
+    """The seeds of the name property are real names (the property would be empty otherwise)."""
+    assert parse_dump_name(name) is not None
