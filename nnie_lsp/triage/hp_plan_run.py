@@ -65,6 +65,7 @@ def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
         net = load_net(prototxt, caffemodel)
     except NetLoadError as exc:
         raise PlanError(str(exc)) from exc
+    _weights_behind_hp_names(net, caffemodel)
     image_sets = [[str(label) for label in image.labels] for image in inputs.images]
     notes = list(inputs.notes)
     oracle = HpOracle.build(net, [prepare_inputs(net, image.sources, inputs.preprocessing) for image in inputs.images])
@@ -90,3 +91,23 @@ def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
             fix = plan_fix(plan.layers, prototxt, cfg)
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
                      oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes)
+
+
+def _weights_behind_hp_names(net, caffemodel: str) -> None:
+    """A layer renamed ``<name>_hp`` keeps the trained weights of ``<name>``: the caffemodel does
+    not know the suffix, the mapper reads it as a mark (docs/field-facts.md §7.4) [I]. A weight
+    layer with no weights at all is a clear error, not a failure in the forward pass."""
+    from ..fixes import HP_SUFFIX
+    from ..reference.emulate import WEIGHT_LAYERS
+    from ..reference.net import read_weights
+
+    missing = [layer for layer in net.layers if layer.type in WEIGHT_LAYERS and not layer.blobs]
+    if not missing:
+        return
+    weights = read_weights(caffemodel)
+    for layer in missing:
+        base = layer.name.removesuffix(HP_SUFFIX)
+        if base != layer.name and base in weights:
+            layer.blobs = weights[base]
+        else:
+            raise PlanError(f"layer {layer.name!r} ({layer.type}) has no weights in {caffemodel}")

@@ -1,0 +1,160 @@
+"""`nnie-triage hp-plan` end to end: from the cfg alone, the plan's one Fix applied with nnie-lint's
+own machinery and linted again, the report formats, bad input, and the check against real runs."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nnie_lsp.batch import choose_fixes, lint_files, write_atomic
+from nnie_lsp.cli.triage import main
+from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.features.triage import fix_from_json
+from nnie_lsp.lint import project_for_file
+from nnie_lsp.settings import LintSettings
+from nnie_lsp.text import Range, apply_edits, read_text
+from nnie_lsp.triage.hp_synthetic import DeepNetSpec, write_project
+
+QUANTIZATION_RULES = {"NN201", "NN202", "NN203"}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    pytest.importorskip("cv2")
+    monkeypatch.chdir(tmp_path)  # the report's paths are relative to the working directory
+    return write_project(tmp_path / "deep", DeepNetSpec(depth=10, bottlenecks={7: 100.0}))
+
+
+def _json(capsys, *argv) -> dict:
+    assert main(["hp-plan", *argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _apply(fix_json: dict, base: str) -> None:
+    """The fix applied the way `nnie-lint --fix --unsafe-fixes` applies fixes."""
+    fix = fix_from_json(fix_json, base)
+    carrier = Diagnostic(code="T207", message=fix.message, path=fix.edits[0].path, range=Range.point(0, 0), fix=fix)
+    (chosen,) = choose_fixes([carrier], unsafe=True)
+    by_path: dict[str, list] = {}
+    for file_edit in chosen.edits:
+        by_path.setdefault(os.path.abspath(file_edit.path), []).append(file_edit.edit)
+    for path, edits in by_path.items():
+        decoded = read_text(path)
+        write_atomic(path, apply_edits(decoded.text, edits), decoded)
+
+
+def test_plan_from_the_cfg_alone_and_its_fix_lints_clean(project, capsys):
+    cfg = str(project["cfg"])
+    before = {d.code for d in lint_files([cfg], settings=LintSettings()).diagnostics}
+    graph_before = project_for_file(cfg, settings=LintSettings()).graph
+    doc = _json(capsys, "--cfg", cfg)
+    assert doc["schema_version"] == 1 and doc["plan"]["layers"] == ["conv7"] and doc["plan"]["reaches_target"]
+    assert doc["final_outputs"] == ["head"] and doc["mapper_runs"] == {"planning": 0, "to_confirm": 1}
+    assert doc["curve"][0]["hp_layers"] == 0 and doc["curve"][1]["added"] == "conv7"
+    assert doc["baseline"]["similarity"] < doc["target"] <= doc["curve"][1]["similarity"]
+    fix = doc["fix"]
+    assert fix["applicability"] == "unsafe"
+    edits = {(Path(e["path"]).name, e["new_text"]) for e in fix["edits"]}
+    assert edits == {("deep.prototxt", '"conv7_hp"'), ("deep.cfg", "2")}
+    _apply(fix, doc["inputs"]["working_directory"])
+    after = project_for_file(cfg, settings=LintSettings())
+    assert after.config.compile_mode == 2
+    renamed = [(a.name, b.name) for a, b in zip(graph_before.layers, after.graph.layers) if a.name != b.name]
+    assert renamed == [("conv7", "conv7_hp")]  # exactly the chosen layer
+    assert [layer.tops for layer in after.graph.layers] == [layer.tops for layer in graph_before.layers]
+    codes = {d.code for d in lint_files([cfg], settings=LintSettings()).diagnostics}
+    assert not QUANTIZATION_RULES & codes and codes <= before
+    # planned again on the fixed project: conv7 is `_hp` already, the target is met
+    again = _json(capsys, "--cfg", cfg)
+    assert again["plan"]["stopped"] == "already" and again["fix"] is None and "conv7_hp" not in again["candidates"]
+
+
+def test_text_report_shows_curve_plan_and_change(project, capsys):
+    assert main(["hp-plan", "--cfg", str(project["cfg"]), "--target", "0.995"]) == 0
+    out = capsys.readouterr().out
+    assert "curve: final similarity against the number of `_hp` layers" in out
+    assert "+ conv7" in out and "← target reached" in out
+    assert "confirm with 1 run of the plan" in out
+    assert '+layer { name: "conv7_hp"' in out and "+[compile_mode] 2" in out
+
+
+def test_budget_images_and_output_file(project, capsys, tmp_path):
+    doc = _json(capsys, "--cfg", str(project["cfg"]), "--budget", "0")
+    assert doc["plan"]["layers"] == [] and doc["plan"]["stopped"] == "budget" and doc["fix"] is None
+    doc = _json(capsys, "--cfg", str(project["cfg"]), "--images", "all")
+    assert len(doc["inputs"]["images"]) == 2 and len(doc["baseline"]["outputs"][0]["per_image"]) == 2
+    report = tmp_path / "plan.json"
+    assert main(["hp-plan", "--cfg", str(project["cfg"]), "--format", "json", "--output", str(report)]) == 0
+    assert json.loads(report.read_text())["plan"]["layers"] == ["conv7"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--cfg", "missing.cfg"], "missing.cfg does not exist"),
+    (["--target", "1.5"], "target 1.5"),
+    (["--sim-16bit", "somewhere"], "--sim-16bit needs --sim"),
+    (["--sim", "no_such_folder"], "no_such_folder does not exist"),
+])
+def test_bad_input_is_a_message(project, capsys, argv, message):
+    if "--cfg" not in argv:
+        argv = ["--cfg", str(project["cfg"]), *argv]
+    assert main(["hp-plan", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cfg_without_caffemodel_names_the_line(project, capsys):
+    cfg = project["cfg"]
+    cfg.write_text(cfg.read_text().replace("[caffemodel_file] ./deep.caffemodel", "[caffemodel_file] ./gone.caffemodel"))
+    assert main(["hp-plan", "--cfg", str(cfg)]) == 2
+    assert "deep.cfg:2: [caffemodel_file] ./gone.caffemodel not found" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the emulation against real runs
+
+def _mtcnn(scenario_dirs, name: str, dest: Path) -> dict:
+    """A scenario's dumps with a copy of its cfg, prototxt and caffemodel (fixes never touch the
+    repository's files)."""
+    p = scenario_dirs(name)
+    root = dest / name
+    shutil.copytree(Path(p["cfg"]).parent, root)
+    for key in ("prototxt", "caffemodel"):
+        shutil.copy(p[key], root / Path(p[key]).name)
+    out = {k: root / Path(v).relative_to(Path(p["cfg"]).parent) for k, v in p.items()
+           if isinstance(v, Path) and k in ("nnie", "nnie16", "cfg")}
+    return out
+
+
+def test_the_emulation_agrees_with_a_faithful_run(scenario_dirs, capsys, tmp_path):
+    p = _mtcnn(scenario_dirs, "ok", tmp_path)
+    doc = _json(capsys, "--cfg", str(p["cfg"]), "--transpose", "--sim", str(p["nnie"]), "--target", "0.999")
+    agreement = doc["agreement"]
+    assert agreement["verdict"] == "agrees" and not agreement["blocks_plan"]
+    assert agreement["final"]["real_8bit"] == pytest.approx(agreement["final"]["emulated_8bit"], abs=1e-6)
+    assert {row["layer"] for row in agreement["layers"]} >= {"data", "conv1", "conv4-2", "prob1"}
+    assert doc["plan"]["reaches_target"] and doc["plan"]["layers"]
+
+
+def test_no_plan_when_the_emulation_disagrees(scenario_dirs, capsys, tmp_path):
+    """quant_noise's 8-bit run loses far more than quantization explains (noise growing with depth):
+    the emulation is no oracle for it, and hp-plan says so instead of planning."""
+    p = _mtcnn(scenario_dirs, "quant_noise", tmp_path)
+    doc = _json(capsys, "--cfg", str(p["cfg"]), "--transpose", "--sim", str(p["nnie"]))
+    agreement = doc["agreement"]
+    assert agreement["verdict"] == "disagrees" and agreement["blocks_plan"]
+    assert agreement["final"]["real_8bit"] < agreement["final"]["emulated_8bit"] - 0.1
+    assert agreement["first_disagreement"] is not None
+    assert doc["plan"] is None and doc["fix"] is None and doc["mapper_runs"]["to_confirm"] == 0
+    assert main(["hp-plan", "--cfg", str(p["cfg"]), "--transpose", "--sim", str(p["nnie"])]) == 0
+    assert "no plan" in capsys.readouterr().out
+
+
+def test_no_plan_when_the_real_16bit_run_misses_the_target(scenario_dirs, capsys, tmp_path):
+    good = _mtcnn(scenario_dirs, "ok", tmp_path)
+    noisy = _mtcnn(scenario_dirs, "quant_noise", tmp_path)
+    doc = _json(capsys, "--cfg", str(good["cfg"]), "--transpose", "--sim", str(good["nnie"]),
+                "--sim-16bit", str(noisy["nnie"]))
+    assert doc["agreement"]["verdict"] == "unreachable" and doc["plan"] is None
+    assert doc["agreement"]["final"]["real_16bit"] < doc["target"]
