@@ -24,3 +24,10 @@ work=$(mktemp -d)
 "$BIN/nnie-triage" compare --reference "$work/caffe" --sim "$work/nnie" --prototxt model/det1_48x48.prototxt \
   --postprocess postprocess_pnet.py:decode
 rm -rf "$work"
+
+echo
+echo "--- step 3 planned: nnie-triage hp-plan (which layers to mark _hp; planned on the emulation, no mapper run) ---"
+"$BIN/nnie-triage" hp-plan --cfg quant_noise/sim.cfg --transpose --target 0.999
+echo "--- hp-plan checks the emulation against real runs first: quant_noise's runs lose more than it explains ---"
+"$BIN/nnie-triage" hp-plan --cfg quant_noise/sim.cfg --transpose --sim quant_noise/mapper_quant \
+  --sim-16bit quant_noise/compile_mode1/mapper_quant

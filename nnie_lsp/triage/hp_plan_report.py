@@ -72,7 +72,7 @@ def render_text(run: HpPlanRun) -> str:
         lines.append(f"check against the real runs: {run.agreement.verdict} — {run.agreement.message}")
         for row in run.agreement.layers:
             if not row.agrees:
-                lines.append(f"  {row.layer}: real {row.real_8bit:.6f}, emulated {row.emulated_8bit:.6f}")
+                lines.append(f"  first layer that differs: {row.layer}: real {row.real_8bit:.6f}, emulated {row.emulated_8bit:.6f}")
                 break
     if plan is None:
         lines.append("no plan: the emulation is not a trustworthy oracle for this net (see above)")
