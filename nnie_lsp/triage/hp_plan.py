@@ -30,11 +30,29 @@ The change itself is one engine :class:`~nnie_lsp.diagnostics.Fix` built by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
 from ..diagnostics import Applicability, Fix
 from .hp_oracle import HpOracle, Score
 
 MIN_GAIN = 1e-9  # a marginal gain at or below this is no gain (float noise)
+
+
+class Bar(Protocol):
+    def advance(self, item: str = "") -> None: ...
+
+    def close(self) -> None: ...
+
+
+Progress = Callable[[str, int], Bar]  # (description, total) -> a bar, e.g. triage.progress.ProgressBar
+
+
+class _NoBar:
+    def advance(self, item: str = "") -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 class PlanError(ValueError):
@@ -126,8 +144,10 @@ class HpPlan:
         return [self.layers] + [p.layers for p in self.next_layers()]
 
 
-def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, lookahead: int = 1) -> HpPlan:
-    """Rank the candidates, then build the `_hp` set greedily by marginal gain (module doc)."""
+def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, lookahead: int = 1,
+            progress: Progress | None = None) -> HpPlan:
+    """Rank the candidates, then build the `_hp` set greedily by marginal gain (module doc).
+    ``progress(description, total)`` makes a bar per phase (emulations can take minutes)."""
     if not 0.0 < target <= 1.0:
         raise PlanError(f"target {target!r}: a cosine similarity in (0, 1]")
     if budget is not None and budget < 0:
@@ -136,7 +156,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
     start = oracle.evaluations
     baseline = oracle.score(())
     ceiling = oracle.score(candidates)
-    ranking = _rank(oracle, candidates, baseline)
+    ranking = _rank(oracle, candidates, baseline, progress)
     plan = HpPlan(target=target, budget=budget, candidates=candidates, baseline=baseline, ceiling=ceiling,
                   ranking=ranking, curve=[CurvePoint(0, None, (), baseline)], stopped="")
     if not candidates:
@@ -147,7 +167,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
         plan.stopped = _stop_reason(current.similarity, target, chosen, candidates, budget)
         if plan.stopped:
             break
-        pick, score = _best_addition(oracle, candidates, chosen)
+        pick, score = _best_addition(oracle, candidates, chosen, progress)
         if pick is None or (not _improves(score, current) and not plan.reachable):
             plan.stopped = "no_gain"
             break
@@ -161,7 +181,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
         for _ in range(lookahead):
             if len(chosen) == len(candidates) or (budget is not None and len(chosen) >= budget):
                 break
-            pick, score = _best_addition(oracle, candidates, chosen)
+            pick, score = _best_addition(oracle, candidates, chosen, progress)
             if pick is None or not _improves(score, current):
                 break
             chosen.append(pick)
@@ -189,27 +209,39 @@ def _stop_reason(similarity: float, target: float, chosen: list[str], candidates
     return ""
 
 
-def _rank(oracle: HpOracle, candidates: list[str], baseline: Score) -> list[RankedLayer]:
+def _rank(oracle: HpOracle, candidates: list[str], baseline: Score, progress: Progress | None) -> list[RankedLayer]:
     """Each candidate alone, best gain first (ties: network order). Evaluated from the last layer
     back, so each run restarts where the previous one first differs."""
-    alone = {c: oracle.score({c}) for c in reversed(candidates)}
+    bar = progress("each layer 16-bit alone", len(candidates)) if progress else _NoBar()
+    alone = {}
+    try:
+        for c in reversed(candidates):
+            alone[c] = oracle.score({c})
+            bar.advance(c)
+    finally:
+        bar.close()
     ranked = [RankedLayer(c, oracle.position(c), alone[c].similarity, alone[c].similarity - baseline.similarity)
               for c in candidates]
     return sorted(ranked, key=lambda r: (-r.gain, r.position))
 
 
-def _best_addition(oracle: HpOracle, candidates: list[str], chosen: list[str]) -> tuple[str | None, Score | None]:
+def _best_addition(oracle: HpOracle, candidates: list[str], chosen: list[str],
+                   progress: Progress | None) -> tuple[str | None, Score | None]:
     """The remaining layer whose addition gives the best final similarity (ties: the better mean,
     then the earlier layer). The first step's scores are the ranking's (the oracle caches them)."""
     best: tuple[float, float, int] | None = None
     pick, pick_score = None, None
-    for c in reversed(candidates):  # last first: each evaluation restarts at the candidate's chain
-        if c in chosen:
-            continue
-        score = oracle.score((*chosen, c))
-        key = (score.similarity, score.mean, -oracle.position(c))
-        if best is None or key > best:
-            best, pick, pick_score = key, c, score
+    remaining = [c for c in reversed(candidates) if c not in chosen]  # last first: restarts are shorter
+    bar = progress(f"`_hp` layer {len(chosen) + 1}", len(remaining)) if progress and chosen else _NoBar()
+    try:
+        for c in remaining:
+            score = oracle.score((*chosen, c))
+            key = (score.similarity, score.mean, -oracle.position(c))
+            if best is None or key > best:
+                best, pick, pick_score = key, c, score
+            bar.advance(c)
+    finally:
+        bar.close()
     return pick, pick_score
 
 

@@ -86,7 +86,10 @@ def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
             notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
                          f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real)")
     if agreement is None or not agreement.blocks_plan:
-        plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead)
+        from .progress import ProgressBar
+
+        plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead,
+                       progress=lambda description, total: ProgressBar(total, description))
         if plan.layers:
             fix = plan_fix(plan.layers, prototxt, cfg)
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
