@@ -10,7 +10,10 @@ The parts, one job each:
 - :mod:`.convert` — engine objects to LSP types; :mod:`.config` — the ``nnie`` settings section.
 
 Push or pull, never both: diagnostics are pulled when the client supports
-``textDocument/diagnostic`` and pushed otherwise.
+``textDocument/diagnostic`` *and* ``workspace/diagnostic/refresh`` (the server must be able to say
+"pull again" when findings change without an edit: a triage run, a stored result going stale, a
+cfg edit changing its prototxt's findings), and pushed otherwise — Neovim 0.11 pulls only after
+its own edits, so it is pushed to.
 """
 
 from __future__ import annotations

@@ -177,9 +177,22 @@ CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client,
                             server_env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 
+def capabilities_of(preset: str) -> lsp.ClientCapabilities:
+    """pytest-lsp's recorded capabilities; "visual-studio-code" (recorded from 1.65) gets the pull
+    diagnostics VS Code announces since 1.68 (textDocument.diagnostic and
+    workspace.diagnostics.refreshSupport), so the VS Code runs pull and the Neovim 0.11 runs, which
+    pull without refresh support, are pushed to: both paths are tested."""
+    caps = client_capabilities(preset)
+    if preset == "visual-studio-code":
+        caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(dynamic_registration=True,
+                                                                          related_document_support=False)
+        caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
 async def start_session(client: EditorClient, preset: str, *, locale: str | None = None,
                         init_options=None, root: Path | None = None) -> lsp.InitializeResult:
-    caps = client_capabilities(preset)
+    caps = capabilities_of(preset)
     result = await client.initialize_session(lsp.InitializeParams(
         capabilities=caps, locale=locale, initialization_options=init_options,
         root_uri=from_fs_path(str(root)) if root else None))

@@ -20,8 +20,9 @@ def codes(items) -> list[str]:
 
 async def test_diagnostics_push_or_pull(client, project):
     result = await start_session(client, client.preset)
-    # VS Code 1.65 preset has no textDocument.diagnostic -> push; Neovim 0.11 pulls
-    assert client.pull == (client.preset == "neovim")
+    # VS Code (since 1.68) pulls and can be told to pull again; Neovim 0.11 pulls without refresh
+    # support, so it is pushed to
+    assert client.pull == (client.preset == "visual-studio-code")
     uri = client.open(project / "model.prototxt", "prototxt")
     items = await client.diagnostics_for(uri, predicate=lambda ds: "NN301" in codes(ds))
     assert {"NN016", "NN301", "NN302", "NN304"} <= set(codes(items))

@@ -26,8 +26,10 @@ def initialize(ls: NnieLanguageServer, params: lsp.InitializeParams) -> None:
     elif params.root_path:
         ls.root = params.root_path
     ls.apply_settings(params.initialization_options)
-    # pull when the client can (it then never gets pushed diagnostics), else push
-    ls.pull = get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+    # pull when the client can, and can be told to pull again (it then never gets pushed
+    # diagnostics); else push (see the server module doc)
+    ls.pull = (get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+               and bool(get_capability(params.capabilities, "workspace.diagnostics.refresh_support", False)))
     if ls.pull:
         ls.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
             identifier="nnie-lint", inter_file_dependencies=True, workspace_diagnostics=False))(pull_diagnostics)
