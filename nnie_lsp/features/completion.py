@@ -87,10 +87,31 @@ def _path_completions(key: str, typed: str, rng: Range, base_dir: str) -> list[C
     return out
 
 
+def _keys_elsewhere(text: str | None, line: int) -> set[str]:
+    """The keys the cfg already sets on lines other than `line`."""
+    if not text:
+        return set()
+    from ..cfg.reader import parse_cfg
+    present = set()
+    for entry in parse_cfg(text).entries:
+        spec = lookup(entry.key)
+        if entry.line != line and spec is not None:
+            present.add(spec.alias_of or spec.name)   # a spelling variant sets its key
+    return present
+
+
+def _key_rank(spec, present: set[str]) -> str:
+    """Sort rank of a key: required keys not set yet, then other keys not set (and repeatable
+    ones, which may be given once per input), last the keys already set that cannot repeat."""
+    if spec.name in present and not spec.repeatable:
+        return "3"
+    return "0" if spec.required and spec.name not in present else "1"
+
+
 def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: bool = True,
-                    base_dir: str | None = None) -> list[Completion]:
+                    base_dir: str | None = None, text: str | None = None) -> list[Completion]:
     """Candidates at `pos`, given the text of the cursor's line (`base_dir`: the cfg's folder, for
-    completing file paths)."""
+    completing file paths; `text`: the whole cfg, so keys already set rank last)."""
     before = text_line[:pos.character]
     after = text_line[pos.character:]
     zh = _zh(lang)
@@ -123,6 +144,7 @@ def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: b
     # user is completing a bare word; keep it simple: replace the typed key and a trailing ']'
     rest = re.match(r"[A-Za-z_0-9]*\]?", after).group(0)
     rng = Range.of(pos.line, start, pos.line, pos.character + len(rest))
+    present = _keys_elsewhere(text, pos.line)
     out = []
     for name, spec in KEYS.items():
         if spec.status == "unverified" or spec.alias_of:
@@ -131,7 +153,7 @@ def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: b
         out.append(Completion(
             f"[{name}]", "key", ins, rng, detail=(spec.doc_zh if zh else spec.doc_en).split("。")[0][:80],
             documentation=spec.doc_zh if zh else spec.doc_en, snippet=snippets,
-            sort_text=("0" if spec.required else "1") + name.lower(), filter_text=f"[{name}"))
+            sort_text=_key_rank(spec, present) + name.lower(), filter_text=f"[{name}"))
     return out
 
 

@@ -125,6 +125,22 @@ def test_cfg_completion_keys_and_values():
     assert fc.cfg_completions("[image_list] ./a", Position(0, 16)) == []
 
 
+def test_cfg_key_completion_ranks_keys_already_set_last():
+    text = "[prototxt_file] ./net.prototxt\n[RGB_order] BGR\n[norm_type] 5\n\n[caffemodel_file] ./net.caffemodel\n"
+    items = sorted(fc.cfg_completions("", Position(3, 0), "en", text=text), key=lambda i: i.sort_text)
+    labels = [i.label for i in items]
+    # keys set that cannot repeat come after every other key; the required ones not set come first
+    assert set(labels[-2:]) == {"[prototxt_file]", "[caffemodel_file]"}
+    required_missing = [i.label for i in items if i.sort_text.startswith("0")]
+    assert required_missing and labels[:len(required_missing)] == required_missing
+    assert "[prototxt_file]" not in required_missing and "[caffemodel_file]" not in required_missing
+    # per-input keys may be given again (one per network input): not ranked last
+    assert labels.index("[RGB_order]") < len(labels) - 2 and labels.index("[norm_type]") < len(labels) - 2
+    # the key on the cursor's own line does not count as set
+    on_line = fc.cfg_completions("[proto", Position(0, 6), "en", text=text)
+    assert next(i for i in on_line if i.label == "[prototxt_file]").sort_text.startswith("0")
+
+
 def test_prototxt_completion_fields_enums_blobs():
     text = (EXAMPLE / "model.prototxt").read_text()
     doc, graph = cached_prototxt(text, str(EXAMPLE / "model.prototxt"))

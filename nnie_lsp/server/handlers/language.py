@@ -53,10 +53,12 @@ async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
     snippets = bool(get_capability(ls.client_capabilities,
                                    "text_document.completion.completion_item.snippet_support", False))
     if record.kind == "cfg":
-        li = LineIndex(ls.documents.text(uri)[0])
+        text = ls.documents.text(uri)[0]
+        li = LineIndex(text)
         pos = encoder.from_lsp(li, params.position)
         items = completion_features.cfg_completions(li.line_text(pos.line), pos, ls.lang, snippets,
-                                                    base_dir=os.path.dirname(record.path) if record.path else None)
+                                                    base_dir=os.path.dirname(record.path) if record.path else None,
+                                                    text=text)
     else:
         model = await ls.scheduler.prototxt_model(uri)
         if model is None:
