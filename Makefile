@@ -44,7 +44,9 @@ test: $(STAMP) neovim client-test
 client-test:
 	@if command -v npm >/dev/null 2>&1; then \
 	  cd vscode-client && (npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) \
-	  && npm run --silent typecheck && npm test --silent && npm run --silent package; \
+	  && npm run --silent typecheck && npm test --silent \
+	  && export NNIE_BUNDLE_PYTHON="$$(if [ -x ../$(BIN)/python ]; then echo $(CURDIR)/$(BIN)/python; else echo python3; fi)" \
+	  && npm run --silent package:universal && npm run --silent package; \
 	else echo "client-test: npm not found, VS Code client checks skipped"; fi
 
 e2e-vscode: $(STAMP)

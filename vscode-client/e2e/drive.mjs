@@ -15,10 +15,15 @@
 //   NNIE_E2E_TOOLS      npm prefix holding playwright-core   (default: resolve from here)
 //   NNIE_E2E_CHROMIUM   browser executable                   (default /usr/bin/chromium)
 //   NNIE_E2E_TIMEOUT    seconds to wait for diagnostics      (default 90)
+//   NNIE_E2E_TRIAGE     "0" skips the triage scenario (e2e/triage.mjs; needs a triage/ copy of
+//                       examples/triage in the folder, which run.sh makes)
+//   NNIE_E2E_EXPECT_LOG regular expression the extension's NNIE log must match (run.sh: the
+//                       interpreter read from User settings and the bundled server)
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { triageScenario } from './triage.mjs';
 
 const env = process.env;
 const URL_BASE = env.NNIE_E2E_URL;
@@ -348,6 +353,19 @@ async function main() {
       }, 15000);
       log(`${cfg}: language mode "${cfgMode}"`);
       await screenshot(page, 'cfg');
+    }
+    // 4. where the server came from: the log names the interpreter's settings scope and the bundle
+    if (env.NNIE_E2E_EXPECT_LOG) {
+      const file = nnieLogFile();
+      const content = file ? readFileSync(file, 'utf8') : '';
+      if (!new RegExp(env.NNIE_E2E_EXPECT_LOG, 'm').test(content)) {
+        fail(`the NNIE log does not match /${env.NNIE_E2E_EXPECT_LOG}/:\n${content.split('\n').slice(0, 20).join('\n')}`);
+      }
+      log(`NNIE log (how the server was started):\n${content.split('\n').filter((l) => /nnie\.interpreter|bundled|Interpreter |Server command/.test(l)).map((l) => `    ${l}`).join('\n')}`);
+    }
+    // 5. triage: palette command, notification, fix from the Problems panel, report from the lens
+    if (MODE === 'full' && env.NNIE_E2E_TRIAGE !== '0' && existsSync(join(FOLDER, 'triage'))) {
+      await triageScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
     }
     ok = true;
   } catch (e) {

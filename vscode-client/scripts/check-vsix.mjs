@@ -11,8 +11,9 @@ const target = args.includes('--target') ? args[args.indexOf('--target') + 1] : 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--target') ?? `${pkg.name}-${pkg.version}.vsix`;
 // Universal: pure-Python libraries only. Platform: numpy for five CPython versions (~16 MB each),
-// plus OpenCV (~57 MB) when bundled with --with-opencv.
-const MAX_MB = { universal: 12, withOpencv: 190, platform: 120 };
+// plus OpenCV (~57 MB) with --with-opencv, plus matplotlib and its dependencies (~25 MB per
+// CPython) with --with-plot.
+const MAX_MB = { universal: 12, platform: 120, opencv: 70, plot: 140 };
 
 const buf = readFileSync(file);
 // End of central directory record: signature 0x06054b50 within the last 64 KiB.
@@ -110,7 +111,7 @@ if (target === 'universal') {
   }
 }
 const total = statSync(file).size;
-const limit = target === 'universal' ? MAX_MB.universal : manifest.opencv ? MAX_MB.withOpencv : MAX_MB.platform;
+const limit = target === 'universal' ? MAX_MB.universal : MAX_MB.platform + (manifest.opencv ? MAX_MB.opencv : 0) + (manifest.plot ? MAX_MB.plot : 0);
 if (total > limit * 1024 * 1024) {
   problems.push(`too large: ${(total / 2 ** 20).toFixed(1)} MiB > ${limit} MiB`);
 }

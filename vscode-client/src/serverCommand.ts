@@ -285,6 +285,12 @@ export function opencvInstallCommand(python: readonly string[]): string {
   return `${python.map(quoteArg).join(' ')} -m pip install "opencv-python-headless>=4.8,<5"`;
 }
 
+/** The command a message ends with (`Fix: run <command>`), for a "Copy Command" button. */
+export function commandIn(message: string): string | undefined {
+  const m = /run (.+? -m pip install .+?)(?: — |$)/.exec(message);
+  return m?.[1];
+}
+
 /** No interpreter on PATH could run the server. */
 export function noPythonMessage(tried: Array<{ python: string[]; outcome: string }>): string {
   const list = tried.map((t) => `${t.python.join(' ')}: ${t.outcome}`).join('; ');

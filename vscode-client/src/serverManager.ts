@@ -25,6 +25,7 @@ import { NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
 import { ProgressTracker, type ProgressValue } from './progress';
 import { pythonExtensionInterpreter } from './python';
 import {
+  commandIn,
   describeCommand,
   explicitServerCommand,
   type ImportStrategy,
@@ -124,12 +125,6 @@ export async function showActionableError(
   } else if (choice === 'Show Output') {
     output.show(true);
   }
-}
-
-/** The command a message ends with (`Fix: run <command>`), for the "Copy Command" button. */
-export function commandIn(message: string): string | undefined {
-  const m = /run (.+? -m pip install .+?)(?: — |$)/.exec(message);
-  return m?.[1];
 }
 
 export interface ManagerOptions {
@@ -451,7 +446,7 @@ function showProgressAsNotifications(client: LanguageClient): vscode.Disposable 
       void vscode.window.withProgress(
         {
           location: options.cancellable ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window,
-          title: `NNIE: ${options.title}`,
+          title: /^NNIE\b/.test(options.title) ? options.title : `NNIE: ${options.title}`,
           cancellable: options.cancellable,
         },
         (progress, token) => task((update) => progress.report(update), (listener) => token.onCancellationRequested(listener)),

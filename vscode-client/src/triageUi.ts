@@ -214,6 +214,10 @@ export class TriageUi implements vscode.Disposable {
       }
     }
     const base = cfgFolder ?? root;
+    const lookedFor16 = (discovery?.looked_for ?? [])
+      .filter((l) => l.startsWith('sim16'))
+      .map((l) => l.replace(/^sim16:\s*/, ''))
+      .join('; ');
     for (;;) {
       const items: InputItem[] = [
         {
@@ -233,7 +237,7 @@ export class TriageUi implements vscode.Disposable {
               : choice
                 ? 'chosen'
                 : kind === 'sim16'
-                  ? `none${discovery?.looked_for?.length ? ` (looked for ${discovery.looked_for.join(', ')})` : ''}: pick to choose one`
+                  ? `none${lookedFor16 ? ` (looked for ${lookedFor16})` : ''}: pick to choose one`
                   : 'not set: pick to choose';
         items.push({ action: 'choose', input: kind, label: `$(folder) ${INPUT_LABEL[kind]}`, description: choice ? shortPath(choice.path, base) : '—', detail: why });
       }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  commandIn,
   defaultPythonNames,
   describeCommand,
   expandVariables,
@@ -102,6 +103,12 @@ describe('messages always end with something that works', () => {
     assert.match(messages[4], /numpy/);
     assert.match(messages[4], /-m pip install \/home\/u/);
     assert.match(messages[5], /python3: Python 3\.8\.10 \(too old\); python: not found/);
+  });
+  it('the Copy Command button copies the command the message names', () => {
+    const m = launchFailureMessage({ kind: 'no-server', detail: 'x' }, ['/usr/bin/python3'], '/e/x.whl');
+    assert.equal(commandIn(m), '/usr/bin/python3 -m pip install /e/x.whl');
+    assert.equal(commandIn(triageUnavailableMessage(['py', '-3'], '3.15.0', ['numpy'], '/e/x.whl')), 'py -3 -m pip install /e/x.whl');
+    assert.equal(commandIn('NNIE: nothing to run'), undefined);
   });
   it('quotes paths with spaces for a shell', () => {
     assert.equal(pipInstallCommand(['C:\\Program Files\\Python312\\python.exe'], 'C:\\Users\\me\\ext dir\\x.whl'), '"C:\\Program Files\\Python312\\python.exe" -m pip install "C:\\Users\\me\\ext dir\\x.whl"');
