@@ -4,8 +4,9 @@ A run's findings point at the cfg and the prototxt *as the run read them* (the s
 :mod:`nnie_lsp.triage.store`).  The editor shows them on the current texts:
 
 - :class:`LineMap` carries positions over from the run's text to the current one, line by line
-  (difflib): a place on a line that has not changed moves with it; a place on a changed line is
-  found again by its layer name (prototxt) or its cfg key (cfg), else left where it was;
+  (the common head and tail directly, difflib on the changed middle): a place on a line that has
+  not changed moves with it; a place on a changed line is found again by its layer name
+  (prototxt) or its cfg key (cfg), else put after the nearest unchanged line above it;
 - a fix is carried over only when every line it edits is unchanged — otherwise it is dropped (it
   was computed for other text; run triage again);
 - :func:`fix_all` chooses the fixes "apply all triage fixes" applies: each finding's fix in report
@@ -26,7 +27,7 @@ from typing import Callable, Mapping, Sequence
 from .. import i18n
 from ..cfg.reader import parse_cfg
 from ..diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
-from ..prototxt.reader import parse_prototxt
+from ..project import cached_prototxt
 from ..text import LineIndex, Position, Range
 from ..triage.store import text_digest
 from .triage import finding_diagnostics
@@ -38,28 +39,54 @@ NOT_IN_FIX_ALL = frozenset({"T204"})
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (editor or disk), or None
 
 
+#: The changed middle of two texts is diffed line by line only up to this many line pairs
+#: (difflib is quadratic); beyond, its lines count as changed.
+DIFF_LIMIT = 4_000_000
+
+
 class LineMap:
-    """Line numbers of an old text -> the same lines in a new text (None: the line changed)."""
+    """Line numbers of an old text -> the same lines in a new text (None: the line changed).
+
+    Edits are local: the common head and tail are matched directly, only the middle is diffed
+    (so a keystroke in a 30,000-line prototxt costs milliseconds)."""
 
     def __init__(self, old: str, new: str) -> None:
         old_lines, new_lines = old.split("\n"), new.split("\n")
         self.identical = old == new
         self.old_count, self.new_count = len(old_lines), len(new_lines)
-        self._map: dict[int, int] = {}
+        self._head = self._tail = 0
+        self._middle: dict[int, int] = {}
         if self.identical:
             return
-        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-        for tag, old_start, old_end, new_start, _new_end in matcher.get_opcodes():
-            if tag == "equal":
-                for offset in range(old_end - old_start):
-                    self._map[old_start + offset] = new_start + offset
+        shortest = min(self.old_count, self.new_count)
+        while self._head < shortest and old_lines[self._head] == new_lines[self._head]:
+            self._head += 1
+        while (self._tail < shortest - self._head
+               and old_lines[self.old_count - 1 - self._tail] == new_lines[self.new_count - 1 - self._tail]):
+            self._tail += 1
+        old_middle = old_lines[self._head:self.old_count - self._tail]
+        new_middle = new_lines[self._head:self.new_count - self._tail]
+        if old_middle and new_middle and len(old_middle) * len(new_middle) <= DIFF_LIMIT:
+            matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
+            for tag, old_start, old_end, new_start, _new_end in matcher.get_opcodes():
+                if tag == "equal":
+                    for offset in range(old_end - old_start):
+                        self._middle[self._head + old_start + offset] = self._head + new_start + offset
 
     def line(self, old_line: int) -> int | None:
-        if self.identical:
+        if self.identical or old_line < self._head:
             return old_line
-        if old_line >= self.old_count:   # the end of the text
-            return self.new_count + (old_line - self.old_count)
-        return self._map.get(old_line)
+        if old_line >= self.old_count - self._tail:   # the common tail (or past the end)
+            return old_line + self.new_count - self.old_count
+        return self._middle.get(old_line)
+
+    def near(self, old_line: int) -> int:
+        """Where a changed line is now, about: after the nearest unchanged line above it."""
+        for above in range(old_line - 1, max(old_line - 200, -1), -1):
+            mapped = self.line(above)
+            if mapped is not None:
+                return mapped + (old_line - above)
+        return old_line
 
     def range(self, rng: Range) -> Range | None:
         """`rng` on the new text, when every line it touches is unchanged."""
@@ -107,6 +134,11 @@ def _clamp(rng: Range, text: str) -> Range:
     return Range(Position(last, 0), Position(last, len(index.line_text(last))))
 
 
+def _moved_near(rng: Range, mapping: LineMap) -> Range:
+    line = mapping.near(rng.start.line)
+    return Range(Position(line, rng.start.character), Position(line + rng.end.line - rng.start.line, rng.end.character))
+
+
 def _find_again(diagnostic: Diagnostic, text: str, old_line: int) -> Range | None:
     """A place on a changed line, found again by the layer name or the cfg key it is about."""
     data = dict(diagnostic.data)
@@ -118,7 +150,7 @@ def _find_again(diagnostic: Diagnostic, text: str, old_line: int) -> Range | Non
         return None
     if data.get("layer"):
         try:
-            doc = parse_prototxt(text, diagnostic.path)
+            doc, _graph = cached_prototxt(text, diagnostic.path)   # the parse the lint made of this text
         except Exception:  # a half-typed prototxt: the place stays where it was
             return None
         for layer in doc.layers:
@@ -163,7 +195,7 @@ def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: 
         rng = diagnostic.range
         if mapping is not None and now is not None and not mapping.identical:
             rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
-                   or _clamp(rng, now))
+                   or _clamp(_moved_near(rng, mapping), now))
         out.append(replace(diagnostic, range=rng, message=diagnostic.message + note,
                            fix=_carry_fix(diagnostic.fix, maps),
                            alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
