@@ -161,32 +161,38 @@ def _crossed(status: str, is_data: bool, thresholds: Mapping) -> str:
     return str(value) if isinstance(value, (int, float)) else key
 
 
-def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en") -> list[LayerNote]:
+def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en", *,
+                only_flagged: bool = False) -> list[LayerNote]:
+    """A note per matched layer (`only_flagged`: only those with a message, for diagnostics).
+
+    Runs on every keystroke while a result is shown: rows are JSON objects (dicts), the blob
+    writers are only looked up for rows whose name is no layer."""
     rows = result.get("layers") or []
     th = result.get("thresholds") or {}
     by_name = {ls.name: ls for ls in doc.layers if ls.name}
-    last_writer: dict[str, Any] = {}
-    for ls in doc.layers:
-        for t, _ in ls.tops:
-            last_writer[t] = ls
+    last_writer: dict[str, Any] | None = None
     first = result.get("first_divergence")
     out: list[LayerNote] = []
     seen = set()
     for row in rows:
-        if not isinstance(row, Mapping):
+        if not isinstance(row, dict):
+            continue
+        status = str(row.get("status") or "")
+        if only_flagged and status not in BELOW:
             continue
         name = row.get("name")
         ls = by_name.get(name) if isinstance(name, str) else None
         if ls is None and isinstance(row.get("blob"), str):
+            if last_writer is None:
+                last_writer = {top: layer for layer in doc.layers for top, _ in layer.tops}
             ls = last_writer.get(row["blob"])
         if ls is None or ls.index in seen:
             continue
         cos = row.get("cosine")
-        if not isinstance(cos, (int, float)) or isinstance(cos, bool) or math.isnan(float(cos)):
+        if type(cos) not in (int, float) or math.isnan(cos):
             continue
         seen.add(ls.index)
         cos = float(cos)
-        status = str(row.get("status") or "")
         msg = None
         sev = Severity.INFO
         if status in BELOW:

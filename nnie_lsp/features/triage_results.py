@@ -19,6 +19,7 @@ A run's findings point at the cfg and the prototxt *as the run read them* (the s
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -29,7 +30,6 @@ from ..cfg.reader import parse_cfg
 from ..diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
 from ..project import cached_prototxt
 from ..text import LineIndex, Position, Range
-from ..triage.store import text_digest
 from .triage import finding_diagnostics
 
 #: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
@@ -102,10 +102,14 @@ _MAPS: OrderedDict[tuple[str, str], LineMap] = OrderedDict()
 _MAPS_KEPT = 16
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 def line_map(old: str, new: str) -> LineMap:
     """The LineMap of two texts (cached by their digests: diagnostics, lenses and actions of one
     state share one diff)."""
-    key = (text_digest(old), text_digest(new))
+    key = (_digest(old), _digest(new))
     hit = _MAPS.get(key)
     if hit is None:
         hit = _MAPS[key] = LineMap(old, new)

@@ -28,14 +28,48 @@ from ..features import triage as triage_features
 from ..features import triage_results as result_features
 from ..project import cached_prototxt
 from ..text import read_text
-from ..triage import store
 from .convert import TRIAGE_SOURCE, fix_data, merge_fix_data, to_lsp_diagnostic
 
 if TYPE_CHECKING:
+    from ..triage.store import StoredTriage
     from .server import NnieLanguageServer
 
 #: Dump folders are stamped again at most this often (a big mapper_quant/ holds thousands of files).
 FOLDER_CHECK_SECONDS = 2.0
+
+
+def _store():
+    """nnie_lsp.triage.store, imported when first needed: the triage package pulls in numpy, which
+    the server's start-up does without."""
+    from ..triage import store
+    return store
+
+
+#: The store's folder name, as nnie_lsp.triage.layout spells it (checked by a test; importing the
+#: layout module would import the whole triage package).
+STORE_DIR = ".nnie-triage"
+
+
+def _read_records(folders: list[str]) -> list[tuple[StoredTriage | None, str]]:
+    """(record, "") or (None, why) for each record in the folders' store (in a worker thread)."""
+    store = _store()
+    out = []
+    for folder in folders:
+        for path in store.records_in(os.path.join(folder, store.TRIAGE_STORE_DIR)):
+            out.append(_read(store, path))
+    return out
+
+
+def _scan_records(root: str) -> list[tuple[StoredTriage | None, str]]:
+    store = _store()
+    return [_read(store, path) for path in store.scan(root)]
+
+
+def _read(store, path: str) -> tuple[StoredTriage | None, str]:
+    try:
+        return store.load(path), ""
+    except store.StoreError as exc:
+        return None, str(exc)
 
 
 def _stat(path: str) -> tuple[int, int] | None:
@@ -48,7 +82,7 @@ def _stat(path: str) -> tuple[int, int] | None:
 
 @dataclass
 class Entry:
-    record: store.StoredTriage
+    record: StoredTriage
     sequence: int                                   # later runs and loads win
     folder_roles: list[str] = field(default_factory=list)
     folder_checked: float = 0.0
@@ -78,7 +112,7 @@ class TriageResults:
         self._views: dict[str, tuple[tuple, View]] = {}
 
     # ---------------------------------------------------------------- records
-    def add(self, record: store.StoredTriage) -> Entry:
+    def add(self, record: StoredTriage) -> Entry:
         entry = Entry(record, next(self._sequence), folder_checked=time.monotonic())
         self.entries[os.path.abspath(record.owner)] = entry
         return entry
@@ -91,42 +125,59 @@ class TriageResults:
         hits = [e for e in self.entries.values() if path in (e.record.owner, e.record.cfg, e.record.prototxt)]
         return max(hits, key=lambda e: e.sequence) if hits else None
 
-    def load(self, json_path: str) -> Entry | None:
-        try:
-            record = store.load(json_path)
-        except store.StoreError as exc:
-            self.ls.log(i18n.t("triage.store_unreadable", self.ls.lang, error=str(exc)), lsp.MessageType.Warning)
-            return None
+    def _accept(self, record: StoredTriage) -> Entry:
+        """A record read from disk, unless a newer one of the same owner is already here."""
         current = self.entries.get(os.path.abspath(record.owner))
         if current is not None and current.record.saved_at >= record.saved_at:
             return current
         return self.add(record)
 
+    def _accept_all(self, loaded: list) -> int:
+        accepted = 0
+        for record, error in loaded:
+            if record is None:
+                self.ls.log(i18n.t("triage.store_unreadable", self.ls.lang, error=error), lsp.MessageType.Warning)
+            else:
+                self._accept(record)
+                accepted += 1
+        return accepted
+
     def load_folder(self, folder: str) -> list[Entry]:
-        """The results stored in `folder`/.nnie-triage (read once per folder)."""
+        """The results stored in `folder`/.nnie-triage, read now (read once per folder)."""
         folder = os.path.abspath(folder)
         if folder in self._loaded_folders:
             return []
         self._loaded_folders.add(folder)
-        entries = [self.load(path) for path in store.records_in(os.path.join(folder, store.TRIAGE_STORE_DIR))]
-        return [e for e in entries if e is not None]
+        before = set(self.entries)
+        self._accept_all(_read_records([folder]))
+        return [e for owner, e in self.entries.items() if owner not in before]
+
+    async def load_beside(self, folder: str) -> None:
+        """The results stored in `folder`/.nnie-triage, read off the event loop, then shown."""
+        folder = os.path.abspath(folder)
+        if folder in self._loaded_folders or not os.path.isdir(os.path.join(folder, STORE_DIR)):
+            return
+        self._loaded_folders.add(folder)
+        loaded = await self.ls.scheduler.run_aux(_read_records, [folder])
+        if self._accept_all(loaded):
+            self.show_everywhere()
 
     async def load_workspace(self, root: str | None) -> None:
         """Every stored result under the workspace root (off the event loop), then show them."""
         if not root:
             return
-        paths = await self.ls.scheduler.run_aux(store.scan, root)
-        loaded = 0
-        for path in paths:
-            self._loaded_folders.add(os.path.dirname(os.path.dirname(path)))
-            loaded += self.load(path) is not None
-        if loaded:
-            self.ls.log(f"loaded {loaded} stored triage result(s) under {root}")
+        loaded = await self.ls.scheduler.run_aux(_scan_records, root)
+        for record, _error in loaded:
+            if record is not None:
+                self._loaded_folders.add(os.path.dirname(record.owner))
+        accepted = self._accept_all(loaded)
+        if accepted:
+            self.ls.log(f"loaded {accepted} stored triage result(s) under {root}")
             self.show_everywhere()
 
     def remove(self, entry: Entry) -> list[str]:
         self.entries.pop(os.path.abspath(entry.record.owner), None)
-        return store.clear(entry.record)
+        return _store().clear(entry.record)
 
     # ---------------------------------------------------------------- texts and staleness
     def current_text(self, path: str) -> str | None:
@@ -154,6 +205,7 @@ class TriageResults:
         return self.ls.documents.text(uri)[0] if uri is not None else None
 
     def stale_roles(self, entry: Entry) -> list[str]:
+        store = _store()
         roles = store.changed_inputs(entry.record, self._editor_text, check_folders=False)
         now = time.monotonic()
         if now - entry.folder_checked >= FOLDER_CHECK_SECONDS:
@@ -162,7 +214,7 @@ class TriageResults:
             entry.folder_checked = now
         return roles + entry.folder_roles
 
-    def _run_texts(self, record: store.StoredTriage) -> dict[str, str]:
+    def _run_texts(self, record: StoredTriage) -> dict[str, str]:
         texts = {}
         for role, path in (("cfg", record.cfg), ("prototxt", record.prototxt)):
             if path and role in record.texts:
@@ -219,7 +271,7 @@ class TriageResults:
         if self._annotated.get(uri) == reflects and self.ls.diagnostics.get(TRIAGE_SOURCE, uri) is not None:
             return
         _overlay, versions = self.ls.documents.overlay()
-        lines = self.ls.documents.line_index_for_path
+        lines = self._lines()
         extra = {"stale": view.stale, "cfg": entry.record.cfg, "owner": entry.record.owner}
         items = [to_lsp_diagnostic(d, lines, encoder, versions, source=TRIAGE_SOURCE,
                                    extra={**extra, **dict(d.data)})
@@ -234,7 +286,7 @@ class TriageResults:
         encoder = self.ls.encoder()
         note = result_features.stale_note(view.stale_reasons, self.ls.lang)
         items = []
-        for layer_note in triage_features.annotations(entry.record.result, doc, self.ls.lang):
+        for layer_note in triage_features.annotations(entry.record.result, doc, self.ls.lang, only_flagged=True):
             if layer_note.message is None:
                 continue
             items.append(lsp.Diagnostic(
@@ -242,6 +294,16 @@ class TriageResults:
                 severity=lsp.DiagnosticSeverity(int(layer_note.severity)), source=TRIAGE_SOURCE, code="triage",
                 data={"layer": layer_note.layer, "stale": view.stale, "owner": entry.record.owner}))
         return items
+
+    def _lines(self):
+        """Line indexes by path for one conversion (a big prototxt is indexed once, not per finding)."""
+        cache: dict[str, object] = {}
+
+        def lines(path: str):
+            if path not in cache:
+                cache[path] = self.ls.documents.line_index_for_path(path)
+            return cache[path]
+        return lines
 
     def forget(self, uri: str) -> None:
         self._annotated.pop(uri, None)
@@ -270,7 +332,7 @@ class TriageResults:
         if view.stale:
             return None, 0, [i18n.t("triage.no_fixes", self.ls.lang)]
         _overlay, versions = self.ls.documents.overlay()
-        lines = self.ls.documents.line_index_for_path
+        lines = self._lines()
         encoder = self.ls.encoder()
         chosen, left_out = [], []
         for _diagnostic, fix in result_features.fix_all(view.placed.diagnostics):

@@ -25,15 +25,16 @@ from ..lint import project_for_file
 from ..project import DiskProvider
 from ..settings import LintSettings
 from ..text import read_text
-from ..triage import store
-from ..triage.discovery import EMULATED_16BIT_DIR, DiscoveryError, complete_inputs, discover
-from ..triage.layout import CAFFE_OUTPUT_DIR, EMULATED_DIR
 from .jobs import Busy, run_job
 from .protocol import request_failed
 from .triage_results import TriageResults
 
 if TYPE_CHECKING:
+    from ..triage.store import StoredTriage
     from .server import NnieLanguageServer
+
+# nnie_lsp.triage (store, discovery) is imported inside the commands: the package pulls in numpy,
+# which the server's start-up does without.
 
 ROLES = ("reference", "sim", "sim16", "dot")
 
@@ -90,11 +91,14 @@ class TriageRunner:
         if cfg is None:
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.discoverTriageInputs",
                                               error="give a cfg, or a prototxt a cfg beside it names"))
+        from ..triage.discovery import discover
         return discover(cfg, reader=self.read).to_json()
 
     # ---------------------------------------------------------------- nnie.triage
     async def run(self, args: Sequence) -> dict:
         """Run one triage; the compare JSON plus the ``editor`` object."""
+        from ..triage import store
+        from ..triage.discovery import DiscoveryError, complete_inputs
         lang = self.ls.lang
         try:
             targs = triage_features.TriageArgs.parse(list(args), self.ls.root)
@@ -149,7 +153,8 @@ class TriageRunner:
         self.results.show_everywhere()
         return self.results.result_with_editor(entry, text_report)
 
-    def _save(self, record: store.StoredTriage, html: str | None, text_report: str | None) -> None:
+    def _save(self, record: StoredTriage, html: str | None, text_report: str | None) -> None:
+        from ..triage import store
         try:
             if html and os.path.exists(html):
                 os.replace(html, record.paths.html)
@@ -163,6 +168,8 @@ class TriageRunner:
     # ---------------------------------------------------------------- nnie.reference / nnie.emulate
     async def run_tool(self, kind: str, args: Sequence) -> dict:
         """``nnie-triage reference`` or ``emulate`` for a cfg; the folder written and what the tool said."""
+        from ..triage.discovery import EMULATED_16BIT_DIR, discover
+        from ..triage.layout import CAFFE_OUTPUT_DIR, EMULATED_DIR
         lang = self.ls.lang
         command_name = f"nnie.{kind}"
         values = self.arguments(command_name, args,

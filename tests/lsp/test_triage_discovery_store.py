@@ -248,3 +248,10 @@ def test_every_rule_link_opens_rules_md_at_its_heading():
         lines = Path(document.removeprefix("file://")).read_text(encoding="utf-8").split("\n")
         assert lines[int(line) - 1].startswith(f"## {code} ("), code
         assert lines[int(line) - 2] == f'<a id="{code.lower()}"></a>', code
+
+
+def test_the_server_spells_the_store_folder_as_the_layout_does():
+    from nnie_lsp.server import triage_results as server_results
+    from nnie_lsp.triage.layout import TRIAGE_STORE_DIR
+
+    assert server_results.STORE_DIR == TRIAGE_STORE_DIR

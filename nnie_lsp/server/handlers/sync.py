@@ -21,8 +21,7 @@ def did_open(ls: NnieLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
     record = ls.documents.track(item.uri, item.language_id, item.text)
     if record is None:
         return
-    if ls.triage.results.load_folder(os.path.dirname(record.path)):   # results stored beside it
-        ls.triage.results.show_everywhere()
+    asyncio.ensure_future(ls.triage.results.load_beside(os.path.dirname(record.path)))   # results stored beside it
     if not ls.pull:
         ls.scheduler.schedule(item.uri, 0.0, related=True, force=True)
     elif len(ls.documents) > 1:
