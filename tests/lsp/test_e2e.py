@@ -272,3 +272,31 @@ async def test_malformed_request_gets_error_and_server_survives(client, project)
         text_document=lsp.TextDocumentIdentifier(uri=uri),
         position=lsp.Position(line=concat, character=text.split("\n")[concat].index("Concat"))))
     assert "Concat" in h.contents.value
+
+
+async def test_alternative_fixes_are_extra_quick_fixes_never_in_fix_all(client, tmp_path):
+    """NN106: the safe fix writes the default 1/256; the 1/255 alternative is offered too, unsafe,
+    and source.fixAll takes only the safe one."""
+    from .conftest import REPO
+    model = REPO / "examples" / "triage" / "model"
+    cfg = tmp_path / "net.cfg"
+    cfg.write_text(f"[prototxt_file] {model / 'det1.prototxt'}\n[caffemodel_file] {model / 'det1.caffemodel'}\n"
+                   "[net_type] 0\n[image_list] ./images.txt\n[image_type] 1\n[norm_type] 3\n[mean_file] null\n")
+    (tmp_path / "images.txt").write_text(str(REPO / "examples" / "triage" / "test1.jpg") + "\n")
+    await start_session(client, client.preset)
+    uri = client.open(cfg, "nnie-cfg")
+    items = await client.diagnostics_for(uri, predicate=lambda ds: "NN106" in codes(ds))
+    nn106 = next(d for d in items if d.code == "NN106")
+    assert len(nn106.data["alternatives"]) == 1
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=nn106.range,
+        context=lsp.CodeActionContext(diagnostics=[nn106], only=[lsp.CodeActionKind.QuickFix])))
+    fixes = [a for a in actions if a.edit is not None and not a.title.startswith("Disable")]
+    assert [a.title.split(" (NN106)")[0] for a in fixes] == ["Write the default explicitly: [data_scale] 0.00390625",
+                                                            "Set [data_scale] 0.0039215686 (1/255, if the net was trained with x/255)"]
+    assert fixes[0].is_preferred and not fixes[1].is_preferred and fixes[1].title.endswith("(unsafe: review the change)")
+    fix_all = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=nn106.range,
+        context=lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.nnie"])))
+    new_texts = [e.new_text for a in fix_all for edits in a.edit.changes.values() for e in edits]
+    assert any("0.00390625" in t for t in new_texts) and not any("0.0039215686" in t for t in new_texts)
