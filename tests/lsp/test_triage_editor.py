@@ -124,7 +124,13 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
                 if a.kind == "source.nnieTriage.applyAll"]
     apply_all = await actions(client, proto_uri, [], ["source.nnieTriage.applyAll"])
     assert [a.title for a in apply_all] == ["Apply all triage fixes (1)"]
-    assert client.apply_workspace_edit(apply_all[0].edit)
+    assert set(apply_all[0].edit.changes) == {cfg_uri, proto_uri}
+    # the cfg's lens offers the same, through workspace/applyEdit (the notification's button too)
+    top = await lenses(client, cfg_uri)
+    assert top[0].command.title.startswith("NNIE triage: Case 2") and "next: step 3" in top[0].command.title
+    assert top[1].command.title == "Apply triage fixes (1)" and top[1].command.command == "nnie.applyTriageFixes"
+    applied = await execute(client, top[1].command.command, top[1].command.arguments[0])
+    assert applied == {"applied": True, "fixes": 1, "skipped": [], "failure": None}
     text = client.texts[proto_uri]
     assert {'name: "conv1_hp"', 'name: "conv4-1_hp"', 'name: "conv4-2_hp"'} <= {line.strip() for line in text.split("\n")}
     assert '"conv2_hp"' not in text and 'top: "conv1"' in text
@@ -133,6 +139,8 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
     stale = await client.diagnostics_for(cfg_uri, predicate=lambda ds: any("stale" in d.message for d in triage_items(ds)))
     assert "the prototxt changed after the run" in triage_items(stale, "T207")[0].message
     assert await actions(client, proto_uri, [], ["source.nnieTriage.applyAll"]) == []
+    again = await execute(client, "nnie.applyTriageFixes", {"prototxt": str(proto)})
+    assert again["applied"] is False and "stale" in again["skipped"][0]
 
 
 async def test_results_persist_across_a_restart_and_go_stale(client, triage_copy):
