@@ -4,8 +4,11 @@
 //   2. check the notification holds the case and the first divergence, and offers Open Report and
 //      Apply Fixes; "Show Output" shows the text report (not JSON);
 //   3. apply the RGB_order fix (T102) from the Problems panel and check the cfg text;
-//   4. open the HTML report from the code lens and check the webview shows it;
-//   5. with NNIE_E2E_SLOW_MARKER (run.sh sets the server's NNIE_LSP_TRIAGE_CMD to slow_triage.py):
+//   4. open the HTML report from the code lens and check the webview shows it; the finding's
+//      code link (T102) opens rules.md at that rule, not at the top;
+//   5. on quant_noise/sim.cfg: the picker shows the 16-bit run found beside it, the notification
+//      says case 2, and its "Apply Fixes" button applies the _hp plan ([compile_mode] 2);
+//   6. with NNIE_E2E_SLOW_MARKER (run.sh sets the server's NNIE_LSP_TRIAGE_CMD to slow_triage.py):
 //      run again, press Cancel on the progress notification, check the nnie-triage process ended.
 // Every step saves a screenshot. Environment: NNIE_E2E_TRIAGE_CFG (default channel_swap/sim.cfg).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ const CFG_QUERY = process.env.NNIE_E2E_TRIAGE_CFG ?? 'channel_swap/sim.cfg';
 async function quickOpenPath(page, h, query) {
   const parts = query.split('/');
   const name = parts[parts.length - 1];
+  const dir = parts.slice(0, -1).join('/');
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 10000 });
@@ -25,8 +29,10 @@ async function quickOpenPath(page, h, query) {
     `a quick-open row for ${query}`,
     async () => {
       for (let i = 0; i < (await rows.count()); i++) {
+        // label and description run together in innerText ("sim.cfgtriage/quant_noise"); a deeper
+        // folder (quant_noise/compile_mode1) is not the one asked for
         const text = h.norm(await rows.nth(i).innerText());
-        if (parts.every((p) => text.includes(p))) return i + 1;
+        if (text.includes(name) && (!dir || (text.includes(dir) && !text.includes(`${dir}/`)))) return i + 1;
       }
       return 0;
     },
@@ -162,7 +168,51 @@ export async function triageScenario(page, h) {
   if (!/case 1|Case 1/.test(shown.body)) fail('the report in the webview does not hold the case');
   await screenshot(page, 'triage-report-webview');
 
-  // 5. cancel: the progress notification's Cancel ends the nnie-triage process
+  // 4b. the code link of the T102 problem opens rules.md at the rule's heading
+  const link = page.locator('.markers-panel .monaco-list-row', { hasText: 'T102' }).first().locator('a', { hasText: 'T102' }).first();
+  await link.waitFor({ state: 'visible', timeout: 10000 });
+  await link.click();
+  await waitFor('rules.md in an editor', async () => (await page.locator('.tabs-container .tab.active', { hasText: 'rules.md' }).count()) > 0, 20000);
+  const atRule = await waitFor('the T102 heading on screen', async () => {
+    const text = await editorText(page);
+    return /T102/.test(text) ? text : undefined;
+  }, 10000);
+  const cursor = norm(await page.locator('#status\\.editor\\.selection').first().innerText().catch(() => ''));
+  log(`code link opened rules.md at ${cursor}: ${atRule.split('\n').find((l) => l.includes('T102'))}`);
+  if (/Ln 1,/.test(cursor)) fail('the code link opened rules.md at the top');
+  await screenshot(page, 'triage-code-link');
+
+  // 5. case 2 with the 16-bit run found beside the cfg; "Apply Fixes" from the notification
+  await quickOpenPath(page, h, 'quant_noise/sim.cfg');
+  await runCommand(page, 'NNIE: Run Accuracy Triage…');
+  const rows2 = await waitFor('the triage inputs picker (quant_noise)', async () => {
+    const r = await quickPickRows(page, h);
+    return r.some((t) => /Run triage/.test(t)) && r.some((t) => /16-bit run \(compile_mode 1\)/.test(t)) ? r : undefined;
+  }, 30000);
+  const sim16 = rows2.find((r) => /16-bit run \(compile_mode 1\)/.test(r)) ?? '';
+  log(`quant_noise picker, 16-bit row: ${sim16}`);
+  if (!/compile_mode1\/mapper_quant\//.test(sim16) || !/found/.test(sim16)) fail(`the 16-bit run beside quant_noise/sim.cfg is not shown as found: ${sim16}`);
+  await screenshot(page, 'triage-picker-16bit');
+  await page.keyboard.press('Enter');
+  const message2 = await waitFor('the case-2 notification', async () => {
+    for (const n of await notifications(page)) {
+      if (/NNIE triage:/.test(n) && /Show Output/.test(n) && /case 2/i.test(n)) return n;
+      if (/NNIE triage failed/.test(n)) fail(n);
+    }
+    return undefined;
+  }, 120000);
+  log(`case-2 notification: ${message2}`);
+  if (!/16-bit/.test(message2)) fail(`the case-2 notification does not say the 16-bit run confirmed it: ${message2}`);
+  const applyLabel = /Apply Fixes \(\d+\)/.exec(message2)?.[0];
+  if (!applyLabel) fail(`the case-2 notification offers no Apply Fixes: ${message2}`);
+  const toast2 = page.locator('.notifications-toasts .notification-list-item', { hasText: 'case 2' }).filter({ hasText: 'Show Output' }).first();
+  await clickNotificationButton(page, h, toast2, applyLabel);
+  await waitFor('[compile_mode] 2 in quant_noise/sim.cfg', async () => /\[compile_mode\] 2/.test(await editorText(page)), 20000);
+  const applied = await waitFor('the "applied" message', async () => (await notifications(page)).find((n) => /applied \d+ triage fix/.test(n)), 15000);
+  log(`Apply Fixes: ${applied}`);
+  await screenshot(page, 'triage-applied-hp-plan');
+
+  // 6. cancel: the progress notification's Cancel ends the nnie-triage process
   const marker = process.env.NNIE_E2E_SLOW_MARKER;
   if (!marker) {
     log('cancel step skipped (NNIE_E2E_SLOW_MARKER not set)');

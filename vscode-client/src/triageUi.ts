@@ -77,8 +77,10 @@ export class TriageUi implements vscode.Disposable {
       return result;
     }
     if (command === SERVER_COMMANDS.applyFixes) {
-      const result = await next(command, args);
-      this.announceApplied(result);
+      const result = await this.guard('NNIE: applying the triage fixes', () => Promise.resolve(next(command, args)));
+      if (result !== undefined) {
+        this.announceApplied(result);
+      }
       return result;
     }
     return next(command, args);
@@ -311,12 +313,13 @@ export class TriageUi implements vscode.Disposable {
 
   private announceApplied(raw: unknown): void {
     const result = (raw ?? {}) as { applied?: boolean; fixes?: number; skipped?: unknown[] };
-    const skipped = Array.isArray(result.skipped) ? result.skipped.length : 0;
+    const skipped = Array.isArray(result.skipped) ? result.skipped.map((s) => (typeof s === 'string' ? s : JSON.stringify(s))) : [];
+    const why = skipped.length ? ` (left out: ${skipped.join('; ')})` : '';
     const message = result.applied
-      ? `NNIE: applied ${result.fixes ?? 0} triage fix(es)${skipped ? `, ${skipped} left out` : ''} — review the changes, save, and run the mapper again.`
-      : `NNIE: no triage fix applied${skipped ? ` (${skipped} left out)` : ''}.`;
-    this.mgr.log(`${message}${skipped ? ` Left out: ${JSON.stringify(result.skipped)}` : ''}`);
-    void vscode.window.showInformationMessage(message);
+      ? `NNIE: applied ${result.fixes ?? 0} triage fix(es)${why} — review the changes, save, and run the mapper again.`
+      : `NNIE: no triage fix applied${why}.`;
+    this.mgr.log(message);
+    void (result.applied ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
   }
 
   async applyFixes(target: Target): Promise<void> {
