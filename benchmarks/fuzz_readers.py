@@ -9,6 +9,7 @@ takes) -> the reader, then the invariants the lint relies on:
 
 - the reader returns (never raises: ``parse_cfg`` / ``parse_prototxt`` promise it);
 - every range it reports (entries, comments, errors, nodes, layers) lies inside the document;
+- the cfg's typed reading (``MapperConfig``: values, duplicates, groups per input) builds;
 - the prototxt reader reports no "internal error" and only NN010/NN011/NN012; its graph builds;
 - reading the same text twice gives the same result.
 
@@ -59,7 +60,7 @@ def _inside(index, rng, what: str) -> None:
         raise AssertionError(f"{what}: range ends before it starts")
 
 
-def check_cfg(data: bytes, parse_cfg, decode) -> None:
+def check_cfg(data: bytes, parse_cfg, decode, model=None, sniff=None) -> None:
     text = decode(data).text
     doc = parse_cfg(text)
     index = doc.line_index
@@ -80,6 +81,14 @@ def check_cfg(data: bytes, parse_cfg, decode) -> None:
     again = parse_cfg(text)
     if (again.entries, again.comments, again.errors) != (doc.entries, doc.comments, doc.errors):
         raise AssertionError("two readings of one text differ")
+    if model is not None:  # the typed reading every rule starts from: values, groups per input
+        config = model(doc)
+        config.checks, config.duplicates, config.groups, config.unknown_entries, config.foreign_entries  # noqa: B018
+        config.missing_required(), config.per_input_mismatches()
+        for k in range(config.input_count + 1):
+            config.group(k)
+    if sniff is not None:
+        sniff(text)
 
 
 def check_prototxt(data: bytes, parse_prototxt, build_graph, decode) -> None:
@@ -165,14 +174,15 @@ def child(reader: str, seconds: int, workdir: Path) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["nnie_lsp", "lark"] if reader == "cfg" else ["nnie_lsp"]):
-        from nnie_lsp.cfg.reader import parse_cfg
+        from nnie_lsp.cfg.model import MapperConfig
+        from nnie_lsp.cfg.reader import looks_like_mapper_cfg, parse_cfg
         from nnie_lsp.prototxt.graph import build_graph
         from nnie_lsp.prototxt.reader import parse_prototxt
         from nnie_lsp.text import decode
 
     if reader == "cfg":
         def one(data: bytes) -> None:
-            check_cfg(data, parse_cfg, decode)
+            check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
     else:
         def one(data: bytes) -> None:
             check_prototxt(data, parse_prototxt, build_graph, decode)
@@ -237,7 +247,8 @@ def _mutate(data: bytes, rnd: random.Random, pool: list[bytes]) -> bytes:
 
 
 def fallback(reader: str, seconds: int, workdir: Path) -> dict:
-    from nnie_lsp.cfg.reader import parse_cfg
+    from nnie_lsp.cfg.model import MapperConfig
+    from nnie_lsp.cfg.reader import looks_like_mapper_cfg, parse_cfg
     from nnie_lsp.prototxt.graph import build_graph
     from nnie_lsp.prototxt.reader import parse_prototxt
     from nnie_lsp.text import decode
@@ -252,7 +263,7 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
         runs += 1
         try:
             if reader == "cfg":
-                check_cfg(data, parse_cfg, decode)
+                check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
             else:
                 check_prototxt(data, parse_prototxt, build_graph, decode)
         except Exception as exc:  # noqa: BLE001 - a finding
