@@ -7,5 +7,8 @@ tests call them directly.
 - :mod:`.navigation`: definition, references, rename, symbols, links, folding;
 - :mod:`.actions`: quick-fix titles, "disable for this line", fix-all (the server carries each
   fix's edits ready for the editor in ``Diagnostic.data``);
-- :mod:`.triage`: nnie-triage JSON -> per-layer diagnostics and inlay hints.
+- :mod:`.triage`: nnie-triage JSON -> per-layer diagnostics and inlay hints, the editor commands'
+  argument objects;
+- :mod:`.triage_results`: a stored triage result on the current texts (findings and fixes carried
+  over, "apply all" choice, the words of the lens and the notification).
 """
