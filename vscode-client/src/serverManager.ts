@@ -141,6 +141,7 @@ export class ServerManager implements vscode.Disposable {
   private wanted = false;
   private readonly disposables: vscode.Disposable[] = [];
   private warnedTriage = false;
+  private progressRegistration: vscode.Disposable | undefined;
 
   private readonly trace: TraceChannel;
 
@@ -395,13 +396,27 @@ export class ServerManager implements vscode.Disposable {
     );
     try {
       await client.start();
-      this.disposables.push(showProgressAsNotifications(client));
+      this.claimProgress();
       const info = client.initializeResult?.serverInfo;
       this.log(`Server running${info ? `: ${info.name} ${info.version ?? ''}` : ''}.`);
     } catch (e) {
       const message = `NNIE: the language server failed to start (${describeCommand(cmd)}): ${e instanceof Error ? e.message : String(e)}`;
       this.fail(message);
     }
+  }
+
+  /**
+   * (Re)installs the notification progress handler on the running client. vscode-languageclient
+   * installs its own handler again whenever it restarts the server by itself (after a crash), so
+   * the triage UI calls this before each request that shows progress.
+   */
+  claimProgress(): void {
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      return;
+    }
+    this.progressRegistration?.dispose();
+    this.progressRegistration = showProgressAsNotifications(client);
   }
 
   private async doStop(): Promise<void> {
@@ -427,6 +442,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.progressRegistration?.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

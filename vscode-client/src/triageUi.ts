@@ -70,6 +70,7 @@ export class TriageUi implements vscode.Disposable {
       return { shown: await this.reports.open(arg.html) };
     }
     if (command === SERVER_COMMANDS.triage) {
+      this.mgr.claimProgress();
       const result = await this.guard('NNIE triage', () => Promise.resolve(next(command, args)));
       if (result !== undefined) {
         this.showResult(result);
@@ -94,6 +95,7 @@ export class TriageUi implements vscode.Disposable {
       throw new Error(`this nnie-lsp server does not provide "${command}" (it offers: ${advertised.join(', ') || 'no commands'}); the extension's bundled server does`);
     }
     this.mgr.log(`${command} ${JSON.stringify(args)}`);
+    this.mgr.claimProgress();
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
   }
 
