@@ -104,6 +104,11 @@ class TriageRunner:
             targs = triage_features.TriageArgs.parse(list(args), self.ls.root)
         except triage_features.TriageArgsError as exc:
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", lang, command="nnie.triage", error=str(exc))) from None
+        for key in ("cfg", "prototxt"):
+            path = getattr(targs, key)
+            if path and not os.path.isfile(path):
+                raise JsonRpcInvalidParams(i18n.t("triage.bad_args", lang, command="nnie.triage",
+                                                  error=f"{key}: {path} does not exist"))
         cfg = targs.cfg or (self.cfg_of_prototxt(targs.prototxt) if targs.prototxt else None)
         try:
             found = complete_inputs(cfg, reference=targs.reference, sim=targs.sim, sim16=targs.sim16, dot=targs.dot,

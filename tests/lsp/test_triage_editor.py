@@ -201,6 +201,9 @@ async def test_discovery_errors_and_job_commands(client, triage_copy):
     with pytest.raises(JsonRpcException) as error:
         await execute(client, "nnie.triage", {"cfg": str(project / "sim.cfg"), "sim_16bit": "x"})
     assert "unknown key(s) sim_16bit" in str(error.value)
+    with pytest.raises(JsonRpcException) as error:
+        await execute(client, "nnie.triage", {"cfg": str(project / "nope.cfg")})
+    assert f"cfg: {project / 'nope.cfg'} does not exist" in str(error.value)
     # emulate writes beside the cfg, refuses to write over files, reference the same
     done = await execute(client, "nnie.emulate", {"cfg": str(project / "sim.cfg")})
     assert done["out"] == str(project / "mapper_quant_emulated") and done["files"] >= 8
