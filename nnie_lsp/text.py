@@ -91,9 +91,14 @@ class LineIndex:
         return self.text[self._starts[line]:self.line_end(line)]
 
     def position(self, offset: int) -> Position:
+        """The position of an offset; an offset past the line's content (inside its ``\r\n``, or
+        after a ``\r`` that ends the text) is the end of the content: ranges never cover it."""
         offset = max(0, min(offset, len(self.text)))
         line = bisect.bisect_right(self._starts, offset) - 1
-        return Position(line, offset - self._starts[line])
+        start = self._starts[line]
+        if offset > start and self.text[offset - 1] == "\r":
+            offset = min(offset, self.line_end(line))
+        return Position(line, offset - start)
 
     def offset(self, pos: Position) -> int:
         if pos.line >= len(self._starts):

@@ -254,3 +254,33 @@ def test_limits_are_documented_and_ordered():
     assert safe_io.kind_for_path("a/b.PROTOTXT") == safe_io.PROTOTXT
     assert safe_io.kind_for_path("mapper_debug.log") == safe_io.LOG
     assert safe_io.kind_for_path("list.txt") == safe_io.FILE
+
+
+@needs_fifo
+def test_mapper_output_beside_the_cfg_as_fifos(tmp_path):
+    """mapper_debug.log, mapper_error.log and cnn_net_tree.dot beside the cfg are read without
+    being asked for: as FIFOs they are left out, the lint goes on."""
+    for name in ("mapper_debug.log", "mapper_error.log", "cnn_net_tree.dot"):
+        os.mkfifo(tmp_path / name)
+    cfg = _project(tmp_path)
+    project = _finishes(lambda: load_project(cfg_path=str(cfg)))
+    assert project.prototxt is not None and project.mapper_logs == () and project.net_tree is None
+    run = _lint_cli(str(cfg), str(tmp_path / "mapper_debug.log"), cwd=tmp_path)
+    assert "mapper_debug.log: not linted: a FIFO" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):
+    log = tmp_path / "console.log"
+    with open(log, "wb") as handle:
+        handle.truncate(safe_io.LIMITS[safe_io.LOG] + (1 << 20))
+    (tmp_path / "ok.prototxt").write_text(PROTOTXT, encoding="utf-8")
+    run = _lint_cli("--mapper-log", str(log), "ok.prototxt", cwd=tmp_path)
+    assert run.returncode == 2
+    assert "--mapper-log " + str(log) + ": 65.0 MiB, more than the 64.0 MiB nnie-lsp reads from a mapper log" in run.stderr
+    dump = tmp_path / "conv1_output0_1_2_2_caffe.linear.float"
+    dump.write_text("1.0\n" * 40, encoding="ascii")
+    monkeypatch.setitem(safe_io.LIMITS, safe_io.DUMP, 100)
+    with pytest.raises(safe_io.FileReadError, match="160 bytes, more than the 100 bytes nnie-lsp reads from a dump"):
+        read_text_floats(str(dump))
+    monkeypatch.setitem(safe_io.LIMITS, safe_io.DUMP, 160)
+    assert read_text_floats(str(dump)).size == 40

@@ -39,7 +39,8 @@ CFG_SEEDS = [b"".join(line for line in cfg.splitlines(keepends=True) if not line
              for cfg in CFGS]
 # every rule, NN303 (off by default) too: the most findings and fixes
 ALL_RULES = settings_from_mapping({"extend_select": ["NN303"]})
-PROPERTY = settings(max_examples=30, deadline=None,
+# NNIE_PROPERTY_EXAMPLES=2000 for a deep run
+PROPERTY = settings(max_examples=int(os.environ.get("NNIE_PROPERTY_EXAMPLES", "50")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -16,11 +16,12 @@ documented contract) and nothing else; the dump-name parser never raises.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from nnie_lsp.cfg import reader as cfg_reader
@@ -86,7 +87,9 @@ def any_bytes(seeds: list[bytes]):
     return st.binary(max_size=300) | mutated(seeds)
 
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# NNIE_PROPERTY_EXAMPLES=5000 for a deep run (the suite keeps 120: a few seconds per reader)
+EXAMPLES = int(os.environ.get("NNIE_PROPERTY_EXAMPLES", "120"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _inside(rng: Range | None, index: LineIndex, what: str = "range") -> None:
@@ -135,6 +138,7 @@ def _proto_facts(doc):
 
 @SETTINGS
 @given(any_bytes(PROTOTXTS))
+@example(b"_{\r")  # found by this test: an unclosed node's range ran past a final "\r"
 def test_prototxt_reader_from_bytes(data):
     text = decode(data).text
     doc = parse_prototxt(text)
@@ -247,3 +251,23 @@ def test_dump_name_parser_never_raises(filename):
 def test_real_dump_names_are_recognised(name):
     """The seeds of the name property are real names (the property would be empty otherwise)."""
     assert parse_dump_name(name) is not None
+
+
+def test_hex_word_wider_than_64_bits_is_a_clear_error():
+    """Found by test_hex_dump_reader_from_bytes: an OverflowError from numpy, now a ValueError
+    naming the file and the word."""
+    with pytest.raises(ValueError, match=r"dump.hex: word 1 is wider than 64 bits: b'10000000000000000'"):
+        parse_hex_words(b"10000000000000000", path="dump.hex")
+    assert parse_hex_words(b"7fffffffffffffff -1\n", path="dump.hex").size == 2
+
+
+def test_offsets_inside_a_line_break_are_the_end_of_the_line():
+    """Found by test_prototxt_reader_from_bytes (``_{\r``): an offset after a ``\r`` that ends the
+    text or sits before ``\n`` is the end of the line's content, never a column past it."""
+    index = LineIndex("_{\r")
+    assert (index.position(3).line, index.position(3).character) == (0, 2)
+    crlf = LineIndex("ab\r\ncd")
+    assert (crlf.position(3).character, crlf.position(4).line) == (2, 1)
+    assert LineIndex("a\rb").position(2).character == 2  # a lone "\r" inside a line is content
+    doc = parse_prototxt("_{\r")
+    assert all(node.range.end.character <= 2 for node in doc.walk())

@@ -254,6 +254,8 @@ def parse_hex_words(data: bytes, *, frac_bits: int = FRAC_BITS, path: str = "<by
             raise ValueError(f"{path}: word {i + 1} is not hexadecimal: {tok[:40]!r}") from None
         if 0x80000000 <= v <= 0xFFFFFFFF:
             v -= 1 << 32
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError(f"{path}: word {i + 1} is wider than 64 bits: {tok[:40]!r}")
         vals[i] = v
     return vals.astype(np.float64) / scale
 
