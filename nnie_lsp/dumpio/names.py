@@ -29,6 +29,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..prototxt.layers import MARK_SUFFIXES  # the one list of name suffixes (field-facts §7.4)
+
 __all__ = [
     "DumpName",
     "FORMATS",
@@ -50,7 +52,6 @@ __all__ = [
 # tensor formats a DumpTensor can have; parse_dump_name may also answer "text-hex" (a .hex file whose
 # first line decides between mapper-quant words and text) or "skip" (a known non-tensor file)
 FORMATS = ("ruyi-caffe", "mapper-quant", "mapper-input", "inst", "npy", "npz", "bin", "text")
-MARK_SUFFIXES: tuple[str, ...] = ("_report", "_hp", "_cpu")
 
 ShapeReading = tuple[str, tuple[int, ...]]
 

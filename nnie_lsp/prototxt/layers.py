@@ -1,6 +1,7 @@
 """The layer table: one entry per Caffe layer type, with its NNIE support status.
 
-Data, not code: lint rules, hover and completion all read this table.  Every support claim
+Data, not code (slightly over 600 lines: most of it is the table itself, one entry per type):
+lint rules, hover and completion all read this table.  Every support claim
 carries the status tag and source given in ``docs/field-facts.md`` §7.2-7.5 (sources: §15):
 
 - ``[C]`` confirmed by a public source quoting the vendor guide or by real files,
@@ -516,6 +517,34 @@ def python_layer_advice(layer_class: str) -> PythonLayerAdvice | None:
     return PYTHON_LAYERS.get(layer_class.strip())
 
 _ACTIVATION_TYPES = frozenset(s.type for s in _TABLE if s.category == "activation")
+
+
+# ---------------------------------------------------------------- name suffixes (field-facts §7.4)
+
+#: on a layer name: run this layer in high precision (16-bit) under `[compile_mode] 2`
+HP_SUFFIX = "_hp"
+#: on a layer name: a user-implemented CPU layer
+CPU_SUFFIX = "_cpu"
+#: on a top (blob) name: report this intermediate output
+REPORT_SUFFIX = "_report"
+#: every suffix the mapper gives a meaning, as dump names may carry them
+MARK_SUFFIXES: tuple[str, ...] = (REPORT_SUFFIX, HP_SUFFIX, CPU_SUFFIX)
+
+
+def is_hp_layer(name: str) -> bool:
+    return name.endswith(HP_SUFFIX)
+
+
+def is_cpu_layer_name(name: str) -> bool:
+    return name.endswith(CPU_SUFFIX)
+
+
+def base_layer_name(name: str) -> str:
+    """The layer name without a `_hp` / `_cpu` suffix (the name its weights were trained under)."""
+    for suffix in (HP_SUFFIX, CPU_SUFFIX):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def permute_inserting_types() -> tuple[str, ...]:

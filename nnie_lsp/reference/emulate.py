@@ -25,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from nnie_lsp.prototxt.layers import is_cpu_layer_name, is_hp_layer
+from nnie_lsp.prototxt.layers import lookup as lookup_layer
+
 from .net import CaffeNet, LayerDef
 from .numpy_forward import run_layer
 from .codes import write_input_dumps
@@ -84,7 +87,7 @@ class SimRun:
 
 
 def _bits_for(layer: LayerDef, opts: EmulationOptions) -> int:
-    if layer.name in opts.hp_layers or layer.name.endswith("_hp"):
+    if layer.name in opts.hp_layers or is_hp_layer(layer.name):
         return 16
     return opts.bits
 
@@ -190,10 +193,9 @@ def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
 
 def _cpu_side(head: LayerDef, off_nnie: set[str]) -> str | None:
     """Why a chain does not run on the NNIE (None if it does)."""
-    from ..prototxt import layers as LT
-    if head.name.endswith("_cpu"):
+    if is_cpu_layer_name(head.name):
         return "a `_cpu` layer (user CPU code)"
-    spec = LT.lookup(head.type)
+    spec = lookup_layer(head.type)
     if spec is not None and spec.support == "cpu":
         return f"{head.type} runs on the CPU"
     if spec is not None and spec.support == "unsupported":

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from nnie_lsp.prototxt.layers import base_layer_name
+
 
 class NetLoadError(ValueError):
     """A prototxt or caffemodel could not be read; the message is meant for the user."""
@@ -147,17 +149,17 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weig
     msg = doc.message
     blobs = read_weights(caffemodel) if caffemodel is not None and weights else {}
     layers: list[LayerDef] = []
-    raw_layers = list(msg.layer) if len(msg.layer) else list(msg.layers)
-    for layer in raw_layers:
+    # the TEST net, as the mapper converts it (Caffe's include/exclude rules: prototxt/phase.py)
+    for graph_layer in graph.layers:
+        layer = graph_layer.source.param
         ltype = _layer_type(layer)
         if ltype == "Input":
             continue
-        # training-only layers never run at inference
-        if any(rule.phase == 0 and rule.HasField("phase") for rule in layer.include):
-            continue
+        # a layer renamed `conv5_hp` / `x_cpu` keeps the weights the caffemodel holds under `conv5`
+        layer_blobs = blobs.get(layer.name) or blobs.get(base_layer_name(layer.name), [])
         layers.append(LayerDef(name=layer.name, type=ltype, bottoms=list(layer.bottom),
                                tops=list(layer.top), param=layer,
-                               blobs=blobs.get(layer.name, []), index=len(layers)))
+                               blobs=layer_blobs, index=len(layers)))
     inputs = [(i.name, tuple(int(d) for d in (i.shape or ()))) for i in graph.inputs]
     if not inputs:
         raise NetLoadError(f"{ppath}: no network input (input/input_shape/input_dim or an Input layer)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Severity
 from ..fixes import deinplace_edits
-from ..prototxt import layers as LT
+from ..prototxt import layers as layer_table
 from ..text import Range
 from ._proto import layer_anchor
 from .mapper_output import INSERTED_NODE_MESSAGES, inserted_node_findings
@@ -48,7 +48,7 @@ def split_code(settings, producer_type: str, layer_type: str) -> str:
     InnerProduct, or a configured extra pair that is not an activation) or NN303 (every other
     in-place pair).  The one definition: the three rules below and nnie-triage use it."""
     extra = _pair_kind(settings, producer_type, layer_type)
-    if LT.is_activation(layer_type) and (producer_type == "Concat" or extra):
+    if layer_table.is_activation(layer_type) and (producer_type == "Concat" or extra):
         return "NN301"
     if extra or (producer_type == "InnerProduct" and layer_type in NORM_TYPES):
         return "NN302"
@@ -186,8 +186,8 @@ def nn303(project, ctx):
 
 
 @rule("NN304", "mapper-inserts-permute", Severity.INFO, step=4,
-      summary=("The mapper inserts a Permute after " + "/".join(LT.permute_inserting_types()),
-               "mapper 会在 " + "/".join(LT.permute_inserting_types()) + " 后插入 Permute"),
+      summary=("The mapper inserts a Permute after " + "/".join(layer_table.permute_inserting_types()),
+               "mapper 会在 " + "/".join(layer_table.permute_inserting_types()) + " 后插入 Permute"),
       messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
                             "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比"),
                 **INSERTED_NODE_MESSAGES})
@@ -220,7 +220,7 @@ def nn304(project, ctx):
     from_dot, covered = inserted_node_findings(project, ctx)  # what cnn_net_tree.dot shows, if read
     yield from from_dot
     for layer in g.layers:
-        spec = LT.lookup(layer.type)
+        spec = layer_table.lookup(layer.type)
         if spec is not None and spec.mapper_inserts_permute and layer.index not in covered:
             yield ctx.diag("permute", doc.path, layer.source.type_range or layer_anchor(layer.source),
                            type=layer.type, layer=layer.name)
@@ -265,7 +265,7 @@ def nn305(project, ctx):
     if g is None or doc is None:
         return
     for inp in g.inputs:
-        if inp.name.endswith("_report"):
+        if inp.name.endswith(layer_table.REPORT_SUFFIX):
             yield ctx.diag("data", doc.path, inp.range, blob=inp.name)
     writer = {i.name: None for i in g.inputs}
     for layer in g.layers:
@@ -277,20 +277,20 @@ def nn305(project, ctx):
 def _report_misuse(ctx, doc, layer, seen_before):
     """NN305 findings of one layer; `seen_before` maps blobs to their writer so far."""
     src = layer.source
-    if not layer.name.endswith("_report") and not any(t.endswith("_report") for t in layer.tops):
+    if not layer.name.endswith(layer_table.REPORT_SUFFIX) and not any(t.endswith(layer_table.REPORT_SUFFIX) for t in layer.tops):
         return  # fast path: no ranges needed
-    marked = [(b, r) for b, r in src.tops if b.endswith("_report")]
-    if layer.name.endswith("_report") and not marked:
+    marked = [(b, r) for b, r in src.tops if b.endswith(layer_table.REPORT_SUFFIX)]
+    if layer.name.endswith(layer_table.REPORT_SUFFIX) and not marked:
         yield ctx.diag("layer_name", doc.path, layer_anchor(src), layer=layer.name)
     for blob, rng in marked:
         if layer.type == "Custom":
             yield ctx.diag("custom", doc.path, rng, severity=Severity.ERROR, layer=layer.name)
-        elif layer.type == "Proposal" or layer.name.endswith("_cpu"):
+        elif layer.type == "Proposal" or layer_table.is_cpu_layer_name(layer.name):
             what = "Proposal layer" if layer.type == "Proposal" else "CPU layer"
             yield ctx.diag("cpu", doc.path, rng, what=what, layer=layer.name)
-        elif blob in layer.bottoms and LT.is_activation(layer.type) and blob not in seen_before:
+        elif blob in layer.bottoms and layer_table.is_activation(layer.type) and blob not in seen_before:
             # the activation was marked on its own: its producer writes the unmarked name
-            base = blob[: -len("_report")]
+            base = blob[: -len(layer_table.REPORT_SUFFIX)]
             prod = seen_before.get(base)
             if prod is not None:
                 yield ctx.diag("inplace", doc.path, rng, type=layer.type, layer=layer.name,

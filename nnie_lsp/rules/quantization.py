@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, rename_layer, set_cfg_value
+from ..prototxt import layers
 from ._proto import layer_anchor
 from .registry import rule
 
@@ -14,7 +15,7 @@ CONV_TYPES = ("Convolution", "Deconvolution", "DepthwiseConvolution")
 
 
 def hp_layers(graph):
-    return [l for l in graph.layers if l.name.endswith("_hp")]
+    return [l for l in graph.layers if layers.is_hp_layer(l.name)]
 
 
 def first_conv(graph):
@@ -114,7 +115,7 @@ def nn202(project, ctx):
     conv = first_conv(g)
     fix = None
     if conv is not None and conv.name:
-        fix = ctx.fix("add", [(doc.path, rename_layer(doc, conv, conv.name + "_hp"))], safe=False, layer=conv.name)
+        fix = ctx.fix("add", [(doc.path, rename_layer(doc, conv, conv.name + layers.HP_SUFFIX))], safe=False, layer=conv.name)
     import os
     yield ctx.diag("none", project.cfg.path, entry.value_range, fix=fix, net=os.path.basename(doc.path or "the prototxt"))
 
@@ -158,6 +159,6 @@ def nn203(project, ctx):
         conv_txt = ctx.text("conv", layer=conv.name)
         edits = [(project.cfg.path, set_cfg_value(entry, "2"))]
         if not hp_layers(g):
-            edits.append((doc.path, rename_layer(doc, conv, conv.name + "_hp")))
+            edits.append((doc.path, rename_layer(doc, conv, conv.name + layers.HP_SUFFIX)))
         fix = ctx.fix("switch", edits, safe=False, layer=conv.name)
     yield ctx.diag("slow", project.cfg.path, entry.value_range, fix=fix, conv=conv_txt)

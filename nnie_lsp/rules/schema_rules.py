@@ -315,7 +315,7 @@ def nn015(project, ctx):
         return
     for layer in g.layers:
         t = layer.type
-        if not t or layer.name.endswith("_cpu"):
+        if not t or layer_table.is_cpu_layer_name(layer.name):
             continue
         spec = layer_table.lookup(t)
         if spec is not None and spec.support != "unsupported":

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..prototxt.layers import HP_SUFFIX, base_layer_name
+
 _MAPPER_RE = re.compile(r"Mapper Version\s+(.+?)\s*$", re.M)
 
 
@@ -65,7 +67,7 @@ def prototxt_excerpt(text: str, layer: str) -> tuple[str, list[str], list[str]]:
     """Excerpt with the layer, the layers producing its bottoms (incl. in-place members) and the
     in-place layers rewriting its top. Returns (excerpt, producer layer names, bottom blobs)."""
     blocks = _layer_blocks(text)
-    idx = next((i for i, b in enumerate(blocks) if b[0] == layer or b[0] in (layer + "_hp", layer + "_cpu")), None)
+    idx = next((i for i, b in enumerate(blocks) if b[0] == layer or base_layer_name(b[0]) == layer), None)
     if idx is None:
         raise BundleError(f"layer {layer!r} is not in the prototxt")
     name, bottoms, tops, block = blocks[idx]
@@ -155,7 +157,7 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
         if prototxt:
             text = Path(prototxt).read_text(encoding="utf-8", errors="replace")
             excerpt, producers, bottoms = prototxt_excerpt(text, layer)
-            blk = next(b for b in _layer_blocks(text) if b[0] in (layer, layer + "_hp", layer + "_cpu"))
+            blk = next(b for b in _layer_blocks(text) if b[0] == layer or base_layer_name(b[0]) == layer)
             tops = blk[2] or [layer]
             add_bytes(f"layer/{layer}.excerpt.prototxt", excerpt.encode())
             add_file(f"model/{Path(prototxt).name}", prototxt)
@@ -166,7 +168,7 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
                 weights = read_weights(caffemodel)
             except NetLoadError as exc:
                 raise BundleError(str(exc)) from exc
-            wl = weights.get(layer) or weights.get(layer + "_hp") or []
+            wl = weights.get(layer) or weights.get(base_layer_name(layer)) or weights.get(layer + HP_SUFFIX) or []
             if not wl:
                 warnings.append(f"layer {layer} has no weights in {caffemodel}")
             for i, w in enumerate(wl):
