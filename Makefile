@@ -56,6 +56,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_lint.py
 	@if [ -f benchmarks/bench_lsp.py ]; then $(BIN)/python benchmarks/bench_lsp.py; fi
 	@if [ -f benchmarks/bench_triage.py ]; then $(BIN)/python benchmarks/bench_triage.py --quick; fi
+	@if [ -f benchmarks/bench_reference.py ]; then $(BIN)/python benchmarks/bench_reference.py --quick; fi
+	@if [ -f benchmarks/bench_hp_plan.py ]; then $(BIN)/python benchmarks/bench_hp_plan.py --quick; fi
+	@if [ -f benchmarks/bench_startup.py ]; then $(BIN)/python benchmarks/bench_startup.py; fi
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_docs.py
