@@ -230,9 +230,3 @@ def deinplace_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer,
                 edits.append(replace_string_token(doc, rng, new))
     return new, edits
 
-
-def dedupe_edits(edits: Iterable[TextEdit]) -> list[TextEdit]:
-    seen = {}
-    for e in edits:
-        seen.setdefault((e.range, e.new_text), e)
-    return list(seen.values())

@@ -102,15 +102,6 @@ def norm_type_for(mean_kind: MeanKind, scales: bool) -> int | None:
     return None
 
 
-def norm_types_where(*, uses_mean: bool | None = None, mean_kind: MeanKind | None = None,
-                     scales: bool | None = None) -> tuple[int, ...]:
-    """The norm_types whose row matches every given condition, in table order."""
-    return tuple(row.value for row in NORM_TYPES.values()
-                 if (uses_mean is None or row.uses_mean == uses_mean)
-                 and (mean_kind is None or row.mean_kind == mean_kind)
-                 and (scales is None or row.scales == scales))
-
-
 @dataclass(frozen=True)
 class ImageType:
     """One row of the image_type table."""

@@ -153,8 +153,7 @@ def _shape_text(shape) -> str:
     return " × ".join(str(d) for d in shape) if shape else "?"
 
 
-def blob_markdown(graph: NetGraph, blob: str, lang: str = "en", at_layer: int | None = None,
-                  with_shape: bool = True) -> str:
+def blob_markdown(graph: NetGraph, blob: str, lang: str = "en", with_shape: bool = True) -> str:
     def where(gl) -> str:
         return f"`{gl.name}` ({gl.type}, {t('hover.line', lang, line=gl.source.name_range.start.line + 1)})"
 
@@ -276,7 +275,7 @@ def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: 
         return layer_type_markdown(ls.type, lang), ls.type_range
     ref = blob_ref_at(doc, pos)
     if ref is not None:
-        return blob_markdown(graph, ref.blob, lang, ref.layer.index if ref.layer else None), ref.range
+        return blob_markdown(graph, ref.blob, lang), ref.range
     if ls is not None and ls.name_range.contains(pos) and ls.name_range != ls.node.name_range:
         gl = graph.layers[ls.index] if ls.index < len(graph.layers) else None
         md = f"**{t('hover.layer', lang)}** `{ls.name}` — {ls.type}\n"

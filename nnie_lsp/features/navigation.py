@@ -15,7 +15,7 @@ from ..project import PATH_KEYS, Project
 from ..prototxt.graph import NetGraph
 from ..prototxt.reader import PrototxtDocument
 from ..text import Position, Range, TextEdit
-from .common import blob_occurrences, blob_ref_at, layer_at, layer_name_at
+from .common import blob_occurrences, blob_ref_at, layer_name_at
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,3 @@ def _comment_runs(lines: list[int]) -> list[Fold]:
         start = prev = ln
     return out
 
-
-def layer_index_at(doc: PrototxtDocument, pos: Position) -> int | None:
-    ls = layer_at(doc, pos)
-    return ls.index if ls is not None else None

@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from google.protobuf import descriptor as _descriptor
 
@@ -62,10 +62,6 @@ class FieldInfo:
     enum_values: tuple[str, ...]  # for enums
     doc: str
     descriptor: _descriptor.FieldDescriptor
-
-    @property
-    def is_message(self) -> bool:
-        return self.kind == "message"
 
     def snippet(self) -> str:
         """Text to insert for completion: ``name { }`` for messages, ``name: `` otherwise."""
@@ -217,7 +213,3 @@ def message_doc(message: str) -> str:
     full = message if message.startswith("caffe.") else "caffe." + message
     return _docs()[1].get(full, "")
 
-
-def iter_messages() -> Iterable[str]:
-    """Full names of all top-level messages in the schema."""
-    return tuple("caffe." + n for n in caffe_pb2.DESCRIPTOR.message_types_by_name)

@@ -296,10 +296,6 @@ def _slice(gl, ins):
     return out
 
 
-def _softmax_like(gl, ins):
-    return _same(gl, ins)
-
-
 def _priorbox(gl, ins):
     x = _need(ins[0] if ins else None, 4)
     p = gl.param.prior_box_param
@@ -413,10 +409,6 @@ def _tile(gl, ins):
     s = list(x)
     s[a] *= p.tiles
     return [tuple(s)] * len(gl.tops)
-
-
-def _spp_unknown(gl, ins):
-    raise _Unknown(f"no shape rule for {gl.type}")
 
 
 _SAME_TYPES = (

@@ -62,10 +62,6 @@ class CaffeNet:
                 out.setdefault(top, []).append(layer.name)
         return out
 
-    def final_writer(self) -> dict[str, str]:
-        """blob name -> the last layer writing it (the layer whose output is the Caffe blob)."""
-        return {blob: writers[-1] for blob, writers in self.blob_writers().items()}
-
     def chains(self) -> list[list[LayerDef]]:
         """Layers grouped into in-place chains: a producing layer followed by the in-place layers
         that rewrite its single top. Every layer is in exactly one chain, network order kept."""

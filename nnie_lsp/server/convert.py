@@ -91,10 +91,6 @@ class Encoder:
             return Position(last, len(li.line_text(last)))
         return Position(pos.line, self.from_lsp_col(li.line_text(pos.line), pos.character))
 
-    def from_lsp_range(self, li: LineIndex, rng: lsp.Range) -> Range:
-        return Range(self.from_lsp(li, rng.start), self.from_lsp(li, rng.end))
-
-
 LineSource = Callable[[str], "LineIndex | None"]
 
 

@@ -73,10 +73,6 @@ class Alignment:
     unmatched_sim: tuple[DumpTensor, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def by_layer(self) -> dict[str, AlignedPair]:
-        return {p.name: p for p in self.pairs}
-
-
 @dataclass
 class Draft:
     """A simulator tensor paired by a pass, before the layout checks turn it into an AlignedPair."""

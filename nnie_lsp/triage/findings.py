@@ -174,6 +174,3 @@ def finding_json(diag: Diagnostic) -> dict:
     out["url"] = obj["url"]
     return out
 
-
-def finding_layer(diag: Diagnostic) -> str | None:
-    return dict(diag.data).get("layer")

@@ -140,9 +140,6 @@ class Thresholds:
         r = self.relative_error(m)
         return bool(r <= self.small_abs_error)
 
-    def is_good(self, m: Metrics) -> bool:
-        return bool(m.cosine >= self.good)
-
     @property
     def decay_margin(self) -> float:
         """How much the guide lets a whole net lose from a good start to the end (good − decay_end);
