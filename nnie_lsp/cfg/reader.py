@@ -29,9 +29,6 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from lark import Lark, Token, Tree
-from lark.exceptions import LarkError
-
 from .. import safe_io
 from ..text import LineIndex, Position, Range, detect_newline, read_text
 
@@ -152,20 +149,57 @@ class CfgDocument:
 
 # ---------------------------------------------------------------- line parsing
 
-_parser: Lark | None = None
+class _LineGrammar:
+    """The line parser and the lark types its results are made of.
+
+    Built on first use, once per process: from :mod:`.standalone_parser` (lark's standalone
+    parser generated from the grammar by ``scripts/gen_cfg_parser.py``: no lark import, no grammar
+    compilation, nothing written at run time), or, when that module is missing or was generated
+    from another grammar, by lark from ``grammar/mapper_cfg.lark`` itself."""
+
+    def __init__(self, parser, tree_type, token_type, error_type) -> None:
+        self.parser = parser
+        self.Tree = tree_type
+        self.Token = token_type
+        self.LarkError = error_type
 
 
-def _get_parser() -> Lark:
-    global _parser
-    if _parser is None:
-        _parser = Lark(
-            GRAMMAR_PATH.read_text(encoding="utf-8"),
-            parser="lalr",
-            lexer="contextual",
-            start="start",
-            maybe_placeholders=False,
-        )
-    return _parser
+_grammar: _LineGrammar | None = None
+
+
+def _build_lark_parser() -> _LineGrammar:
+    from lark import Lark, Token, Tree
+    from lark.exceptions import LarkError
+
+    parser = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", start="start",
+                  maybe_placeholders=False)
+    return _LineGrammar(parser, Tree, Token, LarkError)
+
+
+def _build_standalone_parser() -> _LineGrammar | None:
+    import zlib
+
+    try:
+        from . import standalone_parser
+        grammar_crc = zlib.crc32(GRAMMAR_PATH.read_bytes())
+    except (ImportError, OSError):
+        return None
+    if grammar_crc != getattr(standalone_parser, "GRAMMAR_CRC32", None):
+        return None  # generated from another grammar: lark compiles the shipped one
+    return _LineGrammar(standalone_parser.Lark_StandAlone(), standalone_parser.Tree, standalone_parser.Token,
+                        standalone_parser.LarkError)
+
+
+def _line_grammar() -> _LineGrammar:
+    global _grammar
+    if _grammar is None:
+        _grammar = _build_standalone_parser() or _build_lark_parser()
+    return _grammar
+
+
+def _get_parser():
+    """The line parser (see :class:`_LineGrammar`)."""
+    return _line_grammar().parser
 
 
 Span = tuple[int, int]
@@ -191,9 +225,11 @@ def _rstrip_end(s: str) -> int:
 
 @lru_cache(maxsize=8192)
 def _parse_line(content: str) -> _LineParse:
+    grammar = _line_grammar()
+    Tree, Token = grammar.Tree, grammar.Token
     try:
-        tree = _get_parser().parse(content)
-    except LarkError:
+        tree = grammar.parser.parse(content)
+    except grammar.LarkError:
         start = len(content) - len(content.lstrip(_BLANKS))
         end = max(_rstrip_end(content), start)
         msg, msg_zh = _explain_error(content)

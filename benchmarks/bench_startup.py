@@ -1,0 +1,133 @@
+"""Whole-process start-up of `nnie-lint` against bare Python / protobuf processes, same run.
+
+    .venv/bin/python benchmarks/bench_startup.py [--repeat 21] [--layers 2000]
+
+Goals (issue #11), both whole processes, measured here and never by a timed test:
+
+1. ``nnie-lint one.prototxt`` (one layer) within 50 ms;
+2. ``nnie-lint big.prototxt`` (the 2,000-layer net ``benchmarks/bench_lint.py`` lints) within
+   1.0x a bare ``text_format.Parse`` process: ``python -c`` importing protobuf's ``text_format``
+   and the generated ``caffe_pb2`` (loaded by file path, no nnie_lsp package code) and parsing
+   the same file.
+
+Every command runs ``--repeat`` times, the commands interleaved round-robin so a busy machine
+slows them alike; medians and minimums are printed, and the ratios use the medians.  Bytecode is
+compiled first (a run without ``PYTHONDONTWRITEBYTECODE``), as it is after the first run of an
+installed copy.  The floor (``python -c pass``) is printed too: the interpreter and ``site``
+(the editable install's path finder) cost the same to every command.  Exit status is always 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, ROOT)
+
+from nnie_lsp.prototxt.synth import generate_big_prototxt  # noqa: E402
+
+ONE_LAYER = """name: "one"
+input: "data"
+input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 4 kernel_size: 3 } }
+"""
+
+BARE_PARSE = """
+import importlib.util, sys
+from google.protobuf import text_format
+spec = importlib.util.spec_from_file_location("caffe_pb2", sys.argv[1])
+caffe_pb2 = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(caffe_pb2)
+with open(sys.argv[2], encoding="utf-8") as fh:
+    text_format.Parse(fh.read(), caffe_pb2.NetParameter())
+"""
+
+IMPORT_ONLY = "python -c 'import text_format'"
+HEAVY = ("numpy", "rich", "lark", "lark.load_grammar", "tomllib", "nnie_lsp.mapper.log", "nnie_lsp.cfg.reader",
+         "argparse", "json")
+
+PROBE = """
+import sys, runpy
+sys.argv = ["nnie-lint"] + sys.argv[1:]
+try:
+    runpy.run_module("nnie_lsp.cli.lint", run_name="__main__")
+except SystemExit:
+    pass
+print("\\nLOADED " + " ".join(m for m in %r if m in sys.modules), file=sys.stderr)
+""" % (HEAVY,)
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def _lint_command() -> list[str]:
+    script = os.path.join(os.path.dirname(sys.executable), "nnie-lint")
+    return [script] if os.path.exists(script) else [sys.executable, "-m", "nnie_lsp.cli.lint"]
+
+
+def run_series(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            t0 = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=21)
+    ap.add_argument("--layers", type=int, default=2000)
+    args = ap.parse_args(argv)
+    env = _env()
+    caffe_pb2 = os.path.join(ROOT, "nnie_lsp", "prototxt", "caffe_pb2.py")
+    lint = _lint_command()
+    with tempfile.TemporaryDirectory(prefix="nnie-bench-startup-") as tmp:
+        one = os.path.join(tmp, "one.prototxt")
+        big = os.path.join(tmp, "big.prototxt")
+        with open(one, "w", encoding="utf-8") as fh:
+            fh.write(ONE_LAYER)
+        with open(big, "w", encoding="utf-8") as fh:
+            fh.write(generate_big_prototxt(args.layers))
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            IMPORT_ONLY: [sys.executable, "-c", "import google.protobuf.text_format"],
+            "bare text_format.Parse (big)": [sys.executable, "-c", BARE_PARSE, caffe_pb2, big],
+            "nnie-lint one.prototxt": lint + ["--exit-zero", one],
+            "nnie-lint big.prototxt": lint + ["--exit-zero", big],
+        }
+        for cmd in commands.values():   # compile bytecode, warm the page cache
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+        probe = subprocess.run([sys.executable, "-c", PROBE, "--exit-zero", one], capture_output=True, text=True,
+                               env=env, check=False)
+        loaded = [line for line in probe.stderr.splitlines() if line.startswith("LOADED")]
+        times = run_series(commands, args.repeat, env)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{os.cpu_count()} cores, load average {load:.2f}; {args.repeat} runs each, interleaved; "
+          f"{args.layers}-layer net for 'big'")
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    for name, ts in times.items():
+        print(f"  {name:34s} median {med[name] * 1e3:6.1f} ms  min {min(ts) * 1e3:6.1f} ms")
+    print(f"nnie-lint one-layer whole process: {med['nnie-lint one.prototxt'] * 1e3:.0f} ms (goal <= 50 ms); "
+          f"above the interpreter floor: {(med['nnie-lint one.prototxt'] - med['python -c pass']) * 1e3:.0f} ms, "
+          f"above 'import text_format': {(med['nnie-lint one.prototxt'] - med[IMPORT_ONLY]) * 1e3:.0f} ms")
+    ratio = med["nnie-lint big.prototxt"] / med["bare text_format.Parse (big)"]
+    print(f"ratio nnie-lint big / bare text_format.Parse process: {ratio:.2f}x (goal <= 1.00x)")
+    print(f"imported by a one-layer lint: {loaded[0][7:] if loaded else '(probe failed: ' + probe.stderr[-200:] + ')'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
