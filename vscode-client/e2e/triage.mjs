@@ -28,13 +28,12 @@ async function quickOpenPath(page, h, query) {
   const index = await h.waitFor(
     `a quick-open row for ${query}`,
     async () => {
-      for (let i = 0; i < (await rows.count()); i++) {
-        // label and description run together in innerText ("sim.cfgtriage/quant_noise"); a deeper
-        // folder (quant_noise/compile_mode1) is not the one asked for
-        const text = h.norm(await rows.nth(i).innerText());
-        if (text.includes(name) && (!dir || (text.includes(dir) && !text.includes(`${dir}/`)))) return i + 1;
-      }
-      return 0;
+      // one snapshot of the list (it re-renders while results arrive); label and description run
+      // together in innerText ("sim.cfgtriage/quant_noise"); a deeper folder
+      // (quant_noise/compile_mode1) is not the one asked for
+      const texts = (await rows.allInnerTexts()).map(h.norm);
+      const i = texts.findIndex((text) => text.includes(name) && (!dir || (text.includes(dir) && !text.includes(`${dir}/`))));
+      return i + 1;
     },
     30000,
   );
@@ -44,10 +43,8 @@ async function quickOpenPath(page, h, query) {
 }
 
 async function quickPickRows(page, h) {
-  const rows = page.locator('.quick-input-widget .monaco-list-row');
-  const out = [];
-  for (let i = 0; i < (await rows.count()); i++) out.push(h.norm(await rows.nth(i).innerText()).replace(/\s+/g, ' ').trim());
-  return out;
+  const texts = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+  return texts.map((t) => h.norm(t).replace(/\s+/g, ' ').trim());
 }
 
 async function clickNotificationButton(page, h, toast, label) {
@@ -141,7 +138,7 @@ export async function triageScenario(page, h) {
   await menu.waitFor({ state: 'visible', timeout: 15000 });
   const items = menu.locator('.monaco-list-row, .action-item');
   const titles = [];
-  for (let i = 0; i < (await items.count()); i++) titles.push(norm(await items.nth(i).innerText()).replace(/\s+/g, ' ').trim());
+  titles.push(...(await items.allInnerTexts()).map((t) => norm(t).replace(/\s+/g, ' ').trim()));
   log(`quick fixes of T102 from the Problems panel: ${JSON.stringify(titles)}`);
   await screenshot(page, 'triage-quick-fix-menu');
   const index = titles.findIndex((t) => /RGB_order\] RGB/.test(t));
@@ -160,7 +157,7 @@ export async function triageScenario(page, h) {
   // 4. the report from the code lens
   const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'NNIE triage' }).first();
   await lens.waitFor({ state: 'visible', timeout: 30000 });
-  log(`code lens: ${norm(await lens.innerText())}`);
+  log(`code lens: ${norm(await lens.innerText({ timeout: 5000 }).catch(() => '(re-rendered)'))}`);
   await lens.click();
   await waitFor('the report webview tab', async () => (await page.locator('.tabs-container .tab', { hasText: 'NNIE triage' }).count()) > 0, 20000);
   const shown = await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
@@ -184,6 +181,7 @@ export async function triageScenario(page, h) {
 
   // 5. case 2 with the 16-bit run found beside the cfg; "Apply Fixes" from the notification
   await quickOpenPath(page, h, 'quant_noise/sim.cfg');
+  await waitFor('quant_noise/sim.cfg as an NNIE mapper cfg', async () => /NNIE mapper cfg/.test(await languageMode(page)), 15000);
   await runCommand(page, 'NNIE: Run Accuracy Triage…');
   const rows2 = await waitFor('the triage inputs picker (quant_noise)', async () => {
     const r = await quickPickRows(page, h);

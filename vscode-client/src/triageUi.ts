@@ -128,7 +128,7 @@ export class TriageUi implements vscode.Disposable {
   /** The cfg (and prototxt) a command works on: the active editor's, an open one, else one from the workspace. */
   private async chooseTarget(required: 'cfg' | 'any'): Promise<Target | undefined> {
     const active = vscode.window.activeTextEditor?.document;
-    if (active?.uri.scheme === 'file' && active.languageId === NNIE_CFG_LANGUAGE) {
+    if (active?.uri.scheme === 'file' && (active.languageId === NNIE_CFG_LANGUAGE || this.looksLikeCfg(active.uri.fsPath, active.languageId))) {
       return { cfg: active.uri.fsPath };
     }
     if (active?.uri.scheme === 'file' && active.languageId === PROTOTXT_LANGUAGE && required === 'any') {
@@ -137,15 +137,8 @@ export class TriageUi implements vscode.Disposable {
     const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.languageId === NNIE_CFG_LANGUAGE);
     const cfgs = new Set(open.map((d) => d.uri.fsPath));
     if (cfgs.size !== 1) {
-      const patterns = config().get<string[]>('cfgFilePatterns', [...DEFAULT_CFG_FILE_PATTERNS]);
       for (const uri of await vscode.workspace.findFiles('**/*.cfg', '**/{node_modules,.git,.nnie-triage}/**', 500)) {
-        const reason = shouldClaimAsNnieCfg({
-          path: uri.fsPath,
-          languageId: 'plaintext',
-          getText: () => readHead(uri.fsPath),
-          patterns: Array.isArray(patterns) ? patterns : [...DEFAULT_CFG_FILE_PATTERNS],
-        });
-        if (reason) {
+        if (this.looksLikeCfg(uri.fsPath, 'plaintext')) {
           cfgs.add(uri.fsPath);
         }
       }
@@ -164,6 +157,20 @@ export class TriageUi implements vscode.Disposable {
       { title: 'NNIE: which nnie_mapper cfg?', placeHolder: 'The cfg of the net (its folder holds the dumps)' },
     );
     return pick ? { cfg: pick.path } : undefined;
+  }
+
+  /** A `.cfg` the extension claims (by name pattern or content) even before its language is switched. */
+  private looksLikeCfg(path: string, languageId: string): boolean {
+    if (!path.toLowerCase().endsWith('.cfg')) {
+      return false;
+    }
+    const patterns = config().get<string[]>('cfgFilePatterns', [...DEFAULT_CFG_FILE_PATTERNS]);
+    return !!shouldClaimAsNnieCfg({
+      path,
+      languageId,
+      getText: () => readHead(path),
+      patterns: Array.isArray(patterns) ? patterns : [...DEFAULT_CFG_FILE_PATTERNS],
+    });
   }
 
   // ---------------------------------------------------------------- triage
