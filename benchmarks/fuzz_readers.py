@@ -54,7 +54,7 @@ def _inside(index, rng, what: str) -> None:
     for pos in (rng.start, rng.end):
         if not 0 <= pos.line < index.line_count:
             raise AssertionError(f"{what}: line {pos.line} outside 0..{index.line_count - 1}")
-        if not 0 <= pos.character <= len(index.line_text(pos.line)) + 1:
+        if not 0 <= pos.character <= len(index.line_text(pos.line)):
             raise AssertionError(f"{what}: column {pos.character} past line {pos.line}")
     if index.offset(rng.start) > index.offset(rng.end):
         raise AssertionError(f"{what}: range ends before it starts")

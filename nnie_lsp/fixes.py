@@ -209,7 +209,9 @@ def deinplace_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer,
     so they stay in place on it.  Rewiring stops where a non-in-place layer writes the old blob
     again.  Returns (new blob name, edits).
     """
-    (old,) = {b for b in layer.bottoms if b in layer.tops} or {layer.tops[0]}
+    # the first blob it works in place on (a layer in place on several blobs is fixed one blob
+    # per pass: the next pass finds it still in place on the others)
+    old = next((b for b in layer.bottoms if b in layer.tops), layer.tops[0])
     if new_blob is None:
         wanted = layer.name if layer.name and layer.name != old else f"{old}_out"
         new_blob = unique_blob_name(graph, wanted)

@@ -162,3 +162,16 @@ def test_every_safe_deinplace_fix_together_keeps_dataflow(layers):
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(fixed)
         assert fix_files([path], settings=chosen, cwd=folder).fixed == {}
+
+
+def test_layer_in_place_on_two_blobs():
+    """Found by tests/test_properties_lint.py (NN303 crashed with 'too many values to unpack'):
+    a layer in place on two blobs is fixed one blob at a time, the dataflow kept."""
+    text = render([("p", "Convolution", ["data"], ["p"]), ("q", "Convolution", ["data"], ["q"]),
+                   ("both", "ReLU", ["p", "q"], ["p", "q"]), ("cat", "Concat", ["p", "q"], ["cat"])])
+    doc = parse_prototxt(text)
+    graph = build_graph(doc)
+    new_blob, edits = deinplace_edits(doc, graph, graph.layer("both"))
+    fixed = apply_edits(text, edits)
+    assert new_blob == "both" and 'name: "both" type: "ReLU" bottom: "p" bottom: "q" top: "both" top: "q"' in fixed
+    assert dataflow(fixed)[0] == dataflow(text)[0]
