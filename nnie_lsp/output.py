@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from . import __version__
@@ -63,6 +62,8 @@ def to_json_obj(d: Diagnostic) -> dict:
 
 
 def render_json(diags: list[Diagnostic]) -> str:
+    import json
+
     return json.dumps([to_json_obj(d) for d in diags], ensure_ascii=False, indent=2) + "\n"
 
 
@@ -143,6 +144,8 @@ def render_sarif(diags: list[Diagnostic]) -> str:
             "results": results,
         }],
     }
+    import json
+
     return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
 
 

@@ -12,13 +12,12 @@ values and files as the lint.
 from __future__ import annotations
 
 import glob
-import hashlib
 import re
 import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from .cfg.model import MapperConfig
 from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
@@ -31,13 +30,15 @@ from .cfg.preprocessing import (
 )
 from .cfg.reader import CfgDocument, CfgEntry, looks_like_mapper_cfg, parse_cfg
 from .mapper.discovery import FoundLog, mapper_output_beside
-from .mapper.nettree import NetTree
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
 from . import safe_io
 from .safe_io import FileProblem
 from .settings import LintSettings
 from .text import Decoded, decode
+
+if TYPE_CHECKING:  # read only when a cnn_net_tree.dot is found (nnie-lint's start-up)
+    from .mapper.nettree import NetTree
 
 PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
 MAX_LIST_LINES = 20000
@@ -108,6 +109,8 @@ class _ParseCache:
         self._lock = threading.Lock()
 
     def get(self, text: str, path: str | None):
+        import hashlib
+
         key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
         with self._lock:
             hit = self._data.get(key)

@@ -10,11 +10,6 @@ import os
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - 3.10
-    import tomli as tomllib  # type: ignore
-
 from .diagnostics import Severity
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
@@ -156,6 +151,15 @@ def normalize_lang(lang: str | None) -> str:
 _TOML_CACHE: dict[tuple[str, int, int], dict | Exception] = {}
 
 
+def toml_module():
+    """tomllib (tomli on Python 3.10), imported when a pyproject.toml is read (nnie-lint's start-up)."""
+    try:  # Python 3.11+
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - 3.10
+        import tomli as tomllib  # type: ignore
+    return tomllib
+
+
 def _read_toml(path: str) -> dict:
     """A pyproject.toml's content, cached by (path, mtime, size): linting a folder asks for the
     same file once per linted file.  Raises TOMLDecodeError for a broken file."""
@@ -163,10 +167,11 @@ def _read_toml(path: str) -> dict:
     key = (path, st.st_mtime_ns, st.st_size)
     hit = _TOML_CACHE.get(key)
     if hit is None:
-        try:
-            with open(path, "rb") as fh:
-                hit = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:  # a file that never names nnie-lint has no settings for it: not parsed
+            hit = toml_module().loads(raw.decode("utf-8")) if b"nnie-lint" in raw else {}
+        except ValueError as exc:  # TOMLDecodeError, UnicodeDecodeError
             hit = exc
         if len(_TOML_CACHE) > 64:
             _TOML_CACHE.clear()
@@ -185,7 +190,7 @@ def find_pyproject(start: str) -> str | None:
         if os.path.isfile(candidate):
             try:
                 data = _read_toml(candidate)
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, ValueError):  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
                 data = {}
             if "nnie-lint" in data.get("tool", {}):
                 return candidate

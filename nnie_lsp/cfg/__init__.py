@@ -8,39 +8,56 @@
   a cfg's preprocessing)
 """
 
-from .keys import (
-    ATC_KEYS,
-    KEYS,
-    PER_INPUT_KEYS,
-    SHAREABLE_PER_INPUT_KEYS,
-    VENDOR_KEYS,
-    ForeignKey,
-    KeySpec,
-    ValueCheck,
-    check_value,
-    is_null_path,
-    lookup,
-    suggest,
-)
-from .model import EntryCheck, InputGroup, MapperConfig, PerInputMismatch, canonical_key
-from .paths import ResolvedPath, cfg_bases, resolve_path, resolve_written
-from .preprocessing import (
-    DEFAULT_DATA_SCALE,
-    IMAGE_TYPES,
-    NORM_TYPES,
-    InputPreprocessing,
-    input_preprocessing,
-    norm_semantics,
-)
-from .reader import (
-    CfgComment,
-    CfgDocument,
-    CfgEntry,
-    CfgSyntaxError,
-    looks_like_mapper_cfg,
-    parse_cfg,
-    read_cfg,
-)
+# The names below are imported from their submodules on first use (PEP 562 ``__getattr__``),
+# so importing one submodule does not load every other one (nnie-lint's start-up).
+_EXPORTS = {
+    "ATC_KEYS": (".keys", "ATC_KEYS"),
+    "KEYS": (".keys", "KEYS"),
+    "PER_INPUT_KEYS": (".keys", "PER_INPUT_KEYS"),
+    "SHAREABLE_PER_INPUT_KEYS": (".keys", "SHAREABLE_PER_INPUT_KEYS"),
+    "VENDOR_KEYS": (".keys", "VENDOR_KEYS"),
+    "ForeignKey": (".keys", "ForeignKey"),
+    "KeySpec": (".keys", "KeySpec"),
+    "ValueCheck": (".keys", "ValueCheck"),
+    "check_value": (".keys", "check_value"),
+    "is_null_path": (".keys", "is_null_path"),
+    "lookup": (".keys", "lookup"),
+    "suggest": (".keys", "suggest"),
+    "EntryCheck": (".model", "EntryCheck"),
+    "InputGroup": (".model", "InputGroup"),
+    "MapperConfig": (".model", "MapperConfig"),
+    "PerInputMismatch": (".model", "PerInputMismatch"),
+    "canonical_key": (".model", "canonical_key"),
+    "ResolvedPath": (".paths", "ResolvedPath"),
+    "cfg_bases": (".paths", "cfg_bases"),
+    "resolve_path": (".paths", "resolve_path"),
+    "resolve_written": (".paths", "resolve_written"),
+    "DEFAULT_DATA_SCALE": (".preprocessing", "DEFAULT_DATA_SCALE"),
+    "IMAGE_TYPES": (".preprocessing", "IMAGE_TYPES"),
+    "NORM_TYPES": (".preprocessing", "NORM_TYPES"),
+    "InputPreprocessing": (".preprocessing", "InputPreprocessing"),
+    "input_preprocessing": (".preprocessing", "input_preprocessing"),
+    "norm_semantics": (".preprocessing", "norm_semantics"),
+    "CfgComment": (".reader", "CfgComment"),
+    "CfgDocument": (".reader", "CfgDocument"),
+    "CfgEntry": (".reader", "CfgEntry"),
+    "CfgSyntaxError": (".reader", "CfgSyntaxError"),
+    "looks_like_mapper_cfg": (".reader", "looks_like_mapper_cfg"),
+    "parse_cfg": (".reader", "parse_cfg"),
+    "read_cfg": (".reader", "read_cfg"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ATC_KEYS", "KEYS", "PER_INPUT_KEYS", "SHAREABLE_PER_INPUT_KEYS", "VENDOR_KEYS",

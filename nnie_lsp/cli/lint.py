@@ -7,19 +7,16 @@ import logging
 import os
 import sys
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: the tomli backport (a dependency there)
-    import tomli as tomllib
-
 from .. import __version__, safe_io
 from ..batch import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
                      write_atomic)
-from ..mapper.log import looks_like_mapper_log
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from ..rules.catalogue import all_rules, get_rule
-from ..settings import SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping
+from ..settings import (SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping,
+                        toml_module)
 from ..text import decode
+
+# Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json and
+# the rule catalogue's listing are imported where they are used; rich is never imported.
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,6 +62,7 @@ def _config_settings(path: str):
     """Settings from `--config PYPROJECT` ([tool.nnie-lint]); a bad file is a SettingsError."""
     if not os.path.isfile(path):
         raise SettingsError(f"{path}: no such file")
+    tomllib = toml_module()  # tomli on Python 3.10
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -83,6 +81,8 @@ def _mapper_logs(paths: list[str]) -> list[str]:
     """The ``--mapper-log`` files, checked: each must be a readable file."""
     out = []
     for path in paths:
+        from ..mapper.log import looks_like_mapper_log
+
         problem = safe_io.check_file(path, safe_io.LOG)
         if problem is not None:
             raise InputError(f"--mapper-log {problem.message}")
@@ -116,6 +116,8 @@ def _main(argv: list[str] | None = None) -> int:
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     lang = normalize_lang(args.lang) if args.lang else None
 
+    if args.explain or args.list_rules:
+        from ..rules.catalogue import all_rules, get_rule
     if args.explain:
         r = get_rule(args.explain)
         if r is None:

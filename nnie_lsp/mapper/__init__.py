@@ -9,24 +9,55 @@
   :mod:`nnie_lsp.rules.mapper_output`.
 """
 
-from .log import (
-    LAST_PHASE,
-    LogBlock,
-    LogKind,
-    MapperLog,
-    MapperRun,
-    MapperVersion,
-    Phase,
-    RunFailure,
-    RunStatus,
-    RuyiStart,
-    looks_like_mapper_log,
-    parse_mapper_log,
-    read_mapper_log,
-)
-from .messages import MESSAGE_FORMS, LogTarget, MessageForm, TargetKind, message_form, message_target
-from .dot import DotEdge, DotNodeStatement, DotSyntax, label_lines, parse_dot_syntax, tokenize_dot
-from .nettree import BIT_MODE_NOTE, LayerView, NetTree, ReportPoint, TreeNode, parse_dims, parse_net_tree, read_net_tree
+# The names below are imported from their submodules on first use (PEP 562 ``__getattr__``),
+# so importing one submodule does not load every other one (nnie-lint's start-up).
+_EXPORTS = {
+    "LAST_PHASE": (".log", "LAST_PHASE"),
+    "LogBlock": (".log", "LogBlock"),
+    "LogKind": (".log", "LogKind"),
+    "MapperLog": (".log", "MapperLog"),
+    "MapperRun": (".log", "MapperRun"),
+    "MapperVersion": (".log", "MapperVersion"),
+    "Phase": (".log", "Phase"),
+    "RunFailure": (".log", "RunFailure"),
+    "RunStatus": (".log", "RunStatus"),
+    "RuyiStart": (".log", "RuyiStart"),
+    "looks_like_mapper_log": (".log", "looks_like_mapper_log"),
+    "parse_mapper_log": (".log", "parse_mapper_log"),
+    "read_mapper_log": (".log", "read_mapper_log"),
+    "MESSAGE_FORMS": (".messages", "MESSAGE_FORMS"),
+    "LogTarget": (".messages", "LogTarget"),
+    "MessageForm": (".messages", "MessageForm"),
+    "TargetKind": (".messages", "TargetKind"),
+    "message_form": (".messages", "message_form"),
+    "message_target": (".messages", "message_target"),
+    "DotEdge": (".dot", "DotEdge"),
+    "DotNodeStatement": (".dot", "DotNodeStatement"),
+    "DotSyntax": (".dot", "DotSyntax"),
+    "label_lines": (".dot", "label_lines"),
+    "parse_dot_syntax": (".dot", "parse_dot_syntax"),
+    "tokenize_dot": (".dot", "tokenize_dot"),
+    "BIT_MODE_NOTE": (".nettree", "BIT_MODE_NOTE"),
+    "LayerView": (".nettree", "LayerView"),
+    "NetTree": (".nettree", "NetTree"),
+    "ReportPoint": (".nettree", "ReportPoint"),
+    "TreeNode": (".nettree", "TreeNode"),
+    "parse_dims": (".nettree", "parse_dims"),
+    "parse_net_tree": (".nettree", "parse_net_tree"),
+    "read_net_tree": (".nettree", "read_net_tree"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LAST_PHASE", "LogBlock", "LogKind", "MapperLog", "MapperRun", "MapperVersion", "Phase", "RunFailure",

@@ -24,17 +24,18 @@ first); file times come from the disk.  Parsing is cached by content.  Never rai
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from ..text import Decoded, decode
-from .log import MapperLog, looks_like_mapper_log, parse_mapper_log
-from .nettree import NetTree, parse_net_tree
+
+if TYPE_CHECKING:  # the readers are imported when a log or dot file is found (nnie-lint's start-up)
+    from .log import MapperLog
+    from .nettree import NetTree
 
 __all__ = [
     "DEBUG_LOG", "ERROR_LOG", "NET_TREE", "FoundLog", "MapperOutput", "mapper_output_beside",
@@ -95,6 +96,8 @@ class _ContentCache:
         self._lock = threading.Lock()
 
     def get(self, text: str, path: str):
+        import hashlib
+
         key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
         with self._lock:
             hit = self._data.get(key)
@@ -109,8 +112,18 @@ class _ContentCache:
         return value
 
 
-_LOG_CACHE = _ContentCache(parse_mapper_log)
-_TREE_CACHE = _ContentCache(parse_net_tree)
+def _parse_log(text: str, path: str):
+    from .log import parse_mapper_log
+    return parse_mapper_log(text, path)
+
+
+def _parse_tree(text: str, path: str):
+    from .nettree import parse_net_tree
+    return parse_net_tree(text, path)
+
+
+_LOG_CACHE = _ContentCache(_parse_log)
+_TREE_CACHE = _ContentCache(_parse_tree)
 # (kind, path) -> ((mtime_ns, size), parsed): files on disk are not read again while unchanged
 # (the language server builds a project on every edit)
 _BY_STAT: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
@@ -147,6 +160,7 @@ def _load(kind: str, path: str, provider: TextSource, cache: _ContentCache):
 
 def _finish(parsed, decoded: Decoded):
     """A log keeps the encoding it was read with (a net tree has no such fields)."""
+    from .log import MapperLog
     if isinstance(parsed, MapperLog):
         return replace(parsed, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
     return parsed
@@ -273,4 +287,5 @@ def is_mapper_log_file(path: str) -> bool:
             head = handle.read(1 << 16)
     except OSError:
         return False
+    from .log import looks_like_mapper_log
     return looks_like_mapper_log(decode(head).text)

@@ -14,12 +14,41 @@
 - ``caffe_pb2`` -- generated from ``nnie_lsp/grammar/caffe.proto`` by ``scripts/gen_proto.py``.
 """
 
-from .format import format_edits, format_prototxt
-from .graph import GraphLayer, InplaceChain, NetGraph, NetInput, UndefinedBottom, build_graph
-from .layers import LayerSpec, lookup as lookup_layer
-from .reader import parse_prototxt
-from .synth import generate_big_prototxt
-from .tree import NN010, NN011, NN012, LayerSource, Node, PrototxtDocument, ProtoError
+# The names below are imported from their submodules on first use (PEP 562 ``__getattr__``),
+# so importing one submodule does not load every other one (nnie-lint's start-up).
+_EXPORTS = {
+    "format_edits": (".format", "format_edits"),
+    "format_prototxt": (".format", "format_prototxt"),
+    "GraphLayer": (".graph", "GraphLayer"),
+    "InplaceChain": (".graph", "InplaceChain"),
+    "NetGraph": (".graph", "NetGraph"),
+    "NetInput": (".graph", "NetInput"),
+    "UndefinedBottom": (".graph", "UndefinedBottom"),
+    "build_graph": (".graph", "build_graph"),
+    "LayerSpec": (".layers", "LayerSpec"),
+    "lookup_layer": (".layers", "lookup"),
+    "parse_prototxt": (".reader", "parse_prototxt"),
+    "generate_big_prototxt": (".synth", "generate_big_prototxt"),
+    "NN010": (".tree", "NN010"),
+    "NN011": (".tree", "NN011"),
+    "NN012": (".tree", "NN012"),
+    "LayerSource": (".tree", "LayerSource"),
+    "Node": (".tree", "Node"),
+    "PrototxtDocument": (".tree", "PrototxtDocument"),
+    "ProtoError": (".tree", "ProtoError"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "NN010",

@@ -1,0 +1,88 @@
+"""What `nnie-lint` imports (issue 11, start-up; the speed itself is measured by
+``benchmarks/bench_startup.py``, never here).
+
+A pre-commit hook starts nnie-lint on every commit, so linting a prototxt must not load numpy,
+rich, lark (the cfg reader uses the generated standalone parser), tomllib when no pyproject.toml
+names nnie-lint, nor the mapper log / dot readers when there is no log or dot file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+NEVER = ("numpy", "rich", "lark", "tomllib", "tomli", "nnie_lsp.mapper.log", "nnie_lsp.mapper.nettree",
+         "nnie_lsp.triage", "nnie_lsp.server", "pygls", "tempfile")
+
+PROBE = """
+import json, sys
+sys.argv = ["nnie-lint"] + sys.argv[1:]
+from nnie_lsp.cli.lint import main
+code = main()
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+ONE_LAYER = """name: "one"
+input: "data"
+input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 4 kernel_size: 3 } }
+"""
+
+CFG = """[prototxt_file] ./one.prototxt
+[net_type] 0
+[compile_mode] 0
+[image_type] 0
+[RGB_order] RGB
+[norm_type] 0
+"""
+
+
+def _modules_after(args: list[str], cwd) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    last = done.stderr.strip().splitlines()[-1]
+    report = json.loads(last)
+    return report["code"], set(report["modules"])
+
+
+def _loaded(modules: set[str], names) -> list[str]:
+    return [name for name in names if name in modules or any(m.startswith(name + ".") for m in modules)]
+
+
+def test_importing_the_cli_loads_no_heavy_module(tmp_path):
+    code = "import sys, nnie_lsp.cli.lint; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert done.returncode == 0, done.stderr
+    assert _loaded(set(done.stdout.split()), NEVER + ("nnie_lsp.cfg.standalone_parser", "json")) == []
+
+
+def test_linting_a_prototxt_loads_only_what_it_needs(tmp_path):
+    (tmp_path / "one.prototxt").write_text(ONE_LAYER)
+    code, modules = _modules_after(["one.prototxt"], tmp_path)
+    assert code == 0
+    assert _loaded(modules, NEVER + ("nnie_lsp.cfg.standalone_parser",)) == []
+
+
+def test_linting_a_cfg_reads_it_without_lark(tmp_path):
+    (tmp_path / "one.prototxt").write_text(ONE_LAYER)
+    (tmp_path / "one.cfg").write_text(CFG)
+    code, modules = _modules_after(["--format", "json", "one.cfg"], tmp_path)
+    assert code in (0, 1)
+    assert "nnie_lsp.cfg.standalone_parser" in modules  # the cfg was parsed, by the generated parser
+    assert _loaded(modules, NEVER) == []
+
+
+def test_a_pyproject_that_names_nnie_lint_is_read(tmp_path):
+    (tmp_path / "one.prototxt").write_text(ONE_LAYER.replace('name: "conv"', 'name: "conv" # noqa'))
+    (tmp_path / "pyproject.toml").write_text('[tool.nnie-lint]\nselect = ["NN001"]\n')
+    code, modules = _modules_after(["one.prototxt"], tmp_path)
+    assert code == 0 and "tomllib" in modules
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    code, modules = _modules_after(["one.prototxt"], tmp_path)
+    assert code == 0 and "tomllib" not in modules
