@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from dataclasses import dataclass, field
 
-from . import safe_io
+from . import atomic_write, safe_io
 from .cfg.reader import looks_like_mapper_cfg
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .lint import lint_project, project_for_file
@@ -269,24 +268,12 @@ def unified_diff(path: str, old: str, new: str) -> str:
 
 
 def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
-    """Write text with the file's original encoding and BOM, via a temp file and rename."""
+    """Write text with the file's original encoding and BOM (line endings are in ``text``, as
+    the fixes keep them), atomically: temp file in the same folder, fsync, rename
+    (:mod:`nnie_lsp.atomic_write`).  A linked file is written through the link, which stays."""
     enc = decoded.encoding if decoded else "utf-8"
     bom = decoded.bom if decoded else False
-    data = encode(text, enc, bom)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".nnie-lint-", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write.write_bytes(path, encode(text, enc, bom), follow_symlinks=True)
 
 
 def counts(diags: list[Diagnostic]) -> dict[str, int]:

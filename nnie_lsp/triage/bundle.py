@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic_write
 from ..prototxt.layers import HP_SUFFIX, base_layer_name
 
 _MAPPER_RE = re.compile(r"Mapper Version\s+(.+?)\s*$", re.M)
@@ -128,6 +129,15 @@ def _cfg_files(cfg: str, warnings: list[str]) -> tuple[list[str], str | None]:
     return project.calibration_images(first), mean_path
 
 
+def safe_member_name(arc: str) -> str:
+    """A zip member name that unpacks inside the bundle's folder: layer and file names come from
+    the user's prototxt and folders, so ``..``, absolute paths, drive letters and backslashes
+    are neutralised (``../x`` -> ``__/x``)."""
+    parts = [part for part in arc.replace("\\", "/").split("/") if part not in ("", ".")]
+    parts = ["__" if part == ".." else part.replace(":", "_") for part in parts]
+    return "/".join(parts) or "_"
+
+
 def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, prototxt: str | None = None,
                 caffemodel: str | None = None, cfg: str | None = None, mapper_log: str | None = None,
                 images: list[str] | None = None, mean_file: str | None = None, triage: dict | None = None) -> dict:
@@ -145,12 +155,16 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
     bottoms: list[str] = []
     tops: list[str] = [layer]
     cfg_images, cfg_mean = _cfg_files(cfg, warnings) if cfg else ([], None)
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+    # atomic (a killed run leaves an older bundle intact); a link at `out` is replaced, not followed
+    with atomic_write.replacing(str(out), follow_symlinks=False) as handle, \
+            zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as z:
         def add_bytes(arc: str, data: bytes) -> None:
+            arc = safe_member_name(arc)
             z.writestr(arc, data)
             files.append(arc)
 
         def add_file(arc: str, path: str | Path) -> None:
+            arc = safe_member_name(arc)
             z.write(path, arc)
             files.append(arc)
 

@@ -26,10 +26,10 @@ import datetime
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
+from .. import atomic_write
 from ..text import read_text
 from .layout import TRIAGE_STORE_DIR
 
@@ -272,20 +272,31 @@ def changed_inputs(record: StoredTriage, editor_text: TextSource | None = None,
 
 # ------------------------------------------------------------------ files
 
-def write_atomic(path: str, data: bytes) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
+class StoreError(OSError):
+    """The store folder cannot be written safely (the message is for the user)."""
+
+
+def _checked_store_folder(folder: str) -> str:
+    """``.nnie-triage/`` beside the owner, created when missing; a link (or anything but a folder)
+    there is refused, so stored results are never written outside the owner's folder."""
+    if os.path.islink(folder):
+        raise StoreError(f"{folder} is a symbolic link: stored triage results are written only into a real "
+                         "folder beside the cfg; remove the link")
     os.makedirs(folder, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    if not os.path.isdir(folder):
+        raise StoreError(f"{folder} is not a folder")
+    return folder
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace ``path`` atomically (temp file + fsync + rename, :mod:`nnie_lsp.atomic_write`); a
+    link at ``path`` is replaced, never followed."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder) == TRIAGE_STORE_DIR:
+        _checked_store_folder(folder)
+    else:
+        os.makedirs(folder, exist_ok=True)
+    atomic_write.write_bytes(path, data, follow_symlinks=False)
 
 
 def save(record: StoredTriage, *, html: str | None = None, text: str | None = None) -> StorePaths:
