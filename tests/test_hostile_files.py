@@ -110,13 +110,14 @@ def test_fifo_given_or_found_is_skipped_with_a_note(tmp_path):
 
 def test_oversized_prototxt_is_not_read(tmp_path):
     big = tmp_path / "big.prototxt"
-    with open(big, "wb") as handle:  # sparse: costs no disk, but stat says 17 MiB
+    with open(big, "wb") as handle:  # sparse: costs no disk, but stat says 1 MiB past the bound
         handle.truncate(safe_io.LIMITS[safe_io.PROTOTXT] + (1 << 20))
+    limit = safe_io.LIMITS[safe_io.PROTOTXT] >> 20
+    past = f"{limit + 1}.0 MiB, more than the {limit}.0 MiB nnie-lsp reads from a prototxt: not read"
     run = _lint_cli(str(big), cwd=tmp_path)
-    assert "big.prototxt: not linted: 17.0 MiB, more than the 16.0 MiB nnie-lsp reads from a prototxt" in run.stderr
+    assert f"big.prototxt: not linted: {past}" in run.stderr
     cfg = _project(tmp_path, prototxt_file="./big.prototxt")
-    assert _nn006(cfg) == ["[prototxt_file] ./big.prototxt: 17.0 MiB, more than the 16.0 MiB nnie-lsp reads "
-                           "from a prototxt: not read"]
+    assert _nn006(cfg) == [f"[prototxt_file] ./big.prototxt: {past}"]
 
 
 # ---------------------------------------------------------------- files a cfg names
