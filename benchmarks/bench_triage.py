@@ -39,18 +39,42 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
+def best_of_cpu(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
 def bench_text(n: int, repeat: int, tmp: str) -> None:
     rng = np.random.default_rng(0)
     a = rng.normal(0, 50, n) * rng.choice([1e-3, 1, 1e3], n)
     path = os.path.join(tmp, "conv1_output0_caffe.linear.float")
     np.savetxt(path, a)
+    from nnie_lsp.dumpio.readers import parser_threads
+
+    threads = parser_threads()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     base = best_of(lambda: np.loadtxt(path), repeat)
     ours = best_of(lambda: dumpio.read_text_floats(path), repeat)
+    single = best_of(lambda: dumpio.read_text_floats(path, threads=1), repeat)
+    # CPU time (this process, all threads): what a busy machine cannot take away by preemption
+    base_cpu = best_of_cpu(lambda: np.loadtxt(path), repeat)
+    single_cpu = best_of_cpu(lambda: dumpio.read_text_floats(path, threads=1), repeat)
     got = dumpio.read_text_floats(path)
+    assert np.array_equal(got, dumpio.read_text_floats(path, threads=1))
     err = float(np.max(np.abs(got - a) / np.maximum(np.abs(a), 1e-300)))
     mb = os.path.getsize(path) / 1e6
-    print(f"text floats  {n:>10,} values {mb:7.1f} MB | numpy.loadtxt {base:7.3f} s | read_text_floats {ours:7.3f} s "
-          f"| ratio {base / ours:5.1f}x (goal >= 5x) | max rel err {err:.1e}")
+    print(f"text floats  {n:>10,} values {mb:7.1f} MB | {os.cpu_count()} cores, load average {load:.2f} | "
+          f"max rel err {err:.1e}")
+    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on {threads} thread(s) {ours:7.3f} s "
+          f"| ratio {base / ours:5.1f}x (goal >= 5x)")
+    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on 1 thread    {single:7.3f} s "
+          f"| ratio {base / single:5.1f}x single-core, wall (goal >= 5x)")
+    print(f"  CPU time: numpy.loadtxt {base_cpu:7.3f} s | read_text_floats on 1 thread {single_cpu:7.3f} s "
+          f"| ratio {base_cpu / single_cpu:5.1f}x single-core, CPU")
     # generic separators (fallback path) for the record
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")

@@ -133,8 +133,21 @@ def _block_bounds(data: bytes, block: int) -> list[tuple[int, int]]:
     return out
 
 
-def _parse_fixed_e(data: bytes) -> np.ndarray | None:
-    """Fast path for numpy ``savetxt`` default output (``%.18e`` one per line)."""
+def parser_threads(threads: int | None = None) -> int:
+    """Threads the ``%.18e`` fast path uses: ``threads`` when given, else one per core this
+    process may run on (``sched_getaffinity``: taskset and cgroup CPU sets count), at most 4."""
+    if threads is not None:
+        return max(1, int(threads))
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+def _parse_fixed_e(data: bytes, threads: int | None = None) -> np.ndarray | None:
+    """Fast path for numpy ``savetxt`` default output (``%.18e`` one per line), in blocks of
+    512 KiB (cache-sized: the single-core speed), spread over :func:`parser_threads` threads."""
     first_nl = data.find(b"\n")
     line = data[: first_nl if first_nl >= 0 else len(data)]
     body = line[1:] if line[:1] == b"-" else line
@@ -147,8 +160,9 @@ def _parse_fixed_e(data: bytes) -> np.ndarray | None:
     buf = np.frombuffer(data, dtype=np.uint8)
     bounds = _block_bounds(data, _BLOCK)
     work = lambda ab: _fixed_e_block(buf[ab[0] : ab[1]], frac)  # noqa: E731
-    if len(bounds) > 2 and (os.cpu_count() or 1) > 1:
-        with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as ex:
+    workers = parser_threads(threads)
+    if len(bounds) > 2 and workers > 1:
+        with ThreadPoolExecutor(workers) as ex:
             parts = list(ex.map(work, bounds))
     else:
         parts = [work(ab) for ab in bounds]
@@ -182,7 +196,7 @@ def _parse_general(data: bytes, path: str) -> np.ndarray:
     return np.array(vals, dtype=np.float64)
 
 
-def read_text_floats(path, *, skip_header: bool = False) -> np.ndarray:
+def read_text_floats(path, *, skip_header: bool = False, threads: int | None = None) -> np.ndarray:
     """All numbers of a text file (newline, space, comma, tab or semicolon separated) as float64.
 
     ``%.18e`` one-per-line files (RuyiStudio / numpy ``savetxt``) take a vectorised fixed-width
@@ -190,11 +204,13 @@ def read_text_floats(path, *, skip_header: bool = False) -> np.ndarray:
     that does not start with a number (MindSpore ``<name> 4 1 H W C`` headers).  Regular files up
     to the bound for dumps only (:mod:`nnie_lsp.safe_io`; else ``FileReadError``, an ``OSError``)."""
     data = safe_io.read_bytes(path, safe_io.DUMP)
-    return parse_text_floats(data, path=str(path), skip_header=skip_header)
+    return parse_text_floats(data, path=str(path), skip_header=skip_header, threads=threads)
 
 
-def parse_text_floats(data: bytes, *, path: str = "<bytes>", skip_header: bool = False) -> np.ndarray:
-    """Text floats in ``data`` (see :func:`read_text_floats`); ``path`` only names the source in errors."""
+def parse_text_floats(data: bytes, *, path: str = "<bytes>", skip_header: bool = False,
+                      threads: int | None = None) -> np.ndarray:
+    """Text floats in ``data`` (see :func:`read_text_floats`); ``path`` only names the source in
+    errors; ``threads`` caps the fast path's threads (:func:`parser_threads`; 1 = single core)."""
     first = data.find(b"\n")
     head = data[: first if first >= 0 else len(data)].strip()
     if head and not re.match(rb"^[-+.0-9]|^(nan|inf)", head, re.IGNORECASE):
@@ -209,7 +225,7 @@ def parse_text_floats(data: bytes, *, path: str = "<bytes>", skip_header: bool =
         data += b"\n"
     if not data[:4096].strip() and not data.strip():
         return np.zeros(0)
-    fast = _parse_fixed_e(data)
+    fast = _parse_fixed_e(data, threads)
     if fast is not None:
         return fast
     return _parse_general(data, path)
