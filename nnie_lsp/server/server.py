@@ -84,6 +84,12 @@ class NnieLanguageServer(LanguageServer):
             send()
 
     def report_server_error(self, error: Exception, source) -> None:
+        if isinstance(error, ValueError) and (type(error).__name__ == "JSONDecodeError"
+                                              or isinstance(error, UnicodeDecodeError)):
+            reject = getattr(self.protocol, "reject_unreadable_body", None)
+            if reject is not None:  # malformed input from the client, not a server bug
+                reject(error)
+                return
         if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
             # bad arguments, a failed or cancelled job: the client got the message as the error
             # response; not a server bug
