@@ -1,6 +1,9 @@
 """Whole-process start-up of `nnie-lint` against bare Python / protobuf processes, same run.
 
-    .venv/bin/python benchmarks/bench_startup.py [--repeat 21] [--layers 2000]
+    .venv/bin/python benchmarks/bench_startup.py [--repeat 21] [--layers 2000] [--tree DIR]
+
+``--tree DIR`` measures another checkout's ``nnie_lsp`` (put first on ``PYTHONPATH``), e.g. the
+figures before a change: ``git archive COMMIT | tar -x -C /tmp/before`` then ``--tree /tmp/before``.
 
 Goals (issue #11), both whole processes, measured here and never by a timed test:
 
@@ -64,8 +67,10 @@ print("\\nLOADED " + " ".join(m for m in %r if m in sys.modules), file=sys.stder
 """ % (HEAVY,)
 
 
-def _env() -> dict:
+def _env(tree: str | None = None) -> dict:
     env = dict(os.environ)
+    if tree:
+        env["PYTHONPATH"] = os.path.abspath(tree) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("NO_COLOR", None)
     return env
@@ -76,12 +81,12 @@ def _lint_command() -> list[str]:
     return [script] if os.path.exists(script) else [sys.executable, "-m", "nnie_lsp.cli.lint"]
 
 
-def run_series(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[str, list[float]]:
+def run_series(commands: dict[str, list[str]], repeat: int, env: dict, cwd: str) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, cmd in commands.items():
             t0 = time.perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False, cwd=cwd)
             times[name].append(time.perf_counter() - t0)
     return times
 
@@ -90,8 +95,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--layers", type=int, default=2000)
+    ap.add_argument("--tree", help="measure the nnie_lsp of this checkout instead")
     args = ap.parse_args(argv)
-    env = _env()
+    env = _env(args.tree)
     caffe_pb2 = os.path.join(ROOT, "nnie_lsp", "prototxt", "caffe_pb2.py")
     lint = _lint_command()
     with tempfile.TemporaryDirectory(prefix="nnie-bench-startup-") as tmp:
@@ -108,15 +114,16 @@ def main(argv=None) -> int:
             "nnie-lint one.prototxt": lint + ["--exit-zero", one],
             "nnie-lint big.prototxt": lint + ["--exit-zero", big],
         }
+        # run in the temporary folder: `python -c` puts the working folder first on sys.path
         for cmd in commands.values():   # compile bytecode, warm the page cache
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False, cwd=tmp)
         probe = subprocess.run([sys.executable, "-c", PROBE, "--exit-zero", one], capture_output=True, text=True,
-                               env=env, check=False)
+                               env=env, check=False, cwd=tmp)
         loaded = [line for line in probe.stderr.splitlines() if line.startswith("LOADED")]
-        times = run_series(commands, args.repeat, env)
+        times = run_series(commands, args.repeat, env, tmp)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} cores, load average {load:.2f}; {args.repeat} runs each, interleaved; "
-          f"{args.layers}-layer net for 'big'")
+          f"{args.layers}-layer net for 'big'; nnie_lsp from {args.tree or ROOT}")
     med = {name: statistics.median(ts) for name, ts in times.items()}
     for name, ts in times.items():
         print(f"  {name:34s} median {med[name] * 1e3:6.1f} ms  min {min(ts) * 1e3:6.1f} ms")
