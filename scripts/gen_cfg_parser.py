@@ -34,6 +34,13 @@ HEADER = '''\
 # CRC at run time and falls back to lark on a mismatch; tests and --check compare the SHA-256).
 GRAMMAR_SHA256 = "{sha}"
 GRAMMAR_CRC32 = {crc}
+
+
+def _refuse_pickle(*args, **kwargs):
+    # lark's cache and save/load read and write pickles; the cfg reader never uses them, and no
+    # pickle is ever read here (nothing read from a file is executed)
+    raise RuntimeError("lark's pickle cache is not available in nnie-lsp's standalone cfg parser")
+
 '''
 
 # The options the reader's parser uses (nnie_lsp/cfg/reader.py, _build_lark_parser).
@@ -65,6 +72,8 @@ def generate_text(grammar_path: str = GRAMMAR) -> str:
     body = buffer.getvalue()
     # the tables are Python literals (not compressed): the pickle/zlib/base64 import is unused
     body = body.replace("\nimport pickle, zlib, base64\n", "\n", 1)
+    body = body.replace("pickle.load(", "_refuse_pickle(").replace("pickle.dump(", "_refuse_pickle(")
+    body = body.replace("protocol=pickle.HIGHEST_PROTOCOL", "protocol=-1")
     body = "\n".join(line.rstrip() for line in body.splitlines()) + "\n"
     return HEADER.format(sha=grammar_sha256(grammar_path), crc=grammar_crc32(grammar_path)) + body
 

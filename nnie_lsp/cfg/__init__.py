@@ -51,10 +51,11 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    from . import keys, model, paths, preprocessing, reader  # static: all on first use
 
+    sources = {".keys": keys, ".model": model, ".paths": paths, ".preprocessing": preprocessing, ".reader": reader}
     module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module, __name__), attribute)
+    value = getattr(sources[module], attribute)
     globals()[name] = value
     return value
 

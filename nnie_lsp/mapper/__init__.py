@@ -51,10 +51,11 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    from . import log, messages, dot, nettree  # static: all on first use
 
+    sources = {".log": log, ".messages": messages, ".dot": dot, ".nettree": nettree}
     module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module, __name__), attribute)
+    value = getattr(sources[module], attribute)
     globals()[name] = value
     return value
 

@@ -42,10 +42,11 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    from . import format, graph, layers, reader, synth, tree  # static: all on first use
 
+    sources = {".format": format, ".graph": graph, ".layers": layers, ".reader": reader, ".synth": synth, ".tree": tree}
     module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module, __name__), attribute)
+    value = getattr(sources[module], attribute)
     globals()[name] = value
     return value
 
