@@ -74,6 +74,11 @@ def generate_text(grammar_path: str = GRAMMAR) -> str:
     body = body.replace("\nimport pickle, zlib, base64\n", "\n", 1)
     body = body.replace("pickle.load(", "_refuse_pickle(").replace("pickle.dump(", "_refuse_pickle(")
     body = body.replace("protocol=pickle.HIGHEST_PROTOCOL", "protocol=-1")
+    # lark's UnexpectedEOF imports Token from lark.lexer; in the standalone module Token is a
+    # module-level class already (the import would name a module nnie_lsp.cfg.lexer, which does not exist)
+    body = body.replace("        from .lexer import Token\n", "")
+    body = body.replace("                from . import __version__\n", "")  # module-level in the standalone
+    assert "from ." not in body, "a relative import left in lark's standalone code: handle it here"
     body = "\n".join(line.rstrip() for line in body.splitlines()) + "\n"
     return HEADER.format(sha=grammar_sha256(grammar_path), crc=grammar_crc32(grammar_path)) + body
 
