@@ -11,7 +11,7 @@ everywhere:
   wait) and checked with ``fstat`` on the open descriptor (no window between check and read).
 - **What is read is bounded**, per kind of file (:data:`LIMITS`).  The bounds are far above what a
   real project holds; past one the file is not read and the message says why and what the bound
-  is.  A file that grows while it is read is cut at the bound and reported the same way.
+  is.  A file that grows past the bound while it is read is reported the same way.
 - **Symbolic link loops, dangling links, missing files and permission errors** get a message of
   their own (:class:`FileProblem`), never a traceback.
 
