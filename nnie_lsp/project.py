@@ -14,12 +14,11 @@ from __future__ import annotations
 import glob
 import re
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .cfg.model import MapperConfig
+from .content_cache import ContentCache
 from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
 from .cfg.preprocessing import (
     MEAN_IMAGE,
@@ -101,28 +100,6 @@ def provider_problem(provider: SourceProvider, path: str, kind: str | None = Non
 
 # ------------------------------------------------------------------ parse caches (by content)
 
-class _ParseCache:
-    def __init__(self, parse: Callable, size: int = 64) -> None:
-        self._parse = parse
-        self._size = size
-        self._data: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str, path: str | None):
-        import hashlib
-
-        key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None:
-                self._data.move_to_end(key)
-                return hit
-        value = self._parse(text, path)
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-        return value
 
 
 def _parse_proto_and_graph(text: str, path: str | None):
@@ -130,15 +107,14 @@ def _parse_proto_and_graph(text: str, path: str | None):
     return doc, build_graph(doc)
 
 
-_CFG_CACHE = _ParseCache(parse_cfg)
-_PROTO_CACHE = _ParseCache(_parse_proto_and_graph, size=16)
+_CFG_CACHE = ContentCache(parse_cfg)
+_PROTO_CACHE = ContentCache(_parse_proto_and_graph, size=16)
 
 
 def clear_parse_caches() -> None:
     """Forget every cached cfg and prototxt parse (the next read parses again)."""
     for cache in (_CFG_CACHE, _PROTO_CACHE):
-        with cache._lock:
-            cache._data.clear()
+        cache.clear()
 
 
 def cached_cfg(text: str, path: str | None) -> CfgDocument:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Iterable, Protocol
 
+from ..content_cache import ContentCache
 from ..text import Decoded, decode
 
 if TYPE_CHECKING:  # the readers are imported when a log or dot file is found (nnie-lint's start-up)
@@ -88,28 +88,6 @@ class MapperOutput:
 
 # ---------------------------------------------------------------- parse caches (by content)
 
-class _ContentCache:
-    def __init__(self, parse, size: int = 8) -> None:
-        self._parse = parse
-        self._size = size
-        self._data: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str, path: str):
-        import hashlib
-
-        key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None:
-                self._data.move_to_end(key)
-                return hit
-        value = self._parse(text, path)
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-        return value
 
 
 def _parse_log(text: str, path: str):
@@ -122,15 +100,15 @@ def _parse_tree(text: str, path: str):
     return parse_net_tree(text, path)
 
 
-_LOG_CACHE = _ContentCache(_parse_log)
-_TREE_CACHE = _ContentCache(_parse_tree)
+_LOG_CACHE = ContentCache(_parse_log, size=8)
+_TREE_CACHE = ContentCache(_parse_tree, size=8)
 # (kind, path) -> ((mtime_ns, size), parsed): files on disk are not read again while unchanged
 # (the language server builds a project on every edit)
 _BY_STAT: dict[tuple[str, str], tuple[tuple[int, int], object]] = {}
 _BY_STAT_LOCK = threading.Lock()
 
 
-def _load(kind: str, path: str, provider: TextSource, cache: _ContentCache):
+def _load(kind: str, path: str, provider: TextSource, cache: ContentCache):
     """The parsed file at ``path`` (None when absent, a folder or too big): editor buffers by
     content, files on disk by modification time and size."""
     if path in getattr(provider, "overlay", {}):
