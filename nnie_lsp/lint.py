@@ -109,8 +109,3 @@ def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvi
     return load_project(cfg_path=cfgs[0] if cfgs else None, prototxt_path=path, settings=settings,
                         provider=provider, cwd=cwd)
 
-
-def lint_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
-              cwd: str | None = None, lang: str | None = None, is_cfg: bool | None = None) -> LintOutcome:
-    project = project_for_file(path, settings=settings, provider=provider, cwd=cwd, is_cfg=is_cfg)
-    return lint_project(project, lang=lang, paths=[path])

@@ -59,10 +59,6 @@ class CfgEntry:
     index: int  # order among entries
 
     @property
-    def has_inline_comment(self) -> bool:
-        return self.inline_comment_range is not None
-
-    @property
     def inline_comment(self) -> str | None:
         """Text of the inline comment after '#', or None."""
         if self.inline_comment_range is None:
@@ -138,9 +134,6 @@ class CfgDocument:
         if e is not None and e.line_range.contains(pos):
             return e
         return None
-
-    def line_kind(self, line: int) -> LineKind:
-        return self.line_kinds[line] if 0 <= line < len(self.line_kinds) else "blank"
 
     @property
     def ok(self) -> bool:

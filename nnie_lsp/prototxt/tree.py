@@ -84,10 +84,6 @@ class Node(tuple):
     def value_offsets(self) -> tuple[int, int]:
         return self[9], self[10]
 
-    @property
-    def name_offsets(self) -> tuple[int, int]:
-        return self[5], self[6]
-
     def find(self, name: str) -> tuple["Node", ...]:
         return tuple([c for c in self[3] if c[0] == name])
 

@@ -39,14 +39,9 @@ SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "ve
                              ".mypy_cache", ".pytest_cache"})
 SCAN_DEPTH = 5
 SCAN_MAX_FOLDERS = 5000
-FILE_ROLES = ("cfg", "prototxt")
 FOLDER_ROLES = ("reference", "sim", "sim16")
 
 TextSource = Callable[[str], "str | None"]   # path -> the editor's unsaved text, or None
-
-
-class StoreError(ValueError):
-    pass
 
 
 # ------------------------------------------------------------------ stamps
