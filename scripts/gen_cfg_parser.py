@@ -79,8 +79,59 @@ def generate_text(grammar_path: str = GRAMMAR) -> str:
     body = body.replace("        from .lexer import Token\n", "")
     body = body.replace("                from . import __version__\n", "")  # module-level in the standalone
     assert "from ." not in body, "a relative import left in lark's standalone code: handle it here"
+    body = prune_unused(body)
     body = "\n".join(line.rstrip() for line in body.splitlines()) + "\n"
     return HEADER.format(sha=grammar_sha256(grammar_path), crc=grammar_crc32(grammar_path)) + body
+
+
+# What the cfg reader uses from the module (nnie_lsp/cfg/reader.py, _build_standalone_parser).
+ROOTS = frozenset({"Lark_StandAlone", "Tree", "Token", "LarkError", "__version__"})
+# Lark methods the reader never calls: saving/loading parsers (pickles) and opening grammar files.
+UNUSED_LARK_METHODS = frozenset({"save", "load", "open", "open_from_package"})
+
+
+def _names(node) -> set[str]:
+    import ast
+
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def prune_unused(body: str) -> str:
+    """Drop the parts of lark's runtime the cfg parser never reaches: top-level functions and
+    classes no kept code names (lark's Transformer/Visitor/Indenter families, the interactive
+    parser, tree helpers), and the Lark methods in UNUSED_LARK_METHODS. Everything else — the
+    licence notice, imports, the parse tables — stays as generated. Reachability is by name from
+    ROOTS and from every top-level statement that is not a definition."""
+    import ast
+
+    tree = ast.parse(body)
+    defs = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    lark_class = defs.get("Lark")
+    dropped_methods = []
+    if lark_class is not None:
+        dropped_methods = [m for m in lark_class.body
+                           if isinstance(m, ast.FunctionDef) and m.name in UNUSED_LARK_METHODS]
+        lark_class.body = [m for m in lark_class.body if m not in dropped_methods]
+    wanted = set(ROOTS)
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            wanted |= _names(node)
+    todo = [name for name in wanted if name in defs]
+    while todo:
+        node = defs[todo.pop()]
+        for name in _names(node):
+            if name in defs and name not in wanted:
+                wanted.add(name)
+                todo.append(name)
+    spans = [node for node in defs.values() if node.name not in wanted] + dropped_methods
+    lines = body.splitlines()
+    for node in sorted(spans, key=lambda n: n.lineno, reverse=True):
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+        del lines[start:node.end_lineno]
+    text = "\n".join(lines) + "\n"
+    while "\n\n\n\n" in text:
+        text = text.replace("\n\n\n\n", "\n\n\n")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """nnie_mapper ``.cfg`` support: reader (grammar + ranges), key table, typed model.
 
 - :mod:`.reader`: :func:`parse_cfg`, :func:`read_cfg`, :func:`looks_like_mapper_cfg`
-- :mod:`.keys`: :data:`KEYS`, :data:`ATC_KEYS`, :func:`lookup`, :func:`suggest`, :func:`check_value`
+- :mod:`.keys`: :data:`KEYS`, :data:`ATC_KEYS`, :func:`lookup`, :func:`suggest`; :mod:`.values`: :func:`check_value`
 - :mod:`.model`: :class:`MapperConfig`, :class:`InputGroup`
 - :mod:`.paths`: :func:`cfg_bases`, :func:`resolve_path` (the one path resolution order)
 - :mod:`.preprocessing`: :data:`NORM_TYPES`, :class:`InputPreprocessing` (the one reading of
@@ -18,8 +18,8 @@ _EXPORTS = {
     "VENDOR_KEYS": (".keys", "VENDOR_KEYS"),
     "ForeignKey": (".keys", "ForeignKey"),
     "KeySpec": (".keys", "KeySpec"),
-    "ValueCheck": (".keys", "ValueCheck"),
-    "check_value": (".keys", "check_value"),
+    "ValueCheck": (".values", "ValueCheck"),
+    "check_value": (".values", "check_value"),
     "is_null_path": (".keys", "is_null_path"),
     "lookup": (".keys", "lookup"),
     "suggest": (".keys", "suggest"),
@@ -51,9 +51,10 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import keys, model, paths, preprocessing, reader  # static: all on first use
+    from . import keys, model, paths, preprocessing, reader, values  # static: all on first use
 
-    sources = {".keys": keys, ".model": model, ".paths": paths, ".preprocessing": preprocessing, ".reader": reader}
+    sources = {".keys": keys, ".model": model, ".paths": paths, ".preprocessing": preprocessing, ".reader": reader,
+               ".values": values}
     module, attribute = _EXPORTS[name]
     value = getattr(sources[module], attribute)
     globals()[name] = value

@@ -35,11 +35,10 @@ from .keys import (
     SHAREABLE_PER_INPUT_KEYS,
     ForeignKey,
     KeySpec,
-    ValueCheck,
-    check_value,
     is_null_path,
     lookup,
 )
+from .values import ValueCheck, check_value
 from .reader import CfgDocument, CfgEntry
 
 

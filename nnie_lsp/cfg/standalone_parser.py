@@ -261,7 +261,6 @@ class UnexpectedToken(ParseError, UnexpectedInput):
         return message
 
 
-
 class VisitError(LarkError):
     #--
 
@@ -275,10 +274,6 @@ class VisitError(LarkError):
         self.rule = rule
         self.obj = obj
         self.orig_exc = orig_exc
-
-
-class MissingVariableError(LarkError):
-    pass
 
 
 import sys, re
@@ -488,7 +483,6 @@ class TextSlice(Generic[AnyStr]):
 
 TextOrSlice = Union[AnyStr, 'TextSlice[AnyStr]']
 LarkInput = Union[AnyStr, TextSlice[AnyStr], Any]
-
 
 
 class Meta:
@@ -750,40 +744,6 @@ class Transformer(_Decoratable, ABC, Generic[_Leaf_T, _Return_T]):
         return token
 
 
-def merge_transformers(base_transformer=None, **transformers_to_merge):
-    #--
-    if base_transformer is None:
-        base_transformer = Transformer()
-    for prefix, transformer in transformers_to_merge.items():
-        for method_name in dir(transformer):
-            method = getattr(transformer, method_name)
-            if not callable(method):
-                continue
-            if method_name.startswith("_") or method_name == "transform":
-                continue
-            prefixed_method = prefix + "__" + method_name
-            if hasattr(base_transformer, prefixed_method):
-                raise AttributeError("Cannot merge: method '%s' appears more than once" % prefixed_method)
-
-            setattr(base_transformer, prefixed_method, method)
-
-    return base_transformer
-
-
-class InlineTransformer(Transformer):   ##
-
-    def _call_userfunc(self, tree, new_children=None):
-        ##
-
-        children = new_children if new_children is not None else tree.children
-        try:
-            f = getattr(self, tree.data)
-        except AttributeError:
-            return self.__default__(tree.data, children, tree.meta)
-        else:
-            return f(*children)
-
-
 class TransformerChain(Generic[_Leaf_T, _Return_T]):
 
     transformers: 'Tuple[Union[Transformer, TransformerChain], ...]'
@@ -816,113 +776,7 @@ class Transformer_InPlace(Transformer[_Leaf_T, _Return_T]):
         return self._transform_tree(tree)
 
 
-class Transformer_NonRecursive(Transformer[_Leaf_T, _Return_T]):
-    #--
-
-    def transform(self, tree: Tree[_Leaf_T]) -> _Return_T:
-        ##
-
-        rev_postfix = []
-        q: List[Branch[_Leaf_T]] = [tree]
-        while q:
-            t = q.pop()
-            rev_postfix.append(t)
-            if isinstance(t, Tree):
-                q += t.children
-
-        ##
-
-        stack: List = []
-        for x in reversed(rev_postfix):
-            if isinstance(x, Tree):
-                size = len(x.children)
-                if size:
-                    args = stack[-size:]
-                    del stack[-size:]
-                else:
-                    args = []
-
-                res = self._call_userfunc(x, args)
-                if res is not Discard:
-                    stack.append(res)
-
-            elif self.__visit_tokens__ and isinstance(x, Token):
-                res = self._call_userfunc_token(x)
-                if res is not Discard:
-                    stack.append(res)
-            else:
-                stack.append(x)
-
-        result, = stack  ##
-
-        ##
-
-        ##
-
-        ##
-
-        return cast(_Return_T, result)
-
-
-class Transformer_InPlaceRecursive(Transformer[_Leaf_T, _Return_T]):
-    #--
-    def _transform_tree(self, tree):
-        tree.children = list(self._transform_children(tree.children))
-        return self._call_userfunc(tree)
-
-
 ##
-
-
-class VisitorBase:
-    def _call_userfunc(self, tree):
-        return getattr(self, tree.data, self.__default__)(tree)
-
-    def __default__(self, tree):
-        #--
-        return tree
-
-    def __class_getitem__(cls, _):
-        return cls
-
-
-class Visitor(VisitorBase, ABC, Generic[_Leaf_T]):
-    #--
-
-    def visit(self, tree: Tree[_Leaf_T]) -> Tree[_Leaf_T]:
-        #--
-        for subtree in tree.iter_subtrees():
-            self._call_userfunc(subtree)
-        return tree
-
-    def visit_topdown(self, tree: Tree[_Leaf_T]) -> Tree[_Leaf_T]:
-        #--
-        for subtree in tree.iter_subtrees_topdown():
-            self._call_userfunc(subtree)
-        return tree
-
-
-class Visitor_Recursive(VisitorBase, Generic[_Leaf_T]):
-    #--
-
-    def visit(self, tree: Tree[_Leaf_T]) -> Tree[_Leaf_T]:
-        #--
-        for child in tree.children:
-            if isinstance(child, Tree):
-                self.visit(child)
-
-        self._call_userfunc(tree)
-        return tree
-
-    def visit_topdown(self,tree: Tree[_Leaf_T]) -> Tree[_Leaf_T]:
-        #--
-        self._call_userfunc(tree)
-
-        for child in tree.children:
-            if isinstance(child, Tree):
-                self.visit_topdown(child)
-
-        return tree
 
 
 class Interpreter(_Decoratable, ABC, Generic[_Leaf_T, _Return_T]):
@@ -958,24 +812,8 @@ class Interpreter(_Decoratable, ABC, Generic[_Leaf_T, _Return_T]):
 
 _InterMethod = Callable[[Type[Interpreter], _Return_T], _R]
 
-def visit_children_decor(func: _InterMethod) -> _InterMethod:
-    #--
-    @wraps(func)
-    def inner(cls, tree):
-        values = cls.visit_children(tree)
-        return func(cls, values)
-    return inner
 
 ##
-
-
-def _apply_v_args(obj, visit_wrapper):
-    try:
-        _apply = obj._apply_v_args
-    except AttributeError:
-        return _VArgsWrapper(obj, visit_wrapper)
-    else:
-        return _apply(visit_wrapper)
 
 
 class _VArgsWrapper:
@@ -1013,41 +851,10 @@ class _VArgsWrapper:
             f(self.base_func, owner, name)
 
 
-def _vargs_inline(f, _data, children, _meta):
-    return f(*children)
 def _vargs_meta_inline(f, _data, children, meta):
     return f(meta, *children)
 def _vargs_meta(f, _data, children, meta):
     return f(meta, children)
-def _vargs_tree(f, data, children, meta):
-    return f(Tree(data, children, meta))
-
-
-def v_args(inline: bool = False, meta: bool = False, tree: bool = False, wrapper: Optional[Callable] = None) -> Callable[[_DECORATED], _DECORATED]:
-    #--
-    if tree and (meta or inline):
-        raise ValueError("Visitor functions cannot combine 'tree' with 'meta' or 'inline'.")
-
-    func = None
-    if meta:
-        if inline:
-            func = _vargs_meta_inline
-        else:
-            func = _vargs_meta
-    elif inline:
-        func = _vargs_inline
-    elif tree:
-        func = _vargs_tree
-
-    if wrapper is not None:
-        if func is not None:
-            raise ValueError("Cannot use 'wrapper' along with 'tree', 'meta' or 'inline'.")
-        func = wrapper
-
-    def _visitor_args_dec(obj):
-        return _apply_v_args(obj, func)
-    return _visitor_args_dec
-
 
 
 TOKEN_DEFAULT_PRIORITY = 0
@@ -1176,7 +983,6 @@ class Rule(Serialize):
         if not isinstance(other, Rule):
             return False
         return self.origin == other.origin and self.expansion == other.expansion
-
 
 
 from contextlib import suppress
@@ -1846,8 +1652,6 @@ class ContextualLexer(Lexer):
                 raise e  ##
 
 
-
-
 _ParserArgType: 'TypeAlias' = 'Literal["earley", "lalr", "cyk", "auto"]'
 _LexerArgType: 'TypeAlias' = 'Union[Literal["auto", "basic", "contextual", "dynamic", "dynamic_complete"], Type[Lexer]]'
 _LexerCallback = Callable[[Token], Token]
@@ -1926,7 +1730,6 @@ class ExpandSingleChild:
             return children[0]
         else:
             return self.node_builder(children)
-
 
 
 class PropagatePositions:
@@ -2181,7 +1984,6 @@ class AmbiguousIntermediateExpander:
         return self.node_builder(children)
 
 
-
 def inplace_transformer(func):
     @wraps(func)
     def f(children):
@@ -2263,7 +2065,6 @@ class ParseTreeBuilder:
         return callbacks
 
 
-
 class Action:
     def __init__(self, name):
         self.name = name
@@ -2336,7 +2137,6 @@ class IntParseTable(ParseTableBase[int]):
         start_states = {start:state_to_idx[s] for start, s in parse_table.start_states.items()}
         end_states = {start:state_to_idx[s] for start, s in parse_table.end_states.items()}
         return cls(int_states, start_states, end_states)
-
 
 
 class ParseConf(Generic[StateT]):
@@ -2643,7 +2443,6 @@ class InteractiveParser:
         return self.parser.parse_from_state(self.parser_state, last_token=self.lexer_thread.state.last_token)
 
 
-
 class ImmutableInteractiveParser(InteractiveParser):
     #--
 
@@ -2667,7 +2466,6 @@ class ImmutableInteractiveParser(InteractiveParser):
         #--
         p = copy(self)
         return InteractiveParser(p.parser, p.parser_state, p.lexer_thread)
-
 
 
 def _wrap_lexer(lexer_class):
@@ -2831,7 +2629,6 @@ class PostLexConnector:
         return self.postlexer.process(i)
 
 
-
 def create_basic_lexer(lexer_conf, parser, postlex, options) -> BasicLexer:
     cls = (options and options._plugins.get('BasicLexer')) or BasicLexer
     return cls(lexer_conf)
@@ -2850,8 +2647,6 @@ def create_lalr_parser(lexer_conf: LexerConf, parser_conf: ParserConf, options=N
     return cls(parser_conf, debug=debug, strict=strict)
 
 _parser_creators['lalr'] = create_lalr_parser
-
-
 
 
 class PostLex(ABC):
@@ -3340,20 +3135,6 @@ class Lark(Serialize):
             options=self.options
         )
 
-    def save(self, f, exclude_options: Collection[str] = ()) -> None:
-        #--
-        if self.options.parser != 'lalr':
-            raise NotImplementedError("Lark.save() is only implemented for the LALR(1) parser.")
-        data, m = self.memo_serialize([TerminalDef, Rule])
-        if exclude_options:
-            data["options"] = {n: v for n, v in data["options"].items() if n not in exclude_options}
-        _refuse_pickle({'data': data, 'memo': m}, f, protocol=-1)
-
-    @classmethod
-    def load(cls: Type[_T], f) -> _T:
-        #--
-        inst = cls.__new__(cls)
-        return inst._load(f)
 
     def _deserialize_lexer_conf(self, data: Dict[str, Any], memo: Dict[int, Union[TerminalDef, Rule]], options: LarkOptions) -> LexerConf:
         lexer_conf = LexerConf.deserialize(data['lexer_conf'], memo)
@@ -3405,24 +3186,6 @@ class Lark(Serialize):
         inst = cls.__new__(cls)
         return inst._load({'data': data, 'memo': memo}, **kwargs)
 
-    @classmethod
-    def open(cls: Type[_T], grammar_filename: str, rel_to: Optional[str]=None, **options) -> _T:
-        #--
-        if rel_to:
-            basepath = os.path.dirname(rel_to)
-            grammar_filename = os.path.join(basepath, grammar_filename)
-        with open(grammar_filename, encoding='utf8') as f:
-            return cls(f, **options)
-
-    @classmethod
-    def open_from_package(cls: Type[_T], package: str, grammar_path: str, search_paths: 'Sequence[str]'=[""], **options) -> _T:
-        #--
-        package_loader = FromPackageLoader(package, search_paths)
-        full_path, text = package_loader(None, grammar_path)
-        options.setdefault('source_path', full_path)
-        options.setdefault('import_paths', [])
-        options['import_paths'].append(package_loader)
-        return cls(text, **options)
 
     def __repr__(self):
         return 'Lark(open(%r), parser=%r, lexer=%r, ...)' % (self.source_path, self.options.parser, self.options.lexer)
@@ -3456,123 +3219,8 @@ class Lark(Serialize):
         return self.parser.parse(text, start=start, on_error=on_error)
 
 
-
-
-class DedentError(LarkError):
-    pass
-
-class Indenter(PostLex, ABC):
-    #--
-    paren_level: int
-    indent_level: List[int]
-
-    def __init__(self) -> None:
-        self.paren_level = 0
-        self.indent_level = [0]
-        assert self.tab_len > 0
-
-    def handle_NL(self, token: Token) -> Iterator[Token]:
-        if self.paren_level > 0:
-            return
-
-        yield token
-
-        indent_str = token.rsplit('\n', 1)[1] ##
-
-        indent = indent_str.count(' ') + indent_str.count('\t') * self.tab_len
-
-        if indent > self.indent_level[-1]:
-            self.indent_level.append(indent)
-            yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
-        else:
-            while indent < self.indent_level[-1]:
-                self.indent_level.pop()
-                yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
-
-            if indent != self.indent_level[-1]:
-                raise DedentError('Unexpected dedent to column %s. Expected dedent to %s' % (indent, self.indent_level[-1]))
-
-    def _process(self, stream):
-        token = None
-        for token in stream:
-            if token.type == self.NL_type:
-                yield from self.handle_NL(token)
-            else:
-                yield token
-
-            if token.type in self.OPEN_PAREN_types:
-                self.paren_level += 1
-            elif token.type in self.CLOSE_PAREN_types:
-                self.paren_level -= 1
-                assert self.paren_level >= 0
-
-        while len(self.indent_level) > 1:
-            self.indent_level.pop()
-            yield Token.new_borrow_pos(self.DEDENT_type, '', token) if token else Token(self.DEDENT_type, '', 0, 0, 0, 0, 0, 0)
-
-        assert self.indent_level == [0], self.indent_level
-
-    def process(self, stream):
-        self.paren_level = 0
-        self.indent_level = [0]
-        return self._process(stream)
-
-    ##
-
-    @property
-    def always_accept(self):
-        return (self.NL_type,)
-
-    @property
-    @abstractmethod
-    def NL_type(self) -> str:
-        #--
-        raise NotImplementedError()
-
-    @property
-    @abstractmethod
-    def OPEN_PAREN_types(self) -> List[str]:
-        #--
-        raise NotImplementedError()
-
-    @property
-    @abstractmethod
-    def CLOSE_PAREN_types(self) -> List[str]:
-        #--
-        raise NotImplementedError()
-
-    @property
-    @abstractmethod
-    def INDENT_type(self) -> str:
-        #--
-        raise NotImplementedError()
-
-    @property
-    @abstractmethod
-    def DEDENT_type(self) -> str:
-        #--
-        raise NotImplementedError()
-
-    @property
-    @abstractmethod
-    def tab_len(self) -> int:
-        #--
-        raise NotImplementedError()
-
-
-class PythonIndenter(Indenter):
-    #--
-
-    NL_type = '_NEWLINE'
-    OPEN_PAREN_types = ['LPAR', 'LSQB', 'LBRACE']
-    CLOSE_PAREN_types = ['RPAR', 'RSQB', 'RBRACE']
-    INDENT_type = '_INDENT'
-    DEDENT_type = '_DEDENT'
-    tab_len = 8
-
-
 DATA = (
-{'parser': {'lexer_conf': {'terminals': [{'@': 0}, {'@': 1}, {'@': 2}, {'@': 3}, {'@': 4}, {'@': 5}], 'ignore': [], 'g_regex_flags': 0, 'use_bytes': False, 'lexer_type': 'contextual', '__type__': 'LexerConf'}, 'parser_conf': {'rules': [{'@': 6}, {'@': 7}, {'@': 8}, {'@': 9}, {'@': 10}, {'@': 11}, {'@': 12}, {'@': 13}, {'@': 14}, {'@': 15}, {'@': 16}, {'@': 17}, {'@': 18}, {'@': 19}, {'@': 20}, {'@': 21}, {'@': 22}, {'@': 23}, {'@': 24}], 'start': ['start'], 'parser_type': 'lalr', '__type__': 'ParserConf'}, 'parser': {'tokens': {0: 'value', 1: 'inline_comment', 2: 'VALUE', 3: 'COMMENT', 4: '$END', 5: '_WS', 6: 'start', 7: 'LSQB', 8: '_body', 9: 'entry', 10: 'comment', 11: 'KEY', 12: '_after', 13: 'RSQB'}, 'states': {0: {0: (0, 11), 1: (0, 15), 2: (0, 19), 3: (0, 2), 4: (1, {'@': 16})}, 1: {4: (1, {'@': 14})}, 2: {4: (1, {'@': 24}), 5: (1, {'@': 24})}, 3: {4: (1, {'@': 19})}, 4: {4: (1, {'@': 8})}, 5: {4: (1, {'@': 11})}, 6: {3: (0, 2), 1: (0, 12), 4: (1, {'@': 17})}, 7: {5: (0, 14), 6: (0, 10), 7: (0, 8), 8: (0, 4), 9: (0, 16), 3: (0, 9), 10: (0, 5), 4: (1, {'@': 9})}, 8: {11: (0, 21)}, 9: {5: (0, 13), 4: (1, {'@': 13})}, 10: {}, 11: {5: (0, 6), 4: (1, {'@': 18})}, 12: {5: (0, 3), 4: (1, {'@': 20})}, 13: {4: (1, {'@': 12})}, 14: {7: (0, 8), 9: (0, 16), 3: (0, 9), 10: (0, 5), 8: (0, 17), 4: (1, {'@': 7})}, 15: {5: (0, 18), 4: (1, {'@': 22})}, 16: {4: (1, {'@': 10})}, 17: {4: (1, {'@': 6})}, 18: {4: (1, {'@': 21})}, 19: {4: (1, {'@': 23}), 5: (1, {'@': 23})}, 20: {5: (0, 0), 12: (0, 1), 4: (1, {'@': 15})}, 21: {13: (0, 20)}}, 'start_states': {'start': 7}, 'end_states': {'start': 10}}, '__type__': 'ParsingFrontend'}, 'rules': [{'@': 6}, {'@': 7}, {'@': 8}, {'@': 9}, {'@': 10}, {'@': 11}, {'@': 12}, {'@': 13}, {'@': 14}, {'@': 15}, {'@': 16}, {'@': 17}, {'@': 18}, {'@': 19}, {'@': 20}, {'@': 21}, {'@': 22}, {'@': 23}, {'@': 24}], 'options': {'debug': False, 'strict': False, 'keep_all_tokens': False, 'tree_class': None, 'cache': False, 'cache_grammar': False, 'postlex': None, 'parser': 'lalr', 'lexer': 'contextual', 'transformer': None, 'start': ['start'], 'priority': 'normal', 'ambiguity': 'auto', 'regex': False, 'propagate_positions': False, 'lexer_callbacks': {}, 'maybe_placeholders': False, 'edit_terminals': None, 'g_regex_flags': 0, 'use_bytes': False, 'ordered_sets': True, 'import_paths': [], 'source_path': None, '_plugins': {}}, '__type__': 'Lark'}
+{'parser': {'lexer_conf': {'terminals': [{'@': 0}, {'@': 1}, {'@': 2}, {'@': 3}, {'@': 4}, {'@': 5}], 'ignore': [], 'g_regex_flags': 0, 'use_bytes': False, 'lexer_type': 'contextual', '__type__': 'LexerConf'}, 'parser_conf': {'rules': [{'@': 6}, {'@': 7}, {'@': 8}, {'@': 9}, {'@': 10}, {'@': 11}, {'@': 12}, {'@': 13}, {'@': 14}, {'@': 15}, {'@': 16}, {'@': 17}, {'@': 18}, {'@': 19}, {'@': 20}, {'@': 21}, {'@': 22}, {'@': 23}, {'@': 24}], 'start': ['start'], 'parser_type': 'lalr', '__type__': 'ParserConf'}, 'parser': {'tokens': {0: '$END', 1: 'RSQB', 2: '_WS', 3: 'COMMENT', 4: 'inline_comment', 5: '_after', 6: 'value', 7: 'VALUE', 8: '_body', 9: 'LSQB', 10: 'start', 11: 'entry', 12: 'comment', 13: 'KEY'}, 'states': {0: {}, 1: {0: (1, {'@': 6})}, 2: {1: (0, 5)}, 3: {2: (0, 4), 0: (1, {'@': 18})}, 4: {3: (0, 14), 4: (0, 17), 0: (1, {'@': 17})}, 5: {2: (0, 8), 5: (0, 13), 0: (1, {'@': 15})}, 6: {0: (1, {'@': 23}), 2: (1, {'@': 23})}, 7: {2: (0, 20), 0: (1, {'@': 13})}, 8: {4: (0, 21), 6: (0, 3), 3: (0, 14), 7: (0, 6), 0: (1, {'@': 16})}, 9: {2: (0, 16), 3: (0, 7), 8: (0, 12), 9: (0, 11), 10: (0, 0), 11: (0, 18), 12: (0, 10), 0: (1, {'@': 9})}, 10: {0: (1, {'@': 11})}, 11: {13: (0, 2)}, 12: {0: (1, {'@': 8})}, 13: {0: (1, {'@': 14})}, 14: {0: (1, {'@': 24}), 2: (1, {'@': 24})}, 15: {0: (1, {'@': 21})}, 16: {3: (0, 7), 9: (0, 11), 8: (0, 1), 11: (0, 18), 12: (0, 10), 0: (1, {'@': 7})}, 17: {2: (0, 19), 0: (1, {'@': 20})}, 18: {0: (1, {'@': 10})}, 19: {0: (1, {'@': 19})}, 20: {0: (1, {'@': 12})}, 21: {2: (0, 15), 0: (1, {'@': 22})}}, 'start_states': {'start': 9}, 'end_states': {'start': 0}}, '__type__': 'ParsingFrontend'}, 'rules': [{'@': 6}, {'@': 7}, {'@': 8}, {'@': 9}, {'@': 10}, {'@': 11}, {'@': 12}, {'@': 13}, {'@': 14}, {'@': 15}, {'@': 16}, {'@': 17}, {'@': 18}, {'@': 19}, {'@': 20}, {'@': 21}, {'@': 22}, {'@': 23}, {'@': 24}], 'options': {'debug': False, 'strict': False, 'keep_all_tokens': False, 'tree_class': None, 'cache': False, 'cache_grammar': False, 'postlex': None, 'parser': 'lalr', 'lexer': 'contextual', 'transformer': None, 'start': ['start'], 'priority': 'normal', 'ambiguity': 'auto', 'regex': False, 'propagate_positions': False, 'lexer_callbacks': {}, 'maybe_placeholders': False, 'edit_terminals': None, 'g_regex_flags': 0, 'use_bytes': False, 'ordered_sets': True, 'import_paths': [], 'source_path': None, '_plugins': {}}, '__type__': 'Lark'}
 )
 MEMO = (
 {0: {'name': '_WS', 'pattern': {'value': '[ \t\x0c\\v\r]+', 'flags': [], 'raw': '/[ \\t\\f\\v\\r]+/', '_width': [1, 18446744073709551616], '__type__': 'PatternRE'}, 'priority': 0, '__type__': 'TerminalDef'}, 1: {'name': 'KEY', 'pattern': {'value': '[^ \t\x0c\\v\r\n\\[\\]]+', 'flags': [], 'raw': '/[^ \\t\\f\\v\\r\\n\\[\\]]+/', '_width': [1, 18446744073709551616], '__type__': 'PatternRE'}, 'priority': 0, '__type__': 'TerminalDef'}, 2: {'name': 'VALUE', 'pattern': {'value': '[^ \t\x0c\\v\r\n#][^ \t\x0c\\v\r\n]*(?:[ \t\x0c\\v\r]+[^ \t\x0c\\v\r\n#][^ \t\x0c\\v\r\n]*)*', 'flags': [], 'raw': '/[^ \\t\\f\\v\\r\\n#][^ \\t\\f\\v\\r\\n]*(?:[ \\t\\f\\v\\r]+[^ \\t\\f\\v\\r\\n#][^ \\t\\f\\v\\r\\n]*)*/', '_width': [1, 18446744073709551616], '__type__': 'PatternRE'}, 'priority': 0, '__type__': 'TerminalDef'}, 3: {'name': 'COMMENT', 'pattern': {'value': '#(?:[^\n]*[^ \t\x0c\\v\r\n])?', 'flags': [], 'raw': '/#(?:[^\\n]*[^ \\t\\f\\v\\r\\n])?/', '_width': [1, 18446744073709551616], '__type__': 'PatternRE'}, 'priority': 0, '__type__': 'TerminalDef'}, 4: {'name': 'LSQB', 'pattern': {'value': '[', 'flags': [], 'raw': '"["', '__type__': 'PatternStr'}, 'priority': 0, '__type__': 'TerminalDef'}, 5: {'name': 'RSQB', 'pattern': {'value': ']', 'flags': [], 'raw': '"]"', '__type__': 'PatternStr'}, 'priority': 0, '__type__': 'TerminalDef'}, 6: {'origin': {'name': 'start', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': '_body', '__type__': 'NonTerminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 7: {'origin': {'name': 'start', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 1, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 8: {'origin': {'name': 'start', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_body', '__type__': 'NonTerminal'}], 'order': 2, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 9: {'origin': {'name': 'start', '__type__': 'NonTerminal'}, 'expansion': [], 'order': 3, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 10: {'origin': {'name': '_body', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'entry', '__type__': 'NonTerminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 11: {'origin': {'name': '_body', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'comment', '__type__': 'NonTerminal'}], 'order': 1, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 12: {'origin': {'name': 'comment', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'COMMENT', 'filter_out': False, '__type__': 'Terminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 13: {'origin': {'name': 'comment', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'COMMENT', 'filter_out': False, '__type__': 'Terminal'}], 'order': 1, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 14: {'origin': {'name': 'entry', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'LSQB', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'KEY', 'filter_out': False, '__type__': 'Terminal'}, {'name': 'RSQB', 'filter_out': True, '__type__': 'Terminal'}, {'name': '_after', '__type__': 'NonTerminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 15: {'origin': {'name': 'entry', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'LSQB', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'KEY', 'filter_out': False, '__type__': 'Terminal'}, {'name': 'RSQB', 'filter_out': True, '__type__': 'Terminal'}], 'order': 1, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 16: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 17: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'value', '__type__': 'NonTerminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 1, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 18: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'value', '__type__': 'NonTerminal'}], 'order': 2, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 19: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'value', '__type__': 'NonTerminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'inline_comment', '__type__': 'NonTerminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 3, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 20: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'value', '__type__': 'NonTerminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'inline_comment', '__type__': 'NonTerminal'}], 'order': 4, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 21: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'inline_comment', '__type__': 'NonTerminal'}, {'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}], 'order': 5, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 22: {'origin': {'name': '_after', '__type__': 'NonTerminal'}, 'expansion': [{'name': '_WS', 'filter_out': True, '__type__': 'Terminal'}, {'name': 'inline_comment', '__type__': 'NonTerminal'}], 'order': 6, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 23: {'origin': {'name': 'value', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'VALUE', 'filter_out': False, '__type__': 'Terminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}, 24: {'origin': {'name': 'inline_comment', '__type__': 'NonTerminal'}, 'expansion': [{'name': 'COMMENT', 'filter_out': False, '__type__': 'Terminal'}], 'order': 0, 'alias': None, 'options': {'keep_all_tokens': False, 'expand1': False, 'priority': None, 'template_source': None, 'empty_indices': (), '__type__': 'RuleOptions'}, '__type__': 'Rule'}}

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-from ..cfg.keys import KEYS, KeySpec, check_value, foreign, lookup, suggest
+from ..cfg.keys import KEYS, KeySpec, foreign, lookup, suggest
+from ..cfg.values import check_value
 from ..i18n import t
 from ..mapper.nettree import NetTree, TreeNode
 from ..project import PATH_KEYS, Project

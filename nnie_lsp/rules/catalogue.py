@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported for their registrations)
     config_rules,
+    input_batch,
     input_rules,
+    layer_limits,
     layer_matching,
+    layer_setup,
     mapper_output,
     mean_scale_rules,
     meta,

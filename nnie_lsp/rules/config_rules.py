@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..cfg import keys as cfg_keys
+from ..cfg.values import check_value
 from ..cfg.preprocessing import norm_semantics
 from ..diagnostics import Severity
 from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
@@ -172,7 +173,7 @@ def nn003(project, ctx):
             continue
         if spec.allows_null and e.value.strip() and cfg_keys.is_null_path(e.value):
             continue  # a placeholder such as `null` (an empty value is still reported)
-        chk = cfg_keys.check_value(spec, e.value)
+        chk = check_value(spec, e.value)
         if chk.ok:
             continue
         msg = chk.message_zh if ctx.lang.startswith("zh") else chk.message_en
@@ -296,7 +297,7 @@ def nn005(project, ctx):
             continue
         fix = None
         if spec.name == "mean_file":
-            norms = [norm_semantics(cfg_keys.check_value(spec_norm, e.value).parsed) for e in cfg.get("norm_type")]
+            norms = [norm_semantics(check_value(spec_norm, e.value).parsed) for e in cfg.get("norm_type")]
             if norms and all(n is not None and not n.uses_mean for n in norms):
                 placeholder = cfg_keys.NULL_PATH_PLACEHOLDER
                 edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", placeholder, after=cfg.get("norm_type")[-1]))]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ..diagnostics import Severity
 from ..prototxt import layers as layer_table
+from ..prototxt.python_layers import python_layer_advice
 from ..text import Range, TextEdit
-from . import input_batch, layer_limits, layer_setup  # noqa: F401  (register NN017-NN019 and NN021 with the rules below)
 from ._proto import layer_anchor, line_directives, names_text, top_level
 from .registry import rule
 
@@ -341,7 +341,7 @@ def nn015(project, ctx):
 def _python_layer(layer, rng, doc, ctx):
     """NN015 for a pycaffe layer: the advice depends on its class (``python_param.layer``)."""
     layer_class = layer.param.python_param.layer
-    known = layer_table.python_layer_advice(layer_class) if layer_class else None
+    known = python_layer_advice(layer_class) if layer_class else None
     if known is None:
         advice = ctx.text("advice_default", name=layer.name)
     else:
