@@ -62,7 +62,7 @@ def nn001(project, ctx):
                 "unverified": ("[{key}] is a RuyiStudio dialog label, not a documented nnie_mapper cfg key; the mapper may not read it",
                                "[{key}] 是 RuyiStudio 界面中的名称，不是文档记载的 nnie_mapper 配置键，mapper 可能不会读取"),
                 "rename": ("Rename [{key}] to [{suggestion}]", "将 [{key}] 改为 [{suggestion}]")},
-      fix="safe (case only) / unsafe (guess)")
+      fix="safe (case only, default value) / unsafe")
 def nn002(project, ctx):
     """
     ## What it finds
@@ -82,8 +82,10 @@ def nn002(project, ctx):
     ```
 
     ## Fix
-    Rename to the suggested key. Safe when only the letter case differs (the key is unambiguous);
-    unsafe when the suggestion is a spelling guess.
+    Rename to the suggested key. The mapper ignores the unknown key, so renaming puts its value into
+    effect: safe only when the letter case alone differs and the value is the key's default (nothing
+    the net computes changes); unsafe otherwise (`[rgb_order] RGB` → `[RGB_order] RGB` switches the
+    input to RGB) and when the suggestion is a spelling guess.
     """
     cfg = project.cfg
     if cfg is None:
@@ -101,7 +103,13 @@ def nn002(project, ctx):
             continue
         sug = cfg_keys.suggest(e.key)
         if sug:
-            safe = sug.lower() == e.key.lower()
+            # the mapper ignores the misspelt key, so the rename puts its value into effect: safe
+            # only when that changes nothing (only the case differs, the value is the default and
+            # the key is not set elsewhere)
+            target = cfg_keys.lookup(sug)
+            safe = (sug.lower() == e.key.lower() and target is not None and not cfg.get(sug)
+                    and target.default is not None and check_value(target, e.value).ok
+                    and check_value(target, e.value).parsed == target.default_value())
             fix = ctx.fix("rename", [(cfg.path, rename_cfg_key(e, sug))], safe=safe, key=e.key, suggestion=sug)
             yield ctx.diag("unknown_suggest", cfg.path, e.key_range, fix=fix, key=e.key, suggestion=sug)
         else:
