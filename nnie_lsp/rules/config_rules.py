@@ -393,7 +393,7 @@ def nn006(project, ctx):
       messages={"inline": ("inline comment after the value of [{key}]: nnie_mapper may read `{comment}` as part of the value",
                            "[{key}] 的值后面有行内注释：nnie_mapper 可能把 `{comment}` 当作值的一部分"),
                 "move": ("Move the comment to its own line above", "将注释移到上一行单独成行")},
-      fix="safe")
+      fix="unsafe")
 def nn007(project, ctx):
     """
     ## What it finds
@@ -413,7 +413,9 @@ def nn007(project, ctx):
     ```
 
     ## Fix
-    Move the comment to its own line above the entry (safe: nothing is lost, the value is unchanged).
+    Move the comment to its own line above the entry. Unsafe: nothing is lost, but if the mapper does
+    not strip trailing comments (undocumented, docs/field-facts.md §2 [?]) it reads a different value
+    after the move, so what the net computes may change.
     """
     cfg = project.cfg
     if cfg is None:
@@ -428,7 +430,7 @@ def nn007(project, ctx):
         # delete from the end of the value to the end of the line, insert the comment above
         cut = TextEdit(Range(e.value_range.end, rng.end), "")
         above = TextEdit(Range(Position(e.line, 0), Position(e.line, 0)), f"{indent}{comment}\n")
-        fix = ctx.fix("move", [(cfg.path, above), (cfg.path, cut)], safe=True)
+        fix = ctx.fix("move", [(cfg.path, above), (cfg.path, cut)], safe=False)
         short = comment if len(comment) <= 40 else comment[:37] + "..."
         yield ctx.diag("inline", cfg.path, rng, fix=fix, key=e.key, comment=short)
 

@@ -12,7 +12,7 @@ DOCS_ZH = {
     "NN004": "非按输入分组的键（如 `[compile_mode]`、`[prototxt_file]`）重复出现时，mapper 取哪一个没有文档说明，生成的 wk 可能不是你想要的网络或精度。值相同时删除重复行是安全的。",
     "NN005": "缺少 mapper 必需的键：`[prototxt_file]`、`[caffemodel_file]`、`[image_list]`、`[image_type]`、`[norm_type]`，以及 `[mean_file]`——即使 norm_type 为 0/3 也必须配置（可写 `null`）。",
     "NN006": "cfg 中引用的文件不存在：prototxt、caffemodel、图片列表及其中每张图片、均值文件（norm_type 0/3 且为 null 时除外）、roi_coordinate_file。相对路径依次按 cfg 所在目录、当前目录、cfg 的上级目录查找。",
-    "NN007": "值后面的行内 `#` 注释：mapper 是否会去掉它没有文档说明，若不去掉，路径或数字就变成了无效值。修复会把注释移到上一行，值不变，是安全的。",
+    "NN007": "值后面的行内 `#` 注释：mapper 是否会去掉它没有文档说明，若不去掉，路径或数字就变成了无效值。修复会把注释移到上一行；若 mapper 本来不去掉注释，移动后它读到的值会变化，所以该修复标为不安全。",
     "NN008": "`[log_level] 3` 会输出全部信息（大量文件），映射会慢很多：有用户报告 GPU mapper 转换 RetinaFace 超过 6 小时。逐层对比所需的 mapper_quant 输出不依赖于它，一般用 0–2 即可。",
     "NN009": "RuyiStudio 每次标记网络都会生成新的 `mark_prototxt/<名称>_mark_nnie_<时间戳>.prototxt` 并把 `[prototxt_file]` 指向它，但有时没有更新这一行，mapper 会悄悄映射旧版本的网络。",
     "NN010": "prototxt 不是合法的 protobuf 文本格式（未闭合的字符串、缺少 `}` 等）。mapper 遇到第一个错误就停止；这里一次列出全部错误（最多 25 个）。",

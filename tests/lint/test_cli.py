@@ -127,7 +127,7 @@ def test_fix_keeps_encoding_bom_and_crlf(tmp_path, capsys, monkeypatch):
     (tmp_path / "gbk.cfg").write_bytes(cfg.encode("gb18030"))
     (tmp_path / "bom.cfg").write_bytes(codecs.BOM_UTF8 + cfg.encode("utf-8"))
     (tmp_path / "net.prototxt").write_text('input: "data"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n')
-    run(capsys, "gbk.cfg", "bom.cfg", "--fix", "--select", "NN007,NN106")
+    run(capsys, "gbk.cfg", "bom.cfg", "--fix", "--unsafe-fixes", "--select", "NN007,NN106")
     gbk = (tmp_path / "gbk.cfg").read_bytes()
     text = gbk.decode("gb18030")
     assert "\r\n# 只缩放\r\n[norm_type] 3\r\n" in text
