@@ -15,7 +15,8 @@ def _batch_dim_nodes(doc, g):
     out = []
     shapes = top_level(doc, "input_shape")
     dims = top_level(doc, "input_dim")
-    names = [n.value for n in doc.nodes if n.name == "input"]
+    # as the graph reads them (prototxt/graph.py _inputs): a non-string `input:` names no input
+    names = [n.value for n in doc.nodes if n.name == "input" and n.kind == "scalar" and isinstance(n.value, str)]
     for k, name in enumerate(names):
         if k < len(shapes):
             d = children(shapes[k], "dim")
