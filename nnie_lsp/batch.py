@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 
-from . import atomic_write, safe_io
-from .cfg.reader import looks_like_mapper_cfg
+from . import safe_io
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .lint import lint_project, project_for_file
-from .mapper.discovery import is_mapper_log_file, log_paths, with_given_logs
 from .project import DiskProvider, Project, cfgs_naming, load_project
 from .prototxt.solver import looks_like_solver
 from .settings import LintSettings, load_settings
@@ -69,7 +66,7 @@ def discover_inputs(paths: list[str]) -> Inputs:
             low = p.lower()
             if low.endswith(".cfg") and not _is_mapper_cfg(p):
                 continue  # setup.cfg and friends: not ours (pre-commit passes them)
-            if not low.endswith((".cfg", ".prototxt")) and is_mapper_log_file(p):
+            if not low.endswith((".cfg", ".prototxt")) and _is_mapper_log(p):
                 found.mapper_logs.append(os.path.abspath(p))
                 continue
             if _is_solver(p):
@@ -109,7 +106,15 @@ def _head(path: str) -> str | None:
         return None
 
 
+def _is_mapper_log(path: str) -> bool:
+    from .mapper.discovery import is_mapper_log_file
+
+    return is_mapper_log_file(path)
+
+
 def _is_mapper_cfg(path: str) -> bool:
+    from .cfg.reader import looks_like_mapper_cfg
+
     head = _head(path)
     return head is not None and looks_like_mapper_cfg(head)
 
@@ -156,7 +161,20 @@ def _settings_for(path: str, base: LintSettings | None, overrides: dict) -> Lint
 
 
 def _with_logs(project: Project, mapper_logs: tuple[str, ...], provider) -> Project:
-    return with_given_logs(project, mapper_logs, provider) if mapper_logs else project
+    if not mapper_logs:
+        return project
+    from .mapper.discovery import with_given_logs
+
+    return with_given_logs(project, mapper_logs, provider)
+
+
+def log_paths(project: Project) -> tuple[str, ...]:
+    """The mapper logs a project read (none without a cfg or given logs: nothing to import)."""
+    if not project.mapper_logs:
+        return ()
+    from .mapper.discovery import log_paths as found_log_paths
+
+    return found_log_paths(project)
 
 
 def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
@@ -263,6 +281,8 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
+    import difflib  # only for --diff (start-up)
+
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
                                         fromfile=f"a/{os.path.relpath(path)}", tofile=f"b/{os.path.relpath(path)}"))
 
@@ -271,6 +291,8 @@ def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
     """Write text with the file's original encoding and BOM (line endings are in ``text``, as
     the fixes keep them), atomically: temp file in the same folder, fsync, rename
     (:mod:`nnie_lsp.atomic_write`).  A linked file is written through the link, which stays."""
+    from . import atomic_write  # only for --fix (start-up: it imports tempfile's randomness)
+
     enc = decoded.encoding if decoded else "utf-8"
     bom = decoded.bom if decoded else False
     atomic_write.write_bytes(path, encode(text, enc, bom), follow_symlinks=True)

@@ -9,15 +9,16 @@ it is safe is decided by whoever wraps the edits in a :class:`~nnie_lsp.diagnost
 from __future__ import annotations
 
 import weakref
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .cfg.keys import KEYS, SHAREABLE_PER_INPUT_KEYS
-from .cfg.model import MapperConfig
-from .cfg.reader import CfgDocument, CfgEntry
 from .diagnostics import FileEdit
 from .prototxt.graph import GraphLayer, NetGraph
 from .prototxt.reader import PrototxtDocument
 from .text import Position, Range, TextEdit
+
+if TYPE_CHECKING:  # the cfg side is loaded only by the cfg fixes' callers (nnie-lint's start-up)
+    from .cfg.model import MapperConfig
+    from .cfg.reader import CfgDocument, CfgEntry
 
 HP_SUFFIX = "_hp"  # the mapper's high-precision mark on a layer name (with [compile_mode] 2)
 
@@ -74,6 +75,8 @@ def set_input_key(doc: CfgDocument, config: MapperConfig, index: int, key: str, 
       with the key's default, when the key is shareable and the cfg has several inputs);
     - an earlier input lacks the key too → ``None``: no single place gives input ``index`` the value.
     """
+    from .cfg.keys import KEYS, SHAREABLE_PER_INPUT_KEYS
+
     entries = config.entries(key)
     inputs = max(config.input_count, len(config.groups), index + 1)
     shared = len(entries) == 1 and inputs > 1 and key in SHAREABLE_PER_INPUT_KEYS

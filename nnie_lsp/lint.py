@@ -6,28 +6,40 @@ NN000 diagnostic (and a log record), never a crash.
 
 from __future__ import annotations
 
-import logging
 import os
-import traceback
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from .diagnostics import Diagnostic, Severity
 from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_project
-from .rules.catalogue import all_rules
+from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
 from .rules.meta import NN000_MESSAGES
 from .settings import LintSettings
 from .suppress import apply_suppressions, parse_directives
 from .text import Range
 
-log = logging.getLogger("nnie_lsp.lint")
 
 
 @dataclass
 class LintOutcome:
     diagnostics: list[Diagnostic]
     errors: list[str] = field(default_factory=list)   # internal errors (already logged)
+
+
+def project_parts(project: Project) -> frozenset[str]:
+    """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
+    return frozenset(("cfg",)) if project.cfg is not None else frozenset()
+
+
+def _log_crash(code: str, exc: Exception) -> None:
+    """The traceback of a crashed rule, at debug level (each face reports the error itself: the CLI
+    prints it, the server logs it to the client).  logging is imported only here: nnie-lint's
+    start-up does not pay for it."""
+    import logging
+    import traceback
+
+    logging.getLogger("nnie_lsp.lint").debug("rule %s crashed: %r\n%s", code, exc, traceback.format_exc())
 
 
 def _directives(project: Project):
@@ -53,13 +65,13 @@ def lint_project(project: Project, *, lang: str | None = None,
     """All diagnostics for the project's files (only those homed in `paths`, when given)."""
     settings = project.settings
     lang = lang or settings.lang
-    rules = all_rules()
-    known = {r.code for r in rules}
+    # only the rules that can find something in this project (Rule.needs); meta codes are
+    # produced below and by the suppression pass
+    rules = rules_for(project_parts(project))
+    known = known_codes()
     raw: list[Diagnostic] = []
     errors: list[str] = []
     for r in rules:
-        if r.meta:
-            continue  # produced below and by the suppression pass
         if not settings.is_selected(r.code, r.default_enabled):
             continue
         ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=settings, lang=lang,
@@ -67,8 +79,7 @@ def lint_project(project: Project, *, lang: str | None = None,
         try:
             raw.extend(r.check(project, ctx))
         except Exception as exc:  # a crash in one rule must not kill the lint
-            log.error("rule %s crashed: %r", r.code, exc)
-            log.debug("%s", traceback.format_exc())
+            _log_crash(r.code, exc)
             errors.append(f"{r.code}: {exc!r}")
             home = project.prototxt_path or project.cfg_path or "<input>"
             pick = 1 if lang.startswith("zh") else 0

@@ -12,90 +12,38 @@ values and files as the lint.
 from __future__ import annotations
 
 import glob
-import re
 import os
+import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from .cfg.model import MapperConfig
 from .content_cache import ContentCache
-from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
-from .cfg.preprocessing import (
-    MEAN_IMAGE,
-    InputPreprocessing,
-    input_preprocessing,
-    mean_file_kind,
-    parse_channel_means,
-)
-from .cfg.reader import CfgDocument, CfgEntry, looks_like_mapper_cfg, parse_cfg
-from .mapper.discovery import FoundLog, mapper_output_beside
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
 from . import safe_io
-from .safe_io import FileProblem
 from .settings import LintSettings
-from .text import Decoded, decode
+from .sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
 
-if TYPE_CHECKING:  # read only when a cnn_net_tree.dot is found (nnie-lint's start-up)
+if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nnie-lint's start-up)
+    from .cfg.model import MapperConfig
+    from .cfg.preprocessing import InputPreprocessing
+    from .cfg.reader import CfgDocument, CfgEntry
+    from .cfg_files import ImageListFacts, MeanFacts, RefFile
+    from .mapper.discovery import FoundLog
     from .mapper.nettree import NetTree
 
-PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
-MAX_LIST_LINES = 20000
+__all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
+           "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
 
 
-class SourceProvider(Protocol):
-    def read_text(self, path: str, kind: str | None = None) -> Decoded | None: ...
-    def read_bytes(self, path: str, kind: str | None = None) -> bytes | None: ...
-    def exists(self, path: str) -> bool: ...
 
+def __getattr__(name: str):
+    """``PATH_KEYS`` (and the cfg-side types) from :mod:`nnie_lsp.cfg_files`, loaded on first use."""
+    if name in ("PATH_KEYS", "MAX_LIST_LINES", "RefFile", "ListLine", "ImageListFacts", "MeanFacts"):
+        from . import cfg_files
 
-class DiskProvider:
-    """Reads files from disk; `overlay` maps absolute paths to unsaved text (editor buffers).
-
-    Disk reads go through the guarded reader (:mod:`nnie_lsp.safe_io`): regular files only, at most
-    the bound for the kind of file (``kind``; guessed from the name when not given).  A file that is
-    not read gives None, and :meth:`problem` says why."""
-
-    def __init__(self, overlay: dict[str, str] | None = None) -> None:
-        self.overlay = overlay or {}
-        self.problems: dict[str, FileProblem] = {}
-
-    def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
-        path = os.path.abspath(path)
-        if path in self.overlay:
-            text = self.overlay[path]
-            return Decoded(text, "utf-8", False, "\r\n" if "\r\n" in text[:4096] else "\n")
-        data = self.read_bytes(path, kind)
-        return None if data is None else decode(data)
-
-    def read_bytes(self, path: str, kind: str | None = None) -> bytes | None:
-        try:
-            return safe_io.read_bytes(path, kind)
-        except safe_io.FileReadError as exc:
-            self.problems[os.path.abspath(path)] = exc.problem
-            return None
-        except OSError:
-            return None
-
-    def exists(self, path: str) -> bool:
-        return os.path.abspath(path) in self.overlay or os.path.exists(path)
-
-    def problem(self, path: str, kind: str | None = None, *, read: bool = False) -> FileProblem | None:
-        """Why ``path`` was not read (``read=True``: by this provider), else why it would not be
-        (regular file? within the bound for ``kind``?).  None for an editor buffer or a good file."""
-        absolute = os.path.abspath(path)
-        if absolute in self.overlay:
-            return None
-        if read:
-            return self.problems.get(absolute)
-        return safe_io.check_file(absolute, kind, bounded=kind is not None)
-
-
-def provider_problem(provider: SourceProvider, path: str, kind: str | None = None, *,
-                     read: bool = False) -> FileProblem | None:
-    """:meth:`DiskProvider.problem` for any provider (one without it reports nothing)."""
-    ask = getattr(provider, "problem", None)
-    return ask(path, kind, read=read) if ask is not None else None
+        return getattr(cfg_files, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------ parse caches (by content)
@@ -107,18 +55,23 @@ def _parse_proto_and_graph(text: str, path: str | None):
     return doc, build_graph(doc)
 
 
-_CFG_CACHE = ContentCache(parse_cfg)
 _PROTO_CACHE = ContentCache(_parse_proto_and_graph, size=16)
 
 
 def clear_parse_caches() -> None:
     """Forget every cached cfg and prototxt parse (the next read parses again)."""
-    for cache in (_CFG_CACHE, _PROTO_CACHE):
-        cache.clear()
+    _PROTO_CACHE.clear()
+    import sys
+
+    cfg_side = sys.modules.get(__package__ + ".cfg_files")
+    if cfg_side is not None:  # nothing to forget when no cfg was ever read
+        cfg_side._CFG_CACHE.clear()
 
 
 def cached_cfg(text: str, path: str | None) -> CfgDocument:
-    return _CFG_CACHE.get(text, path)
+    from .cfg_files import cached_cfg as cfg_parse
+
+    return cfg_parse(text, path)
 
 
 def cached_prototxt(text: str, path: str | None) -> tuple[PrototxtDocument, NetGraph]:
@@ -126,63 +79,6 @@ def cached_prototxt(text: str, path: str | None) -> tuple[PrototxtDocument, NetG
 
 
 # ------------------------------------------------------------------ facts about referenced files
-
-@dataclass(frozen=True)
-class RefFile:
-    entry: CfgEntry
-    written: str               # the value as meant (inline comment removed)
-    resolved: str | None       # absolute path that exists, else None
-    candidates: tuple[str, ...]  # where we looked
-    is_null: bool              # `null`-like placeholder
-    foreign: bool = False      # a Windows absolute path seen on POSIX (cannot be checked here)
-
-    @property
-    def exists(self) -> bool:
-        return self.resolved is not None
-
-    @classmethod
-    def of(cls, entry: CfgEntry, path: ResolvedPath) -> "RefFile":
-        return cls(entry, path.written, path.resolved, path.candidates, path.is_null, path.foreign)
-
-
-@dataclass(frozen=True)
-class ListLine:
-    line: int
-    text: str
-    resolved: str | None
-
-
-@dataclass(frozen=True)
-class ImageListFacts:
-    ref: RefFile
-    lines: tuple[ListLine, ...]
-    truncated: bool = False
-
-    @property
-    def missing(self) -> tuple[ListLine, ...]:
-        return tuple(l for l in self.lines if l.resolved is None)
-
-
-@dataclass(frozen=True)
-class MeanFacts:
-    ref: RefFile
-    kind: str                          # "binaryproto" | "text"
-    values: tuple[float, ...] | None   # channel means for text files
-    channels: int | None               # channel count (text: number of values; binaryproto: from the blob)
-    error: str | None = None           # unreadable / not numbers (message)
-    error_line: int | None = None
-
-
-@dataclass(frozen=True)
-class UnreadableFile:
-    """A file the project needed but did not read, and why (:mod:`nnie_lsp.safe_io`): not a
-    regular file (FIFO, device, socket, folder), past the bound for its kind, a symbolic link loop
-    or a dangling link, no permission.  ``ref`` is the cfg entry naming it (NN006 reports it
-    there); None for the cfg or prototxt given directly."""
-
-    ref: RefFile | None
-    problem: FileProblem
-
 
 @dataclass(frozen=True)
 class Project:
@@ -270,76 +166,19 @@ class Project:
         return inp.shape[1]
 
 
-# ------------------------------------------------------------------ referenced files
-# (path resolution itself: nnie_lsp.cfg.paths; cfg_bases / resolve_path / is_windows_abs are
-# imported above and stay importable from here)
-
-
-def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
-    return RefFile.of(entry, resolve_written(entry.value, bases, provider.exists))
-
-
-def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
-                     check_paths: bool) -> ImageListFacts | None:
-    """The list's lines (None: the file was not read, see :func:`_problem_of`)."""
-    dec = provider.read_text(ref.resolved, safe_io.IMAGE_LIST) if ref.resolved else None
-    if dec is None:
-        return None
-    lines = []
-    # Entries are relative to the working directory the mapper runs in (unknown); accept the list's
-    # folder and the cfg's resolution bases.
-    img_bases = list_bases(ref.resolved, bases)
-    truncated = False
-    for i, raw in enumerate(dec.text.splitlines()):
-        t = raw.strip()
-        if not t or t.startswith("#"):
-            continue
-        if len(lines) >= MAX_LIST_LINES:
-            truncated = True
-            break
-        if check_paths:
-            if os.sep == "/" and is_windows_abs(t):
-                resolved = t  # cannot check a Windows path here; do not call it missing
-            else:
-                resolved, _ = resolve_path(t, img_bases, provider.exists)
-        else:
-            resolved = t
-        lines.append(ListLine(i, t, resolved))
-    return ImageListFacts(ref, tuple(lines), truncated)
-
-
-def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
-    if not ref.resolved:
-        return None
-    if mean_file_kind(ref.resolved) == MEAN_IMAGE:
-        data = provider.read_bytes(ref.resolved, safe_io.MEAN_FILE)
-        if data is None:
-            return None
-        try:
-            from .prototxt import caffe_pb2
-            blob = caffe_pb2.BlobProto()
-            blob.ParseFromString(data)
-            if blob.HasField("shape") and len(blob.shape.dim) >= 3:
-                ch = int(blob.shape.dim[-3])
-            elif blob.channels:
-                ch = int(blob.channels)
-            else:
-                ch = None
-            return MeanFacts(ref, "binaryproto", None, ch)
-        except Exception as exc:  # malformed binary
-            return MeanFacts(ref, "binaryproto", None, None, f"not a readable BlobProto ({type(exc).__name__})")
-    dec = provider.read_text(ref.resolved, safe_io.MEAN_FILE)
-    if dec is None:
-        return None
-    if "\x00" in dec.text[:1024]:
-        return MeanFacts(ref, "binary", None, None, "binary data, not a channel-mean text file")
-    means = parse_channel_means(dec.text)
-    if means.values is None:
-        return MeanFacts(ref, "text", None, None, means.error, means.error_line)
-    return MeanFacts(ref, "text", means.values, len(means.values))
 
 
 # ------------------------------------------------------------------ building projects
+
+class _NoCfg:
+    """The cfg side of a project without a cfg (:class:`nnie_lsp.cfg_files.CfgFiles`' shape)."""
+
+    cfg = config = prototxt_origin = base_dir = None
+    refs = image_lists = means = preprocessing = unreadable = ()
+
+
+_NO_CFG = _NoCfg()
+
 
 def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = None,
                  settings: LintSettings | None = None, provider: SourceProvider | None = None,
@@ -353,50 +192,15 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     settings = settings or LintSettings()
     provider = provider or DiskProvider()
     cwd = cwd or os.getcwd()
-    cfg_doc = config = None
-    refs: list[RefFile] = []
-    image_lists: list[ImageListFacts] = []
-    means: list[MeanFacts] = []
-    preprocessing: tuple[InputPreprocessing, ...] = ()
-    proto_origin = None
-    unreadable: list[UnreadableFile] = []
-    bases = cfg_bases(cfg_path, cwd)
     if cfg_path:
+        from .cfg_files import read_cfg_files
+
         cfg_path = os.path.abspath(cfg_path)
-        dec = provider.read_text(cfg_path, safe_io.CFG)
-        if dec is None:
-            _note_unreadable(unreadable, None, provider, cfg_path, safe_io.CFG)
-        else:
-            cfg_doc = _with_encoding(cached_cfg(dec.text, cfg_path), dec)
-            config = MapperConfig.from_document(cfg_doc)
-            preprocessing = input_preprocessing(config, cfg_path=cfg_path, bases=bases,
-                                                exists=provider.exists)
-            feature_map = {p.index: p.is_feature_map for p in preprocessing}
-            list_index = 0
-            for entry in cfg_doc.entries:
-                if entry.key in PATH_KEYS:
-                    r = _ref(entry, bases, provider)
-                    refs.append(r)
-                    problem = _ref_problem(r, provider)
-                    if problem is not None:
-                        unreadable.append(UnreadableFile(r, problem))
-                    if entry.key == "prototxt_file":
-                        proto_origin = proto_origin or r
-                    elif entry.key == "image_list":
-                        k, list_index = list_index, list_index + 1  # k-th image_list = input k
-                        if r.resolved and problem is None:
-                            check = not feature_map.get(k, False)  # feature maps: float text lines
-                            facts = _read_image_list(r, bases, provider, check)
-                            if facts is not None:
-                                image_lists.append(facts)
-                            else:
-                                _note_unreadable(unreadable, r, provider, r.resolved, safe_io.IMAGE_LIST)
-                    elif entry.key == "mean_file" and r.resolved and problem is None:
-                        m = _read_mean(r, provider)
-                        if m is not None:
-                            means.append(m)
-                        else:
-                            _note_unreadable(unreadable, r, provider, r.resolved, safe_io.MEAN_FILE)
+        side = read_cfg_files(cfg_path, provider, cwd)
+    else:
+        side = _NO_CFG
+    proto_origin = side.prototxt_origin
+    unreadable = list(side.unreadable)
     proto_doc = graph = binary = None
     from_cfg = False
     if prototxt_path is None and load_prototxt and proto_origin is not None and proto_origin.resolved:
@@ -407,50 +211,26 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
         dec = provider.read_text(prototxt_path, safe_io.PROTOTXT)
         reported = from_cfg and any(u.ref is proto_origin for u in unreadable)
         if dec is None and not reported:
-            _note_unreadable(unreadable, proto_origin if from_cfg else None, provider, prototxt_path,
+            note_unreadable(unreadable, proto_origin if from_cfg else None, provider, prototxt_path,
                              safe_io.PROTOTXT)
         if dec is not None and looks_binary(dec.text):
             binary = prototxt_path   # e.g. [prototxt_file] pointing at the .caffemodel: not parsed
         elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
     siblings = _marked_siblings(proto_origin)
-    mapper = mapper_output_beside(cfg_path if load_prototxt else None, provider, (cfg_path, prototxt_path))
-    return Project(settings=settings, cfg=cfg_doc, config=config, prototxt=proto_doc, graph=graph,
-                   refs=tuple(refs), image_lists=tuple(image_lists), means=tuple(means),
-                   base_dir=bases[0] if cfg_path else None, prototxt_origin=proto_origin,
+    mapper_logs, net_tree = (), None
+    if cfg_path and load_prototxt:
+        from .mapper.discovery import mapper_output_beside
+
+        mapper = mapper_output_beside(cfg_path, provider, (cfg_path, prototxt_path))
+        mapper_logs, net_tree = mapper.logs, mapper.net_tree
+    return Project(settings=settings, cfg=side.cfg, config=side.config, prototxt=proto_doc, graph=graph,
+                   refs=side.refs, image_lists=side.image_lists, means=side.means,
+                   base_dir=side.base_dir, prototxt_origin=proto_origin,
                    binary_prototxt=binary, marked_siblings=siblings,
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
-                   preprocessing=preprocessing, mapper_logs=mapper.logs, net_tree=mapper.net_tree,
+                   preprocessing=side.preprocessing, mapper_logs=mapper_logs, net_tree=net_tree,
                    unreadable=tuple(unreadable))
-
-
-# the kind of file each path key names, and whether the lint reads it (bounded) or only names it
-_REF_KINDS = {"prototxt_file": (safe_io.PROTOTXT, True), "image_list": (safe_io.IMAGE_LIST, True),
-              "mean_file": (safe_io.MEAN_FILE, True), "caffemodel_file": (safe_io.FILE, False),
-              "roi_coordinate_file": (safe_io.FILE, False)}
-
-
-def _ref_problem(ref: RefFile, provider: SourceProvider) -> FileProblem | None:
-    """Why a file the cfg names cannot be used, before reading it: not a regular file, past the
-    bound for its kind, no permission; for a path not found, a symbolic link loop or a dangling
-    link where the path was looked for (the plain "not found" is NN006's own message)."""
-    kind, bounded = _REF_KINDS.get(ref.entry.key, (safe_io.FILE, False))
-    if ref.resolved:
-        return provider_problem(provider, ref.resolved, kind if bounded else None)
-    if ref.is_null or ref.foreign:
-        return None
-    for candidate in ref.candidates:
-        if os.path.islink(candidate):
-            return safe_io.check_file(candidate, kind)
-    return None
-
-
-def _note_unreadable(unreadable: list[UnreadableFile], ref: RefFile | None, provider: SourceProvider,
-                     path: str, kind: str) -> None:
-    """Record why ``path`` was not read (when the provider knows)."""
-    problem = provider_problem(provider, path, read=True) or provider_problem(provider, path, kind)
-    if problem is not None:
-        unreadable.append(UnreadableFile(ref, problem))
 
 
 MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")
@@ -507,14 +287,6 @@ def looks_binary(text: str) -> bool:
     return bool(head) and ctrl / len(head) > 0.05
 
 
-def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:
-    import dataclasses
-    try:
-        return dataclasses.replace(doc, encoding=dec.encoding, bom=dec.bom, newline=dec.newline)
-    except (TypeError, ValueError):
-        return doc
-
-
 def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
                 cwd: str | None = None) -> list[str]:
     """Mapper cfg files beside the prototxt (its folder and the parent) whose prototxt_file names it."""
@@ -525,6 +297,9 @@ def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
     found = []
     for folder in (d, os.path.dirname(d)):
         for cfg in sorted(glob.glob(os.path.join(glob.escape(folder), "*.cfg"))):
+            from .cfg.paths import cfg_bases, resolve_path
+            from .cfg.reader import looks_like_mapper_cfg
+
             dec = provider.read_text(cfg)
             if dec is None or not looks_like_mapper_cfg(dec.text):
                 continue

@@ -17,7 +17,6 @@ Simplified-Chinese ``message_zh`` (empty strings when the value is fine), plus a
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
@@ -464,6 +463,8 @@ def suggest(key: str) -> str | None:
     if low in _LOWER:
         found = KEYS[_LOWER[low]]
         return found.alias_of or found.name
+    import difflib  # only for a did-you-mean (start-up)
+
     matches = difflib.get_close_matches(low, list(_SUGGESTABLE_LOWER), n=1, cutoff=0.75)
     return _SUGGESTABLE_LOWER[matches[0]] if matches else None
 

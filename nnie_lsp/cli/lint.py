@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 
@@ -15,8 +14,9 @@ from ..settings import (SOURCE_FRAMEWORKS, SettingsError, load_settings, normali
                         toml_module)
 from ..text import decode
 
-# Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json and
-# the rule catalogue's listing are imported where they are used; rich is never imported.
+# Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
+# logging and the rule catalogue's listing are imported where they are used; rich is never
+# imported.  Internal errors are printed by this face itself (``internal_errors``).
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -109,7 +109,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.WARNING, format="nnie-lint: %(message)s")
     parser = _parser()
     args = parser.parse_args(argv)
     out = sys.stdout

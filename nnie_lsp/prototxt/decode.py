@@ -12,7 +12,6 @@ raises :class:`BadValue`; the parser reports it as NN012.
 
 from __future__ import annotations
 
-import difflib
 import re
 import warnings
 
@@ -126,6 +125,8 @@ def message_class(full_name: str) -> type[Message] | None:
 
 
 def did_you_mean(name: str, candidates: list[str]) -> str:
+    import difflib  # only for a did-you-mean (start-up)
+
     m = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     if not m:
         low = name.lower()

@@ -18,7 +18,6 @@ BVLC (Caffe's own layer definitions).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 __all__ = [
@@ -518,6 +517,8 @@ def suggest(type_: str) -> str | None:
     for t in LAYERS:
         if t.lower() == low:
             return t
+    import difflib  # only for a did-you-mean (start-up)
+
     m = difflib.get_close_matches(type_, list(LAYERS), n=1, cutoff=0.7)
     return m[0] if m else None
 

@@ -10,7 +10,7 @@ from ..cfg.preprocessing import norm_semantics
 from ..diagnostics import Severity
 from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
 from ..text import Position, Range, TextEdit
-from .registry import rule
+from .registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -19,7 +19,7 @@ def _first_line_range(doc) -> Range:
     return doc.line_index.line_range(0) if doc.text else Range.point(0, 0)
 
 
-@rule("NN001", "cfg-syntax", ERROR, step=None,
+@rule("NN001", "cfg-syntax", ERROR, step=None, needs=CFG,
       summary=("cfg line is not `[key] value`, blank or a `#` comment",
                "cfg 行不是 `[键] 值`、空行或 `#` 注释"),
       messages={"bad": ("not a cfg entry: {detail}; write `[key] value`",
@@ -52,7 +52,7 @@ def nn001(project, ctx):
         yield ctx.diag("bad", cfg.path, err.range, detail=detail or err.message)
 
 
-@rule("NN002", "unknown-cfg-key", ERROR, step=None,
+@rule("NN002", "unknown-cfg-key", ERROR, step=None, needs=CFG,
       summary=("Unknown cfg key (did-you-mean; ATC keys named as such)",
                "未知的配置键（给出可能的正确拼写；识别 ATC 的键）"),
       messages={"unknown": ("unknown nnie_mapper key [{key}]", "未知的 nnie_mapper 配置键 [{key}]"),
@@ -116,7 +116,7 @@ def nn002(project, ctx):
             yield ctx.diag("unknown", cfg.path, e.key_range, key=e.key)
 
 
-@rule("NN003", "invalid-cfg-value", ERROR, step=None,
+@rule("NN003", "invalid-cfg-value", ERROR, step=None, needs=CFG,
       summary=("Invalid cfg value (type, range, enum)", "配置值无效（类型、范围或枚举）"),
       messages={"bad": ("[{key}] {message}", "[{key}] {message}"),
                 "kind": ("[{key}] names a {found} file; it expects {expected}",
@@ -216,7 +216,7 @@ def _wrong_file_kind(key: str, value: str):
     return (found, _EXPECTED[key]) if found else None
 
 
-@rule("NN004", "repeated-cfg-key", WARNING, step=None,
+@rule("NN004", "repeated-cfg-key", WARNING, step=None, needs=CFG,
       summary=("A non-repeatable key is given more than once", "不可重复的配置键出现多次"),
       messages={"dup": ("[{key}] is given {count} times; only one is used (which one is not documented)",
                         "[{key}] 出现了 {count} 次；只会使用其中一个（文档未说明是哪一个）"),
@@ -262,7 +262,7 @@ def nn004(project, ctx):
                            related=[ctx.related("first", cfg.path, first.line_range, key=key)])
 
 
-@rule("NN005", "missing-cfg-key", ERROR, step=None,
+@rule("NN005", "missing-cfg-key", ERROR, step=None, needs=CFG,
       summary=("A required cfg key is missing", "缺少必需的配置键"),
       messages={"missing": ("required key [{key}] is missing{note}", "缺少必需的配置键 [{key}]{note}"),
                 "add": ("Add [{key}] {value}", "添加 [{key}] {value}"),
@@ -314,7 +314,7 @@ def nn005(project, ctx):
         yield ctx.diag("missing", cfg.path, _first_line_range(cfg), fix=fix, key=spec.name, note=note)
 
 
-@rule("NN006", "file-not-found", ERROR, step=None,
+@rule("NN006", "file-not-found", ERROR, step=None, needs=CFG,
       summary=("A file the cfg names does not exist", "cfg 中引用的文件不存在"),
       messages={"missing": ("[{key}] file not found: {file} (looked in {where})",
                             "[{key}] 指向的文件不存在：{file}（已查找 {where}）"),
@@ -388,7 +388,7 @@ def nn006(project, ctx):
                        total=len(il.lines), list=name, line=first.line + 1, image=first.text)
 
 
-@rule("NN007", "inline-comment", WARNING, step=None,
+@rule("NN007", "inline-comment", WARNING, step=None, needs=CFG,
       summary=("Inline `#` comment after a value", "值后面带有行内 `#` 注释"),
       messages={"inline": ("inline comment after the value of [{key}]: nnie_mapper may read `{comment}` as part of the value",
                            "[{key}] 的值后面有行内注释：nnie_mapper 可能把 `{comment}` 当作值的一部分"),
@@ -435,7 +435,7 @@ def nn007(project, ctx):
         yield ctx.diag("inline", cfg.path, rng, fix=fix, key=e.key, comment=short)
 
 
-@rule("NN008", "log-level-3", WARNING, step=None,
+@rule("NN008", "log-level-3", WARNING, step=None, needs=CFG,
       summary=("`[log_level] 3` dumps everything: mapping becomes very slow", "`[log_level] 3` 输出全部信息：映射会非常慢"),
       messages={"slow": ("[log_level] 3 writes everything (many files) and makes mapping much slower — users report over 6 hours for RetinaFace on the GPU mapper; use 0–2 unless you need the full dump",
                          "[log_level] 3 会输出全部信息（大量文件），映射会慢很多——有用户报告 RetinaFace 在 GPU mapper 上超过 6 小时；除非确实需要，请使用 0–2"),
@@ -469,7 +469,7 @@ def nn008(project, ctx):
         yield ctx.diag("slow", cfg.path, e.value_range, fix=fix)
 
 
-@rule("NN009", "stale-marked-prototxt", WARNING, step=None,
+@rule("NN009", "stale-marked-prototxt", WARNING, step=None, needs=CFG,
       summary=("`[prototxt_file]` names an older RuyiStudio marked prototxt", "`[prototxt_file]` 指向较旧的 RuyiStudio 标记 prototxt"),
       messages={"stale": ("[prototxt_file] names {used}, but RuyiStudio has written a newer marked prototxt of this net: {newest}",
                           "[prototxt_file] 指向 {used}，但 RuyiStudio 已生成该网络更新的标记 prototxt：{newest}"),

@@ -14,7 +14,7 @@ from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
-from .registry import rule
+from .registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -93,7 +93,7 @@ def _is_prod(layer) -> bool:
     return param.HasField("eltwise_param") and param.eltwise_param.operation == 0  # PROD
 
 
-@rule("NN108", "rgb-trained-source", WARNING, step=2,
+@rule("NN108", "rgb-trained-source", WARNING, step=2, needs=CFG,
       summary=("The net looks RGB-trained but RGB_order is BGR or unset", "网络看起来是 RGB 训练的，但 RGB_order 为 BGR 或未设置"),
       messages={"rgb": ("the net looks converted from an RGB-trained framework ({evidence}) but [RGB_order] is {order}: set [RGB_order] RGB, or declare source-framework = \"caffe\" if it was trained on BGR",
                         "网络看起来由 RGB 训练的框架转换而来（{evidence}），但 [RGB_order] 为 {order}：请设置 [RGB_order] RGB；若确实用 BGR 训练，请声明 source-framework = \"caffe\""),
@@ -165,7 +165,7 @@ def nn108(project, ctx):
 IMAGENET_BGR = (103.94, 116.78, 123.68)
 
 
-@rule("NN109", "imagenet-mean-order", WARNING, step=2,
+@rule("NN109", "imagenet-mean-order", WARNING, step=2, needs=CFG,
       summary=("Channel means look like ImageNet means in the other channel order",
                "通道均值看起来是另一种通道顺序的 ImageNet 均值"),
       messages={"swapped": ("channel means ({values}) are the ImageNet means in {file_order} order, but [RGB_order] is {order}: the first line should be the {first} mean",
@@ -208,7 +208,7 @@ def nn109(project, ctx):
                            order=order, first="R" if order == "RGB" else "B")
 
 
-@rule("NN110", "input-group-count", ERROR, step=2,
+@rule("NN110", "input-group-count", ERROR, step=2, needs=CFG,
       summary=("Per-input groups do not match the network inputs", "按输入分组的配置个数与网络输入个数不符"),
       messages={"count": ("the cfg describes {n} input(s) ([image_list] ×{n}) but the prototxt has {m}: {names}",
                           "cfg 描述了 {n} 个输入（[image_list] ×{n}），但 prototxt 有 {m} 个：{names}"),
@@ -253,7 +253,7 @@ def nn110(project, ctx):
         yield ctx.diag("key_count", cfg.path, mm.entries[-1].key_range, key=mm.key, count=mm.count, n=mm.expected)
 
 
-@rule("NN111", "image-type-conflict", ERROR, step=2,
+@rule("NN111", "image-type-conflict", ERROR, step=2, needs=CFG,
       summary=("image_type conflicts with norm_type, RGB_order or the input", "image_type 与 norm_type、RGB_order 或输入不一致"),
       messages={"itype0_norm": ("image_type 0 (feature-map input) needs norm_type 0; norm_type {norm} is not applied to float inputs",
                                 "image_type 0（特征图输入）要求 norm_type 为 0；norm_type {norm} 不适用于浮点输入"),
@@ -307,7 +307,7 @@ def nn111(project, ctx):
                            name=inp.name, c=c, related=input_related(ctx, project, prep.index))
 
 
-@rule("NN112", "feature-input-size", ERROR, step=2,
+@rule("NN112", "feature-input-size", ERROR, step=2, needs=CFG,
       summary=("image_type 0 list lines do not hold one C·H·W tensor", "image_type 0 列表中每行不是一个 C·H·W 张量"),
       messages={"size": ("line {line} of {list} holds {n} numbers, but input \"{name}\" ({shape}) needs {need} per line (one C·H·W tensor)",
                          "{list} 第 {line} 行有 {n} 个数，但输入 \"{name}\"（{shape}）每行需要 {need} 个（一个 C·H·W 张量）"),

@@ -19,7 +19,7 @@ from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
 from ._proto import child, layer_anchor
 from .input_rules import format_number, input_related
-from .registry import rule
+from .registry import CFG, rule
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -32,7 +32,7 @@ def _inputs(project):
     return list(project.preprocessing) if project.cfg is not None else []
 
 
-@rule("NN101", "mean-file-missing", ERROR, step=2,
+@rule("NN101", "mean-file-missing", ERROR, step=2, needs=CFG,
       summary=("norm_type 1/2/4/5 without a mean file", "norm_type 为 1/2/4/5 却没有均值文件"),
       messages={"missing": ("norm_type {norm} subtracts a mean, but [mean_file] is {what}",
                             "norm_type {norm} 需要减均值，但 [mean_file] {what}"),
@@ -75,7 +75,7 @@ def nn101(project, ctx):
                        related=[ctx.related("norm", project.cfg.path, group.norm_type.line_range, norm=norm)] if mf is not None else [])
 
 
-@rule("NN102", "mean-file-ignored", WARNING, step=2,
+@rule("NN102", "mean-file-ignored", WARNING, step=2, needs=CFG,
       summary=("A real mean file that norm_type 0/3 ignores", "norm_type 0/3 会忽略已配置的均值文件"),
       messages={"ignored": ("[mean_file] {value} is ignored: norm_type {norm} subtracts no mean (use norm_type {suggest} if the net expects mean subtraction)",
                             "[mean_file] {value} 会被忽略：norm_type {norm} 不减均值（若网络需要减均值请用 norm_type {suggest}）"),
@@ -111,7 +111,7 @@ def nn102(project, ctx):
         yield ctx.diag("ignored", project.cfg.path, mf.value_range, fix=fix, value=mf.value, norm=norm, suggest=suggest)
 
 
-@rule("NN103", "mean-file-kind", ERROR, step=2,
+@rule("NN103", "mean-file-kind", ERROR, step=2, needs=CFG,
       summary=("Wrong mean file kind for the norm_type", "均值文件类型与 norm_type 不符"),
       messages={"need_binary": ("norm_type {norm} needs a mean image (.binaryproto), but [mean_file] is {value}",
                                 "norm_type {norm} 需要均值图像（.binaryproto），但 [mean_file] 为 {value}"),
@@ -160,7 +160,7 @@ def nn103(project, ctx):
                 yield ctx.diag("unreadable", path, mf.value_range, value=mf.value, error=facts.error)
 
 
-@rule("NN104", "mean-channel-count", ERROR, step=2,
+@rule("NN104", "mean-channel-count", ERROR, step=2, needs=CFG,
       summary=("Channel mean count differs from the input's channels", "通道均值个数与输入通道数不同"),
       messages={"count": ("[mean_file] {value} has {n} value(s) but input \"{name}\" has {c} channel(s)",
                           "[mean_file] {value} 有 {n} 个值，但输入 \"{name}\" 有 {c} 个通道"),
@@ -198,7 +198,7 @@ def nn104(project, ctx):
                            name=inp.name, c=c, related=input_related(ctx, project, prep.index))
 
 
-@rule("NN105", "data-scale-ignored", WARNING, step=2,
+@rule("NN105", "data-scale-ignored", WARNING, step=2, needs=CFG,
       summary=("data_scale set but norm_type 0/1/2 ignores it", "设置了 data_scale 但 norm_type 0/1/2 会忽略它"),
       messages={"ignored": ("[data_scale] {value} is ignored: norm_type {norm} does not scale (3, 4 and 5 do)",
                             "[data_scale] {value} 会被忽略：norm_type {norm} 不做缩放（3、4、5 才会）"),
@@ -238,7 +238,7 @@ def nn105(project, ctx):
         yield ctx.diag("ignored", project.cfg.path, entry.value_range, fix=fix, value=entry.value, norm=norms[0], new=new)
 
 
-@rule("NN106", "data-scale-default", WARNING, step=2,
+@rule("NN106", "data-scale-default", WARNING, step=2, needs=CFG,
       summary=("norm_type 3/4/5 without data_scale (the default is 1/256, not 1/255)",
                "norm_type 3/4/5 未设置 data_scale（默认值是 1/256，不是 1/255）"),
       messages={"missing": (f"norm_type {{norm}} scales the input but [data_scale] is not set: the mapper uses 1/256 ({DEFAULT_DATA_SCALE_TEXT}), not 1/255",
@@ -298,7 +298,7 @@ def _close(a: float, b: float, rel: float = 1e-3) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
 
-@rule("NN107", "preprocessing-differs-from-prototxt", WARNING, step=2,
+@rule("NN107", "preprocessing-differs-from-prototxt", WARNING, step=2, needs=CFG,
       summary=("cfg preprocessing differs from the prototxt's transform_param",
                "cfg 的预处理与 prototxt 的 transform_param 不一致"),
       messages={"scale": ("cfg data scale {cfg} differs from the prototxt's transform_param scale {proto}{why}",

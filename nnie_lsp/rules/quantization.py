@@ -9,7 +9,7 @@ from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, rename_layer, set_cfg_value
 from ..prototxt import layers
 from ._proto import layer_anchor
-from .registry import rule
+from .registry import CFG, rule
 
 CONV_TYPES = ("Convolution", "Deconvolution", "DepthwiseConvolution")
 
@@ -39,7 +39,7 @@ def _set_compile_mode(project, value: str):
     return cfg.path, insert_cfg_line(cfg, "compile_mode", value, after=cfg.first("net_type") or None)
 
 
-@rule("NN201", "hp-without-compile-mode-2", Severity.WARNING, step=3,
+@rule("NN201", "hp-without-compile-mode-2", Severity.WARNING, step=3, needs=CFG,
       summary=("`_hp` layer names while compile_mode is not 2", "compile_mode 不为 2 时 `_hp` 层名无效"),
       messages={"ignored": ("layer \"{layer}\" is marked high precision (`_hp`) but [compile_mode] is {mode}: `_hp` only takes effect with compile_mode 2",
                             "层 \"{layer}\" 标记为高精度（`_hp`），但 [compile_mode] 为 {mode}：`_hp` 只在 compile_mode 2 时生效"),
@@ -78,7 +78,7 @@ def nn201(project, ctx):
         yield ctx.diag("ignored", doc.path, layer_anchor(l.source), fix=fix, related=rel, layer=l.name, mode=mode)
 
 
-@rule("NN202", "compile-mode-2-without-hp", Severity.WARNING, step=3,
+@rule("NN202", "compile-mode-2-without-hp", Severity.WARNING, step=3, needs=CFG,
       summary=("compile_mode 2 with no `_hp` layer", "compile_mode 为 2 但没有 `_hp` 层"),
       messages={"none": ("[compile_mode] 2 marks layers high precision by their `_hp` suffix, but no layer in {net} has one: everything stays 8-bit",
                          "[compile_mode] 2 通过 `_hp` 后缀指定高精度层，但 {net} 中没有任何层带该后缀：全部仍为 8 比特"),
@@ -120,7 +120,7 @@ def nn202(project, ctx):
     yield ctx.diag("none", project.cfg.path, entry.value_range, fix=fix, net=os.path.basename(doc.path or "the prototxt"))
 
 
-@rule("NN203", "compile-mode-1-cost", Severity.INFO, step=3,
+@rule("NN203", "compile-mode-1-cost", Severity.INFO, step=3, needs=CFG,
       summary=("compile_mode 1 costs about 2× speed", "compile_mode 1 速度约慢一倍"),
       messages={"slow": ("[compile_mode] 1 runs every layer in 16-bit (about 2× slower); if it fixed accuracy, try [compile_mode] 2 with `_hp` on the first convolution{conv}",
                          "[compile_mode] 1 使所有层以 16 比特运行（约慢一倍）；若它解决了精度问题，请尝试 [compile_mode] 2 并给第一个卷积层{conv}加 `_hp`"),

@@ -16,14 +16,21 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterable, Mapping
 
 from ..diagnostics import Diagnostic, Severity
-from .docs_zh import DOCS_ZH
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 
 Messages = Mapping[str, tuple[str, str]]
+
+# What a project must hold for a rule to find anything (``Rule.needs``): the lint runs a rule only
+# when its project does, and loads a rule module only when one of its rules may run
+# (:mod:`nnie_lsp.rules.index`), so linting a prototxt alone does not load the cfg side.
+CFG = "cfg"            # a mapper cfg (project.cfg)
+TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
+NEEDS = (None, CFG, TRIAGE)
 
 STEP_GROUPS = {2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
                4: "Layer matching (guide step 4)"}
@@ -40,9 +47,26 @@ class Rule:
     check: Callable[..., Iterable[Diagnostic]] = field(repr=False)
     fix: str | None = None      # "safe" | "unsafe" | "safe/unsafe" | None (what kind of fix it offers)
     default_enabled: bool = True
-    docs: Mapping[str, str] = field(default_factory=dict)  # section -> markdown (English)
-    docs_zh: str = ""           # short Chinese explanation (hover / --explain --lang zh)
+    doc_source: str | Mapping[str, str] = ""  # the check's docstring (sections), or the sections
+    docs_zh_given: str = ""     # a Chinese explanation given at registration (else rules/docs_zh.py)
     meta: bool = False          # produced by the lint driver itself (NN000, NN9xx), not by `check`
+    needs: str | None = None    # what the project must hold for the rule to run (NEEDS)
+
+    @cached_property
+    def docs(self) -> Mapping[str, str]:
+        """Section -> markdown (English), read from the docstring when first asked (start-up)."""
+        if isinstance(self.doc_source, str):
+            return parse_doc(self.doc_source)
+        return dict(self.doc_source)
+
+    @cached_property
+    def docs_zh(self) -> str:
+        """Short Chinese explanation (hover / ``--explain --lang zh``)."""
+        if self.docs_zh_given:
+            return self.docs_zh_given
+        from .docs_zh import DOCS_ZH
+
+        return DOCS_ZH.get(self.code, "")
 
     @property
     def group(self) -> str:
@@ -75,7 +99,8 @@ class Rule:
 _RULES: dict[str, Rule] = {}
 
 
-def _parse_doc(doc: str) -> dict[str, str]:
+def parse_doc(doc: str) -> dict[str, str]:
+    """The ``## Section`` blocks of a rule's docstring (:data:`DOC_SECTIONS`)."""
     doc = inspect.cleandoc(doc or "")
     sections: dict[str, str] = {}
     current = None
@@ -101,17 +126,16 @@ def _store(entry: Rule) -> None:
 
 def rule(code: str, name: str, severity: Severity, *, step: int | None, summary: tuple[str, str],
          messages: Messages, fix: str | None = None, default_enabled: bool = True,
-         docs_zh: str = ""):
-    """Register a rule function.  The function's docstring provides the English docs."""
+         docs_zh: str = "", needs: str | None = None):
+    """Register a rule function.  The function's docstring provides the English docs (its four
+    sections are checked by ``tests/test_registry.py``, not at every start-up)."""
+    if needs not in NEEDS:
+        raise ValueError(f"{code}: needs must be one of {NEEDS}")
 
     def deco(fn):
-        docs = _parse_doc(fn.__doc__ or "")
-        missing = [s for s in DOC_SECTIONS if s not in docs]
-        if missing:
-            raise ValueError(f"{code}: docstring lacks sections {missing}")
         _store(Rule(code=code, name=name, severity=severity, step=step, summary=summary,
                     messages=dict(messages), check=fn, fix=fix, default_enabled=default_enabled,
-                    docs=docs, docs_zh=docs_zh or DOCS_ZH.get(code, "")))
+                    doc_source=fn.__doc__ or "", docs_zh_given=docs_zh, needs=needs))
         return fn
 
     return deco
@@ -122,8 +146,8 @@ def register_meta(code: str, name: str, severity: Severity, *, summary: tuple[st
                   docs_zh: str = "") -> None:
     """Register a code produced by the lint driver itself (suppressions, internal errors)."""
     _store(Rule(code=code, name=name, severity=severity, step=None, summary=summary,
-                messages=dict(messages), check=_no_check, fix=fix, docs=dict(docs),
-                docs_zh=docs_zh or DOCS_ZH.get(code, ""), meta=True))
+                messages=dict(messages), check=_no_check, fix=fix, doc_source=dict(docs),
+                docs_zh_given=docs_zh, meta=True))
 
 
 def _no_check(project, ctx):

@@ -6,7 +6,7 @@ Used by :mod:`.triage_findings` (T0xx, T1xx) and :mod:`.triage_model_findings` (
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from .registry import Messages, rule
+from .registry import TRIAGE, Messages, rule
 
 #: how a finding quotes a cfg key the cfg does not set (T102/T103/T104/T207)
 UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {default}")}
@@ -14,15 +14,17 @@ UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {
 DATA_INPUT: Messages = {"data": ("data input \"{blob}\"", "数据输入 \"{blob}\"")}
 
 
-def register_finding(code: str, name: str, severity: Severity, step: int, *, summary: tuple[str, str],
+def register_finding(module: str, code: str, name: str, severity: Severity, step: int, *, summary: tuple[str, str],
                      messages: Messages, docs: str, docs_zh: str, fix: str | None = None) -> None:
     """Register one T-code in the rule registry; its docs (the four sections) come from `docs`.
-    Its check yields nothing: triage findings come from nnie-triage, never from a lint run."""
+    Its check yields nothing: triage findings come from nnie-triage, never from a lint run.
+    ``module`` is the registering module's ``__name__`` (the rule index names it)."""
 
     def check(project, ctx):
         return ()
 
     check.__name__ = f"triage_{code.lower()}"
+    check.__module__ = module
     check.__doc__ = docs
     rule(code, name, severity, step=step, summary=summary, messages=messages, fix=fix,
-         docs_zh=docs_zh)(check)
+         docs_zh=docs_zh, needs=TRIAGE)(check)

@@ -19,6 +19,7 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # ------------------------------------------------------------------------------ T0xx: the comparison
 register_finding(
+    __name__,
     "T001", "triage-inconclusive", WARNING, 1,
     summary=("The comparison fits none of the guide's four cases", "对比结果不属于指南的四种情况"),
     messages={
@@ -66,6 +67,7 @@ register_finding(
             "或 16 比特运行也无法恢复末层精度。下一步是第 6 步：用 `nnie-triage bundle` 打包该层提交给厂商，或补充更完整的 dump。")
 
 register_finding(
+    __name__,
     "T002", "no-data-layer-pair", WARNING, 1,
     summary=("No data-layer pair: the preprocessing was not checked", "没有数据层配对：未能检查预处理"),
     messages={"no_data": ("no data-layer pair: the preprocessing could not be checked (case 1); include the "
@@ -93,6 +95,7 @@ register_finding(
             "缺少数据层配对时无法检查，预处理错误会被误认为量化误差。请在两侧都 dump 数据 blob。")
 
 register_finding(
+    __name__,
     "T003", "non-finite-values", WARNING, 1,
     summary=("NaN or Inf values in a compared tensor", "对比的张量中有 NaN 或 Inf"),
     messages={"non_finite": ("{layer}: NaN/Inf values (Caffe {nan_ref} NaN / {inf_ref} Inf, NNIE {nan_sim} NaN / "
@@ -123,6 +126,7 @@ register_finding(
 
 # ------------------------------------------------------------------------------ T1xx: case 1
 register_finding(
+    __name__,
     "T101", "data-layer-differs", ERROR, 2,
     summary=("The data layer differs: preprocessing mismatch (case 1)", "数据层不一致：预处理不匹配（情况 1）"),
     messages={"differs": ("data layer {layer}: cosine {cosine}, relative L2 error {rel_l2} (needs ≥ {threshold} "
@@ -152,6 +156,7 @@ register_finding(
             "随后的 T102–T106 指出具体是哪个配置项。")
 
 register_finding(
+    __name__,
     "T102", "rgb-order-mismatch", ERROR, 2,
     summary=("The simulator's channels are Caffe's in another order: set [RGB_order]",
              "模拟器的通道顺序与 Caffe 不同：设置 [RGB_order]"),
@@ -189,6 +194,7 @@ register_finding(
             "它会改变芯片上的计算结果（这正是目的），因此是非安全修复，请对照训练方式确认。")
 
 register_finding(
+    __name__,
     "T103", "data-scale-mismatch", ERROR, 2,
     summary=("The data scales differ: set [data_scale]", "数据缩放不同：设置 [data_scale]"),
     messages={"set": ("ratio simulator/Caffe = {ratio}: Caffe scales the data by {caffe_scale}, the simulator by "
@@ -228,6 +234,7 @@ register_finding(
             "修复把该输入的 [data_scale] 设为 Caffe 的缩放，会改变芯片上的计算结果，是非安全修复。")
 
 register_finding(
+    __name__,
     "T104", "mean-mismatch", ERROR, 2,
     summary=("The mean is not subtracted or differs: norm_type and mean file",
              "均值未减或不同：norm_type 与均值文件"),
@@ -271,6 +278,7 @@ register_finding(
             "并写入通道均值文件（不存在时在 cfg 旁新建），会改变计算结果，是非安全修复。")
 
 register_finding(
+    __name__,
     "T105", "data-transposed", ERROR, 2,
     summary=("The simulator's data is Caffe's with H and W swapped", "模拟器数据是 Caffe 数据的 H/W 转置"),
     messages={"transposed": ("the simulator's data is Caffe's data with H and W swapped: the Caffe side transposes "
@@ -299,6 +307,7 @@ register_finding(
             "没有任何 cfg 配置项能让 mapper 转置，必须由应用程序转置校准图像和板端输入。")
 
 register_finding(
+    __name__,
     "T106", "preprocessing-unexplained", WARNING, 2,
     summary=("The data layers differ and no cfg change explains it", "数据层不同且没有 cfg 修改能解释"),
     messages={"not_linear": ("the simulator's data is not a per-channel linear function of Caffe's (R² = {r2}): a "

@@ -26,6 +26,7 @@ POSTPROCESS_SUMMARY: Messages = {
 
 # ------------------------------------------------------------------------------ T2xx: case 2
 register_finding(
+    __name__,
     "T201", "quantization-decay", ERROR, 3,
     summary=("Similarity decays from a good start to a bad end: quantization (case 2)",
              "相似度从良好的起点衰减到很差的末层：量化误差（情况 2）"),
@@ -52,6 +53,7 @@ register_finding(
             "可部署的方案是 compile_mode 2 并给少数层加 `_hp`（见 T207、T204）。")
 
 register_finding(
+    __name__,
     "T202", "sim16-confirms-quantization", INFO, 3,
     summary=("A 16-bit run recovers the end: quantization confirmed", "16 比特运行恢复了末层：确认是量化误差"),
     messages={"confirmed": ("the 16-bit run (compile_mode 1) reaches {end16} at the end vs {end8} at 8 bit: "
@@ -81,6 +83,7 @@ register_finding(
             "指南第 3 步：16 比特运行可区分量化误差与其它问题。compile_mode 1 约慢一倍，compile_mode 2 只给少数层加 `_hp` 可保留大部分速度。")
 
 register_finding(
+    __name__,
     "T203", "sim16-rejects-quantization", ERROR, 3,
     summary=("A 16-bit run does not recover the end: not quantization", "16 比特运行未恢复末层：不是量化误差"),
     messages={"rejected": ("the 16-bit run ends at {end16} (8 bit: {end8}): more precision does not help, so this "
@@ -106,6 +109,7 @@ register_finding(
             "消息给出 16 比特运行首次分歧的层。")
 
 register_finding(
+    __name__,
     "T204", "hp-candidate", INFO, 3,
     summary=("A layer worth marking high precision (`_hp`)", "值得标记为高精度（`_hp`）的层"),
     messages={"first": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — the guide's "
@@ -142,6 +146,7 @@ register_finding(
             "修复把该层改名为 `<名称>_hp`，是非安全修复；T207 把改名与 [compile_mode] 2 合为一个修复。")
 
 register_finding(
+    __name__,
     "T206", "sudden-drop", WARNING, 3,
     summary=("A sudden similarity drop between neighbouring layers", "相邻层之间相似度骤降"),
     messages={"drop": ("a sudden drop of {drop} at {layer}: larger than quantization noise usually causes; confirm "
@@ -167,6 +172,7 @@ register_finding(
             "或参数不受支持，可用 16 比特运行确认。")
 
 register_finding(
+    __name__,
     "T207", "hp-plan", INFO, 3,
     summary=("The `_hp` plan: rename the hot-spot layers and set [compile_mode] 2",
              "`_hp` 方案：重命名热点层并设置 [compile_mode] 2"),
@@ -211,6 +217,7 @@ register_finding(
             "并把 [compile_mode] 设为 2。`_hp` 只在 compile_mode 2 时生效。修复同时修改 prototxt 与 cfg，会改变这些层在芯片上的精度，是非安全修复。")
 
 register_finding(
+    __name__,
     "T208", "first-layer-low", WARNING, 3,
     summary=("The first layer is already below `good`", "第一层就已低于 good"),
     messages={"first_low": ("the first layer {layer} is already at {cosine}: 8-bit error from the first layer on "
@@ -238,6 +245,7 @@ register_finding(
 
 # ------------------------------------------------------------------------------ T3xx: case 3
 register_finding(
+    __name__,
     "T301", "inplace-split-dip", WARNING, 4,
     summary=("A dip explained by an in-place layer the mapper splits", "由 mapper 拆分原位层造成的相似度下降"),
     messages={"split": ("blob {blob} is rewritten in place by {chain} after {producer_type} {layer}: the mapper "
@@ -285,6 +293,7 @@ register_finding(
             "修复与 nnie-lint NN301/NN302/NN303 相同：给原位层一个新的 top 并改写之后的引用，计算图不变，是安全修复。")
 
 register_finding(
+    __name__,
     "T302", "permute-layout-dip", WARNING, 4,
     summary=("A dip explained by the dump's layout (a Permute the mapper inserts)",
              "由 dump 布局（mapper 插入的 Permute）造成的相似度下降"),
@@ -319,6 +328,7 @@ register_finding(
             "改写为该层加 Permute，其输出按该布局 dump。无需修复。")
 
 register_finding(
+    __name__,
     "T303", "unexplained-dip", WARNING, 4,
     summary=("A middle-layer dip the graph does not explain: step 6", "图结构无法解释的中间层下降：第 6 步"),
     messages={"unexplained": ("{layer} dips to {cosine} while the end is fine, and the graph does not explain it: "
@@ -347,6 +357,7 @@ register_finding(
 
 # ------------------------------------------------------------------------------ T4xx: case 4
 register_finding(
+    __name__,
     "T401", "check-postprocessing", INFO, 5,
     summary=("Every layer matches: check the post-processing (case 4)", "各层都一致：检查后处理（情况 4）"),
     messages={"postprocess": ("every layer is ≥ {good} (lowest {cosine} at {worst}) with small absolute error: the "
@@ -375,6 +386,7 @@ register_finding(
             "用 --postprocess module:function 可在两侧运行你的解码（T402/T403）。")
 
 register_finding(
+    __name__,
     "T402", "postprocess-differs", WARNING, 5,
     summary=("The post-processing results differ", "后处理结果不同"),
     messages={"differs": ("the post-processing results differ ({summary}): small output differences flip "
@@ -402,6 +414,7 @@ register_finding(
             "指南第 5 步：0.99 一致的输出仍可能改变阈值或 NMS 的判定。")
 
 register_finding(
+    __name__,
     "T403", "postprocess-agrees", INFO, 5,
     summary=("The post-processing gives the same result on both sides", "后处理在两侧给出相同结果"),
     messages={"same": ("the post-processing gives the same result on both sides ({summary}): the difference is in "
@@ -427,6 +440,7 @@ register_finding(
     docs_zh="给出 --postprocess 时：你的后处理函数在两侧给出相同结果。指南第 5 步：网络与参考后处理一致时，板端的错误在部署代码中（其解码、输入处理或输出顺序）。")
 
 register_finding(
+    __name__,
     "T404", "postprocess-failed", WARNING, 5,
     summary=("The post-processing function raised an error", "后处理函数出错"),
     messages={"failed": ("the post-processing function failed: {error}", "后处理函数运行失败：{error}")},

@@ -1,0 +1,239 @@
+"""The files a mapper cfg names, as the lint reads them: the cfg itself, the prototxt it names,
+its image lists (every line resolved) and mean files (channel count), each with the cfg entry
+naming it and where it was looked for (:mod:`nnie_lsp.cfg.paths`, one resolution order).
+
+Only a project with a cfg imports this module (and the cfg reader, key table and preprocessing
+fact base with it): linting a prototxt alone does not pay for them (nnie-lint's start-up).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from . import safe_io
+from .cfg.model import MapperConfig
+from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
+from .cfg.preprocessing import (
+    MEAN_IMAGE,
+    InputPreprocessing,
+    input_preprocessing,
+    mean_file_kind,
+    parse_channel_means,
+)
+from .cfg.reader import CfgDocument, CfgEntry, parse_cfg
+from .content_cache import ContentCache
+from .safe_io import FileProblem
+from .sources import SourceProvider, UnreadableFile, note_unreadable, provider_problem
+from .text import Decoded
+
+PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
+MAX_LIST_LINES = 20000
+
+_CFG_CACHE = ContentCache(parse_cfg)
+
+
+def cached_cfg(text: str, path: str | None) -> CfgDocument:
+    """The cfg parse of ``text``, shared by every reader of the same content."""
+    return _CFG_CACHE.get(text, path)
+
+
+@dataclass(frozen=True)
+class RefFile:
+    entry: CfgEntry
+    written: str               # the value as meant (inline comment removed)
+    resolved: str | None       # absolute path that exists, else None
+    candidates: tuple[str, ...]  # where we looked
+    is_null: bool              # `null`-like placeholder
+    foreign: bool = False      # a Windows absolute path seen on POSIX (cannot be checked here)
+
+    @property
+    def exists(self) -> bool:
+        return self.resolved is not None
+
+    @classmethod
+    def of(cls, entry: CfgEntry, path: ResolvedPath) -> "RefFile":
+        return cls(entry, path.written, path.resolved, path.candidates, path.is_null, path.foreign)
+
+
+@dataclass(frozen=True)
+class ListLine:
+    line: int
+    text: str
+    resolved: str | None
+
+
+@dataclass(frozen=True)
+class ImageListFacts:
+    ref: RefFile
+    lines: tuple[ListLine, ...]
+    truncated: bool = False
+
+    @property
+    def missing(self) -> tuple[ListLine, ...]:
+        return tuple(l for l in self.lines if l.resolved is None)
+
+
+@dataclass(frozen=True)
+class MeanFacts:
+    ref: RefFile
+    kind: str                          # "binaryproto" | "text"
+    values: tuple[float, ...] | None   # channel means for text files
+    channels: int | None               # channel count (text: number of values; binaryproto: from the blob)
+    error: str | None = None           # unreadable / not numbers (message)
+    error_line: int | None = None
+
+
+@dataclass(frozen=True)
+class CfgFiles:
+    """What :func:`read_cfg_files` found: the cfg, its typed model, the files it names."""
+
+    cfg: CfgDocument | None = None
+    config: MapperConfig | None = None
+    refs: tuple[RefFile, ...] = ()
+    image_lists: tuple[ImageListFacts, ...] = ()
+    means: tuple[MeanFacts, ...] = ()
+    preprocessing: tuple[InputPreprocessing, ...] = ()
+    prototxt_origin: RefFile | None = None
+    unreadable: tuple[UnreadableFile, ...] = ()
+    base_dir: str | None = None
+
+
+def read_cfg_files(cfg_path: str, provider: SourceProvider, cwd: str) -> CfgFiles:
+    """Read the cfg at ``cfg_path`` (absolute) and the files it names (not its prototxt)."""
+    bases = cfg_bases(cfg_path, cwd)
+    cfg_doc = config = None
+    refs: list[RefFile] = []
+    image_lists: list[ImageListFacts] = []
+    means: list[MeanFacts] = []
+    preprocessing: tuple[InputPreprocessing, ...] = ()
+    proto_origin = None
+    unreadable: list[UnreadableFile] = []
+    dec = provider.read_text(cfg_path, safe_io.CFG)
+    if dec is None:
+        note_unreadable(unreadable, None, provider, cfg_path, safe_io.CFG)
+    else:
+        cfg_doc = _with_encoding(cached_cfg(dec.text, cfg_path), dec)
+        config = MapperConfig.from_document(cfg_doc)
+        preprocessing = input_preprocessing(config, cfg_path=cfg_path, bases=bases,
+                                            exists=provider.exists)
+        feature_map = {p.index: p.is_feature_map for p in preprocessing}
+        list_index = 0
+        for entry in cfg_doc.entries:
+            if entry.key in PATH_KEYS:
+                r = _ref(entry, bases, provider)
+                refs.append(r)
+                problem = _ref_problem(r, provider)
+                if problem is not None:
+                    unreadable.append(UnreadableFile(r, problem))
+                if entry.key == "prototxt_file":
+                    proto_origin = proto_origin or r
+                elif entry.key == "image_list":
+                    k, list_index = list_index, list_index + 1  # k-th image_list = input k
+                    if r.resolved and problem is None:
+                        check = not feature_map.get(k, False)  # feature maps: float text lines
+                        facts = _read_image_list(r, bases, provider, check)
+                        if facts is not None:
+                            image_lists.append(facts)
+                        else:
+                            note_unreadable(unreadable, r, provider, r.resolved, safe_io.IMAGE_LIST)
+                elif entry.key == "mean_file" and r.resolved and problem is None:
+                    m = _read_mean(r, provider)
+                    if m is not None:
+                        means.append(m)
+                    else:
+                        note_unreadable(unreadable, r, provider, r.resolved, safe_io.MEAN_FILE)
+    return CfgFiles(cfg_doc, config, tuple(refs), tuple(image_lists), tuple(means), preprocessing, proto_origin,
+                    tuple(unreadable), bases[0])
+
+
+def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
+    return RefFile.of(entry, resolve_written(entry.value, bases, provider.exists))
+
+
+def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
+                     check_paths: bool) -> ImageListFacts | None:
+    """The list's lines (None: the file was not read, see :func:`_problem_of`)."""
+    dec = provider.read_text(ref.resolved, safe_io.IMAGE_LIST) if ref.resolved else None
+    if dec is None:
+        return None
+    lines = []
+    # Entries are relative to the working directory the mapper runs in (unknown); accept the list's
+    # folder and the cfg's resolution bases.
+    img_bases = list_bases(ref.resolved, bases)
+    truncated = False
+    for i, raw in enumerate(dec.text.splitlines()):
+        t = raw.strip()
+        if not t or t.startswith("#"):
+            continue
+        if len(lines) >= MAX_LIST_LINES:
+            truncated = True
+            break
+        if check_paths:
+            if os.sep == "/" and is_windows_abs(t):
+                resolved = t  # cannot check a Windows path here; do not call it missing
+            else:
+                resolved, _ = resolve_path(t, img_bases, provider.exists)
+        else:
+            resolved = t
+        lines.append(ListLine(i, t, resolved))
+    return ImageListFacts(ref, tuple(lines), truncated)
+
+
+def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
+    if not ref.resolved:
+        return None
+    if mean_file_kind(ref.resolved) == MEAN_IMAGE:
+        data = provider.read_bytes(ref.resolved, safe_io.MEAN_FILE)
+        if data is None:
+            return None
+        try:
+            from .prototxt import caffe_pb2
+            blob = caffe_pb2.BlobProto()
+            blob.ParseFromString(data)
+            if blob.HasField("shape") and len(blob.shape.dim) >= 3:
+                ch = int(blob.shape.dim[-3])
+            elif blob.channels:
+                ch = int(blob.channels)
+            else:
+                ch = None
+            return MeanFacts(ref, "binaryproto", None, ch)
+        except Exception as exc:  # malformed binary
+            return MeanFacts(ref, "binaryproto", None, None, f"not a readable BlobProto ({type(exc).__name__})")
+    dec = provider.read_text(ref.resolved, safe_io.MEAN_FILE)
+    if dec is None:
+        return None
+    if "\x00" in dec.text[:1024]:
+        return MeanFacts(ref, "binary", None, None, "binary data, not a channel-mean text file")
+    means = parse_channel_means(dec.text)
+    if means.values is None:
+        return MeanFacts(ref, "text", None, None, means.error, means.error_line)
+    return MeanFacts(ref, "text", means.values, len(means.values))
+
+
+# the kind of file each path key names, and whether the lint reads it (bounded) or only names it
+_REF_KINDS = {"prototxt_file": (safe_io.PROTOTXT, True), "image_list": (safe_io.IMAGE_LIST, True),
+              "mean_file": (safe_io.MEAN_FILE, True), "caffemodel_file": (safe_io.FILE, False),
+              "roi_coordinate_file": (safe_io.FILE, False)}
+
+
+def _ref_problem(ref: RefFile, provider: SourceProvider) -> FileProblem | None:
+    """Why a file the cfg names cannot be used, before reading it: not a regular file, past the
+    bound for its kind, no permission; for a path not found, a symbolic link loop or a dangling
+    link where the path was looked for (the plain "not found" is NN006's own message)."""
+    kind, bounded = _REF_KINDS.get(ref.entry.key, (safe_io.FILE, False))
+    if ref.resolved:
+        return provider_problem(provider, ref.resolved, kind if bounded else None)
+    if ref.is_null or ref.foreign:
+        return None
+    for candidate in ref.candidates:
+        if os.path.islink(candidate):
+            return safe_io.check_file(candidate, kind)
+    return None
+
+
+def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:
+    try:
+        return replace(doc, encoding=dec.encoding, bom=dec.bom, newline=dec.newline)
+    except (TypeError, ValueError):
+        return doc
