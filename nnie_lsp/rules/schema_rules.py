@@ -170,7 +170,6 @@ def nn013(project, ctx):
     Unsafe: rename to the closest defined blob, when one is close enough (in every layer that
     reads the missing blob).
     """
-    import difflib
     doc, g = project.prototxt, project.graph
     if doc is None or g is None:
         return
@@ -189,6 +188,8 @@ def nn013(project, ctx):
             if blob in defined:
                 continue
             if blob not in readers:
+                import difflib  # only for a missing blob (start-up)
+
                 close = difflib.get_close_matches(blob, sorted(defined), n=1, cutoff=0.8)
                 close_at_first[blob] = close[0] if close else None
             readers.setdefault(blob, []).append((layer, rng))

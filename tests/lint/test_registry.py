@@ -92,3 +92,60 @@ def test_rule_group_names_the_guide_step():
     assert make("T105", 5).group == "Triage (guide step 5)"
     assert make("T101", 2).group == "Triage (guide step 2)"
     assert get_rule("NN301").group == "Layer matching (guide step 4)"
+
+
+def test_rule_index_matches_every_rule_module():
+    """The generated index (nnie_lsp/rules/index.py) names, for every code, the module that
+    registers it and what the rule needs; importing that module alone registers the code."""
+    import subprocess as sp
+
+    from nnie_lsp.rules.catalogue import import_every_rule_module
+    from nnie_lsp.rules.index import RULES
+    from nnie_lsp.rules.registry import NEEDS, registered_rules
+
+    import_every_rule_module()
+    assert {r.code: r.needs for r in registered_rules()} == {code: needs for code, (_m, needs) in RULES.items()}
+    assert set(needs for _m, needs in RULES.values()) <= set(NEEDS)
+    for code, (module, _needs) in RULES.items():
+        probe = (f"import nnie_lsp.rules.{module}; from nnie_lsp.rules.registry import registered_rule; "
+                 f"assert registered_rule({code!r}) is not None")
+        done = sp.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, (code, module, done.stderr[-400:])
+
+
+def _cfg_less_projects():
+    from nnie_lsp.project import load_project
+    from nnie_lsp.settings import LintSettings
+
+    settings = LintSettings().merged(select=("NN",))
+    files = sorted({*ROOT.glob("tests/**/*.prototxt"), *ROOT.glob("examples/**/*.prototxt"),
+                    *(ROOT.parent / "shared" / "corpus").glob("**/*.prototxt")})
+    assert len(files) >= 20
+    return [load_project(prototxt_path=str(f), settings=settings) for f in files]
+
+
+def test_a_rule_that_needs_a_cfg_finds_nothing_without_one():
+    """``needs="cfg"`` lets the lint skip the rule (and its module) for a prototxt alone: sound
+    only if the rule would find nothing there anyway.  Run each such rule's check directly."""
+    from nnie_lsp.rules.catalogue import all_rules
+    from nnie_lsp.rules.context import RuleContext
+
+    projects = _cfg_less_projects()
+    needing = [r for r in all_rules() if r.needs == "cfg"]
+    assert len(needing) >= 20
+    for r in needing:
+        for project in projects:
+            ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=project.settings, lang="en",
+                              default_severity=r.severity)
+            assert list(r.check(project, ctx)) == [], (r.code, project.prototxt_path)
+
+
+def test_the_lint_runs_the_same_rules_whatever_modules_are_loaded(tmp_path):
+    """rules_for filters by needs itself: a cfg-less project gets no cfg rule even when every rule
+    module is already imported (the language server imports them all)."""
+    from nnie_lsp.rules.catalogue import all_rules, rules_for
+
+    all_rules()
+    codes = {r.code for r in rules_for(frozenset())}
+    assert "NN010" in codes and "NN001" not in codes and not any(c.startswith("T") for c in codes)
+    assert "NN001" in {r.code for r in rules_for(frozenset({"cfg"}))}
