@@ -1,6 +1,10 @@
 """A small thread-safe LRU of parse results keyed by (path, content): the server re-reads a project
 on every keystroke, so unchanged files are parsed once. Used for cfgs, prototxts, mapper logs and
-``cnn_net_tree.dot``."""
+``cnn_net_tree.dot``.
+
+The content itself is the key (Python caches a string's hash, and equal texts compare by memory):
+no digest to compute, nothing to import (nnie-lint's start-up).  The parse results hold their text
+anyway, so keeping it in the key costs no memory beyond the few entries whose result does not."""
 
 from __future__ import annotations
 
@@ -17,9 +21,7 @@ class ContentCache:
         self._lock = threading.Lock()
 
     def get(self, text: str, path: str | None):
-        import hashlib
-
-        key = (path, len(text), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        key = (path, text)
         with self._lock:
             hit = self._data.get(key)
             if hit is not None:

@@ -19,9 +19,25 @@ from ..text import decode
 # imported.  Internal errors are printed by this face itself (``internal_errors``).
 
 
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter with the terminal width found as ``shutil.get_terminal_size`` finds it
+    (COLUMNS, the terminal, else 80) but without importing shutil for each of the 21 options argparse
+    formats while the parser is built (start-up)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return argparse.HelpFormatter(prog, width=max(columns, 40) - 2)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="nnie-lint",
+        prog="nnie-lint", formatter_class=_help_formatter,
         description="Lint HiSilicon NNIE nnie_mapper .cfg files and their Caffe .prototxt before running the mapper.",
         epilog="Exit status: 0 no errors or warnings, 1 findings, 2 usage or internal error.")
     p.add_argument("paths", nargs="*", help="files or folders (folders: *.prototxt and NNIE mapper *.cfg); '-' reads stdin")
