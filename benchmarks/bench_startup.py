@@ -109,7 +109,7 @@ def installed_python(tmp: str) -> str | None:
 
 
 # what the console script `nnie-lint` does
-CONSOLE_SCRIPT = "import sys; from nnie_lsp.cli.lint import main; sys.exit(main())"
+CONSOLE_SCRIPT = "import sys; from nnie_lsp.cli.console import nnie_lint; sys.exit(nnie_lint())"
 
 
 def run_series(commands: dict[str, list[str]], repeat: int, env: dict, cwd: str) -> dict[str, list[float]]:

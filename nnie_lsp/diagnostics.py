@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .text import Range, TextEdit, edits_overlap
 
@@ -37,8 +37,7 @@ class Applicability(str, Enum):
     UNSAFE = "unsafe"  # only with --unsafe-fixes / an explicit quick fix
 
 
-@dataclass(frozen=True, slots=True)
-class FileEdit:
+class FileEdit(NamedTuple):
     """A text edit in one file (absolute or project-relative path as the engine got it)."""
 
     path: str
@@ -76,8 +75,7 @@ def non_overlapping_fixes(fixes: Iterable[Fix]) -> list[Fix]:
     return kept
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
+class Related(NamedTuple):
     """Another place that explains the finding (e.g. the cfg line behind a prototxt finding)."""
 
     path: str

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import bisect
 import codecs
-from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from . import safe_io
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Position:
+class Position(NamedTuple):
     line: int
     character: int
 
@@ -31,8 +29,7 @@ class Position:
         return f"{self.line + 1}:{self.character + 1}"
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 
@@ -52,8 +49,7 @@ class Range:
         return f"{self.start}-{self.end}"
 
 
-@dataclass(frozen=True, slots=True)
-class TextEdit:
+class TextEdit(NamedTuple):
     range: Range
     new_text: str
 
@@ -167,8 +163,7 @@ def edits_overlap(a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:
 
 # ---------------------------------------------------------------- decoding and encoding
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(NamedTuple):
     text: str
     encoding: str  # codec name used to decode (and to encode back)
     bom: bool

@@ -18,8 +18,59 @@ PROTO = os.path.join(GRAMMAR_DIR, "caffe.proto")
 DEFAULT_OUT = os.path.join(ROOT, "nnie_lsp", "prototxt")
 
 
+LAZY_MARK = "# nnie-lsp: message classes built on first use"
+
+LAZY_TAIL = '''
+{mark} (scripts/gen_proto.py rewrote protoc's eager build).
+# Building all of caffe.proto's ~80 message classes at import costs about 4 ms, paid by every
+# nnie-lint run (issue #11, start-up); a class is built when its name is first looked up here
+# (message_factory.GetMessageClass: the class protobuf itself makes for a sub-message, so
+# `type(NetParameter().layer.add()) is LayerParameter`).  The pure-Python protobuf runtime gets
+# protoc's eager build, unchanged.
+from google.protobuf import message_factory as _message_factory
+
+
+def __getattr__(name):
+  desc = DESCRIPTOR.message_types_by_name.get(name)
+  if desc is not None:
+    value = _message_factory.GetMessageClass(desc)
+  elif name in DESCRIPTOR.enum_types_by_name:
+    from google.protobuf.internal import enum_type_wrapper
+    value = enum_type_wrapper.EnumTypeWrapper(DESCRIPTOR.enum_types_by_name[name])
+  else:
+    for enum in DESCRIPTOR.enum_types_by_name.values():
+      if name in enum.values_by_name:
+        value = enum.values_by_name[name].number
+        break
+    else:
+      raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+  globals()[name] = value
+  return value
+
+
+if not _descriptor._USE_C_DESCRIPTORS:
+  _globals = globals()
+{eager}
+'''
+
+
+def make_lazy(source: str) -> str:
+    """protoc's module with its eager build (every message class at import) replaced by classes
+    built on first use (see LAZY_TAIL); the serialized descriptor is kept byte for byte."""
+    if LAZY_MARK in source:
+        return source
+    head, sep, rest = source.partition("_globals = globals()\n")
+    if not sep:
+        raise RuntimeError("unexpected protoc output: no `_globals = globals()` line")
+    eager = "\n".join("  " + line if line.strip() else line
+                      for line in rest.replace("# @@protoc_insertion_point(module_scope)", "").rstrip().splitlines())
+    return head.rstrip() + "\n\n" + LAZY_TAIL.format(mark=LAZY_MARK, eager=eager) + \
+        "# @@protoc_insertion_point(module_scope)\n"
+
+
 def generate(out_dir: str = DEFAULT_OUT) -> str:
-    """Run protoc (grpc_tools) on caffe.proto; returns the path of the written caffe_pb2.py."""
+    """Run protoc (grpc_tools) on caffe.proto and make its build lazy (:func:`make_lazy`);
+    returns the path of the written caffe_pb2.py."""
     from grpc_tools import protoc  # imported lazily: only needed by developers
 
     os.makedirs(out_dir, exist_ok=True)
@@ -27,7 +78,12 @@ def generate(out_dir: str = DEFAULT_OUT) -> str:
     rc = protoc.main(args)
     if rc != 0:
         raise RuntimeError(f"protoc failed with exit code {rc}: {' '.join(args)}")
-    return os.path.join(out_dir, "caffe_pb2.py")
+    path = os.path.join(out_dir, "caffe_pb2.py")
+    with open(path, encoding="utf-8") as fh:
+        lazy = make_lazy(fh.read())
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(lazy)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -175,7 +175,7 @@ def _carry_fix(fix: Fix | None, maps: Mapping[str, LineMap]) -> Fix | None:
         moved = mapping.range(file_edit.edit.range)
         if moved is None:
             return None
-        edits.append(FileEdit(file_edit.path, replace(file_edit.edit, range=moved)))
+        edits.append(FileEdit(file_edit.path, file_edit.edit._replace(range=moved)))
     return replace(fix, edits=tuple(edits))
 
 

@@ -8,8 +8,7 @@ call it (computed once, cached).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 from ..text import Range
 from .phase import TEST_STATE, NetState, membership
@@ -31,8 +30,7 @@ __all__ = [
 Shape = tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class NetInput:
+class NetInput(NamedTuple):
     """A network input blob.
 
     ``style``: ``"input_shape"`` (top-level ``input`` + ``input_shape``, also used when an
@@ -48,8 +46,7 @@ class NetInput:
     layer: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GraphLayer:
+class GraphLayer(NamedTuple):
     index: int
     name: str
     type: str
@@ -63,8 +60,7 @@ class GraphLayer:
         return self.source.param
 
 
-@dataclass(frozen=True, slots=True)
-class InplaceChain:
+class InplaceChain(NamedTuple):
     """``producer`` writes ``blob`` (``None``: the blob is a net input or never produced); the
     ``layers`` then modify it in place, in order."""
 
@@ -73,15 +69,13 @@ class InplaceChain:
     layers: tuple[GraphLayer, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class UndefinedBottom:
+class UndefinedBottom(NamedTuple):
     layer: GraphLayer
     blob: str
     range: Range
 
 
-@dataclass(frozen=True, slots=True)
-class ExcludedLayer:
+class ExcludedLayer(NamedTuple):
     """A layer of the file that is not part of the converted (TEST) net, and why
     (e.g. ``include { phase: TRAIN }``); see :mod:`nnie_lsp.prototxt.phase`."""
 

@@ -18,7 +18,7 @@ BVLC (Caffe's own layer definitions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "LayerSpec",
@@ -39,8 +39,7 @@ __all__ = [
 SUPPORT_VALUES = ("supported", "extension", "cpu", "unsupported")
 
 
-@dataclass(frozen=True, slots=True)
-class LayerSpec:
+class LayerSpec(NamedTuple):
     type: str
     support: str  # one of SUPPORT_VALUES
     param_field: str | None  # LayerParameter field holding the parameters, e.g. "convolution_param"

@@ -14,7 +14,7 @@ net state; for the converted net that state is phase TEST, level 0 and no stages
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["NetState", "TEST_STATE", "rule_met", "membership"]
 
@@ -22,8 +22,7 @@ TRAIN, TEST = 0, 1  # caffe.Phase
 PHASE_NAMES = {TRAIN: "TRAIN", TEST: "TEST"}
 
 
-@dataclass(frozen=True)
-class NetState:
+class NetState(NamedTuple):
     phase: int = TEST
     level: int = 0
     stages: frozenset[str] = frozenset()

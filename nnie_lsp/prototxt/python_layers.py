@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["PythonLayerAdvice", "PYTHON_LAYERS", "python_layer_advice"]
 
 
-@dataclass(frozen=True, slots=True)
-class PythonLayerAdvice:
+class PythonLayerAdvice(NamedTuple):
     """What to do on NNIE with a known pycaffe ``type: "Python"`` layer, keyed by its
     ``python_param { layer: ... }`` class name (docs/field-facts.md §16.4, §7.3).
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from google.protobuf.message import Message
 
@@ -23,8 +23,7 @@ NN011 = "NN011"  # unknown field
 NN012 = "NN012"  # bad value
 
 
-@dataclass(frozen=True, slots=True)
-class ProtoError:
+class ProtoError(NamedTuple):
     code: str
     message: str
     range: Range
