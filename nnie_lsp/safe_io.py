@@ -25,13 +25,16 @@ This module reads bytes only; decoding lives in :mod:`nnie_lsp.text` (``read_tex
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
+import threading
 from dataclasses import dataclass
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
-    "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "read_bytes", "read_head",
+    "BoundedFile", "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "open_bounded",
+    "read_bytes", "read_head",
 ]
 
 MIB = 1 << 20
@@ -280,3 +283,88 @@ def read_head(path: str, count: int, kind: str | None = None) -> bytes:
         raise FileReadError(_problem_from_error(path, kind, exc), exc.errno) from None
     finally:
         os.close(fd)
+
+
+class BoundedFile:
+    """A regular file opened by :func:`open_bounded`, read piece by piece into buffers the caller
+    owns (a preallocated numpy array, a ``bytearray``): no copy of the whole file is made.  The same
+    bound as :func:`read_bytes` holds while reading: a file that grows past it raises
+    :class:`FileReadError`.  Use as a context manager (or call :meth:`close`)."""
+
+    def __init__(self, path: str, kind: str, fd: int, size: int, bound: int) -> None:
+        self.path, self.kind, self.size, self.bound = path, kind, size, bound
+        self._raw = io.FileIO(fd, "rb", closefd=True)
+        self._fd = fd
+        self._read = 0  # bytes handed out by readinto (the sequential position)
+        self._seek_lock = threading.Lock()
+
+    def _past_bound(self, seen: int) -> FileReadError:
+        return FileReadError(FileProblem(self.path, self.kind, "too-large", size=seen, limit=self.bound))
+
+    def _fill(self, view: memoryview, read_once) -> int:
+        done = 0
+        try:
+            while done < len(view):
+                got = read_once(view[done:], done)
+                if not got:
+                    break
+                done += got
+        except OSError as exc:
+            raise FileReadError(_problem_from_error(self.path, self.kind, exc), exc.errno) from None
+        return done
+
+    def readinto(self, buffer) -> int:
+        """Fill ``buffer`` with the next bytes of the file (fewer only at its end); the count, 0 at
+        the end.  FileReadError once more than the bound has been read."""
+        view = memoryview(buffer).cast("B")
+        done = self._fill(view, lambda part, _done: self._raw.readinto(part))
+        self._read += done
+        if self._read > self.bound:
+            raise self._past_bound(self._read)
+        return done
+
+    def readinto_at(self, buffer, offset: int) -> int:
+        """Fill ``buffer`` with the bytes at ``offset`` (fewer only at the file's end) without
+        moving the sequential position; safe to call from several threads at once."""
+        view = memoryview(buffer).cast("B")
+        view = view[: max(0, self.bound + 1 - offset)]  # one byte past the bound tells it was passed
+        if hasattr(os, "preadv"):
+            done = self._fill(view, lambda part, filled: os.preadv(self._fd, [part], offset + filled))
+        else:  # no positional read on this system: seek and read under a lock
+            with self._seek_lock:
+                here = self._raw.tell()
+                try:
+                    self._raw.seek(offset)
+                    done = self._fill(view, lambda part, _done: self._raw.readinto(part))
+                finally:
+                    self._raw.seek(here)
+        if offset + done > self.bound:
+            raise self._past_bound(offset + done)
+        return done
+
+    def close(self) -> None:
+        self._raw.close()
+
+    def __enter__(self) -> BoundedFile:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def open_bounded(path: str, kind: str | None = None, *, limit: int | None = None) -> BoundedFile:
+    """The regular file ``path`` opened for bounded piecewise reads (:class:`BoundedFile`): the
+    checks of :func:`read_bytes` (regular files only, the size within the bound for ``kind`` or
+    ``limit``), without reading the content.  Raises :class:`FileReadError` like it."""
+    path = str(path)
+    kind = kind or kind_for_path(path)
+    bound = limit if limit is not None else limit_for(kind)
+    fd, info = _open_regular(path, kind)
+    if info.st_size > bound:
+        os.close(fd)
+        raise FileReadError(FileProblem(path, kind, "too-large", size=info.st_size, limit=bound))
+    try:
+        return BoundedFile(path, kind, fd, info.st_size, bound)
+    except BaseException:
+        os.close(fd)
+        raise

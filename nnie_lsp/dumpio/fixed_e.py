@@ -1,0 +1,426 @@
+"""The fast path for ``%.{frac}e`` text dumps, one value per line: numpy ``savetxt``'s default
+``%.18e``, which RuyiStudio's "Get Caffe Output" writes (``docs/field-facts.md`` §10.3).  numpy
+only, no compiled code of our own.
+
+How it goes (:func:`parse_stream`):
+
+* The text is read in :data:`CHUNK`-byte pieces into one small buffer that stays in the CPU cache
+  (no copy of the whole file); the partial line at the end of a piece is carried to the next one.
+* Line ends: ``buf == '\\n'`` viewed as 64-bit words, the words holding a newline, and the byte
+  inside each word read from the exponent of the word converted to float64.
+* ``%.18e`` lines with a 2-digit exponent (:func:`_parse_chunk_18`) are 25 bytes, 26 with a
+  leading ``-``.  Every field sits at a fixed distance from the line's end: four aligned 64-bit
+  gathers, shifted into place, hold the whole line; the 19 mantissa digits become one exact
+  uint64 (SWAR: 8 digits per word), converted to float64 once and scaled by a table of exact powers
+  of ten (the line's sign and the exponent's sign are part of the table's index).
+* Every byte of every line is checked (digits, ``.``, ``e``, exponent sign); the line lengths must
+  tile the piece exactly, so a missed or extra newline, a stray byte or a ``-`` that does not start
+  a line is caught.  Other shapes (3-digit exponents, ``%.16e``/``%.17e``...) take the slower
+  :func:`_parse_lines_general` for that piece; anything else makes :func:`parse_stream` return
+  None and the caller uses the general tokeniser (which names the bad token).
+* Several threads (:func:`parser_threads`) each take a contiguous part of the text, cut at line
+  ends (:func:`split_points`).
+
+Accuracy: one rounding of the exact 19-digit mantissa, one of the scaling (exact powers up to
+10^22), within 1.5 ulp of a correctly rounded parse (``numpy.loadtxt``).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["CHUNK", "line_format", "parse_parts", "parse_stream", "parser_threads", "split_points"]
+
+#: bytes read and parsed per step: the buffer and the per-line work arrays stay in the L2 cache
+CHUNK = 1 << 19
+#: the longest partial line carried from one piece to the next (longer lines are not this format)
+MAX_CARRY = 256
+_FRONT = MAX_CARRY + 64  # room for the carried line, the newline before it and 30 bytes of look-back
+_BACK = 64
+#: the shortest line of the format: ``d.<16 digits>e+dd`` and its newline
+MIN_LINE = 23
+
+# a reader fills the memoryview it is given with the next bytes of the text; 0 at the end
+Reader = Callable[[memoryview], int]
+
+_U64 = np.uint64
+
+
+def _word(chars) -> np.uint64:
+    """A little-endian uint64 from up to 8 byte values (byte 0 first)."""
+    return _U64(int.from_bytes(bytes(chars).ljust(8, b"\0"), "little"))
+
+
+# SWAR checks: x = word - template; a byte is bad when x's byte or (x + room)'s byte has its high
+# bit set (room = 0x7F - the byte's allowed spread: 0x76 for a digit, 0x7F for one exact byte)
+_HIGH = _word([0x80] * 8)
+_ZEROS = _word(b"0" * 8)
+_DIGIT_ROOM = _word([0x76] * 8)
+# the byte before d0, d0 and the point, as the top 3 bytes of the word ending at the point
+_HEAD_TEMPLATE = _word([0, ord("0"), ord(".")])
+_HEAD_ROOM = _word([0, 0x76, 0x7F])  # the byte before d0 ('\n' or '-') is settled by the tiling
+# the last two digits, e, the exponent's sign ('+' ',' '-' pass here; ',' is caught by the table),
+# two exponent digits, the newline and the next line's first byte (any ASCII)
+_TAIL_TEMPLATE = _word(b"00e+00\n")
+_TAIL_ROOM = _word([0x76, 0x76, 0x7F, 0x7D, 0x76, 0x76, 0x7F, 0])
+
+_M8, _M16, _M32 = _U64(0x00FF00FF00FF00FF), _U64(0x0000FFFF0000FFFF), _U64(0xFFFFFFFF)
+_BYTE, _SHORT = _U64(0xFF), _U64(0xFFFF)
+_SIGN_AND_EXPONENT = _U64(0x00FF00FF)
+_MINUS_BIT = _U64(0x20)  # set in '-' (0x2D), clear in '\n' (0x0A): the only two bytes the tiling lets through
+_INDEX_MUL = _U64((100 << 16) | 1)  # (sign + exponent << 16 + minus << 25) * this >> 16 & 0xFFFF
+_MINUS = _U64(ord("-"))             #   = exponent + 100 * sign + 512 * minus
+_N = {k: _U64(k) for k in (3, 7, 8, 10, 16, 20, 32, 40, 55, 64, 100, 10000, 10**8, 10**10)}
+
+# scale table for the 18-digit path, index = exponent + 100 * (exponent sign - '+') + 512 * minus:
+# value = mantissa / _SCALE_DIV[index], an exact power of ten up to 10^22 (the line's sign in the
+# table's sign; an exponent "sign" ',' gives NaN and the piece is refused)
+_INDEX = np.arange(512 + 300)
+_REST = _INDEX % 512
+_EXPONENT = _REST % 100
+_EXP_SIGN = _REST // 100  # 0 '+', 1 ',', 2 '-' (3 to 5: between the halves, no index reaches them)
+_POWER = 18 - np.where(_EXP_SIGN == 2, -_EXPONENT, _EXPONENT)  # mantissa / 10^_POWER
+_SCALE_DIV = np.where(_POWER >= 0, 10.0 ** np.maximum(_POWER, 0), 1.0 / 10.0 ** np.maximum(-_POWER, 0))
+_SCALE_DIV[_INDEX >= 512] *= -1.0
+_SCALE_DIV[(_EXP_SIGN == 1) | (_EXP_SIGN > 2)] = np.nan
+
+# scale tables for the general path: exponents of any size (subnormals divide in two steps)
+_P10_SPAN = 330
+_P10_EXP = np.arange(-_P10_SPAN, _P10_SPAN + 1)
+with np.errstate(over="ignore"):
+    _P10_MUL = np.where(_P10_EXP >= 0, 10.0 ** np.minimum(np.maximum(_P10_EXP, 0), 308), 1.0)
+    _P10_DIV = np.where(_P10_EXP < 0, 10.0 ** np.minimum(np.maximum(-_P10_EXP, 0), 308), 1.0)
+_P10_MUL[_P10_EXP > 308] = np.inf
+
+
+def parser_threads(threads: int | None = None) -> int:
+    """Threads the fast path uses: ``threads`` when given, else one per core this process may run
+    on (``sched_getaffinity``: taskset and cgroup CPU sets count), at most 4."""
+    if threads is not None:
+        return max(1, int(threads))
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+def line_format(head: bytes) -> int | None:
+    """The digits after the point (``frac``) when the first line of ``head`` is ``%.{frac}e`` with
+    ``frac`` >= 16 (the fast path's formats); None otherwise."""
+    first_nl = head.find(b"\n")
+    line = head[: first_nl if first_nl >= 0 else len(head)]
+    body = line[1:] if line[:1] == b"-" else line
+    epos = body.find(b"e")
+    if epos < 18 or body[1:2] != b"." or not body[:1].isdigit():
+        return None
+    return epos - 2
+
+
+class _Work:
+    """One parser's buffers: the text buffer and the per-line arrays, allocated once per run."""
+
+    def __init__(self) -> None:
+        self.buf = np.zeros(_FRONT + CHUNK + _BACK, np.uint8)
+        self.words = self.buf.view(_U64)
+        self.eq = np.empty(_FRONT + CHUNK + 8, bool)
+        self.eq_words = self.eq.view(_U64)
+        self.has_nl = np.empty(self.eq_words.size, bool)
+        self.lines = (_FRONT + CHUNK) // 25 + 2  # most lines of the 18-digit shape in one scan
+        self.u64 = np.empty((10, self.lines), _U64)
+        self.digits = np.empty(2 * self.lines, _U64)  # d1..d8 then d9..d16: one SWAR pass for both
+        self.digits_tmp = np.empty(2 * self.lines, _U64)
+        self.f64 = np.empty(self.lines, np.float64)
+        self.negative = np.empty(self.lines, bool)
+
+
+def _swar8(x: np.ndarray, tmp: np.ndarray) -> None:
+    """In place: 8 digit values (ASCII minus '0', first digit in the low byte) → their number."""
+    for step, mask in ((8, _M8), (16, _M16), (32, _M32)):
+        np.multiply(x, _N[10 ** (step // 8)], out=tmp)
+        x >>= _N[step]
+        x += tmp
+        x &= mask
+
+
+def _parse_chunk_18(work: _Work, wi: np.ndarray, c0: int, prev_nl: int, out: np.ndarray) -> int | None:
+    """``%.18e`` lines with 2-digit exponents whose newline is in the scanned words ``wi`` (word
+    indexes from byte ``c0``); values into ``out``; the last newline's position, or None when any
+    line is not exactly that shape."""
+    n = wi.size
+    words = work.words
+    nl, shift, back, index, first, second, x0, x3, tmp, bad = work.u64[:, :n]
+    digits, digits_tmp = work.digits[: 2 * n], work.digits_tmp[: 2 * n]
+    x1, x2 = digits[:n], digits[n:]
+    # the newline's byte inside its word: the word is 1 << (8 * byte); float64's exponent says which
+    as_float = work.f64[:n]
+    np.take(work.eq_words, wi, out=nl)
+    np.copyto(as_float, nl, casting="unsafe")
+    in_word = as_float.view(_U64)
+    in_word >>= _N[55]  # 127 + byte
+    np.left_shift(wi.view(_U64), _N[3], out=nl)
+    nl += in_word
+    nl += _U64((c0 - 127 - 30) % (1 << 64))  # nl - 30: the first byte of the first word gathered
+    last = int(nl[-1]) + 30
+    # four unaligned words from five aligned gathers: x0 ends at the point, x1 = d1..d8,
+    # x2 = d9..d16, x3 = d17 d18 e sign x1 x2 '\n' next
+    np.bitwise_and(nl, _N[7], out=shift)
+    shift <<= _N[3]
+    np.subtract(_N[64], shift, out=back)
+    np.right_shift(nl, _N[3], out=index)
+    at = index.view(np.int64)
+    np.take(words, at, out=first)
+    for k, word in enumerate((x0, x1, x2, x3)):
+        np.take(words[k + 1 :], at, out=second)
+        np.right_shift(first, shift, out=word)
+        np.left_shift(second, back, out=tmp)  # a shift by 64 gives 0 in numpy
+        word |= tmp
+        first, second = second, first
+    x0 >>= _N[40]
+    x0 -= _HEAD_TEMPLATE
+    digits -= _ZEROS
+    x3 -= _TAIL_TEMPLATE
+    np.add(x0, _HEAD_ROOM, out=bad)
+    bad |= x0
+    np.add(x3, _TAIL_ROOM, out=tmp)
+    bad |= tmp
+    bad |= x3
+    np.add(digits, _DIGIT_ROOM, out=digits_tmp)
+    digits_tmp |= digits
+    bad |= digits_tmp[:n]
+    bad |= digits_tmp[n:]
+    bad &= _HIGH
+    if bad.any():
+        return None
+    # the byte before d0 is '-' (a 26-byte line) or the previous newline (25 bytes): the lines
+    # must tile the text from the previous newline to the last one
+    negative = work.negative[:n]
+    np.bitwise_and(x0, _BYTE, out=tmp)
+    np.equal(tmp, _MINUS, out=negative)
+    if 25 * n + int(np.count_nonzero(negative)) != last - prev_nl:
+        return None
+    # pairs (in x3): byte 0 = d17 d18, byte 2 = exponent sign - '+', byte 4 = exponent
+    np.right_shift(x3, _N[8], out=tmp)
+    x3 *= _N[10]
+    x3 += tmp
+    np.right_shift(x3, _N[16], out=index)
+    index &= _SIGN_AND_EXPONENT
+    np.bitwise_and(x0, _MINUS_BIT, out=tmp)
+    tmp <<= _N[20]
+    index |= tmp
+    index *= _INDEX_MUL
+    index >>= _N[16]
+    index &= _SHORT
+    # mantissa = (d0 * 10^8 + d1..d8) * 10^10 + d9..d16 * 100 + d17 d18, exact in uint64
+    _swar8(digits, digits_tmp)
+    mantissa = x0
+    mantissa >>= _N[8]
+    mantissa &= _BYTE
+    mantissa *= _N[10**8]
+    mantissa += x1
+    mantissa *= _N[10**10]
+    x2 *= _N[100]
+    mantissa += x2
+    x3 &= _BYTE
+    mantissa += x3
+    np.copyto(out, mantissa, casting="unsafe")
+    factor = work.f64[:n]
+    np.take(_SCALE_DIV, index.view(np.int64), out=factor)
+    out /= factor
+    if np.isnan(out).any():  # an exponent sign ','
+        return None
+    return last
+
+
+def _swar8_checked(w: np.ndarray) -> np.ndarray | None:
+    """8 ASCII digits packed little-endian in each uint64 → their numbers; None if a byte is not a digit."""
+    x = w - _ZEROS
+    if np.any(((x + _DIGIT_ROOM) | x) & _HIGH):
+        return None
+    tmp = np.empty_like(x)
+    _swar8(x, tmp)
+    return x
+
+
+def _parse_lines_general(buf: np.ndarray, nl: np.ndarray, prev_nl: int, frac: int) -> np.ndarray | None:
+    """``%.{frac}e`` lines ending at ``nl`` (the first starts after ``prev_nl``), frac >= 16,
+    2- or 3-digit exponents; None if a line is not exactly that shape."""
+    n = nl.size
+    start = np.empty(n, np.int64)
+    start[0] = prev_nl + 1
+    start[1:] = nl[:-1] + 1
+    negative = buf[start] == 45
+    s2 = start + negative
+    ep = s2 + frac + 2
+    elen = nl - ep - 2
+    if elen.min() < 2 or elen.max() > 3:
+        return None
+    if not (np.all(buf[s2 + 1] == 46) and np.all(buf[ep] == 101)):
+        return None
+    esign = buf[ep + 1]
+    if not np.all((esign == 43) | (esign == 45)):
+        return None
+    d0 = buf[s2].astype(np.int64) - 48
+    if d0.min() < 0 or d0.max() > 9:
+        return None
+    unaligned = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    high = _swar8_checked(unaligned[s2 + 2])
+    low = _swar8_checked(unaligned[s2 + 10])
+    if high is None or low is None:
+        return None
+    kept = min(frac, 18)  # digits kept: d0 and 18 after the point (19 fit in a uint64)
+    tail = np.zeros(n, np.uint64)
+    for k in range(16, frac):  # digits after the 16th: checked, the first two kept
+        digit = buf[s2 + 2 + k].astype(np.int64) - 48
+        if digit.min() < 0 or digit.max() > 9:
+            return None
+        if k < kept:
+            tail = tail * _U64(10) + digit.astype(np.uint64)
+    e1 = buf[ep + 2].astype(np.int64) - 48
+    e2 = buf[ep + 3].astype(np.int64) - 48
+    e = e1 * 10 + e2
+    three = elen == 3
+    if three.any():
+        e3 = buf[np.minimum(ep + 4, buf.size - 1)].astype(np.int64) - 48
+        e = np.where(three, e * 10 + e3, e)
+        if np.any(three & ((e3 < 0) | (e3 > 9))):
+            return None
+    if e1.min() < 0 or e1.max() > 9 or e2.min() < 0 or e2.max() > 9:
+        return None
+    e = np.where(esign == 45, -e, e)
+    mantissa = (d0.astype(np.uint64) * _U64(10**kept) + high * _U64(10 ** (kept - 8))
+                + low * _U64(10 ** (kept - 16)) + tail)
+    p = e - kept
+    # multiply by 10^p for p >= 0, divide by 10^-p for p < 0 (an exact power keeps one rounding)
+    idx = np.clip(p, -_P10_SPAN, _P10_SPAN) + _P10_SPAN
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        v = mantissa.astype(np.float64) * _P10_MUL[idx] / _P10_DIV[idx]
+    np.negative(v, out=v, where=negative)
+    # near the ends of float64 (overflow to inf, subnormals) the scaled value may round the other
+    # way: those few lines are parsed one by one, correctly rounded
+    for i in np.flatnonzero(np.abs(e) >= 300):
+        v[i] = float(buf[start[i] : nl[i]].tobytes())
+    return v
+
+
+def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
+    """The values of a ``%.{frac}e`` text (one value per line; the first byte starts a line) that
+    ``read`` hands out piece by piece; at most ``capacity`` values (None beyond).  A last line
+    without its newline is read as if it had one.  None when a line is not the format."""
+    work = _Work()
+    buf = work.buf
+    out = np.empty(max(capacity, 1))
+    count = 0
+    carry = 0  # bytes of the partial line kept just before _FRONT
+    while True:
+        got = read(memoryview(buf)[_FRONT : _FRONT + CHUNK])
+        at_end = got == 0
+        if at_end:
+            if carry == 0:
+                break
+            buf[_FRONT] = 10  # the last line's missing newline
+            got = 1
+        begin = _FRONT - carry  # the first line's first byte
+        end = _FRONT + got
+        buf[begin - 1] = 10  # the newline before it (the previous piece's last, or the text's start)
+        end8 = (end + 7) & ~7
+        buf[end : end8 + 8] = 0  # nothing stale after the text (the newline scan, next-byte reads)
+        c0 = begin & ~7
+        eq = work.eq[: end8 - c0]
+        np.equal(buf[c0:end8], 10, out=eq)
+        eq[: begin - c0] = False
+        eq_words = work.eq_words[: (end8 - c0) >> 3]
+        has_nl = work.has_nl[: eq_words.size]
+        np.not_equal(eq_words, 0, out=has_nl)
+        wi = np.flatnonzero(has_nl)
+        tail_start = begin
+        if wi.size:
+            done = _parse_piece(work, eq, wi, c0, begin, frac, out, count)
+            if done is None:
+                return None
+            last, lines = done
+            count += lines
+            tail_start = last + 1
+        carry = end - tail_start
+        if carry > MAX_CARRY or (at_end and carry):
+            return None
+        if carry:
+            buf[_FRONT - carry : _FRONT] = buf[tail_start:end]
+        if at_end:
+            break
+    out.resize(count, refcheck=False)
+    return out
+
+
+def _parse_piece(work: _Work, eq: np.ndarray, wi: np.ndarray, c0: int, begin: int, frac: int,
+                 out: np.ndarray, count: int) -> tuple[int, int] | None:
+    """The lines whose newline is in the scanned words ``wi`` (word indexes from byte ``c0``): the
+    18-digit path, else the general one; (last newline, lines) or None."""
+    prev_nl = begin - 1
+    n = wi.size
+    if frac == 18 and n <= work.lines and count + n <= out.size:
+        last = _parse_chunk_18(work, wi, c0, prev_nl, out[count : count + n])
+        if last is not None:
+            return last, n
+    nl = np.flatnonzero(eq) + c0
+    if count + nl.size > out.size:
+        return None
+    values = _parse_lines_general(work.buf, nl, prev_nl, frac)
+    if values is None:
+        return None
+    out[count : count + nl.size] = values
+    return int(nl[-1]), nl.size
+
+
+def split_points(size: int, parts: int, read_at: Callable[[memoryview, int], int]) -> list[int] | None:
+    """Offsets cutting a text of ``size`` bytes into ``parts`` pieces of about the same size, each
+    just after a newline (``read_at(view, offset)`` reads bytes at an offset); None when a line
+    near a cut is longer than :data:`MAX_CARRY`."""
+    points = [0]
+    window = bytearray(MAX_CARRY + 1)
+    for i in range(1, parts):
+        guess = size * i // parts
+        if guess <= points[-1]:
+            continue
+        got = read_at(memoryview(window), guess - 1)
+        nl = bytes(window[:got]).find(b"\n")
+        if nl < 0:
+            return None
+        if guess + nl < size:
+            points.append(guess + nl)
+    points.append(size)
+    return sorted(set(points))
+
+
+def parse_parts(read_at: Callable[[memoryview, int], int], size: int, frac: int,
+                threads: int) -> np.ndarray | None:
+    """The values of a ``%.{frac}e`` text of ``size`` bytes read with ``read_at(view, offset)``,
+    in ``threads`` parts parsed at once (one part: a single-core run)."""
+    points = split_points(size, threads, read_at) if threads > 1 and size > 2 * CHUNK else [0, size]
+    if points is None:
+        return None
+
+    def run(part: tuple[int, int]) -> np.ndarray | None:
+        begin, stop = part
+        position = begin
+
+        def read(view: memoryview) -> int:
+            nonlocal position
+            got = read_at(view[: stop - position], position) if position < stop else 0
+            position += got
+            return got
+
+        return parse_stream(read, (stop - begin) // MIN_LINE + 1, frac)
+
+    parts = list(zip(points[:-1], points[1:]))
+    if len(parts) == 1:
+        return run(parts[0])
+    with ThreadPoolExecutor(len(parts)) as pool:
+        results = list(pool.map(run, parts))
+    if any(values is None for values in results):
+        return None
+    return np.concatenate(results)
