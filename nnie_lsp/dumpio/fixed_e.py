@@ -9,10 +9,10 @@ How it goes (:func:`parse_stream`):
 * Line ends: ``buf == '\\n'`` viewed as 64-bit words, the words holding a newline, and the byte
   inside each word read from the exponent of the word converted to float64.
 * ``%.18e`` lines with a 2-digit exponent (:func:`_parse_chunk_18`) are 25 bytes, 26 with a
-  leading ``-``.  Every field sits at a fixed distance from the line's end: four aligned 64-bit
+  leading ``-``.  Every field sits at a fixed distance from the line's end: five aligned 64-bit
   gathers, shifted into place, hold the whole line; the 19 mantissa digits become one exact
-  uint64 (SWAR: 8 digits per word), converted to float64 once and scaled by a table of exact powers
-  of ten (the line's sign and the exponent's sign are part of the table's index).
+  uint64 (SWAR: 8 digits per word), converted to float64 once and divided by a correctly rounded
+  power of ten from a table (the line's sign and the exponent's sign are part of its index).
 * Every byte of every line is checked (digits, ``.``, ``e``, exponent sign); the line lengths must
   tile the piece exactly, so a missed or extra newline, a stray byte or a ``-`` that does not start
   a line is caught.  Other shapes (3-digit exponents, ``%.16e``/``%.17e``...) take the slower
@@ -21,8 +21,11 @@ How it goes (:func:`parse_stream`):
 * Several threads (:func:`parser_threads`) each take a contiguous part of the text, cut at line
   ends (:func:`split_points`).
 
-Accuracy: one rounding of the exact 19-digit mantissa, one of the scaling (exact powers up to
-10^22), within 1.5 ulp of a correctly rounded parse (``numpy.loadtxt``).
+Accuracy: one rounding of the exact 19-digit mantissa and one of the division (by an exact power
+of ten up to 10^22, a correctly rounded one beyond): within 2 ulp of a correctly rounded parse
+(``numpy.loadtxt``), most values exactly it; exponents of 280 and more are parsed one line at a time,
+correctly rounded.  Both paths use the same arithmetic, so how the text is cut into pieces and
+threads never changes a value.
 """
 
 from __future__ import annotations
@@ -76,25 +79,22 @@ _INDEX_MUL = _U64((100 << 16) | 1)  # (sign + exponent << 16 + minus << 25) * th
 _MINUS = _U64(ord("-"))             #   = exponent + 100 * sign + 512 * minus
 _N = {k: _U64(k) for k in (3, 7, 8, 10, 16, 20, 32, 40, 55, 64, 100, 10000, 10**8, 10**10)}
 
-# scale table for the 18-digit path, index = exponent + 100 * (exponent sign - '+') + 512 * minus:
-# value = mantissa / _SCALE_DIV[index], an exact power of ten up to 10^22 (the line's sign in the
-# table's sign; an exponent "sign" ',' gives NaN and the piece is refused)
+# Both paths compute value = mantissa / 10^k with the correctly rounded 10^k (exact up to 10^22),
+# so a line reads the same whichever path takes it (pieces and threads cannot change a value).
+# Exponents of 280 and more are parsed one line at a time instead (overflow, subnormals).
+_POW10_SPAN = 300
+_POW10 = np.array([float(f"1e{k}") for k in range(-_POW10_SPAN, _POW10_SPAN + 1)])
+_EXTREME_EXPONENT = 280
+
+# the 18-digit path's table, index = exponent + 100 * (exponent sign - '+') + 512 * minus; the
+# line's sign is the table's sign; an exponent "sign" ',' gives NaN and the piece is refused
 _INDEX = np.arange(512 + 300)
 _REST = _INDEX % 512
 _EXPONENT = _REST % 100
 _EXP_SIGN = _REST // 100  # 0 '+', 1 ',', 2 '-' (3 to 5: between the halves, no index reaches them)
-_POWER = 18 - np.where(_EXP_SIGN == 2, -_EXPONENT, _EXPONENT)  # mantissa / 10^_POWER
-_SCALE_DIV = np.where(_POWER >= 0, 10.0 ** np.maximum(_POWER, 0), 1.0 / 10.0 ** np.maximum(-_POWER, 0))
+_SCALE_DIV = _POW10[18 - np.where(_EXP_SIGN == 2, -_EXPONENT, _EXPONENT) + _POW10_SPAN]
 _SCALE_DIV[_INDEX >= 512] *= -1.0
 _SCALE_DIV[(_EXP_SIGN == 1) | (_EXP_SIGN > 2)] = np.nan
-
-# scale tables for the general path: exponents of any size (subnormals divide in two steps)
-_P10_SPAN = 330
-_P10_EXP = np.arange(-_P10_SPAN, _P10_SPAN + 1)
-with np.errstate(over="ignore"):
-    _P10_MUL = np.where(_P10_EXP >= 0, 10.0 ** np.minimum(np.maximum(_P10_EXP, 0), 308), 1.0)
-    _P10_DIV = np.where(_P10_EXP < 0, 10.0 ** np.minimum(np.maximum(-_P10_EXP, 0), 308), 1.0)
-_P10_MUL[_P10_EXP > 308] = np.inf
 
 
 def parser_threads(threads: int | None = None) -> int:
@@ -125,9 +125,10 @@ class _Work:
     """One parser's buffers: the text buffer and the per-line arrays, allocated once per run."""
 
     def __init__(self) -> None:
-        self.buf = np.zeros(_FRONT + CHUNK + _BACK, np.uint8)
+        span = _FRONT + ((CHUNK + 7) & ~7)
+        self.buf = np.zeros(span + _BACK, np.uint8)
         self.words = self.buf.view(_U64)
-        self.eq = np.empty(_FRONT + CHUNK + 8, bool)
+        self.eq = np.empty(span + 8, bool)
         self.eq_words = self.eq.view(_U64)
         self.has_nl = np.empty(self.eq_words.size, bool)
         self.lines = (_FRONT + CHUNK) // 25 + 2  # most lines of the 18-digit shape in one scan
@@ -294,15 +295,14 @@ def _parse_lines_general(buf: np.ndarray, nl: np.ndarray, prev_nl: int, frac: in
     e = np.where(esign == 45, -e, e)
     mantissa = (d0.astype(np.uint64) * _U64(10**kept) + high * _U64(10 ** (kept - 8))
                 + low * _U64(10 ** (kept - 16)) + tail)
-    p = e - kept
-    # multiply by 10^p for p >= 0, divide by 10^-p for p < 0 (an exact power keeps one rounding)
-    idx = np.clip(p, -_P10_SPAN, _P10_SPAN) + _P10_SPAN
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        v = mantissa.astype(np.float64) * _P10_MUL[idx] / _P10_DIV[idx]
+    extreme = np.abs(e) >= _EXTREME_EXPONENT
+    power = np.clip(kept - e, -_POW10_SPAN, _POW10_SPAN) + _POW10_SPAN
+    with np.errstate(over="ignore", under="ignore"):  # the extreme lines, redone below
+        v = mantissa.astype(np.float64) / _POW10[power]
     np.negative(v, out=v, where=negative)
-    # near the ends of float64 (overflow to inf, subnormals) the scaled value may round the other
+    # near the ends of float64 (overflow to inf, subnormals) a scaled value may round the other
     # way: those few lines are parsed one by one, correctly rounded
-    for i in np.flatnonzero(np.abs(e) >= 300):
+    for i in np.flatnonzero(extreme):
         v[i] = float(buf[start[i] : nl[i]].tobytes())
     return v
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -60,7 +61,7 @@ def test_mapper_quant_round_trip(tmp_path, data, shape, order):
 def test_hex_encoding_is_exact_twos_complement(tmp_path):
     p = dumpio.write_inst(tmp_path, 0, 38, np.array([-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0]))
     assert os.path.basename(p) == "seg0_layer38_output0_inst.linear.hex"
-    assert open(p).read().split() == ["ffffffff", "00001000", "fffff000", "00000000", "7fffffff", "80000000"]
+    assert Path(p).read_text().split() == ["ffffffff", "00001000", "fffff000", "00000000", "7fffffff", "80000000"]
     np.testing.assert_array_equal(dumpio.read_hex_words(p), [-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0])
     assert dumpio.read_hex_words(p, frac_bits=0)[1] == 4096
 
