@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from . import safe_io
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
@@ -21,14 +20,18 @@ class InputError(Exception):
     """A path or input the user gave cannot be used (message is for the user)."""
 
 
-@dataclass
+# The two result holders below are filled in place, so they are plain classes: neither a
+# NamedTuple (immutable) nor a dataclass (defining one costs about 0.3 ms at nnie-lint's start-up,
+# and importing the dataclasses module about 4 ms; see benchmarks/bench_startup.py).
+
 class Inputs:
     """What the paths on a command line are: files to lint, mapper logs to read with them, and
     notes for the user about files that are not linted (a solver file given by name)."""
 
-    files: list[str] = field(default_factory=list)
-    mapper_logs: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.mapper_logs: list[str] = []
+        self.notes: list[str] = []
 
 
 def discover(paths: list[str]) -> list[str]:
@@ -127,13 +130,20 @@ def _is_solver(path: str) -> bool:
     return head is not None and looks_like_solver(head)
 
 
-@dataclass
 class BatchResult:
-    diagnostics: list[Diagnostic]
-    files: list[str]
-    fixed: dict[str, tuple[str, str]] = field(default_factory=dict)   # path -> (old text, new text)
-    applied: int = 0
-    internal_errors: list[str] = field(default_factory=list)
+    """The findings of a run over ``files``; after fixes, the changed texts and how many fixes."""
+
+    def __init__(self, diagnostics: list[Diagnostic], files: list[str], *,
+                 internal_errors: list[str] | None = None) -> None:
+        self.diagnostics = diagnostics
+        self.files = files
+        self.fixed: dict[str, tuple[str, str]] = {}   # path -> (old text, new text)
+        self.applied = 0
+        self.internal_errors: list[str] = internal_errors if internal_errors is not None else []
+
+    def __repr__(self) -> str:
+        return (f"BatchResult({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
+                f"{len(self.fixed)} fixed, {self.applied} applied)")
 
 
 class Overlay(DiskProvider):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 from typing import Iterable, NamedTuple
 
@@ -44,8 +43,7 @@ class FileEdit(NamedTuple):
     edit: TextEdit
 
 
-@dataclass(frozen=True, slots=True)
-class Fix:
+class Fix(NamedTuple):
     message: str
     applicability: Applicability
     edits: tuple[FileEdit, ...]
@@ -83,8 +81,7 @@ class Related(NamedTuple):
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     code: str
     message: str
     path: str
@@ -93,13 +90,13 @@ class Diagnostic:
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
     # Stable machine data for other faces (e.g. {"layer": "conv1"}); never used for display.
-    data: tuple[tuple[str, str], ...] = field(default=())
+    data: tuple[tuple[str, str], ...] = ()
     # Other fixes the user may choose instead of `fix` (quick fixes in the editor, listed in JSON);
     # never applied by --fix / fix-all, whatever their applicability.
     alternatives: tuple[Fix, ...] = ()
 
     def with_severity(self, severity: Severity) -> "Diagnostic":
-        return replace(self, severity=severity)
+        return self._replace(severity=severity)
 
     def sort_key(self):
         return (self.path, self.range.start.line, self.range.start.character, self.code)

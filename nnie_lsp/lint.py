@@ -7,8 +7,7 @@ NN000 diagnostic (and a log record), never a crash.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .diagnostics import Diagnostic, Severity
 from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_project
@@ -21,10 +20,9 @@ from .text import Range
 
 
 
-@dataclass
-class LintOutcome:
+class LintOutcome(NamedTuple):
     diagnostics: list[Diagnostic]
-    errors: list[str] = field(default_factory=list)   # internal errors (already logged)
+    errors: list[str] | tuple[str, ...] = ()   # internal errors (already logged)
 
 
 def project_parts(project: Project) -> frozenset[str]:

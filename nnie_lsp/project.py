@@ -14,8 +14,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 from .content_cache import ContentCache
 from .prototxt.graph import NetGraph, build_graph
@@ -80,8 +79,7 @@ def cached_prototxt(text: str, path: str | None) -> tuple[PrototxtDocument, NetG
 
 # ------------------------------------------------------------------ facts about referenced files
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     settings: LintSettings
     cfg: CfgDocument | None = None
     config: MapperConfig | None = None
@@ -99,7 +97,7 @@ class Project:
     # whether the newest marked sibling holds the same net as the one the cfg names (same text, or
     # the same parsed NetParameter); None when there is no newer sibling or it cannot be read
     marked_newest_same: bool | None = None
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
     # one per input group of the cfg: what its preprocessing keys mean (cfg/preprocessing.py)
     preprocessing: tuple[InputPreprocessing, ...] = ()
     # the mapper's own output beside the cfg, or logs the user gave (mapper/discovery.py)

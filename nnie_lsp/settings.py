@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from .diagnostics import Severity
 
@@ -20,8 +19,7 @@ class SettingsError(ValueError):
     """A setting has a wrong type or value; the message says which and where."""
 
 
-@dataclass(frozen=True)
-class LintSettings:
+class LintSettings(NamedTuple):
     select: tuple[str, ...] | None = None          # None: rules enabled by default
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -78,7 +76,7 @@ class LintSettings:
         return sev
 
     def merged(self, **overrides) -> "LintSettings":
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+        return self._replace(**{k: v for k, v in overrides.items() if v is not None})
 
 
 # ---------------------------------------------------------------------- parsing
@@ -138,7 +136,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
         out["extra_inplace_pairs"] = tuple((a, b) for a, b in pairs)
     if "lang" in norm:
         out["lang"] = normalize_lang(str(norm["lang"]))
-    return replace(base, origin=origin or base.origin, **out)
+    return base._replace(origin=origin or base.origin, **out)
 
 
 def normalize_lang(lang: str | None) -> str:

@@ -9,8 +9,7 @@ a project needed but did not read.  Kept apart from :mod:`nnie_lsp.project` so t
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol, TYPE_CHECKING
 
 from . import safe_io
 from .safe_io import FileProblem
@@ -75,8 +74,7 @@ def provider_problem(provider: SourceProvider, path: str, kind: str | None = Non
     return ask(path, kind, read=read) if ask is not None else None
 
 
-@dataclass(frozen=True)
-class UnreadableFile:
+class UnreadableFile(NamedTuple):
     """A file the project needed but did not read, and why (:mod:`nnie_lsp.safe_io`): not a
     regular file (FIFO, device, socket, folder), past the bound for its kind, a symbolic link loop
     or a dangling link, no permission.  ``ref`` is the cfg entry naming it (NN006 reports it

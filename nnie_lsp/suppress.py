@@ -8,7 +8,7 @@ suppresses nothing is reported as NN901; an unknown code in a directive as NN902
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .diagnostics import Diagnostic, Severity
 from .rules.meta import NN901_MESSAGES, NN902_MESSAGES
@@ -17,14 +17,13 @@ from .text import Range
 DIRECTIVE = re.compile(r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?")
 
 
-@dataclass
-class Directive:
+class Directive(NamedTuple):
     kind: str                 # "line" | "file"
     codes: tuple[str, ...]    # () = all
     target_line: int | None   # line it covers (line directives)
     range: Range              # the comment, for reporting
     path: str
-    used: set = field(default_factory=set)
+    used: set                 # codes this directive silenced (filled while applying)
     code_ranges: tuple[Range, ...] = ()   # where each of `codes` is written (same order)
 
     def code_range(self, code: str) -> Range:
@@ -58,7 +57,7 @@ def parse_directives(path: str, comments, line_text) -> list[Directive]:
             before = line_text(rng.start.line)[:rng.start.character]
             target = rng.start.line + 1 if not before.strip() else rng.start.line
         code_ranges = _code_ranges(rng, text, line_text, [(m.start(2) + w.start(), w.group()) for w in written])
-        out.append(Directive(kind, codes, target, rng, path, code_ranges=code_ranges))
+        out.append(Directive(kind, codes, target, rng, path, set(), code_ranges=code_ranges))
     return out
 
 

@@ -22,7 +22,7 @@ import difflib
 import hashlib
 import os
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from .. import i18n
@@ -176,7 +176,7 @@ def _carry_fix(fix: Fix | None, maps: Mapping[str, LineMap]) -> Fix | None:
         if moved is None:
             return None
         edits.append(FileEdit(file_edit.path, file_edit.edit._replace(range=moved)))
-    return replace(fix, edits=tuple(edits))
+    return fix._replace(edits=tuple(edits))
 
 
 def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText,
@@ -200,7 +200,7 @@ def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: 
         if mapping is not None and now is not None and not mapping.identical:
             rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
                    or _clamp(_moved_near(rng, mapping), now))
-        out.append(replace(diagnostic, range=rng, message=diagnostic.message + note,
+        out.append(diagnostic._replace(range=rng, message=diagnostic.message + note,
                            fix=_carry_fix(diagnostic.fix, maps),
                            alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
     return Placed(tuple(out), carried)

@@ -244,7 +244,7 @@ def with_given_logs(project, paths: Iterable[str], provider: TextSource):
     if not paths:
         return project
     logs = read_given_logs(paths, provider, (project.cfg_path, project.prototxt_path))
-    return replace(project, mapper_logs=logs)
+    return project._replace(mapper_logs=logs)
 
 
 def log_paths(project) -> tuple[str, ...]:

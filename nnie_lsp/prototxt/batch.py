@@ -13,8 +13,8 @@ listed too, as one that could not be checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from types import MappingProxyType
+from typing import Iterable, Mapping, NamedTuple, TYPE_CHECKING
 
 from .shapes import infer_shapes
 
@@ -37,8 +37,7 @@ BATCH_AXIS_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class BatchDependence:
+class BatchDependence(NamedTuple):
     """``layer`` depends on the batch (or could not be checked); ``kind`` says how:
 
     - ``"reshape_dims"``: a Reshape over axis 0 whose first dim is a number (``dims``);
@@ -52,7 +51,7 @@ class BatchDependence:
 
     layer: "GraphLayer"
     kind: str
-    details: dict = field(default_factory=dict)
+    details: Mapping = MappingProxyType({})  # read-only default
 
 
 def axis_zero_fields(layer: "GraphLayer") -> tuple[str, ...]:

@@ -10,8 +10,7 @@ docs/field-facts.md §16.4; NNIE pooling always rounds up (ceil mode): docs/fiel
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import Callable, Mapping, NamedTuple, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .graph import GraphLayer, NetGraph
@@ -21,14 +20,13 @@ __all__ = ["ShapeInference", "ShapeProblem", "infer_shapes", "conv_out", "deconv
 Shape = tuple[int, ...]
 
 
-@dataclass
-class ShapeInference:
-    blobs: dict[str, Shape | None] = field(default_factory=dict)
-    layer_tops: dict[int, tuple[Shape | None, ...]] = field(default_factory=dict)
+class ShapeInference(NamedTuple):
+    blobs: dict[str, Shape | None]
+    layer_tops: dict[int, tuple[Shape | None, ...]]
     # (layer index, reason) where a layer's output could not be inferred
-    notes: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[tuple[int, str]]
     # layers whose parameters do not fit their input (Caffe refuses them), in layer order
-    problems: list[ShapeProblem] = field(default_factory=list)
+    problems: list[ShapeProblem]
 
 
 class _Unknown(Exception):
@@ -451,7 +449,7 @@ def infer_shapes(graph: "NetGraph", input_shapes: "Mapping[str, Shape | None] | 
     net inputs it names (top-level inputs and Input-layer tops), e.g. to ask what the net would
     compute with another batch."""
     overrides = dict(input_shapes or {})
-    res = ShapeInference()
+    res = ShapeInference({}, {}, [], [])
     blobs = res.blobs
     for inp in graph.inputs:
         if inp.style != "Input layer":

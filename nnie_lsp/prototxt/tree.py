@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Iterator, NamedTuple
 
@@ -254,8 +253,7 @@ class LayerSource:
         return f"LayerSource({self.index}, {self.name!r}, {self.type!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class PrototxtDocument:
+class PrototxtDocument(NamedTuple):
     text: str
     path: str | None
     line_index: LineIndex

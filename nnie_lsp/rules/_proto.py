@@ -3,7 +3,8 @@ per cause (the other places of the same cause as related locations)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 from ..diagnostics import Severity
 from ..text import Range
@@ -46,15 +47,17 @@ NAME_PARAMS = ("layer", "blob")  # message parameters that name the place, not t
 MAX_NAMES_IN_MESSAGE = 5
 
 
-@dataclass(frozen=True)
-class Place:
+NO_PARAMS: Mapping = MappingProxyType({})
+
+
+class Place(NamedTuple):
     """One place where a rule found something: the message id and parameters it would report
     there, the layer it is in, and an optional severity override."""
 
     msg_id: str
     range: Range
     layer: str
-    params: dict = field(default_factory=dict)
+    params: Mapping = NO_PARAMS  # read-only: a record's fields are never mutated
     severity: Severity | None = None
 
     @property
@@ -104,5 +107,5 @@ def one_per_cause(ctx, doc, places, *, more_msg: str, related_msg: str):
                         **first.params)
         if others:
             more = ctx.text(more_msg, n=len(others), layers=names_text([p.layer for p in others]))
-            diag = replace(diag, message=diag.message + more)
+            diag = diag._replace(message=diag.message + more)
         yield diag

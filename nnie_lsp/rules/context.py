@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
 from ..settings import LintSettings
 from ..text import Range, TextEdit
 
 
-@dataclass
-class RuleContext:
+class RuleContext(NamedTuple):
     code: str
     messages: dict
     settings: LintSettings

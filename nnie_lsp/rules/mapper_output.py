@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Sequence
 
 from ..diagnostics import Diagnostic, Related, Severity
 from ..text import Range
@@ -71,15 +72,14 @@ def _block_messages(word: tuple[str, str]) -> dict[str, tuple[str, str]]:
     }
 
 
-@dataclass
-class _Place:
+class _Place(NamedTuple):
     """Where one block's finding goes and with which message."""
 
     msg_id: str
     path: str
     range: Range
-    params: dict = field(default_factory=dict)
-    related: list[Related] = field(default_factory=list)
+    params: Mapping = MappingProxyType({})  # read-only default
+    related: Sequence[Related] = ()
 
 
 def _path_key(text: str) -> str:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 from ..diagnostics import Diagnostic, Severity
 
@@ -36,15 +34,14 @@ STEP_GROUPS = {2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
                4: "Layer matching (guide step 4)"}
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity
     step: int | None            # troubleshooting-guide step the rule serves (1-6), None for schema
     summary: tuple[str, str]    # one line, (en, zh)
     messages: Messages          # message/fix-title ids -> (en, zh)
-    check: Callable[..., Iterable[Diagnostic]] = field(repr=False)
+    check: Callable[..., Iterable[Diagnostic]]
     fix: str | None = None      # "safe" | "unsafe" | "safe/unsafe" | None (what kind of fix it offers)
     default_enabled: bool = True
     doc_source: str | Mapping[str, str] = ""  # the check's docstring (sections), or the sections
@@ -52,14 +49,14 @@ class Rule:
     meta: bool = False          # produced by the lint driver itself (NN000, NN9xx), not by `check`
     needs: str | None = None    # what the project must hold for the rule to run (NEEDS)
 
-    @cached_property
+    @property
     def docs(self) -> Mapping[str, str]:
-        """Section -> markdown (English), read from the docstring when first asked (start-up)."""
+        """Section -> markdown (English), read from the docstring when asked (not at start-up)."""
         if isinstance(self.doc_source, str):
             return parse_doc(self.doc_source)
         return dict(self.doc_source)
 
-    @cached_property
+    @property
     def docs_zh(self) -> str:
         """Short Chinese explanation (hover / ``--explain --lang zh``)."""
         if self.docs_zh_given:
