@@ -57,6 +57,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'T001': ('triage_findings', 'triage'),
     'T002': ('triage_findings', 'triage'),
     'T003': ('triage_findings', 'triage'),
+    'T004': ('triage_findings', 'triage'),
     'T101': ('triage_findings', 'triage'),
     'T102': ('triage_findings', 'triage'),
     'T103': ('triage_findings', 'triage'),

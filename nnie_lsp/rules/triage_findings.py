@@ -124,6 +124,37 @@ register_finding(
             "Caffe 侧出现非有限值通常说明模型或输入有问题。")
 
 
+register_finding(
+    __name__,
+    "T004", "layers-not-compared", WARNING, 1,
+    summary=("Some layers of the net could not be compared", "网络中有些层无法比较"),
+    messages={"uncompared": ("{count} of the net's {total} layers after the data layer could not be compared "
+                             "({layers}): the verdict rests on the other {compared} only",
+                             "数据层之后的 {total} 个层中有 {count} 个无法比较（{layers}）：结论只基于其余 {compared} 个层")},
+    docs="""
+    ## What it finds
+    Layers after the data layer that are in the comparison but have no number: only one side was
+    dumped, the pair could not be loaded, the sizes differ, or the cosine is not finite.  The
+    message counts them and names the first few (each with the reason when one is known).
+
+    ## Why
+    Guide step 1 sorts the net by its per-layer cosines.  A verdict such as case 4 ("every layer
+    ≥ 0.99") is only as good as the layers that were measured: a layer that was never compared
+    cannot be called fine, and the first divergence may be among them.
+
+    ## Example
+    ```
+    T004 3 of the net's 41 layers after the data layer could not be compared (conv4_3_norm: sizes
+    differ: Caffe 92416, NNIE 92160; ...): the verdict rests on the other 38 only
+    ```
+
+    ## Fix
+    None automatic: dump the missing layers on both sides (RuyiStudio's per-layer dump, or
+    `nnie-triage reference` for the Caffe side) or check the names the aligner could not pair.
+    """,
+    docs_zh="数据层之后有些层出现在对比中却没有数值：只有一侧有 dump、无法加载、尺寸不同或余弦不是有限值。"
+            "情况 4 之类的结论（\"每一层都 ≥ 0.99\"）只对测到的层成立：没比较过的层不能算正常，首个偏离层也可能就在其中。")
+
 # ------------------------------------------------------------------------------ T1xx: case 1
 register_finding(
     __name__,

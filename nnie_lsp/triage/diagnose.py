@@ -13,6 +13,9 @@ Guide steps: 2 preprocessing (cfg), 3 quantization (`_hp` / compile_mode), 4 lay
 - Case 4: every layer ≥ ``good`` with small error → post-processing (:mod:`.postprocess`).
 - Anything else is inconclusive (T001), with the reason.
 
+Layers that could not be compared are never counted as fine: whatever the case, T004 says how
+many there are and the verdict's reason says "every compared layer (n of m)".
+
 Every number comes from :class:`~.metrics.Thresholds`.
 """
 
@@ -78,9 +81,34 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
              bundle_hint: str = BUNDLE_HINT) -> Diagnosis:
     th = thresholds or Thresholds()
     builder = FindingBuilder(sources)
-    diag = _tree(sorted(rows, key=lambda r: r.order), th, rows16, builder, postprocess, bundle_hint)
+    ordered = sorted(rows, key=lambda r: r.order)
+    diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
+    _not_compared(ordered, builder)
     diag.findings = builder.items
     return diag
+
+
+MAX_NAMED = 5
+
+
+def uncompared_body(rows: list[LayerRow]) -> list[LayerRow]:
+    """The rows after the data layers without a number (one side missing, not loadable, sizes
+    differ, non-finite cosine): what :func:`measured_body` leaves out."""
+    return [r for r in rows if not r.is_data and (r.metrics is None or not finite(r.cosine))]
+
+
+def _not_compared(rows: list[LayerRow], builder: FindingBuilder) -> None:
+    """T004: the verdict rests on the compared layers only; say how many were not compared."""
+    missing = uncompared_body(rows)
+    compared = measured_body(rows)
+    if not missing or not compared:
+        return  # nothing at all compared is T001's own finding
+    named = "; ".join(f"{r.name}: {r.note}" if r.note else r.name for r in missing[:MAX_NAMED])
+    if len(missing) > MAX_NAMED:
+        named += "; …"
+    first = missing[0].name
+    builder.add("T004", "uncompared", place=builder.sources.layer_place(first), layer=first, count=len(missing),
+                total=len(missing) + len(compared), compared=len(compared), layers=named)
 
 
 def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, builder: FindingBuilder,
@@ -137,7 +165,10 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
             diag.postprocess = postprocess_findings(rows, th, builder, postprocess)
             diag.case, diag.next_step = 4, 5
             diag.verdict = "post-processing (case 4)"
-            diag.reason = f"every layer ≥ {th.good} with small absolute error"
+            uncompared = uncompared_body(rows)
+            diag.reason = (f"every layer ≥ {th.good} with small absolute error" if not uncompared else
+                           f"every compared layer ({len(body)} of {len(body) + len(uncompared)}) ≥ {th.good} "
+                           f"with small absolute error; {len(uncompared)} not compared (T004)")
             return diag
         r = big[0]
         _inconclusive(diag, builder, "magnitude", severity=Severity.WARNING, layer=r.name, good=th.good,

@@ -136,6 +136,26 @@ def test_mild_decay_is_inconclusive_with_reason():
     assert d.case is None and "0.95" in d.reason and d.hp_candidates
 
 
+def test_case4_never_counts_an_uncompared_layer_as_fine():
+    """A layer with no number (one side not dumped, sizes differ) is not "≥ 0.99": case 4 says how
+    many layers it rests on, and T004 names the others (the issue: "every layer ≥ 0.99" was said
+    while some layers had never been compared)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(300)
+    rows = [_row("data", 0, a, a, is_data=True), _row("c1", 1, a, a + 1e-4 * rng.standard_normal(300)),
+            LayerRow(name="c2", order=2, metrics=None, note="sizes differ: Caffe 300, NNIE 299"),
+            LayerRow(name="c3", order=3, metrics=None),
+            _row("c4", 4, a, a + 1e-4 * rng.standard_normal(300), is_output=True)]
+    d = diagnose(rows)
+    assert d.case == 4 and "every compared layer (2 of 4)" in d.reason and "2 not compared" in d.reason
+    (t004,) = [f for f in d.findings if f.code == "T004"]
+    assert "2 of the net's 4 layers" in t004.message and "c2: sizes differ" in t004.message
+    assert "c3" in t004.message and "the other 2 only" in t004.message and dict(t004.data)["layer"] == "c2"
+    # all compared: no T004, the plain wording
+    full = diagnose([rows[0], rows[1], rows[4]])
+    assert full.case == 4 and full.reason.startswith("every layer") and "T004" not in [f.code for f in full.findings]
+
+
 def test_nothing_aligned_is_inconclusive():
     d = diagnose([LayerRow(name="x", order=0, metrics=None)])
     assert d.case is None and d.findings[0].code == "T001" and d.findings[0].path == ""
