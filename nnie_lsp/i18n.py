@@ -123,6 +123,7 @@ UI: Mapping[str, tuple[str, str]] = {
                       "第 6 步：打包问题材料（nnie-triage bundle）"),
     "triage.summary_case": ("Case {case}: {verdict}", "情形 {case}：{verdict}"),
     "triage.summary_inconclusive": ("Inconclusive: {verdict}", "无法判定：{verdict}"),
+    "triage.summary_inconclusive_bare": ("Inconclusive", "无法判定"),
     "triage.summary_first": ("; first divergence: {layer}", "；首个分歧层：{layer}"),
     "triage.stale": (" [stale: {reasons} — run triage again]", " [已过期：{reasons} — 请重新运行排查]"),
     "triage.stale_reason": ("{what} changed after the run", "运行后{what}已改动"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
@@ -232,8 +233,16 @@ def summary(result: Mapping, lang: str = "en") -> str:
     verdict = str(result.get("verdict") or "")
     case = result.get("case")
     first = result.get("first_divergence")
-    text = (i18n.t("triage.summary_case", lang, case=case, verdict=verdict) if case
-            else i18n.t("triage.summary_inconclusive", lang, verdict=verdict))
+    # the verdict names its case itself ("preprocessing mismatch (case 1)", "inconclusive: …"): the
+    # line says it once
+    verdict = re.sub(r"\s*\(case \d\)", "", verdict)
+    verdict = re.sub(r"^inconclusive(: |$)", "", verdict).strip()
+    if case:
+        text = i18n.t("triage.summary_case", lang, case=case, verdict=verdict)
+    elif verdict:
+        text = i18n.t("triage.summary_inconclusive", lang, verdict=verdict)
+    else:
+        text = i18n.t("triage.summary_inconclusive_bare", lang)
     if first:
         text += i18n.t("triage.summary_first", lang, layer=first)
     return text

@@ -46,3 +46,16 @@ def test_fixture_is_a_case_2_result_the_editor_reads():
                                                       str(PROJECT.parent / "model" / "det1.prototxt")}
     chosen = [d.code for d, _fix in triage_results.fix_all(findings)]
     assert chosen == ["T207"]
+
+
+def test_summary_names_the_case_once():
+    """The verdict already says "(case N)" or "inconclusive: …": the notification line says it once."""
+    for verdict, case, want in [
+        ("preprocessing mismatch (case 1)", 1, "Case 1: preprocessing mismatch; first divergence: conv1"),
+        ("quantization error (case 2) — confirmed by the 16-bit run", 2,
+         "Case 2: quantization error — confirmed by the 16-bit run; first divergence: conv1"),
+        ("inconclusive: not quantization", None, "Inconclusive: not quantization; first divergence: conv1"),
+        ("inconclusive", None, "Inconclusive; first divergence: conv1"),
+    ]:
+        assert triage_results.summary({"verdict": verdict, "case": case, "first_divergence": "conv1"}) == want
+    assert triage_results.summary({"verdict": "post-processing (case 4)", "case": 4}, "zh") == "情形 4：post-processing"
