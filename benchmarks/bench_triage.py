@@ -5,7 +5,9 @@ while iterating a generated dump set.
     .venv/bin/python benchmarks/bench_triage.py --size-gb 2
 
 1. text floats (RuyiStudio ``%.18e`` one per line): ``read_text_floats`` vs ``numpy.loadtxt``
-   (goal ≥ 5×) on the same file;
+   (goal ≥ 5×) on the same file, on the threads the parser may use and on one thread (the goal
+   holds on one core), wall and CPU time, the three taking turns in each round; the load average
+   says how busy the machine was;
 2. ``%08x`` 20.12 hex words: ``read_hex_words`` vs a plain Python ``int(x, 16)`` loop;
 3. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
    ``--size-gb`` on disk), aligns it and iterates every pair computing the metrics; its peak RSS
@@ -39,13 +41,18 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
-def best_of_cpu(fn, repeat: int) -> float:
-    best = float("inf")
+def best_interleaved(fns: dict, repeat: int) -> tuple[dict, dict]:
+    """Best wall and CPU (this process, all threads) time of each function, the functions taking
+    turns in every round so that a change of load on a busy machine hits them all alike."""
+    wall = {name: float("inf") for name in fns}
+    cpu = dict(wall)
     for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+        for name, fn in fns.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            fn()
+            wall[name] = min(wall[name], time.perf_counter() - t0)
+            cpu[name] = min(cpu[name], time.process_time() - c0)
+    return wall, cpu
 
 
 def bench_text(n: int, repeat: int, tmp: str) -> None:
@@ -56,25 +63,29 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     from nnie_lsp.dumpio.readers import parser_threads
 
     threads = parser_threads()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    base = best_of(lambda: np.loadtxt(path), repeat)
-    ours = best_of(lambda: dumpio.read_text_floats(path), repeat)
-    single = best_of(lambda: dumpio.read_text_floats(path, threads=1), repeat)
-    # CPU time (this process, all threads): what a busy machine cannot take away by preemption
-    base_cpu = best_of_cpu(lambda: np.loadtxt(path), repeat)
-    single_cpu = best_of_cpu(lambda: dumpio.read_text_floats(path, threads=1), repeat)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    wall, cpu = best_interleaved({
+        "loadtxt": lambda: np.loadtxt(path),
+        "threads": lambda: dumpio.read_text_floats(path),
+        "single": lambda: dumpio.read_text_floats(path, threads=1),
+    }, repeat)
     got = dumpio.read_text_floats(path)
     assert np.array_equal(got, dumpio.read_text_floats(path, threads=1))
-    err = float(np.max(np.abs(got - a) / np.maximum(np.abs(a), 1e-300)))
+    exact = np.loadtxt(path)
+    err = float(np.max(np.abs(got - exact) / np.maximum(np.abs(exact), 1e-300)))
+    same = float(np.mean(got == exact))
     mb = os.path.getsize(path) / 1e6
-    print(f"text floats  {n:>10,} values {mb:7.1f} MB | {os.cpu_count()} cores, load average {load:.2f} | "
-          f"max rel err {err:.1e}")
-    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on {threads} thread(s) {ours:7.3f} s "
-          f"| ratio {base / ours:5.1f}x (goal >= 5x)")
-    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on 1 thread    {single:7.3f} s "
-          f"| ratio {base / single:5.1f}x single-core, wall (goal >= 5x)")
-    print(f"  CPU time: numpy.loadtxt {base_cpu:7.3f} s | read_text_floats on 1 thread {single_cpu:7.3f} s "
-          f"| ratio {base_cpu / single_cpu:5.1f}x single-core, CPU")
+    base = wall["loadtxt"]
+    print(f"text floats  {n:>10,} values {mb:7.1f} MB | {os.cpu_count()} cores, {threads} usable by the parser, "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} | vs loadtxt: max rel err {err:.1e}, "
+          f"{same:.1%} identical")
+    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on {threads} thread(s) {wall['threads']:7.3f} s "
+          f"| ratio {base / wall['threads']:5.1f}x (goal >= 5x)")
+    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on 1 thread    {wall['single']:7.3f} s "
+          f"| ratio {base / wall['single']:5.1f}x single-core, wall (goal >= 5x)")
+    print(f"  CPU time: numpy.loadtxt {cpu['loadtxt']:7.3f} s | read_text_floats on 1 thread {cpu['single']:7.3f} s "
+          f"| ratio {cpu['loadtxt'] / cpu['single']:5.1f}x single-core, CPU | on {threads} thread(s) "
+          f"{cpu['threads']:7.3f} s CPU")
     # generic separators (fallback path) for the record
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")
@@ -197,13 +208,14 @@ def bench_memory(size_gb: float, tmp: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="small sizes, one repeat (CI smoke run)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
     ap.add_argument("--values", type=int, default=None, help="values per parsing benchmark file")
     ap.add_argument("--size-gb", type=float, default=None, help="size of the generated dump set for the memory run")
+    ap.add_argument("--repeat", type=int, default=None, help="rounds per timing (the best is kept; default 3)")
     ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args(argv)
     n = args.values or (200_000 if args.quick else 2_000_000)
-    repeat = 1 if args.quick else 3
+    repeat = args.repeat or 3
     size_gb = args.size_gb if args.size_gb is not None else (0.05 if args.quick else 0.25)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPU(s)")
     with tempfile.TemporaryDirectory() as tmp:

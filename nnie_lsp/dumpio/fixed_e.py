@@ -148,24 +148,25 @@ def _swar8(x: np.ndarray, tmp: np.ndarray) -> None:
         x &= mask
 
 
-def _parse_chunk_18(work: _Work, wi: np.ndarray, c0: int, prev_nl: int, out: np.ndarray) -> int | None:
-    """``%.18e`` lines with 2-digit exponents whose newline is in the scanned words ``wi`` (word
-    indexes from byte ``c0``); values into ``out``; the last newline's position, or None when any
-    line is not exactly that shape."""
-    n = wi.size
+def _parse_chunk_18(work: _Work, nl_words: np.ndarray, scan_start: int, prev_nl: int,
+                    out: np.ndarray) -> int | None:
+    """``%.18e`` lines with 2-digit exponents whose newline is in the scanned words ``nl_words``
+    (word indexes from byte ``scan_start``); values into ``out``; the last newline's position, or
+    None when any line is not exactly that shape."""
+    n = nl_words.size
     words = work.words
     nl, shift, back, index, first, second, x0, x3, tmp, bad = work.u64[:, :n]
     digits, digits_tmp = work.digits[: 2 * n], work.digits_tmp[: 2 * n]
     x1, x2 = digits[:n], digits[n:]
     # the newline's byte inside its word: the word is 1 << (8 * byte); float64's exponent says which
     as_float = work.f64[:n]
-    np.take(work.eq_words, wi, out=nl)
+    np.take(work.eq_words, nl_words, out=nl)
     np.copyto(as_float, nl, casting="unsafe")
     in_word = as_float.view(_U64)
     in_word >>= _N[55]  # 127 + byte
-    np.left_shift(wi.view(_U64), _N[3], out=nl)
+    np.left_shift(nl_words.view(_U64), _N[3], out=nl)
     nl += in_word
-    nl += _U64((c0 - 127 - 30) % (1 << 64))  # nl - 30: the first byte of the first word gathered
+    nl += _U64((scan_start - 127 - 30) % (1 << 64))  # now nl - 30: the first byte gathered
     last = int(nl[-1]) + 30
     # four unaligned words from five aligned gathers: x0 ends at the point, x1 = d1..d8,
     # x2 = d9..d16, x3 = d17 d18 e sign x1 x2 '\n' next
@@ -327,19 +328,19 @@ def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
         begin = _FRONT - carry  # the first line's first byte
         end = _FRONT + got
         buf[begin - 1] = 10  # the newline before it (the previous piece's last, or the text's start)
-        end8 = (end + 7) & ~7
-        buf[end : end8 + 8] = 0  # nothing stale after the text (the newline scan, next-byte reads)
-        c0 = begin & ~7
-        eq = work.eq[: end8 - c0]
-        np.equal(buf[c0:end8], 10, out=eq)
-        eq[: begin - c0] = False
-        eq_words = work.eq_words[: (end8 - c0) >> 3]
+        scan_end = (end + 7) & ~7
+        buf[end : scan_end + 8] = 0  # nothing stale after the text (the newline scan, next-byte reads)
+        scan_start = begin & ~7
+        eq = work.eq[: scan_end - scan_start]
+        np.equal(buf[scan_start:scan_end], 10, out=eq)
+        eq[: begin - scan_start] = False
+        eq_words = work.eq_words[: (scan_end - scan_start) >> 3]
         has_nl = work.has_nl[: eq_words.size]
         np.not_equal(eq_words, 0, out=has_nl)
-        wi = np.flatnonzero(has_nl)
+        nl_words = np.flatnonzero(has_nl)
         tail_start = begin
-        if wi.size:
-            done = _parse_piece(work, eq, wi, c0, begin, frac, out, count)
+        if nl_words.size:
+            done = _parse_piece(work, eq, nl_words, scan_start, begin, frac, out, count)
             if done is None:
                 return None
             last, lines = done
@@ -356,17 +357,17 @@ def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
     return out
 
 
-def _parse_piece(work: _Work, eq: np.ndarray, wi: np.ndarray, c0: int, begin: int, frac: int,
-                 out: np.ndarray, count: int) -> tuple[int, int] | None:
-    """The lines whose newline is in the scanned words ``wi`` (word indexes from byte ``c0``): the
-    18-digit path, else the general one; (last newline, lines) or None."""
+def _parse_piece(work: _Work, eq: np.ndarray, nl_words: np.ndarray, scan_start: int, begin: int,
+                 frac: int, out: np.ndarray, count: int) -> tuple[int, int] | None:
+    """The lines whose newline is in the scanned words ``nl_words`` (word indexes from byte
+    ``scan_start``): the 18-digit path, else the general one; (last newline, lines) or None."""
     prev_nl = begin - 1
-    n = wi.size
+    n = nl_words.size
     if frac == 18 and n <= work.lines and count + n <= out.size:
-        last = _parse_chunk_18(work, wi, c0, prev_nl, out[count : count + n])
+        last = _parse_chunk_18(work, nl_words, scan_start, prev_nl, out[count : count + n])
         if last is not None:
             return last, n
-    nl = np.flatnonzero(eq) + c0
+    nl = np.flatnonzero(eq) + scan_start
     if count + nl.size > out.size:
         return None
     values = _parse_lines_general(work.buf, nl, prev_nl, frac)
