@@ -285,3 +285,45 @@ def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):
         read_text_floats(str(dump))
     monkeypatch.setitem(safe_io.LIMITS, safe_io.DUMP, 160)
     assert read_text_floats(str(dump)).size == 40
+
+
+# ---------------------------------------------------------------- triage and mapper-log readers
+
+@needs_fifo
+def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
+    from nnie_lsp.mapper.discovery import is_mapper_log_file
+    from nnie_lsp.reference.net import NetLoadError, load_net
+
+    log = tmp_path / "console.log"
+    os.mkfifo(log)
+    assert _finishes(lambda: is_mapper_log_file(str(log))) is False
+    proto = tmp_path / "net.prototxt"
+    os.mkfifo(proto)
+    with pytest.raises(NetLoadError, match="cannot read prototxt .*net.prototxt") as caught:
+        _finishes(lambda: load_net(str(proto), weights=False))
+    assert safe_io.FileProblem("", "", "fifo").describe() in str(caught.value)
+
+
+@needs_fifo
+def test_a_bundle_never_zips_a_fifo(tmp_path):
+    from nnie_lsp.triage.bundle import BundleError, make_bundle
+
+    ref, sim = tmp_path / "caffe", tmp_path / "nnie"
+    ref.mkdir()
+    sim.mkdir()
+    (ref / "conv1_output0_caffe.linear.float").write_text("1.0\n2.0\n")
+    os.mkfifo(sim / "conv1_output0_1_1_2_quant.linear.hex")  # named like a dump, but a FIFO
+    info = _finishes(lambda: make_bundle(tmp_path / "b.zip", layer="conv1", reference=str(ref), sim=str(sim)))
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "b.zip") as z:
+        names = z.namelist()
+    assert "data/caffe/conv1_output0_caffe.linear.float" in names  # the regular file is there
+    assert not any("quant" in n for n in names)  # the FIFO is never opened (the dump scan skips it)
+    assert any("no nnie dump found" in w for w in info["warnings"]), info
+    # a FIFO the caller names directly is refused with the reason, at once
+    image = tmp_path / "img.jpg"
+    os.mkfifo(image)
+    with pytest.raises(BundleError, match="img.jpg"):
+        _finishes(lambda: make_bundle(tmp_path / "c.zip", layer="conv1", reference=str(ref), sim=str(sim),
+                                      images=[str(image)]))

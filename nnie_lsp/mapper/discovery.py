@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Iterable, Protocol
 
+from .. import safe_io
 from ..content_cache import ContentCache
 from ..text import Decoded, decode
 
@@ -261,8 +262,7 @@ def is_mapper_log_file(path: str) -> bool:
     if not name.endswith((".log", ".txt")):
         return False
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(1 << 16)
+        head = safe_io.read_head(path, 1 << 16, safe_io.LOG)  # regular files only (not a FIFO)
     except OSError:
         return False
     from .log import looks_like_mapper_log

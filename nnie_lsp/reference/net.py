@@ -13,11 +13,24 @@ from typing import Any
 
 import numpy as np
 
+from nnie_lsp import safe_io
 from nnie_lsp.prototxt.layers import base_layer_name
+from nnie_lsp.text import decode
 
 
 class NetLoadError(ValueError):
     """A prototxt or caffemodel could not be read; the message is meant for the user."""
+
+
+def read_prototxt_text(path: str | Path) -> str:
+    """The text of a prototxt, read through the guarded reader (regular files only, within the
+    bound for prototxts: :mod:`nnie_lsp.safe_io`); NetLoadError with the reason otherwise."""
+    try:
+        return decode(safe_io.read_bytes(str(path), safe_io.PROTOTXT)).text
+    except safe_io.FileReadError as exc:
+        raise NetLoadError(f"cannot read prototxt {exc.problem.message}") from exc
+    except OSError as exc:
+        raise NetLoadError(f"cannot read prototxt {path}: {exc.strerror or exc}") from exc
 
 
 def caffe_pb2():
@@ -133,10 +146,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weig
     """The net of ``prototxt`` with the weights of ``caffemodel`` (``weights=False``: the path is
     kept but the weights are not read, for OpenCV, which reads them itself)."""
     ppath = Path(prototxt)
-    try:
-        text = ppath.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise NetLoadError(f"cannot read prototxt {ppath}: {exc.strerror or exc}") from exc
+    text = read_prototxt_text(ppath)
     from nnie_lsp.project import cached_prototxt
 
     doc, graph = cached_prototxt(text, str(ppath))

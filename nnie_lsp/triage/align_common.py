@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import safe_io
 from ..dumpio.names import normalize_name
 from ..dumpio.tensor import DumpTensor
 from ..prototxt.layers import permute_inserting_types
@@ -281,8 +282,7 @@ def value_count(t: DumpTensor) -> int | None:
     try:
         if t.fmt in ("inst", "mapper-quant") and not t.header_skip:
             size = os.path.getsize(t.path)
-            with open(t.path, "rb") as f:
-                head = f.read(9)
+            head = safe_io.read_head(t.path, 9, safe_io.DUMP)  # regular files only
             if len(head) == 9 and head[8:9] == b"\n" and size % 9 == 0:
                 return size // 9
             if size < 9 and head.strip():

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import atomic_write
+from .. import atomic_write, safe_io
 from ..prototxt.layers import HP_SUFFIX, base_layer_name
+from ..text import decode
 
 _MAPPER_RE = re.compile(r"Mapper Version\s+(.+?)\s*$", re.M)
 
@@ -164,12 +165,21 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
             files.append(arc)
 
         def add_file(arc: str, path: str | Path) -> None:
+            # regular files only (a FIFO would hang the write, a device never end): safe_io
+            problem = safe_io.check_file(str(path), safe_io.kind_for_path(str(path)), bounded=False)
+            if problem is not None:
+                raise BundleError(f"cannot add to the bundle: {problem.message}")
             arc = safe_member_name(arc)
             z.write(path, arc)
             files.append(arc)
 
         if prototxt:
-            text = Path(prototxt).read_text(encoding="utf-8", errors="replace")
+            from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+
+            try:
+                text = read_prototxt_text(prototxt)
+            except NetLoadError as exc:
+                raise BundleError(str(exc)) from exc
             excerpt, producers, bottoms = prototxt_excerpt(text, layer)
             blk = next(b for b in _layer_blocks(text) if b[0] == layer or base_layer_name(b[0]) == layer)
             tops = blk[2] or [layer]
@@ -210,7 +220,10 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
         if mf and Path(mf).is_file():
             add_file(f"cfg/{Path(mf).name}", mf)
         if mapper_log:
-            log = Path(mapper_log).read_text(encoding="utf-8", errors="replace")
+            try:  # the version line is at the top; a log_level 3 log can be gigabytes
+                log = decode(safe_io.read_head(str(mapper_log), 4 * safe_io.MIB, safe_io.LOG)).text
+            except OSError as exc:
+                raise BundleError(f"cannot read the mapper log {mapper_log}: {exc}") from exc
             info["mapper_version"] = mapper_version(log)
             if info["mapper_version"] is None:
                 warnings.append(f"{mapper_log}: no 'Mapper Version' line")

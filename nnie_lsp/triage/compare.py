@@ -78,8 +78,9 @@ def load_graph(prototxt: str | Path) -> GraphInfo:
             blob_of.setdefault(layer.name, t)
     outputs = {b for b in head_of if b not in consumed}
     from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.reference.net import read_prototxt_text
 
-    text = p.read_text(encoding="utf-8", errors="replace")
+    text = read_prototxt_text(p)  # load_net read it just before: a read error was raised there
     doc, ng = cached_prototxt(text, str(p))  # the parse load_net just made (content-hash cache)
     return GraphInfo(inputs=[n for n, _ in net.inputs], outputs=outputs, head_of_blob=head_of,
                      inplace_of_blob=inplace_of, bottoms_of_layer=bottoms, layer_order=order, layer_types=types,
