@@ -171,6 +171,22 @@ def test_header_line_is_skipped_on_the_fast_path(tmp_path):
     _assert_within_ulps(read_text_floats(path, skip_header=True), values)
 
 
+def test_buffers_kept_between_calls_hold_no_value(tiny_pieces):
+    """The per-thread buffers are reused: a parse after garbage reads as a parse on fresh buffers."""
+    values = np.concatenate([EXTREMES, _mixed(5000, seed=11)])
+    data = _savetxt(values)
+    for size in (fixed_e.CHUNK, 1000, 27):
+        tiny_pieces(size)
+        fixed_e._PER_THREAD.work = None
+        fresh = parse_text_floats(data[:-1])
+        for junk in (b"-" * 30000, b"9" * 100 + b"\n", b"\n" * 40000, b"\xff" * 5000, b"-1.0e+00\n" * 3000):
+            try:
+                parse_text_floats(b"1.000000000000000000e+00\n" + junk)
+            except ValueError:
+                pass
+            np.testing.assert_array_equal(parse_text_floats(data[:-1]), fresh)
+
+
 # ------------------------------------------------------------------------------ refusals
 
 
