@@ -45,6 +45,8 @@ CHUNK = 1 << 19
 MAX_CARRY = 256
 _FRONT = MAX_CARRY + 64  # room for the carried line, the newline before it and 30 bytes of look-back
 _BACK = 64
+#: the fewest pieces worth a thread of their own
+MIN_PART_CHUNKS = 8
 #: the shortest line of the format: ``d.<16 digits>e+dd`` and its newline
 MIN_LINE = 23
 
@@ -416,8 +418,10 @@ def split_points(size: int, parts: int, read_at: Callable[[memoryview, int], int
 def parse_parts(read_at: Callable[[memoryview, int], int], size: int, frac: int,
                 threads: int) -> np.ndarray | None:
     """The values of a ``%.{frac}e`` text of ``size`` bytes read with ``read_at(view, offset)``,
-    in ``threads`` parts parsed at once (one part: a single-core run)."""
-    points = split_points(size, threads, read_at) if threads > 1 and size > 2 * CHUNK else [0, size]
+    in up to ``threads`` parts parsed at once (one part: a single-core run).  A part is at least
+    :data:`MIN_PART_CHUNKS` pieces: a new thread's buffers cost about 1 ms to set up."""
+    parts = min(threads, size // (MIN_PART_CHUNKS * CHUNK))
+    points = split_points(size, parts, read_at) if parts > 1 else [0, size]
     if points is None:
         return None
 
@@ -433,11 +437,11 @@ def parse_parts(read_at: Callable[[memoryview, int], int], size: int, frac: int,
 
         return parse_stream(read, (stop - begin) // MIN_LINE + 1, frac)
 
-    parts = list(zip(points[:-1], points[1:]))
-    if len(parts) == 1:
-        return run(parts[0])
-    with ThreadPoolExecutor(len(parts)) as pool:
-        results = list(pool.map(run, parts))
+    spans = list(zip(points[:-1], points[1:]))
+    if len(spans) == 1:
+        return run(spans[0])
+    with ThreadPoolExecutor(len(spans)) as pool:
+        results = list(pool.map(run, spans))
     if any(values is None for values in results):
         return None
     return np.concatenate(results)

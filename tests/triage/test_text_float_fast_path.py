@@ -144,6 +144,15 @@ def test_threads_give_the_same_values(tmp_path, tiny_pieces):
     path = tmp_path / "big.float"
     path.write_bytes(_savetxt(_mixed(30_000, seed=6)))
     one = read_text_floats(path, threads=1)
+    data = path.read_bytes()
+
+    def read_at(view, offset):
+        piece = data[offset : offset + len(view)]
+        view[: len(piece)] = piece
+        return len(piece)
+
+    points = fixed_e.split_points(len(data), 4, read_at)
+    assert len(points) == 5 and all(data[point - 1 : point] == b"\n" for point in points[1:])
     for threads in (2, 3, 4, None):
         np.testing.assert_array_equal(read_text_floats(path, threads=threads), one)
     np.testing.assert_array_equal(parse_text_floats(path.read_bytes(), threads=4), one)
