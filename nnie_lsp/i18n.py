@@ -127,6 +127,8 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.summary_first": ("; first divergence: {layer}", "；首个分歧层：{layer}"),
     "triage.stale": (" [stale: {reasons} — run triage again]", " [已过期：{reasons} — 请重新运行排查]"),
     "triage.stale_reason": ("{what} changed after the run", "运行后{what}已改动"),
+    "triage.fixed_reason": ("{count} of its fixes applied since the run", "运行后已应用其中 {count} 个修复"),
+    "triage.fixed_note": (" [fixed since the run — run triage again to confirm]", " [运行后已修复 — 请重新运行排查以确认]"),
     "triage.what.cfg": ("the cfg", "cfg 文件"),
     "triage.what.prototxt": ("the prototxt", "prototxt 文件"),
     "triage.what.reference": ("the Caffe dumps", "Caffe dump 数据"),

@@ -18,11 +18,8 @@ A run's findings point at the cfg and the prototxt *as the run read them* (the s
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import os
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -31,94 +28,15 @@ from ..cfg.reader import parse_cfg
 from ..diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
 from ..project import cached_prototxt
 from ..text import LineIndex, Position, Range
+from .line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
 from .triage import finding_diagnostics
+from .triage_fixed import FixState, fix_state
 
 #: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
 #: candidate (the T207 plan is the set to apply).
 NOT_IN_FIX_ALL = frozenset({"T204"})
 
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (editor or disk), or None
-
-
-#: The changed middle of two texts is diffed line by line only up to this many line pairs
-#: (difflib is quadratic); beyond, its lines count as changed.
-DIFF_LIMIT = 4_000_000
-
-
-class LineMap:
-    """Line numbers of an old text -> the same lines in a new text (None: the line changed).
-
-    Edits are local: the common head and tail are matched directly, only the middle is diffed
-    (so a keystroke in a 30,000-line prototxt costs milliseconds)."""
-
-    def __init__(self, old: str, new: str) -> None:
-        old_lines, new_lines = old.split("\n"), new.split("\n")
-        self.identical = old == new
-        self.old_count, self.new_count = len(old_lines), len(new_lines)
-        self._head = self._tail = 0
-        self._middle: dict[int, int] = {}
-        if self.identical:
-            return
-        shortest = min(self.old_count, self.new_count)
-        while self._head < shortest and old_lines[self._head] == new_lines[self._head]:
-            self._head += 1
-        while (self._tail < shortest - self._head
-               and old_lines[self.old_count - 1 - self._tail] == new_lines[self.new_count - 1 - self._tail]):
-            self._tail += 1
-        old_middle = old_lines[self._head:self.old_count - self._tail]
-        new_middle = new_lines[self._head:self.new_count - self._tail]
-        if old_middle and new_middle and len(old_middle) * len(new_middle) <= DIFF_LIMIT:
-            matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
-            for tag, old_start, old_end, new_start, _new_end in matcher.get_opcodes():
-                if tag == "equal":
-                    for offset in range(old_end - old_start):
-                        self._middle[self._head + old_start + offset] = self._head + new_start + offset
-
-    def line(self, old_line: int) -> int | None:
-        if self.identical or old_line < self._head:
-            return old_line
-        if old_line >= self.old_count - self._tail:   # the common tail (or past the end)
-            return old_line + self.new_count - self.old_count
-        return self._middle.get(old_line)
-
-    def near(self, old_line: int) -> int:
-        """Where a changed line is now, about: after the nearest unchanged line above it."""
-        for above in range(old_line - 1, max(old_line - 200, -1), -1):
-            mapped = self.line(above)
-            if mapped is not None:
-                return mapped + (old_line - above)
-        return old_line
-
-    def range(self, rng: Range) -> Range | None:
-        """`rng` on the new text, when every line it touches is unchanged."""
-        if self.identical:
-            return rng
-        lines = [self.line(n) for n in range(rng.start.line, rng.end.line + 1)]
-        if any(n is None for n in lines) or any(b - a != 1 for a, b in zip(lines, lines[1:])):
-            return None
-        return Range(Position(lines[0], rng.start.character), Position(lines[-1], rng.end.character))
-
-
-_MAPS: OrderedDict[tuple[str, str], LineMap] = OrderedDict()
-_MAPS_KEPT = 16
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def line_map(old: str, new: str) -> LineMap:
-    """The LineMap of two texts (cached by their digests: diagnostics, lenses and actions of one
-    state share one diff)."""
-    key = (_digest(old), _digest(new))
-    hit = _MAPS.get(key)
-    if hit is None:
-        hit = _MAPS[key] = LineMap(old, new)
-        while len(_MAPS) > _MAPS_KEPT:
-            _MAPS.popitem(last=False)
-    else:
-        _MAPS.move_to_end(key)
-    return hit
 
 
 # ------------------------------------------------------------------ findings on the current text
@@ -181,10 +99,11 @@ def _carry_fix(fix: Fix | None, maps: Mapping[str, LineMap]) -> Fix | None:
 
 
 def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText,
-                   note: str = "") -> Placed:
+                   note: str = "", *, fixed: frozenset[int] = frozenset(), fixed_note: str = "") -> Placed:
     """Every placed finding of `result` on the current texts.  `run_texts` maps the absolute paths
     of the cfg and the prototxt to the texts the run read; `note` is appended to each message
-    (the stale marker)."""
+    (the stale marker).  The findings whose index is in `fixed` (their fix is already in the
+    text: :func:`fixes_in_texts`) get `fixed_note` instead, and no fix."""
     maps: dict[str, LineMap] = {}
     currents: dict[str, str] = {}
     for path, old in run_texts.items():
@@ -194,17 +113,26 @@ def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: 
             currents[os.path.abspath(path)] = now
     carried = any(not m.identical for m in maps.values())
     out = []
-    for diagnostic in finding_diagnostics(result):
+    for index, diagnostic in enumerate(finding_diagnostics(result)):
         path = os.path.abspath(diagnostic.path)
         mapping, now = maps.get(path), currents.get(path)
         rng = diagnostic.range
         if mapping is not None and now is not None and not mapping.identical:
             rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
                    or _clamp(_moved_near(rng, mapping), now))
+        if index in fixed:
+            out.append(diagnostic._replace(range=rng, message=diagnostic.message + fixed_note, fix=None,
+                                           alternatives=()))
+            continue
         out.append(diagnostic._replace(range=rng, message=diagnostic.message + note,
                            fix=_carry_fix(diagnostic.fix, maps),
                            alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
     return Placed(tuple(out), carried)
+
+
+def fixes_in_texts(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText) -> FixState:
+    """Which of `result`'s findings are fixed in the current texts (:mod:`.triage_fixed`)."""
+    return fix_state(finding_diagnostics(result), run_texts, current_text)
 
 
 def fix_all(diagnostics: Sequence[Diagnostic]) -> list[tuple[Diagnostic, Fix]]:
@@ -253,6 +181,15 @@ def stale_reasons(roles: Sequence[str], lang: str = "en") -> list[str]:
     return [i18n.t("triage.stale_reason", lang, what=i18n.t(f"triage.what.{role}", lang)) for role in roles]
 
 
+def fixed_reason(count: int, lang: str = "en") -> str:
+    """The stale reason when every change since the run is one of its own fixes."""
+    return i18n.t("triage.fixed_reason", lang, count=count)
+
+
+def fixed_note(lang: str = "en") -> str:
+    return i18n.t("triage.fixed_note", lang)
+
+
 def stale_note(reasons: Sequence[str], lang: str = "en") -> str:
     return i18n.t("triage.stale", lang, reasons="; ".join(reasons)) if reasons else ""
 
@@ -269,7 +206,7 @@ def lens_titles(result: Mapping, *, stale: bool, applicable: int, lang: str = "e
 
 
 def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, int], text_report: str | None,
-                lang: str = "en") -> dict:
+                lang: str = "en", fixed: int = 0) -> dict:
     """The ``editor`` object the ``nnie.triage`` command adds to the compare JSON
     (docs/editor-protocol.md); `record` is a :class:`nnie_lsp.triage.store.StoredTriage`."""
     paths = record.paths
@@ -288,4 +225,5 @@ def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, in
         "ran_at": record.saved_at,
         "stale": bool(stale_reasons),
         "stale_reasons": list(stale_reasons),
+        "fixed": fixed,
     }

@@ -95,6 +95,7 @@ class View:
     stale_reasons: tuple[str, ...]
     placed: result_features.Placed
     counts: dict
+    fixed: int = 0      # findings whose fix is already in the texts (features/triage_fixed.py)
 
     @property
     def stale(self) -> bool:
@@ -232,13 +233,20 @@ class TriageResults:
         cached = self._views.get(record.owner)
         if cached is not None and cached[0] == key:
             return cached[1]
+        run_texts = self._run_texts(record)
+        fixes = result_features.fixes_in_texts(record.result, run_texts, self.current_text)
+        if fixes.explained:  # every change to the cfg / prototxt is one of the result's own fixes
+            roles = [role for role in roles if role not in ("cfg", "prototxt")]
         reasons = tuple(result_features.stale_reasons(roles, lang))
-        placed = result_features.place_findings(record.result, self._run_texts(record), self.current_text,
-                                                result_features.stale_note(reasons, lang))
+        if fixes.explained:
+            reasons += (result_features.fixed_reason(len(fixes.fixed), lang),)
+        placed = result_features.place_findings(record.result, run_texts, self.current_text,
+                                                result_features.stale_note(reasons, lang), fixed=fixes.fixed,
+                                                fixed_note=result_features.fixed_note(lang))
         counts = result_features.fix_counts(placed.diagnostics)
         if reasons:
             counts["applicable"] = counts["safe"] = 0
-        view = View(reasons, placed, counts)
+        view = View(reasons, placed, counts, len(fixes.fixed))
         self._views[record.owner] = (key, view)
         return view
 
@@ -250,6 +258,7 @@ class TriageResults:
             except (OSError, ValueError):
                 text_report = None
         return result_features.editor_info(entry.record, stale_reasons=view.stale_reasons, counts=view.counts,
+                                           fixed=view.fixed,
                                            text_report=text_report, lang=self.ls.lang)
 
     def result_with_editor(self, entry: Entry, text_report: str | None = None) -> dict:

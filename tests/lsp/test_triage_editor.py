@@ -85,12 +85,28 @@ async def test_case1_from_the_cfg_alone_rgb_fix_and_report_lens(client, triage_c
     assert [a.title for a in fixes] == ["Set [RGB_order] RGB for input 0 (T102) (unsafe: review the change)"]
     assert client.apply_workspace_edit(fixes[0].edit)
     assert client.texts[cfg_uri].split("\n")[rgb_line] == "[RGB_order] RGB"
-    # the cfg changed after the run: the findings and the lens say the result is stale
+    # the only change is the result's own fix: T102 says it is fixed (no fix offered any more), the
+    # others and the lens say the result is out of date because of it -- not "the cfg changed"
     stale = await client.diagnostics_for(proto_uri, predicate=lambda ds: any(
         "stale" in d.message for d in triage_items(ds, "T101")))
-    assert "the cfg changed after the run" in triage_items(stale, "T101")[0].message
+    assert "1 of its fixes applied since the run" in triage_items(stale, "T101")[0].message
+    fixed = await client.diagnostics_for(cfg_uri, predicate=lambda ds: any(
+        "fixed since the run" in d.message for d in triage_items(ds, "T102")))
+    t102_now = triage_items(fixed, "T102")[0]
+    assert "fix" not in (t102_now.data or {}) and "stale" not in t102_now.message
+    assert await actions(client, cfg_uri, [t102_now], [lsp.CodeActionKind.QuickFix]) == []
+    info = (await execute(client, "nnie.triageResult", {"cfg": str(cfg)}))["editor"]
+    assert info["fixed"] == 1 and info["stale_reasons"] == ["1 of its fixes applied since the run"]
     top = await lenses(client, proto_uri)
     assert top[0].command.title.startswith("[stale] NNIE triage: Case 1")
+    # one more edit of the cfg that is not a fix of the result: plainly stale again
+    client.change(cfg_uri, client.texts[cfg_uri].rstrip("\n") + "\n[log_level] 0\n")
+    again = await client.diagnostics_for(proto_uri, predicate=lambda ds: any(
+        "the cfg changed after the run" in d.message for d in triage_items(ds, "T101")))
+    assert triage_items(again, "T101")
+    still_fixed = await client.diagnostics_for(cfg_uri, predicate=lambda ds: any(
+        "fixed since the run" in d.message for d in triage_items(ds, "T102")))
+    assert triage_items(still_fixed, "T102")  # its fix is still in the text
     assert [lens.command.command for lens in top] == ["nnie.openTriageReport", "nnie.triage"]
     shown = await execute(client, top[0].command.command, top[0].command.arguments[0])
     assert shown["shown"] is True
@@ -135,9 +151,18 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
     assert {'name: "conv1_hp"', 'name: "conv4-1_hp"', 'name: "conv4-2_hp"'} <= {line.strip() for line in text.split("\n")}
     assert '"conv2_hp"' not in text and 'top: "conv1"' in text
     assert "[compile_mode] 2" in client.texts[cfg_uri].split("\n")
-    # both files changed: stale, and no "apply all" any more
-    stale = await client.diagnostics_for(cfg_uri, predicate=lambda ds: any("stale" in d.message for d in triage_items(ds)))
-    assert "the prototxt changed after the run" in triage_items(stale, "T207")[0].message
+    # both files changed, by the plan itself: T207 is fixed, the rest out of date because of it,
+    # and no "apply all" any more
+    fixed = await client.diagnostics_for(cfg_uri, predicate=lambda ds: any(
+        "fixed since the run" in d.message for d in triage_items(ds, "T207")))
+    assert "stale" not in triage_items(fixed, "T207")[0].message
+    info = (await execute(client, "nnie.triageResult", {"prototxt": str(proto)}))["editor"]
+    # the plan (T207) and the three candidates it renamed: their fixes are all in the texts
+    assert info["fixed"] == 4 and info["stale_reasons"] == ["4 of its fixes applied since the run"]
+    others = await client.diagnostics_for(proto_uri, predicate=lambda ds: any(
+        "4 of its fixes applied since the run" in d.message for d in triage_items(ds)))
+    fixed_layers = {d.data["layer"] for d in triage_items(others, "T204") if "fixed since the run" in d.message}
+    assert fixed_layers == {"conv1", "conv4-1", "conv4-2"}
     assert await actions(client, proto_uri, [], ["source.nnieTriage.applyAll"]) == []
     again = await execute(client, "nnie.applyTriageFixes", {"prototxt": str(proto)})
     assert again["applied"] is False and "stale" in again["skipped"][0]

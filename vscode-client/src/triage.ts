@@ -195,6 +195,8 @@ export interface EditorRecord {
   ran_at?: string;
   stale?: boolean;
   stale_reasons?: string[];
+  /** findings whose fix is already in the texts (their message says so; they offer no fix) */
+  fixed?: number;
 }
 
 export interface Finding {
