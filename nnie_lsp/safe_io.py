@@ -28,8 +28,7 @@ import errno
 import io
 import os
 import stat
-import threading
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
@@ -48,6 +47,7 @@ DUMP = "dump"
 LOG = "mapper log"
 DOT = "dot file"
 SETTINGS = "settings file"
+CAFFEMODEL = "caffemodel"
 FILE = "file"
 
 #: The most bytes read from one file of each kind.  A real project stays far below: cfgs are a few
@@ -55,7 +55,8 @@ FILE = "file"
 #: 40,000 layers and takes seconds and hundreds of MB to lint), calibration lists name 20-200 images
 #: (image_type 0 lists hold float text, docs/field-facts.md §5.2), a mean image of a 1024x1024
 #: input is 12 MB, a %.18e dump of 1x64x640x640 floats 680 MB; a mapper log at log_level 3 can
-#: hold gigabytes (the mapper output beside a cfg is skipped past 64 MiB: mapper/discovery.py).
+#: hold gigabytes (the mapper output beside a cfg is skipped past 64 MiB: mapper/discovery.py); a
+#: caffemodel holds the weights (VGG-16's is 528 MB; protobuf parses no message of 2 GiB or more).
 LIMITS: dict[str, int] = {
     CFG: MIB // 4,
     PROTOTXT: 8 * MIB,
@@ -65,14 +66,16 @@ LIMITS: dict[str, int] = {
     LOG: 64 * MIB,
     DOT: 64 * MIB,
     SETTINGS: 4 * MIB,
+    CAFFEMODEL: 2048 * MIB,
     FILE: 64 * MIB,
 }
 
 _KIND_ZH = {CFG: "cfg 文件", PROTOTXT: "prototxt 文件", IMAGE_LIST: "图片列表", MEAN_FILE: "均值文件",
-            DUMP: "dump 文件", LOG: "mapper 日志", DOT: "dot 文件", SETTINGS: "配置文件", FILE: "文件"}
+            DUMP: "dump 文件", LOG: "mapper 日志", DOT: "dot 文件", SETTINGS: "配置文件", CAFFEMODEL: "caffemodel 文件",
+            FILE: "文件"}
 
 _EXTENSIONS = {".cfg": CFG, ".prototxt": PROTOTXT, ".pbtxt": PROTOTXT, ".dot": DOT, ".log": LOG,
-               ".binaryproto": MEAN_FILE, ".toml": SETTINGS}
+               ".binaryproto": MEAN_FILE, ".toml": SETTINGS, ".caffemodel": CAFFEMODEL}
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -96,8 +99,7 @@ def _size_text(size: int) -> str:
     return f"{size} bytes"
 
 
-@dataclass(frozen=True)
-class FileProblem:
+class FileProblem(NamedTuple):
     """Why a file was not read.  ``reason`` is one of: ``missing``, ``dangling-link``,
     ``symlink-loop``, ``folder``, ``fifo``, ``device``, ``socket``, ``special``, ``too-large``,
     ``permission``, ``io-error``."""
@@ -296,6 +298,8 @@ class BoundedFile:
         self._raw = io.FileIO(fd, "rb", closefd=True)
         self._fd = fd
         self._read = 0  # bytes handed out by readinto (the sequential position)
+        import threading  # only for the dump reader (nnie-lint's start-up does not pay for it)
+
         self._seek_lock = threading.Lock()
 
     def _past_bound(self, seen: int) -> FileReadError:

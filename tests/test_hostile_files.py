@@ -249,9 +249,11 @@ def test_reader_bounds_and_messages(tmp_path):
 
 def test_limits_are_documented_and_ordered():
     kinds = (safe_io.CFG, safe_io.PROTOTXT, safe_io.IMAGE_LIST, safe_io.MEAN_FILE, safe_io.DUMP,
-             safe_io.LOG, safe_io.DOT, safe_io.SETTINGS, safe_io.FILE)
+             safe_io.LOG, safe_io.DOT, safe_io.SETTINGS, safe_io.CAFFEMODEL, safe_io.FILE)
     assert set(safe_io.LIMITS) == set(kinds)
     assert safe_io.LIMITS[safe_io.CFG] < safe_io.LIMITS[safe_io.PROTOTXT] < safe_io.LIMITS[safe_io.DUMP]
+    assert safe_io.LIMITS[safe_io.CAFFEMODEL] == 2048 * safe_io.MIB  # protobuf's own message bound
+    assert safe_io.kind_for_path("VGG_ILSVRC_16.caffemodel") == safe_io.CAFFEMODEL
     assert safe_io.kind_for_path("a/b.PROTOTXT") == safe_io.PROTOTXT
     assert safe_io.kind_for_path("mapper_debug.log") == safe_io.LOG
     assert safe_io.kind_for_path("list.txt") == safe_io.FILE
@@ -302,6 +304,12 @@ def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
     with pytest.raises(NetLoadError, match="cannot read prototxt .*net.prototxt") as caught:
         _finishes(lambda: load_net(str(proto), weights=False))
     assert safe_io.FileProblem("", "", "fifo").describe() in str(caught.value)
+    from nnie_lsp.reference.net import read_weights
+
+    weights = tmp_path / "net.caffemodel"
+    os.mkfifo(weights)
+    with pytest.raises(NetLoadError, match="cannot read caffemodel .*net.caffemodel: a FIFO"):
+        _finishes(lambda: read_weights(str(weights)))
 
 
 @needs_fifo

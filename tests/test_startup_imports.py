@@ -68,7 +68,7 @@ PROTOTXT_ONLY_NEVER = ("nnie_lsp.cfg", "nnie_lsp.cfg_files", "nnie_lsp.mapper", 
                        "nnie_lsp.rules.input_rules", "nnie_lsp.rules.mean_scale_rules",
                        "nnie_lsp.rules.quantization", "nnie_lsp.rules.triage_findings",
                        "nnie_lsp.rules.triage_model_findings", "nnie_lsp.rules.docs_zh", "nnie_lsp.atomic_write",
-                       "logging", "difflib")
+                       "logging", "difflib", "dataclasses", "inspect")
 
 
 def test_linting_a_prototxt_loads_only_what_it_needs(tmp_path):

@@ -126,8 +126,10 @@ def read_weights(caffemodel: str | Path) -> dict[str, list[np.ndarray]]:
     """layer name -> list of weight arrays from a binary caffemodel."""
     pb2 = caffe_pb2()
     path = Path(caffemodel)
-    try:
-        raw = path.read_bytes()
+    try:  # regular files only, within the bound for caffemodels (safe_io)
+        raw = safe_io.read_bytes(str(path), safe_io.CAFFEMODEL)
+    except safe_io.FileReadError as exc:
+        raise NetLoadError(f"cannot read caffemodel {exc.problem.message}") from exc
     except OSError as exc:
         raise NetLoadError(f"cannot read caffemodel {path}: {exc.strerror or exc}") from exc
     msg = pb2.NetParameter()

@@ -13,7 +13,6 @@ faces ask for the complete list (``all_rules`` / ``get_rule``).
 
 from __future__ import annotations
 
-import inspect
 import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
@@ -98,6 +97,8 @@ _RULES: dict[str, Rule] = {}
 
 def parse_doc(doc: str) -> dict[str, str]:
     """The ``## Section`` blocks of a rule's docstring (:data:`DOC_SECTIONS`)."""
+    import inspect  # only when docs are asked for (start-up)
+
     doc = inspect.cleandoc(doc or "")
     sections: dict[str, str] = {}
     current = None
