@@ -18,7 +18,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 from ..diagnostics import Diagnostic, Fix, non_overlapping_fixes
 from ..text import TextEdit, apply_edits
-from .line_map import line_map
+from .line_map import LineMap, line_map
 
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now, or None
 
@@ -60,16 +60,40 @@ def _in_text(old: str, edits: Sequence[TextEdit], now: str) -> bool:
     return all(back.line(n) is None for n in removed)
 
 
-def fix_in_texts(fix: Fix, run_texts: Mapping[str, str], current_text: CurrentText) -> bool:
-    """Is ``fix`` (made on ``run_texts``, absolute path -> text) in the current texts?"""
+def _may_be_in(back: LineMap, edits: Sequence[TextEdit], now: str) -> bool:
+    """A cheap test that lets most fixes out before :func:`_in_text` (which applies and diffs the
+    whole text): a fix that replaces text is in ``now`` only if the lines it replaced changed, and
+    one that inserts text only if ``now`` holds that text."""
+    for edit in edits:
+        rng = edit.range
+        if rng.start != rng.end:
+            if all(back.line(n) is not None for n in range(rng.start.line, rng.end.line + 1)):
+                return False     # every replaced line is still there, unchanged
+        elif edit.new_text.strip() and edit.new_text.strip() not in now:
+            return False
+    return True
+
+
+def fix_in_texts(fix: Fix, run_texts: Mapping[str, str], current_text: CurrentText,
+                 maps: dict[str, LineMap] | None = None) -> bool:
+    """Is ``fix`` (made on ``run_texts``, absolute path -> text) in the current texts?  ``maps``
+    keeps each file's run -> current :class:`LineMap` between calls."""
     by_path = _by_path(fix)
     if not by_path:
         return False
+    maps = {} if maps is None else maps
+    texts = []
     for path, edits in by_path.items():
         old, now = run_texts.get(path), current_text(path)
-        if old is None or now is None or not _in_text(old, edits, now):
+        if old is None or now is None:
             return False
-    return True
+        back = maps.get(path)
+        if back is None:
+            back = maps[path] = line_map(old, now)
+        if not _may_be_in(back, edits, now):
+            return False
+        texts.append((old, edits, now))
+    return all(_in_text(old, edits, now) for old, edits, now in texts)
 
 
 def fix_state(findings: Sequence[Diagnostic], run_texts: Mapping[str, str], current_text: CurrentText) -> FixState:
@@ -80,9 +104,11 @@ def fix_state(findings: Sequence[Diagnostic], run_texts: Mapping[str, str], curr
         return FixState()
     fixed: set[int] = set()
     applied: list[Fix] = []
+    maps: dict[str, LineMap] = {}
     for index, finding in enumerate(findings):
         for fix in (finding.fix, *finding.alternatives):
-            if fix is not None and set(_by_path(fix)) <= changed and fix_in_texts(fix, run_texts, current_text):
+            if (fix is not None and set(_by_path(fix)) <= changed
+                    and fix_in_texts(fix, run_texts, current_text, maps)):
                 fixed.add(index)
                 applied.append(fix)
                 break
