@@ -90,5 +90,5 @@ def test_neovim_runs_triage_and_applies_a_triage_fix(tmp_path):
     assert r["got_finding"] and cfg.read_text().split("\n")[r["finding_line"]] == "[RGB_order] BGR", r
     assert any(title.startswith("NNIE triage: Case 1") for title in r["lenses"]), r
     assert r["applied"].startswith("Set [RGB_order] RGB"), r
-    assert r["line_after"] == "[RGB_order] RGB" and r["stale"], r
+    assert r["line_after"] == "[RGB_order] RGB" and r["fixed"], r
     assert r["steps"][-1] == "done"

@@ -118,9 +118,10 @@ def _cfg_less_projects():
     from nnie_lsp.settings import LintSettings
 
     settings = LintSettings().merged(select=("NN",))
+    # the repository's own prototxts (17 today), plus the shared corpus where it is checked out
     files = sorted({*ROOT.glob("tests/**/*.prototxt"), *ROOT.glob("examples/**/*.prototxt"),
                     *(ROOT.parent / "shared" / "corpus").glob("**/*.prototxt")})
-    assert len(files) >= 20
+    assert len(files) >= 15
     return [load_project(prototxt_path=str(f), settings=settings) for f in files]
 
 
