@@ -73,7 +73,7 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path):
     proc.stdout.readline()
     proc.stdout.close()  # like `nnie-lint ... | head -1`
     _, err = proc.communicate(timeout=120)
-    assert b"Traceback" not in err
+    assert b"Traceback" not in err and b"internal error" not in err
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -83,6 +83,31 @@ def test_a_full_disk_is_an_error_not_a_silent_success(tmp_path):
         done = subprocess.run([sys.executable, "-c", ENTRY, "big.prototxt"], cwd=tmp_path, stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
     assert done.returncode == 2 and "Traceback" not in done.stderr and "No space left" in done.stderr
+    assert "internal error" not in done.stderr and "please report" not in done.stderr  # not a bug of ours
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs resource limits (POSIX)")
+def test_a_fix_the_system_refuses_to_write_is_reported_and_the_file_kept(tmp_path):
+    """--fix whose write fails (here: RLIMIT_FSIZE, which binds root too) names the file and the
+    system's reason, exits 2 without "internal error", and leaves the file as it was (atomic)."""
+    import resource
+    import signal
+
+    target = tmp_path / "net.prototxt"
+    original = _net(200)
+    target.write_text(original)
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a too-large write fails with EFBIG instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    done = subprocess.run([sys.executable, "-c", ENTRY, "--fix", "net.prototxt"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=small_files)
+    assert done.returncode == 2, done.stderr
+    assert "cannot write the fixes to " in done.stderr and "net.prototxt: File too large; the file is unchanged" in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert target.read_text() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["net.prototxt"]  # no temporary file left beside it
 
 
 def test_caffe_pb2_classes_are_built_on_first_use_and_are_protobufs_own():

@@ -116,6 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("nnie-lint: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of the output went away (`nnie-lint . | head`): nothing to say
+        return 1
+    except OSError as exc:  # the system refused a write (full disk, no permission): not a bug of ours
+        if os.environ.get("NNIE_DEBUG"):
+            raise
+        where = exc.filename if exc.filename else "cannot write the output"
+        print(f"nnie-lint: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1)
         if os.environ.get("NNIE_DEBUG"):
             raise
@@ -203,11 +211,17 @@ def _main(argv: list[str] | None = None) -> int:
     if args.diff:
         for path, (old, new) in sorted(res.fixed.items()):
             out.write(unified_diff(path, old, new))
-    elif args.fix:
+    not_written = 0
+    if args.fix and not args.diff:  # --diff shows the fixes instead of writing them
         for path, (old, new) in sorted(res.fixed.items()):
             if path == stdin_path:
                 continue
-            write_atomic(path, new, provider.decoded.get(path))
+            try:
+                write_atomic(path, new, provider.decoded.get(path))
+            except OSError as exc:  # written atomically: the file is as it was
+                not_written += 1
+                print(f"nnie-lint: cannot write the fixes to {path}: {exc.strerror or exc}; the file is unchanged",
+                      file=sys.stderr)
 
     diags = res.diagnostics
     if fmt == "json":
@@ -230,6 +244,8 @@ def _main(argv: list[str] | None = None) -> int:
             print(f"{len(files)} file(s){logs} checked: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
+    if not_written:
+        return 2
     if args.exit_zero:
         return 0
     if args.diff and res.fixed:
