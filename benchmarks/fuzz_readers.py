@@ -1,6 +1,7 @@
-"""Coverage-guided fuzzing of the two readers (cfg, prototxt) with atheris (libFuzzer), time-boxed.
+"""Coverage-guided fuzzing of the readers (cfg, prototxt, text-float dumps) with atheris (libFuzzer),
+time-boxed.
 
-    python benchmarks/fuzz_readers.py [--reader cfg|prototxt|both] [--seconds 300] [--workdir DIR]
+    python benchmarks/fuzz_readers.py [--reader cfg|prototxt|dump|both|all] [--seconds 300] [--workdir DIR]
 
 Not part of the test suite.  Each reader runs in its own process for ``--seconds``, seeded with
 the repository's copies of the real corpus (``tests/data/cfg``, ``tests/data/prototxt``) and the
@@ -11,7 +12,11 @@ takes) -> the reader, then the invariants the lint relies on:
 - every range it reports (entries, comments, errors, nodes, layers) lies inside the document;
 - the cfg's typed reading (``MapperConfig``: values, duplicates, groups per input) builds;
 - the prototxt reader reports no "internal error" and only NN010/NN011/NN012; its graph builds;
-- reading the same text twice gives the same result.
+- reading the same text twice gives the same result;
+- text-float dumps (``--reader dump``, differential): ``parse_text_floats`` on the bytes and on the
+  same bytes with a blank before every newline (which no ``%.18e`` fast path accepts, so the general
+  tokeniser reads it) give the same values (NaN in the same places, same signs, within the 2 ulp
+  the README promises), or both a ValueError that names the source.
 
 A broken invariant is a crash: libFuzzer stops, writes the input to ``<workdir>/crash-*`` and this
 script prints it.  Every crash found becomes a regression test in ``tests/test_hostile_readers.py``
@@ -43,9 +48,10 @@ SEED_DIRS = {
     "cfg": [ROOT / "tests" / "data" / "cfg", ROOT / "tests" / "data" / "rules"],
     "prototxt": [ROOT / "tests" / "data" / "prototxt"],
 }
-SEED_SUFFIXES = {"cfg": (".cfg",), "prototxt": (".prototxt",)}
+SEED_DIRS["dump"] = []   # generated: see _dump_seeds
+SEED_SUFFIXES = {"cfg": (".cfg",), "prototxt": (".prototxt",), "dump": (".float",)}
 SHARED = Path(os.environ.get("NNIE_SHARED_CORPUS", "/work/shared/corpus/real"))
-MAX_LEN = {"cfg": 4096, "prototxt": 8192}
+MAX_LEN = {"cfg": 4096, "prototxt": 8192, "dump": 16384}
 
 
 # ---------------------------------------------------------------- the checks (also used by the fallback)
@@ -116,9 +122,77 @@ def check_prototxt(data: bytes, parse_prototxt, build_graph, decode) -> None:
         raise AssertionError("two readings of one text differ")
 
 
+ULPS = 2  # the fast path's documented accuracy: within 2 ulp of a correctly rounded parse (README)
+
+
+def _same_floats(a, b) -> bool:
+    """Same length, NaN in the same places, signs equal, values within :data:`ULPS` ulp."""
+    import numpy as np
+
+    if a.shape != b.shape:
+        return False
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if not np.array_equal(nan_a, nan_b):
+        return False
+    a, b = a[~nan_a], b[~nan_b]
+    if not np.array_equal(np.signbit(a), np.signbit(b)):
+        return False
+    exact = a == b
+    with np.errstate(invalid="ignore", over="ignore"):
+        near = np.abs(a - b) <= ULPS * np.spacing(np.maximum(np.abs(a), np.abs(b)))
+    return bool(np.all(exact | near))
+
+
+def check_dump(data: bytes, parse_text_floats) -> None:
+    def read(raw: bytes):
+        try:
+            return parse_text_floats(raw, path="<fuzz>", threads=1)
+        except ValueError as exc:
+            if "<fuzz>" not in str(exc):
+                raise AssertionError(f"error without the source's name: {exc}") from None
+            return exc
+
+    fast, general = read(data), read(data.replace(b"\n", b" \n"))
+    if isinstance(fast, ValueError) or isinstance(general, ValueError):
+        if not (isinstance(fast, ValueError) and isinstance(general, ValueError)):
+            raise AssertionError(f"one reading failed, the other did not: {fast!r} / {general!r}"[:400])
+        return
+    if not _same_floats(fast, general):
+        raise AssertionError(f"fast path and general tokeniser differ: {fast[:8]} / {general[:8]}")
+
+
 # ---------------------------------------------------------------- seeds
 
+def _dump_seeds() -> list[Path]:
+    """Small RuyiStudio / numpy ``savetxt`` dumps: ``%.18e`` with both signs, 2- and 3-digit
+    exponents, zero, -0.0, subnormals, CRLF, no final newline, a MindSpore-like header line."""
+    import numpy as np
+
+    tmp = Path(tempfile.mkdtemp(prefix="nnie-fuzz-dumps-"))
+    rng = np.random.default_rng(0)
+    values = {
+        "mixed": rng.normal(0, 50, 64) * rng.choice([1e-3, 1, 1e3], 64),
+        "edges": np.array([0.0, -0.0, 5e-324, 1e-310, -1.7976931348623157e308, 1e-100, 3.4028234663852886e38]),
+        "small": np.array([0.5, -0.25, 1.0]),
+    }
+    out = []
+    for name, v in values.items():
+        for fmt in ("%.18e", "%.17e", "%.7g"):
+            path = tmp / f"{name}-{fmt[1:].replace('.', '')}.float"
+            np.savetxt(path, v, fmt=fmt)
+            out.append(path)
+    crlf = tmp / "crlf.float"
+    crlf.write_bytes((tmp / "small-18e.float").read_bytes().replace(b"\n", b"\r\n"))
+    bare = tmp / "no-final-newline.float"
+    bare.write_bytes((tmp / "small-18e.float").read_bytes().rstrip(b"\n"))
+    header = tmp / "header.float"
+    header.write_bytes(b"data 4 1 2 2 1\n" + (tmp / "small-18e.float").read_bytes())
+    return out + [crlf, bare, header]
+
+
 def seed_files(reader: str) -> list[Path]:
+    if reader == "dump":
+        return _dump_seeds()
     found: list[Path] = []
     dirs = list(SEED_DIRS[reader]) + ([SHARED] if SHARED.is_dir() else [])
     for folder in dirs:
@@ -179,10 +253,14 @@ def child(reader: str, seconds: int, workdir: Path) -> None:
         from nnie_lsp.prototxt.graph import build_graph
         from nnie_lsp.prototxt.reader import parse_prototxt
         from nnie_lsp.text import decode
+        from nnie_lsp.dumpio.readers import parse_text_floats
 
     if reader == "cfg":
         def one(data: bytes) -> None:
             check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
+    elif reader == "dump":
+        def one(data: bytes) -> None:
+            check_dump(data, parse_text_floats)
     else:
         def one(data: bytes) -> None:
             check_prototxt(data, parse_prototxt, build_graph, decode)
@@ -252,6 +330,7 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
     from nnie_lsp.prototxt.graph import build_graph
     from nnie_lsp.prototxt.reader import parse_prototxt
     from nnie_lsp.text import decode
+    from nnie_lsp.dumpio.readers import parse_text_floats
 
     pool = [p.read_bytes()[:MAX_LEN[reader]] for p in seed_files(reader)] or [b""]
     rnd = random.Random(0)
@@ -264,6 +343,8 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
         try:
             if reader == "cfg":
                 check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
+            elif reader == "dump":
+                check_dump(data, parse_text_floats)
             else:
                 check_prototxt(data, parse_prototxt, build_graph, decode)
         except Exception as exc:  # noqa: BLE001 - a finding
@@ -279,11 +360,12 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reader", choices=("cfg", "prototxt", "both"), default="both")
+    parser.add_argument("--reader", choices=("cfg", "prototxt", "dump", "both", "all"), default="all",
+                        help="both = cfg and prototxt; all = the three (default)")
     parser.add_argument("--seconds", type=int, default=300, help="time per reader (default 300)")
     parser.add_argument("--workdir", help="corpus, logs and crash files (default: a new temporary folder)")
     parser.add_argument("--no-atheris", action="store_true", help="random mutation without coverage guidance")
-    parser.add_argument("--child", choices=("cfg", "prototxt"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("cfg", "prototxt", "dump"), help=argparse.SUPPRESS)
     args, _rest = parser.parse_known_args(argv)
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="nnie-fuzz-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -298,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
             print("atheris is not installed (pip install atheris): random mutation without coverage instead",
                   file=sys.stderr)
             use_atheris = False
-    readers = ("cfg", "prototxt") if args.reader == "both" else (args.reader,)
+    readers = {"both": ("cfg", "prototxt"), "all": ("cfg", "prototxt", "dump")}.get(args.reader, (args.reader,))
     results = [(run_reader if use_atheris else fallback)(r, args.seconds, workdir) for r in readers]
     print(f"fuzzing {'with atheris (libFuzzer, coverage-guided)' if use_atheris else 'without coverage guidance'}; "
           f"work folder {workdir}")

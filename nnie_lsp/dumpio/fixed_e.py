@@ -294,12 +294,20 @@ def _parse_lines_general(buf: np.ndarray, nl: np.ndarray, prev_nl: int, frac: in
         return None
     kept = min(frac, 18)  # digits kept: d0 and 18 after the point (19 fit in a uint64)
     tail = np.zeros(n, np.uint64)
+    dropped = np.zeros(n, bool)  # a non-zero digit after the 18th
     for k in range(16, frac):  # digits after the 16th: checked, the first two kept
         digit = buf[s2 + 2 + k].astype(np.int64) - 48
         if digit.min() < 0 or digit.max() > 9:
             return None
         if k < kept:
             tail = tail * _U64(10) + digit.astype(np.uint64)
+        else:
+            dropped |= digit != 0
+    # Dropping digits after the 19th costs < 1e-18 of a value written as %e writes it (first digit
+    # 1-9).  A first digit 0 with anything after it ("0.000…0638e+38", found by fuzzing) would lose
+    # its significant digits: such a text goes to the general tokeniser.
+    if frac > kept and np.any((d0 == 0) & (dropped | (high != 0) | (low != 0) | (tail != 0))):
+        return None
     e1 = buf[ep + 2].astype(np.int64) - 48
     e2 = buf[ep + 3].astype(np.int64) - 48
     e = e1 * 10 + e2

@@ -124,6 +124,19 @@ def test_other_digit_counts_take_the_general_piece_parser(fmt):
     _assert_within_ulps(parse_text_floats(data), _exact(data), ulps=3)
 
 
+@pytest.mark.parametrize("line", [
+    b"0.00000000000006385288598e+38",   # found by benchmarks/fuzz_readers.py --reader dump
+    b"0.000000000000000000123e+05",     # the only non-zero digits are past the 19th
+    b"-0.0000000000000000000000001e-10",
+])
+def test_a_long_mantissa_with_a_leading_zero_keeps_its_digits(line):
+    """More than 19 digits with a first digit 0 (not how %e writes, but a valid number): the fast
+    path keeps 19 digits only, so such a text goes to the general tokeniser, correctly rounded."""
+    frac = fixed_e.line_format(line.lstrip(b"-"))
+    data = line + b"\n" + _savetxt([1.5, -2.25], f"%.{frac}e")  # every line the same shape
+    _assert_within_ulps(parse_text_floats(data, threads=1), _exact(data), ulps=0)
+
+
 # ------------------------------------------------------------------------------ pieces and layout
 
 
