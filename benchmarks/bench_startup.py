@@ -59,6 +59,14 @@ with open(sys.argv[2], encoding="utf-8") as fh:
     text_format.Parse(fh.read(), caffe_pb2.NetParameter())
 """
 
+ONE_CFG = """[prototxt_file] ./one.prototxt
+[net_type] 0
+[compile_mode] 0
+[image_type] 0
+[RGB_order] BGR
+[norm_type] 0
+"""
+
 IMPORT_ONLY = "python -c 'import text_format'"
 HEAVY = ("numpy", "rich", "lark", "lark.load_grammar", "tomllib", "nnie_lsp.mapper.log", "nnie_lsp.cfg.reader",
          "argparse", "json")
@@ -139,12 +147,22 @@ def main(argv=None) -> int:
             fh.write(ONE_LAYER)
         with open(big, "w", encoding="utf-8") as fh:
             fh.write(generate_big_prototxt(args.layers))
+        # a cfg project in its own folder (a cfg beside one.prototxt would make that lint load the
+        # cfg side too): not a goal of the issue, printed for what a typical commit pays
+        project = os.path.join(tmp, "project")
+        os.makedirs(project)
+        with open(os.path.join(project, "one.prototxt"), "w", encoding="utf-8") as fh:
+            fh.write(ONE_LAYER)
+        project_cfg = os.path.join(project, "one.cfg")
+        with open(project_cfg, "w", encoding="utf-8") as fh:
+            fh.write(ONE_CFG)
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
             IMPORT_ONLY: [sys.executable, "-c", "import google.protobuf.text_format"],
             "bare text_format.Parse (big)": [sys.executable, "-c", BARE_PARSE, caffe_pb2, big],
             "nnie-lint one.prototxt": lint + ["--exit-zero", one],
             "nnie-lint big.prototxt": lint + ["--exit-zero", big],
+            "nnie-lint one.cfg (+ its prototxt)": lint + ["--exit-zero", project_cfg],
         }
         installed = None if args.no_installed or args.tree else installed_python(tmp)
         if installed:
