@@ -38,6 +38,11 @@ def cached_cfg(text: str, path: str | None) -> CfgDocument:
     return _CFG_CACHE.get(text, path)
 
 
+def clear_cfg_cache() -> None:
+    """Forget every cached cfg parse (:func:`nnie_lsp.project.clear_parse_caches`)."""
+    _CFG_CACHE.clear()
+
+
 @dataclass(frozen=True)
 class RefFile:
     entry: CfgEntry

@@ -14,6 +14,7 @@ from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_pr
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
 from .rules.meta import NN000_MESSAGES
+from .rules.registry import CFG
 from .settings import LintSettings
 from .suppress import apply_suppressions, parse_directives
 from .text import Range
@@ -27,7 +28,7 @@ class LintOutcome(NamedTuple):
 
 def project_parts(project: Project) -> frozenset[str]:
     """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
-    return frozenset(("cfg",)) if project.cfg is not None else frozenset()
+    return frozenset((CFG,)) if project.cfg is not None else frozenset()
 
 
 def _log_crash(code: str, exc: Exception) -> None:

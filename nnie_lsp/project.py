@@ -35,7 +35,6 @@ __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem
            "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
 
 
-
 def __getattr__(name: str):
     """``PATH_KEYS`` (and the cfg-side types) from :mod:`nnie_lsp.cfg_files`, loaded on first use."""
     if name in ("PATH_KEYS", "MAX_LIST_LINES", "RefFile", "ListLine", "ImageListFacts", "MeanFacts"):
@@ -46,8 +45,6 @@ def __getattr__(name: str):
 
 
 # ------------------------------------------------------------------ parse caches (by content)
-
-
 
 def _parse_proto_and_graph(text: str, path: str | None):
     doc = parse_prototxt(text, path)
@@ -64,7 +61,7 @@ def clear_parse_caches() -> None:
 
     cfg_side = sys.modules.get(__package__ + ".cfg_files")
     if cfg_side is not None:  # nothing to forget when no cfg was ever read
-        cfg_side._CFG_CACHE.clear()
+        cfg_side.clear_cfg_cache()
 
 
 def cached_cfg(text: str, path: str | None) -> CfgDocument:
@@ -77,7 +74,7 @@ def cached_prototxt(text: str, path: str | None) -> tuple[PrototxtDocument, NetG
     return _PROTO_CACHE.get(text, path)
 
 
-# ------------------------------------------------------------------ facts about referenced files
+# ------------------------------------------------------------------ the project
 
 class Project(NamedTuple):
     settings: LintSettings
