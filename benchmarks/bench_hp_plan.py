@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/bench_hp_plan.py --quick    # MTCNN det1 and the deep net only
 
 A *mapper run* is one evaluation of one `_hp` set by the real mapper (minutes to hours each). The
-mapper is played by the NNIE emulation (``nnie_lsp.triage.hp_oracle``); every call is counted.
-Strategies (``nnie_lsp.triage.hp_strategies``):
+mapper is played by the NNIE emulation (``nnie_lsp.triage.hp_plan.oracle``); every call is counted.
+Strategies (``nnie_lsp.testing.hp_strategies``):
 
 - guide: `_hp` on one more layer at a time, from the first layer (network order), one run each;
 - bisection: the smallest reaching prefix of the layers, by bisection (the 8-bit and the
@@ -19,7 +19,7 @@ images and is judged on the worse of the two (the planner's model is not the map
 
 Nets: the MTCNN stages det1/det2/det3 and the SSD face detector (yufacedetectnet) from
 ``../shared/corpus/models`` with their two test images, and a generated 16-convolution net with
-deterministic weights and two BN-style weight outliers (``nnie_lsp.triage.hp_synthetic``).
+deterministic weights and two BN-style weight outliers (``nnie_lsp.testing.hp_synthetic``).
 Targets: the 8-bit final similarity plus 50 / 90 / 99 % of what every layer at 16 bit wins back.
 
 Goal: ours needs at most 2 runs where the guide needs 5 or more, and never more than either
@@ -43,10 +43,10 @@ sys.path.insert(0, str(HERE.parents[1]))
 from nnie_lsp.reference.caffe_forward import prepare_inputs  # noqa: E402
 from nnie_lsp.reference.net import load_net  # noqa: E402
 from nnie_lsp.reference.preprocess import Preprocessing  # noqa: E402
-from nnie_lsp.triage import hp_strategies as strategies  # noqa: E402
-from nnie_lsp.triage.hp_oracle import HpOracle  # noqa: E402
-from nnie_lsp.triage.hp_plan import plan_hp  # noqa: E402
-from nnie_lsp.triage.hp_synthetic import DeepNetSpec, write_project  # noqa: E402
+from nnie_lsp.testing import hp_strategies as strategies  # noqa: E402
+from nnie_lsp.triage.hp_plan.oracle import HpOracle  # noqa: E402
+from nnie_lsp.triage.hp_plan.planner import plan_hp  # noqa: E402
+from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project  # noqa: E402
 
 FRACTIONS = (0.5, 0.9, 0.99)
 LOOKAHEAD = 4

@@ -21,7 +21,7 @@ from nnie_lsp.project import Project
 from nnie_lsp.prototxt import caffe_pb2
 from nnie_lsp.prototxt.graph import build_graph
 from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.testing.synth_nets import generate_big_prototxt
 from nnie_lsp.settings import LintSettings
 
 

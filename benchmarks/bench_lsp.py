@@ -33,7 +33,7 @@ from pygls.uris import from_fs_path
 
 from nnie_lsp.lint import lint_project, project_for_file
 from nnie_lsp.project import DiskProvider
-from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.testing.synth_nets import generate_big_prototxt
 from nnie_lsp.settings import LintSettings
 
 

@@ -108,7 +108,7 @@ def ours_reference(cfg: Path, shape):
 
 def ours_emulate(cfg: Path, shape):
     from nnie_lsp.reference.caffe_forward import prepare_inputs
-    from nnie_lsp.reference.emulate import emulate
+    from nnie_lsp.emulation.emulate import emulate
     from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.run_inputs import load_run_inputs
 

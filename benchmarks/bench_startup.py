@@ -40,7 +40,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, ROOT)
 
-from nnie_lsp.prototxt.synth import generate_big_prototxt  # noqa: E402
+from nnie_lsp.testing.synth_nets import generate_big_prototxt  # noqa: E402
 
 ONE_LAYER = """name: "one"
 input: "data"

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nni
     from .cfg.preprocessing import InputPreprocessing
     from .cfg.reader import CfgDocument, CfgEntry
     from .cfg_files import ImageListFacts, MeanFacts, RefFile
-    from .mapper.discovery import FoundLog
+    from .mapper.output_files import FoundLog
     from .mapper.nettree import NetTree
 
 __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
@@ -215,7 +215,7 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     siblings = _marked_siblings(proto_origin)
     mapper_logs, net_tree = (), None
     if cfg_path and load_prototxt:
-        from .mapper.discovery import mapper_output_beside
+        from .mapper.output_files import mapper_output_beside
 
         mapper = mapper_output_beside(cfg_path, provider, (cfg_path, prototxt_path))
         mapper_logs, net_tree = mapper.logs, mapper.net_tree

@@ -20,7 +20,7 @@ import zipfile
 import pytest
 
 from nnie_lsp import atomic_write
-from nnie_lsp.batch import discover_inputs, write_atomic
+from nnie_lsp.lint_paths import discover_inputs, write_atomic
 from nnie_lsp.text import decode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -131,7 +131,7 @@ def test_bundle_killed_mid_write_keeps_the_old_bundle(tmp_path):
     (ref / "conv1_output0_1_8_8_caffe.linear.float").write_text("1.0\n" * 64)
     out = tmp_path / "conv1_bundle.zip"
     out.write_bytes(b"an older bundle")
-    code = STALL_AT_FSYNC + ("from nnie_lsp.triage.bundle import make_bundle\n"
+    code = STALL_AT_FSYNC + ("from nnie_lsp.triage.report.bundle import make_bundle\n"
                              "make_bundle(sys.argv[1], layer='conv1', reference=sys.argv[2], sim=sys.argv[3])\n")
     _kill_when_stalled(code, str(out), str(ref), str(sim))
     assert out.read_bytes() == b"an older bundle"
@@ -191,7 +191,7 @@ def test_outputs_replace_a_link_instead_of_writing_where_it_points(tmp_path):
 
 def test_store_refuses_a_linked_store_folder_and_links_inside_it(tmp_path):
     from nnie_lsp.triage import store
-    from nnie_lsp.triage.layout import TRIAGE_STORE_DIR
+    from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -214,7 +214,7 @@ def test_store_refuses_a_linked_store_folder_and_links_inside_it(tmp_path):
 
 
 def test_bundle_members_stay_inside_the_bundle(tmp_path):
-    from nnie_lsp.triage.bundle import make_bundle, safe_member_name
+    from nnie_lsp.triage.report.bundle import make_bundle, safe_member_name
 
     assert safe_member_name("layer/../../etc/passwd") == "layer/__/__/etc/passwd"
     assert safe_member_name("/abs/x") == "abs/x" and safe_member_name("C:\\x\\..\\y") == "C_/x/__/y"

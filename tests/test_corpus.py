@@ -53,7 +53,7 @@ def test_corpus_findings_match_review(tmp_path, monkeypatch):
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_corpus_fixes_are_idempotent(path, tmp_path, monkeypatch):
     """Applying all fixes twice gives the same text as applying them once, and the result parses."""
-    from nnie_lsp.batch import fix_files
+    from nnie_lsp.lint_paths import fix_files
     from nnie_lsp.prototxt.reader import parse_prototxt
     monkeypatch.chdir(tmp_path)
     work = tmp_path / path.name

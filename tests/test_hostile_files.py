@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from nnie_lsp import safe_io
-from nnie_lsp.batch import discover_inputs, lint_files
+from nnie_lsp.lint_paths import discover_inputs, lint_files
 from nnie_lsp.cfg.reader import read_cfg
 from nnie_lsp.dumpio.readers import read_hex_words, read_mindspore_header_shape, read_text_floats
 from nnie_lsp.mapper.log import read_mapper_log
@@ -293,7 +293,7 @@ def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):
 
 @needs_fifo
 def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
-    from nnie_lsp.mapper.discovery import is_mapper_log_file
+    from nnie_lsp.mapper.output_files import is_mapper_log_file
     from nnie_lsp.reference.net import NetLoadError, load_net
 
     log = tmp_path / "console.log"
@@ -314,7 +314,7 @@ def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
 
 @needs_fifo
 def test_a_bundle_never_zips_a_fifo(tmp_path):
-    from nnie_lsp.triage.bundle import BundleError, make_bundle
+    from nnie_lsp.triage.report.bundle import BundleError, make_bundle
 
     ref, sim = tmp_path / "caffe", tmp_path / "nnie"
     ref.mkdir()

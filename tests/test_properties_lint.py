@@ -22,7 +22,7 @@ from google.protobuf import text_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.batch import Overlay, fix_files, lint_files, write_atomic
+from nnie_lsp.lint_paths import Overlay, fix_files, lint_files, write_atomic
 from nnie_lsp.cfg import reader as cfg_reader
 from nnie_lsp.cfg.reader import parse_cfg
 from nnie_lsp.project import clear_parse_caches

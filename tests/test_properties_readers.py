@@ -32,7 +32,7 @@ from nnie_lsp.mapper.nettree import parse_net_tree
 from nnie_lsp.prototxt.graph import build_graph
 from nnie_lsp.prototxt.reader import parse_prototxt
 from nnie_lsp.text import LineIndex, Range, decode
-from nnie_lsp.triage.dot import parse_dot
+from nnie_lsp.triage.align.dot_view import parse_dot
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"

@@ -25,7 +25,7 @@ ALLOWED = {
     # the editor's triage, reference and emulate commands run this package's own `nnie-triage`
     # (or the command the user sets in NNIE_TRIAGE_CMD) with an argument list and no shell; every
     # path read from a cfg is the value of a flag (`--prototxt PATH`), never code or an option
-    ("server/jobs.py", "run_job", "asyncio.create_subprocess_exec"): "runs nnie-triage with an argument list",
+    ("server/triage/jobs.py", "run_job", "asyncio.create_subprocess_exec"): "runs nnie-triage with an argument list",
     # the rule catalogue imports this package's own rule modules by the names in the generated
     # index (nnie_lsp/rules/index.py) or found in the package folder: never a name from a file
     ("rules/catalogue.py", "_load", "importlib.import_module"): "nnie_lsp.rules.<module> from the generated index",

@@ -26,8 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from nnie_lsp.reference.scenarios import scenarios, write_scenario  # noqa: E402
-from nnie_lsp.triage.layout import CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR  # noqa: E402
+from nnie_lsp.testing.scenarios import scenarios, write_scenario  # noqa: E402
+from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR  # noqa: E402
 
 DEMOS = ("channel_swap", "quant_noise")
 SIXTEEN_BIT_RUN = "compile_mode1"

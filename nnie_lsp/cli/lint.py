@@ -7,7 +7,7 @@ import os
 import sys
 
 from .. import __version__, safe_io
-from ..batch import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
+from ..lint_paths import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
                      write_atomic)
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
 from ..settings import (SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping,

@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _layout():
-    from nnie_lsp.triage import layout
+    from nnie_lsp.triage.inputs import folder_names as layout
 
     return layout
 
@@ -171,7 +171,7 @@ def _shape(text: str | None):
 
 
 def cmd_reference(args) -> int:
-    from nnie_lsp.triage.dump_runs import write_reference_run
+    from nnie_lsp.triage.inputs.dump_runs import write_reference_run
 
     inputs = _run_inputs(args)
     out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
@@ -181,9 +181,9 @@ def cmd_reference(args) -> int:
 
 
 def cmd_emulate(args) -> int:
-    from nnie_lsp.reference.emulate import EmulationOptions
-    from nnie_lsp.triage.discovery import EMULATED_16BIT_DIR
-    from nnie_lsp.triage.dump_runs import write_emulation_run
+    from nnie_lsp.emulation.emulate import EmulationOptions
+    from nnie_lsp.triage.inputs.beside_cfg import EMULATED_16BIT_DIR
+    from nnie_lsp.triage.inputs.dump_runs import write_emulation_run
 
     inputs = _run_inputs(args)
     out = _output_folder(args, EMULATED_16BIT_DIR if args.bits == 16 else _layout().EMULATED_DIR)
@@ -200,13 +200,13 @@ def cmd_emulate(args) -> int:
 def _threshold_names() -> list[str]:
     from dataclasses import fields
 
-    from nnie_lsp.triage.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     return [f.name for f in fields(Thresholds)]
 
 
 def _thresholds(items: list[str]):
-    from nnie_lsp.triage.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     mapping = {}
     for it in items:
@@ -218,11 +218,11 @@ def _thresholds(items: list[str]):
 
 
 def cmd_compare(args) -> int:
-    from nnie_lsp.triage import report
-    from nnie_lsp.triage.image_compare import run_triage
+    from nnie_lsp.triage.report import render as report
+    from nnie_lsp.triage.measure.images import run_triage
 
     if args.cfg or not (args.reference and args.sim):  # what is not given is found beside the cfg
-        from nnie_lsp.triage.discovery import complete_inputs
+        from nnie_lsp.triage.inputs.beside_cfg import complete_inputs
         args.reference, args.sim, args.sim_16bit, args.dot, args.prototxt = complete_inputs(
             args.cfg, reference=args.reference, sim=args.sim, sim16=args.sim_16bit, dot=args.dot,
             prototxt=args.prototxt, log=sys.stderr).as_tuple()
@@ -265,7 +265,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_bundle(args) -> int:
-    from nnie_lsp.triage.bundle import make_bundle
+    from nnie_lsp.triage.report.bundle import make_bundle
 
     triage = None
     if args.triage_json:

@@ -4,8 +4,8 @@
                       [--sim DIR [--sim-16bit DIR]] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--transpose] [--output FILE]
 
-Argument parsing and output only: the planner is :mod:`nnie_lsp.triage.hp_plan`, the run from the
-cfg :mod:`nnie_lsp.triage.hp_plan_run`, the report :mod:`nnie_lsp.triage.hp_plan_report`.
+Argument parsing and output only: the planner is :mod:`nnie_lsp.triage.hp_plan.planner`, the run from the
+cfg :mod:`nnie_lsp.triage.hp_plan.from_cfg`, the report :mod:`nnie_lsp.triage.hp_plan.report`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ EXIT_OK = 0
 def add_parser(sub, add_images_arg) -> argparse.ArgumentParser:
     """The ``hp-plan`` subcommand; ``add_images_arg(parser, what)`` adds ``--images N|all`` as
     ``reference`` and ``emulate`` have it."""
-    from nnie_lsp.triage.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     p = sub.add_parser("hp-plan", help="step 3: which layers to mark `_hp` to reach a target similarity "
                        "with the fewest mapper runs (planned on the NNIE emulation)")
@@ -42,8 +42,8 @@ def add_parser(sub, add_images_arg) -> argparse.ArgumentParser:
 
 
 def cmd_hp_plan(args) -> int:
-    from nnie_lsp.triage.hp_plan_report import render_text, to_json_text
-    from nnie_lsp.triage.hp_plan_run import HpPlanRequest, run_hp_plan
+    from nnie_lsp.triage.hp_plan.report import render_text, to_json_text
+    from nnie_lsp.triage.hp_plan.from_cfg import HpPlanRequest, run_hp_plan
 
     request = HpPlanRequest(cfg=args.cfg, target=args.target, budget=args.budget, images=args.images,
                             prototxt=args.prototxt, caffemodel=args.caffemodel, image=list(args.image),

@@ -5,7 +5,7 @@ node statements ``id [attr=val, ...]``, edge chains ``a -> b -> c`` (and ``--``)
 ``//`` / ``#`` / ``/* */`` comments, quoted, concatenated (``"a" + "b"``) and HTML labels, ports
 ``a:p``.  What it could not use is listed in :attr:`DotSyntax.warnings`.  The NNIE label format
 (``docs/field-facts.md §16.2``) is read on top of this by :mod:`.nettree`; triage's alignment view
-(:mod:`nnie_lsp.triage.dot`) uses the same statements.
+(:mod:`nnie_lsp.triage.align.dot_view`) uses the same statements.
 
 Never raises: :func:`parse_dot_syntax` accepts any ``str``.
 """

@@ -2,7 +2,7 @@
 the fix must happen, and the nodes ``cnn_net_tree.dot`` shows it inserting (through NN304).
 
 The project hands the rules the parsed output (``Project.mapper_logs``, ``Project.net_tree``;
-loaded by :mod:`nnie_lsp.mapper.discovery`); the rules read no file.
+loaded by :mod:`nnie_lsp.mapper.output_files`); the rules read no file.
 
 Where a block of the log's last run goes (its target is read by :mod:`nnie_lsp.mapper.messages`,
 forms in ``docs/field-facts.md §16.3``):

@@ -1,6 +1,6 @@
 """Triage findings (T-codes) in the engine's rule registry: docs, messages (en, zh), ``--explain``.
 
-nnie-triage produces these findings from a comparison of dump sets (:mod:`nnie_lsp.triage.findings`
+nnie-triage produces these findings from a comparison of dump sets (:mod:`nnie_lsp.triage.diagnose.builder`
 builds them as engine Diagnostics with Fixes); nnie-lint never does — their check yields nothing,
 so linting a project reports no T-code.  The codes follow the guide's workflow (docs/field-facts.md
 §12): T0xx the comparison itself (step 1), T1xx case 1 (step 2, preprocessing) — here —, and

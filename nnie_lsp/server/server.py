@@ -39,7 +39,7 @@ from .diagnostic_store import DiagnosticStore
 from .documents import DocumentStore
 from .protocol import NnieProtocol
 from .scheduler import LintScheduler
-from .triage_runner import TriageRunner
+from .triage.runner import TriageRunner
 
 CONFIGURATION_TIMEOUT = 5  # seconds to wait for workspace/configuration
 

@@ -1,36 +1,15 @@
-"""nnie-triage: per-layer comparison of a Caffe reference run with NNIE mapper / simulator / board
-dumps (issue 4). Dump readers/writers and names: :mod:`nnie_lsp.dumpio`; metrics and thresholds:
-:mod:`.metrics`; alignment: :mod:`.align` (passes); ``cnn_net_tree.dot``: :mod:`.dot`; the
-guide's decision tree: :mod:`.diagnose`, one module per case (:mod:`.preprocess_findings`,
-:mod:`.quantization_findings`, :mod:`.layer_matching_findings`, :mod:`.postprocess`) writing engine
-Diagnostics through :mod:`.findings`; orchestration and the JSON report: :mod:`.compare`."""
+"""nnie-triage: compare a Caffe reference run with the NNIE side (mapper, simulator or board dumps)
+layer by layer, say which case of the vendor's guide it is, and build the fix.
 
-from .align import AlignedPair, Alignment, align, iter_pairs, load_pair
-from .dot import DotGraph, DotNode, parse_dot, read_dot
-from ..dumpio import (
-    DumpSet,
-    DumpTensor,
-    read_hex_words,
-    read_text_floats,
-    resolve_layout,
-    scan_dumps,
-    write_bin,
-    write_inst,
-    write_mapper_input,
-    write_mapper_quant,
-    write_npy,
-    write_npz,
-    write_ruyi_caffe,
-    write_text,
-)
-from .metrics import Metrics, Thresholds, compare_arrays
-from ..dumpio.names import normalize_name
+One entry (:mod:`.pipeline`) and one subpackage per stage:
 
-__all__ = [
-    "AlignedPair", "Alignment", "align", "iter_pairs", "load_pair",
-    "DotGraph", "DotNode", "parse_dot", "read_dot",
-    "DumpSet", "DumpTensor", "read_hex_words", "read_text_floats", "resolve_layout", "scan_dumps",
-    "write_bin", "write_inst", "write_mapper_input", "write_mapper_quant", "write_npy", "write_npz",
-    "write_ruyi_caffe", "write_text",
-    "Metrics", "Thresholds", "compare_arrays", "normalize_name",
-]
+- :mod:`.inputs` — what lies beside a cfg (dumps, runs, image sets, folder names);
+- :mod:`.align` — the passes that pair tensors (names, positions, dot nodes, values);
+- :mod:`.measure` — metrics, thresholds, per-layer rows, several images;
+- :mod:`.diagnose` — the guide's decision tree, one module per case, each registering its T-codes;
+- :mod:`.report` — text, markdown, HTML and JSON renderings, the support bundle;
+- :mod:`.hp_plan` — which layers to mark ``_hp``.
+
+Importing this package (or any :mod:`.inputs` module) loads no numpy: the editor's server reads
+folder names and stored results without paying for the numerical stack.
+"""

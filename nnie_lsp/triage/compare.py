@@ -17,11 +17,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ..dumpio import scan as dumps_mod
-from .diagnose import Diagnosis, diagnose
-from .findings import Sources, finding_json
-from .input_codes import decode_input_codes
-from .metrics import Thresholds, compare_arrays
-from .rows import LayerRow
+from .diagnose.tree import Diagnosis, diagnose
+from .diagnose.builder import Sources, finding_json
+from .measure.input_codes import decode_input_codes
+from .measure.metrics import Thresholds, compare_arrays
+from .measure.rows import LayerRow
 
 SCHEMA_VERSION = 2  # docs/triage-schema.md: what changed from 1
 
@@ -262,7 +262,7 @@ def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerR
             rows.append(row)
             continue
         try:
-            from .align import load_pair
+            from .align.driver import load_pair
 
             ref, sim, lnote = load_pair(pair)
             ref = np.asarray(ref, dtype=np.float64)
@@ -305,7 +305,7 @@ def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerR
 
 def _row_loader(pair, exp):
     def load():
-        from .align import load_pair
+        from .align.driver import load_pair
         ref, sim, _ = load_pair(pair)
         ref = np.asarray(ref, dtype=np.float64)
         refc = ref.reshape(exp) if exp else ref
@@ -362,7 +362,7 @@ def _scan(path: str | Path, what: str):
 
 
 def _align(ref_set, sim_set, graph: GraphInfo | None, dot):
-    align_mod = importlib.import_module("nnie_lsp.triage.align")
+    align_mod = importlib.import_module("nnie_lsp.triage.align.driver")
 
     kwargs = {}
     if graph is not None and graph.ng is not None:
@@ -394,14 +394,14 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         dp = Path(dot)
         if not dp.is_file():
             raise TriageInputError(f"dot file {dp} does not exist")
-        from .dot import read_dot
+        from .align.dot_view import read_dot
 
         dot_graph = read_dot(str(dp))
     pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
     ref_set = _scan(reference, "reference dump folder")
     sim_set = _scan(sim, "simulator dump folder")
     if clips is None:
-        from .image_sets import DumpFolder
+        from .inputs.image_sets import DumpFolder
 
         clips, clips_origin = DumpFolder.read(sim).clips(), f"the emulation in {sim}"
     sim_set, code_reports = decode_input_codes(sim_set, clips, graph.ng if graph else None,

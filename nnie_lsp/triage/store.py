@@ -31,7 +31,7 @@ from typing import Callable, Iterator, Mapping
 
 from .. import atomic_write
 from ..text import read_text
-from .layout import TRIAGE_STORE_DIR
+from .inputs.folder_names import TRIAGE_STORE_DIR
 
 STORE_VERSION = 1
 #: Folders never walked when looking for stored results.

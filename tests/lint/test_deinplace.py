@@ -141,7 +141,7 @@ def test_every_safe_deinplace_fix_together_keeps_dataflow(layers):
     import os
     import tempfile
 
-    from nnie_lsp.batch import fix_files
+    from nnie_lsp.lint_paths import fix_files
     from nnie_lsp.settings import settings_from_mapping
 
     text = render(layers)

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from nnie_lsp.batch import choose_fixes, lint_files
+from nnie_lsp.lint_paths import choose_fixes, lint_files
 from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, non_overlapping_fixes
 from nnie_lsp.features import actions
 from nnie_lsp.settings import LintSettings

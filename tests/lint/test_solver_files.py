@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import discover, discover_inputs, lint_files
+from nnie_lsp.lint_paths import discover, discover_inputs, lint_files
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.features.common import document_kind
 from nnie_lsp.prototxt.solver import looks_like_solver, top_level_fields

@@ -16,7 +16,7 @@ from nnie_lsp.features import hover as fh
 from nnie_lsp.features import navigation as fn
 from nnie_lsp.features.common import document_kind
 from nnie_lsp.project import cached_prototxt
-from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.testing.synth_nets import generate_big_prototxt
 from nnie_lsp.server.config import choose_language, parse_settings
 from nnie_lsp.server.convert import Encoder, changes_from_data, fix_data, uri_of
 from nnie_lsp.settings import SettingsError

@@ -210,7 +210,7 @@ async def client(lsp_client: EditorClient):
 @pytest.mark.asyncio
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the server's RSS from /proc")
 async def test_memory_stays_bounded_over_2000_edits(client: EditorClient, tmp_path: Path):
-    from nnie_lsp.prototxt.synth import generate_big_prototxt
+    from nnie_lsp.testing.synth_nets import generate_big_prototxt
 
     await start_session(client, "neovim", root=tmp_path)
     text = generate_big_prototxt(2000)

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features import triage_results
+from nnie_lsp.features.triage import carry_over as triage_results
 from nnie_lsp.rules.catalogue import all_rules
 from nnie_lsp.server.convert import rule_href
 from nnie_lsp.text import Range, TextEdit
 from nnie_lsp.triage import store
-from nnie_lsp.triage.discovery import DiscoveryError, complete_inputs, discover
+from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, complete_inputs, discover
 
 CFG = "[prototxt_file] ./net.prototxt\n[caffemodel_file] ./net.caffemodel\n[compile_mode] {mode}\n"
 
@@ -251,7 +251,7 @@ def test_every_rule_link_opens_rules_md_at_its_heading():
 
 
 def test_the_server_spells_the_store_folder_as_the_layout_does():
-    from nnie_lsp.server import triage_results as server_results
-    from nnie_lsp.triage.layout import TRIAGE_STORE_DIR
+    from nnie_lsp.server.triage import results as server_results
+    from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 
     assert server_results.STORE_DIR == TRIAGE_STORE_DIR

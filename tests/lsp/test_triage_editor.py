@@ -249,7 +249,7 @@ async def test_discovery_errors_and_job_commands(client, triage_copy):
 def missing_mean(tmp_path: Path) -> Path:
     """A case-1 project whose fix writes a new channel-mean file (norm_type 3: the mean is not
     subtracted), laid out as the tools leave it."""
-    from nnie_lsp.reference.scenarios import scenarios, write_scenario
+    from nnie_lsp.testing.scenarios import scenarios, write_scenario
 
     project = tmp_path / "missing_mean"
     model = tmp_path / "model"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features.triage_fixed import fix_in_texts, fix_state
+from nnie_lsp.features.triage.fixed_since_run import fix_in_texts, fix_state
 from nnie_lsp.text import Range, TextEdit
 
 CFG = "/p/sim.cfg"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import discover_inputs, lint_files
+from nnie_lsp.lint_paths import discover_inputs, lint_files
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.features.hover import mapper_view_markdown, prototxt_hover
 from nnie_lsp.lint import lint_project, project_for_file
-from nnie_lsp.mapper import discovery
+from nnie_lsp.mapper import output_files as discovery
 from nnie_lsp.project import DiskProvider, load_project
 from nnie_lsp.settings import settings_from_mapping
 from nnie_lsp.text import Position

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from nnie_lsp.mapper import parse_dims, parse_dot_syntax, parse_net_tree, read_net_tree, tokenize_dot
 from nnie_lsp.text import Range
-from nnie_lsp.triage.dot import parse_dot, read_dot
+from nnie_lsp.triage.align.dot_view import parse_dot, read_dot
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"
 SSD = DATA / "nnie11_ssd_cnn_net_tree.dot"

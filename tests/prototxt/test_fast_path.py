@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from nnie_lsp.prototxt import fast_path, reader
-from nnie_lsp.prototxt.synth import generate_big_prototxt
+from nnie_lsp.testing.synth_nets import generate_big_prototxt
 
 from .conftest import CORPUS, read
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import fix_files, lint_files
+from nnie_lsp.lint_paths import fix_files, lint_files
 from nnie_lsp.settings import settings_from_mapping
 
 EVERY_RULE = settings_from_mapping({"select": ["ALL", "NN303"]})

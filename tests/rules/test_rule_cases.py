@@ -26,7 +26,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-from nnie_lsp.batch import fix_files, lint_files
+from nnie_lsp.lint_paths import fix_files, lint_files
 from nnie_lsp.settings import LintSettings, settings_from_mapping
 
 CASES = Path(__file__).parent / "cases"

@@ -25,7 +25,7 @@ IMAGE = Path(__file__).resolve().parents[2] / "examples" / "triage" / "test1.jpg
 
 @pytest.fixture(scope="session")
 def scenario_dirs(tmp_path_factory):
-    from nnie_lsp.reference.scenarios import scenarios, write_scenario
+    from nnie_lsp.testing.scenarios import scenarios, write_scenario
 
     root = tmp_path_factory.mktemp("scenarios")
     cache: dict = {}

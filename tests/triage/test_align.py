@@ -12,7 +12,10 @@ import pytest
 
 from nnie_lsp import dumpio
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage import align, compare_arrays, iter_pairs, load_pair, parse_dot
+from nnie_lsp.triage.align.dot_view import parse_dot
+from nnie_lsp.triage.align.driver import iter_pairs, load_pair
+from nnie_lsp.triage.measure.metrics import compare_arrays
+from nnie_lsp.triage.align.driver import align
 
 
 def conv(x, w, b, pad):
@@ -284,7 +287,7 @@ def test_position_prefixed_reference_dumps_found_through_layer_names(tmp_path):
 # ------------------------------------------------------------------------------------------
 # the passes one by one (explicit inputs and outputs)
 def _passes_setup(net, sim_dir):
-    from nnie_lsp.triage.align_common import GraphView, ReferenceTable
+    from nnie_lsp.triage.align.common import GraphView, ReferenceTable
 
     graph = GraphView(TinyGraph())
     ref = scan_dumps(net.ref)
@@ -294,7 +297,7 @@ def _passes_setup(net, sim_dir):
 
 
 def test_name_pass_pairs_named_dumps_and_leaves_the_rest(net):
-    from nnie_lsp.triage.align_names import NamePass
+    from nnie_lsp.triage.align.names import NamePass
 
     graph, refs, sims = _passes_setup(net, net.mq)
     result = NamePass(graph, refs).run(sims)
@@ -311,7 +314,7 @@ def test_name_pass_pairs_named_dumps_and_leaves_the_rest(net):
 
 
 def test_dot_pass_uses_node_numbers(net):
-    from nnie_lsp.triage.align_dot import DotPass
+    from nnie_lsp.triage.align.dot_nodes import DotPass
 
     graph, refs, sims = _passes_setup(net, net.inst)
     pool_node = net.inst_ids["pool1"]
@@ -323,7 +326,7 @@ def test_dot_pass_uses_node_numbers(net):
 
 
 def test_value_pass_and_layout_pass(net):
-    from nnie_lsp.triage.align_values import LayoutPass, ValuePass
+    from nnie_lsp.triage.align.values import LayoutPass, ValuePass
 
     graph, refs, sims = _passes_setup(net, net.inst)
     free = list(refs.for_blob.values())
@@ -341,8 +344,8 @@ def test_value_pass_and_layout_pass(net):
 def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
     """A reference tensor whose blob (through its name) has another size than its file: the
     (H, W, C) reading uses the dims that hold the file's values, never indexes past its end."""
-    from nnie_lsp.triage.align_common import GraphView, ReferenceTable
-    from nnie_lsp.triage.align_values import ValuePass
+    from nnie_lsp.triage.align.common import GraphView, ReferenceTable
+    from nnie_lsp.triage.align.values import ValuePass
 
     rng = np.random.default_rng(11)
     pooled = net.blobs["pool1"]  # 4x4x4 = 64 values
@@ -359,8 +362,8 @@ def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
 def test_position_numberings_follow_caffe_splits_and_the_input_layer():
     """Caffe runs an ``input`` layer for top-level inputs and a ``<blob>_<layer>_<k>_split`` layer
     after a blob version read twice; the C++ dump program's numbers index net.blobs()."""
-    from nnie_lsp.triage.align_common import GraphView
-    from nnie_lsp.triage.align_positions import numberings
+    from nnie_lsp.triage.align.common import GraphView
+    from nnie_lsp.triage.align.positions import numberings
 
     layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
     graph = GraphView(SimpleNamespace(
@@ -382,8 +385,8 @@ def test_position_numberings_follow_caffe_splits_and_the_input_layer():
 def test_without_shapes_the_numbering_is_chosen_by_names_and_said(tmp_path):
     """No shapes in the graph: the run-time order and the blob index name files alike; the blob
     index (the program seen in the wild) is taken and the note says the dims were not checked."""
-    from nnie_lsp.triage.align_common import GraphView
-    from nnie_lsp.triage.align_positions import read_positions
+    from nnie_lsp.triage.align.common import GraphView
+    from nnie_lsp.triage.align.positions import read_positions
 
     layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
     graph = GraphView(SimpleNamespace(
@@ -433,8 +436,8 @@ def test_prototxt_numbering_wins_when_the_files_follow_it(tmp_path):
 
 
 def test_sample_cosine_is_metrics_cosine_with_no_evidence_as_one():
-    from nnie_lsp.triage.align_common import sample_cosine
-    from nnie_lsp.triage.metrics import cosine
+    from nnie_lsp.triage.align.common import sample_cosine
+    from nnie_lsp.triage.measure.metrics import cosine
 
     a, b = np.array([1.0, 2.0, np.nan, -3.0]), np.array([1.5, 1.0, 4.0, -2.0])
     assert sample_cosine(a, b) == cosine(a, b)

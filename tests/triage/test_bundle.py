@@ -9,7 +9,7 @@ import numpy as np
 
 from nnie_lsp.cli.triage import main
 from nnie_lsp.reference.net import read_weights
-from nnie_lsp.triage.bundle import mapper_version, prototxt_excerpt
+from nnie_lsp.triage.report.bundle import mapper_version, prototxt_excerpt
 
 
 def test_mapper_version_line():

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.triage.diagnose import diagnose
-from nnie_lsp.triage.metrics import compare_arrays
-from nnie_lsp.triage.postprocess import compare_postprocess
-from nnie_lsp.triage.preprocess_fit import fit_preprocessing
-from nnie_lsp.triage.rows import LayerRow
+from nnie_lsp.triage.diagnose.tree import diagnose
+from nnie_lsp.triage.measure.metrics import compare_arrays
+from nnie_lsp.triage.diagnose.postprocessing import compare_postprocess
+from nnie_lsp.triage.diagnose.preprocess_fit import fit_preprocessing
+from nnie_lsp.triage.measure.rows import LayerRow
 
 
 def codes(doc):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnie_lsp.triage.dot import parse_dot, read_dot
+from nnie_lsp.triage.align.dot_view import parse_dot, read_dot
 
 SSD = Path(__file__).resolve().parent.parent / "data" / "mapper" / "nnie11_ssd_cnn_net_tree.dot"
 

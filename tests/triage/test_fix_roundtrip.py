@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import choose_fixes, lint_files, write_atomic
+from nnie_lsp.lint_paths import choose_fixes, lint_files, write_atomic
 from nnie_lsp.cli.triage import main
-from nnie_lsp.features.triage import finding_diagnostics
+from nnie_lsp.features.triage.annotations import finding_diagnostics
 from nnie_lsp.lint import project_for_file
 from nnie_lsp.settings import LintSettings
 from nnie_lsp.text import apply_edits, read_text

@@ -1,4 +1,4 @@
-"""The `_hp` planner on nets with known answers (``nnie_lsp.triage.hp_synthetic``): a deterministic
+"""The `_hp` planner on nets with known answers (``nnie_lsp.testing.hp_synthetic``): a deterministic
 stack of convolutions where one chosen convolution carries a BN-style weight outlier, so its 8-bit
 quantization flushes its other weights — that layer, and no other, is the bottleneck."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 from nnie_lsp.reference.caffe_forward import prepare_inputs
 from nnie_lsp.reference.net import load_net
 from nnie_lsp.reference.preprocess import Preprocessing
-from nnie_lsp.triage import hp_strategies as strategies
-from nnie_lsp.triage.hp_oracle import HpOracle
-from nnie_lsp.triage.hp_plan import PlanError, plan_hp
-from nnie_lsp.triage.hp_synthetic import DeepNetSpec, write_project
+from nnie_lsp.testing import hp_strategies as strategies
+from nnie_lsp.triage.hp_plan.oracle import HpOracle
+from nnie_lsp.triage.hp_plan.planner import PlanError, plan_hp
+from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
 
 PREP = Preprocessing(norm_type=5, data_scale=0.0078125, mean=np.array([128.0] * 3, np.float32))
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import choose_fixes, lint_files, write_atomic
+from nnie_lsp.lint_paths import choose_fixes, lint_files, write_atomic
 from nnie_lsp.cli.triage import main
 from nnie_lsp.diagnostics import Diagnostic
-from nnie_lsp.features.triage import fix_from_json
+from nnie_lsp.features.triage.annotations import fix_from_json
 from nnie_lsp.lint import project_for_file
 from nnie_lsp.settings import LintSettings
 from nnie_lsp.text import Range, apply_edits, read_text
-from nnie_lsp.triage.hp_synthetic import DeepNetSpec, write_project
+from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
 
 QUANTIZATION_RULES = {"NN201", "NN202", "NN203"}
 

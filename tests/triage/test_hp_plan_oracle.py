@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from nnie_lsp.reference.caffe_forward import prepare_inputs
-from nnie_lsp.reference.emulate import EmulationOptions, emulate, emulate_images
+from nnie_lsp.emulation.emulate import EmulationOptions, emulate, emulate_images
 from nnie_lsp.reference.net import load_net
 from nnie_lsp.reference.preprocess import load_image
-from nnie_lsp.reference.scenarios import MTCNN_PREP
-from nnie_lsp.triage.hp_oracle import HpOracle
-from nnie_lsp.triage.hp_synthetic import DeepNetSpec, write_project
-from nnie_lsp.triage.metrics import cosine
+from nnie_lsp.testing.scenarios import MTCNN_PREP
+from nnie_lsp.triage.hp_plan.oracle import HpOracle
+from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
+from nnie_lsp.triage.measure.metrics import cosine
 
 HERE = Path(__file__).resolve()
 DET1 = HERE.parents[1] / "data" / "triage" / "mtcnn"  # real MTCNN P-Net weights, 48x48 input

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from nnie_lsp.dumpio import read_text_floats, scan_dumps
-from nnie_lsp.reference.codes import (
+from nnie_lsp.emulation.codes import (
     CodeFileError,
     clip_from_twin,
     decode_codes,
@@ -142,7 +142,7 @@ def test_compare_checks_code_files_against_their_twins(emulated, capsys):
 def test_without_twins_the_emulated_clips_decode_and_otherwise_a_reason(emulated, tmp_path, capsys):
     from nnie_lsp.cli.triage import main
     from nnie_lsp.triage.compare import load_graph
-    from nnie_lsp.triage.input_codes import decode_input_codes
+    from nnie_lsp.triage.measure.input_codes import decode_input_codes
 
     root, cfg = emulated
     bare = tmp_path / "mapper_quant"  # a mapper folder that kept only the codes: no twins, no manifest

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from nnie_lsp.triage.metrics import FIXED_20_12_MAX, Thresholds, compare_arrays
+from nnie_lsp.triage.measure.metrics import FIXED_20_12_MAX, Thresholds, compare_arrays
 
 
 def test_identical():

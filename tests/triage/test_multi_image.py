@@ -47,7 +47,7 @@ def _compare(capsys, *args) -> dict:
 
 def test_one_folder_per_image_and_clips_over_all_of_them(project, capsys):
     from nnie_lsp.reference.caffe_forward import prepare_inputs
-    from nnie_lsp.reference.emulate import emulate, emulate_images
+    from nnie_lsp.emulation.emulate import emulate, emulate_images
     from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
@@ -77,7 +77,7 @@ def test_one_folder_per_image_and_clips_over_all_of_them(project, capsys):
 
 def test_a_fault_on_one_image_only_is_said_to_be_so(project, capsys, tmp_path):
     from nnie_lsp.reference.caffe_forward import prepare_inputs
-    from nnie_lsp.reference.emulate import EmulationOptions, emulate, write_sim_dumps
+    from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
     from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
     from nnie_lsp.triage.compare import run_compare

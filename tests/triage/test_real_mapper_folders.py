@@ -11,7 +11,9 @@ import pytest
 
 from nnie_lsp.cli.triage import main
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage import align, load_pair, read_dot
+from nnie_lsp.triage.align.dot_view import read_dot
+from nnie_lsp.triage.align.driver import load_pair
+from nnie_lsp.triage.align.driver import align
 from nnie_lsp.triage.compare import load_graph
 from real_folders import BLOBS, PROTOTXT, build
 
@@ -71,7 +73,7 @@ def test_emulate_writes_the_output_number_not_a_layer_id(tmp_path):
     output0/output1 for a two-output layer (a Split here: the numpy forward runs no Slice); the
     folder aligns back to the right tops."""
     from nnie_lsp.dumpio import write_ruyi_caffe
-    from nnie_lsp.reference.emulate import EmulationOptions, emulate, write_sim_dumps
+    from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
     from nnie_lsp.reference.net import load_net
 
     proto = tmp_path / "split.prototxt"

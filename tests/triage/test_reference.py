@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nnie_lsp.reference.caffe_forward import run_reference, write_reference_dumps
-from nnie_lsp.reference.emulate import EmulationOptions, emulate
+from nnie_lsp.emulation.emulate import EmulationOptions, emulate
 from nnie_lsp.reference.net import load_net
 from nnie_lsp.reference.numpy_forward import forward
 from nnie_lsp.reference.preprocess import Preprocessing, load_image, normalize
-from nnie_lsp.reference.quant import QUANT8, QUANT16, LogQuantizer, to_fixed_20_12
-from nnie_lsp.reference.scenarios import MTCNN_PREP
+from nnie_lsp.emulation.quant import QUANT8, QUANT16, LogQuantizer, to_fixed_20_12
+from nnie_lsp.testing.scenarios import MTCNN_PREP
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage.metrics import cosine
+from nnie_lsp.triage.measure.metrics import cosine
 
 from pathlib import Path
 
@@ -54,7 +54,7 @@ def test_quantizer_relative_error_bounds(values):
 
 
 def test_bad_bits_rejected():
-    from nnie_lsp.reference.quant import quantizer_for
+    from nnie_lsp.emulation.quant import quantizer_for
 
     with pytest.raises(ValueError):
         quantizer_for(4)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from nnie_lsp.triage import report
+from nnie_lsp.triage.report import render as report
 
 
 def test_html_is_self_contained_with_plot(triaged):

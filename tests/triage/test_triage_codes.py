@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.batch import lint_files
+from nnie_lsp.lint_paths import lint_files
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.rules.catalogue import all_rules
 from nnie_lsp.settings import LintSettings
@@ -21,7 +21,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 def _codes_in_use() -> set[str]:
     """The T-codes the triage modules pass to the findings builder (`builder.add("T102", ...)`)."""
     codes = set()
-    for path in TRIAGE.glob("*.py"):
+    for path in TRIAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"T\d{3}", node.value):
                 codes.add(node.value)

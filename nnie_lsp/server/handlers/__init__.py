@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from ..server import NnieLanguageServer
-from . import code_actions, language, lifecycle, navigation, sync, triage
+from . import code_actions, language, lifecycle, navigation, sync
+from ..triage import commands as triage
 
 
 def register_all(server: NnieLanguageServer) -> NnieLanguageServer:

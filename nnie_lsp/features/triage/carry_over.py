@@ -1,0 +1,229 @@
+"""A triage result seen from the editor's current texts (no LSP types).
+
+A run's findings point at the cfg and the prototxt *as the run read them* (the stored texts,
+:mod:`nnie_lsp.triage.store`).  The editor shows them on the current texts:
+
+- :class:`LineMap` carries positions over from the run's text to the current one, line by line
+  (the common head and tail directly, difflib on the changed middle): a place on a line that has
+  not changed moves with it; a place on a changed line is found again by its layer name
+  (prototxt) or its cfg key (cfg), else put after the nearest unchanged line above it;
+- a fix is carried over only when every line it edits is unchanged — otherwise it is dropped (it
+  was computed for other text; run triage again);
+- :func:`fix_all` chooses the fixes "apply all triage fixes" applies: each finding's fix in report
+  order, never an alternative, never a single ``_hp`` candidate (T204: the T207 plan already
+  chooses among them), none that overlaps one taken before;
+- :func:`summary`, :func:`next_step_text`, :func:`lens_titles`: the words of the notification and
+  the code lens.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from ... import i18n
+from ...cfg.reader import parse_cfg
+from ...diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
+from ...project import cached_prototxt
+from ...text import LineIndex, Position, Range
+from .line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
+from .annotations import finding_diagnostics
+from .fixed_since_run import FixState, fix_state
+
+#: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
+#: candidate (the T207 plan is the set to apply).
+NOT_IN_FIX_ALL = frozenset({"T204"})
+
+CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (editor or disk), or None
+
+
+# ------------------------------------------------------------------ findings on the current text
+
+@dataclass(frozen=True)
+class Placed:
+    """The findings of a result on the current texts."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    carried: bool        # some text changed since the run (positions and fixes were carried over)
+
+
+def _clamp(rng: Range, text: str) -> Range:
+    index = LineIndex(text)
+    last = max(index.line_count - 1, 0)
+    if rng.start.line <= last:
+        return rng if rng.end.line <= last else Range(rng.start, Position(last, len(index.line_text(last))))
+    return Range(Position(last, 0), Position(last, len(index.line_text(last))))
+
+
+def _moved_near(rng: Range, mapping: LineMap) -> Range:
+    line = mapping.near(rng.start.line)
+    return Range(Position(line, rng.start.character), Position(line + rng.end.line - rng.start.line, rng.end.character))
+
+
+def _find_again(diagnostic: Diagnostic, text: str, old_line: int) -> Range | None:
+    """A place on a changed line, found again by the layer name or the cfg key it is about."""
+    data = dict(diagnostic.data)
+    if diagnostic.path.lower().endswith(".cfg") and data.get("cfg_key"):
+        entries = parse_cfg(text).get(data["cfg_key"])
+        if entries:
+            entry = min(entries, key=lambda e: abs(e.line - old_line))
+            return entry.value_range
+        return None
+    if data.get("layer"):
+        try:
+            doc, _graph = cached_prototxt(text, diagnostic.path)   # the parse the lint made of this text
+        except Exception:  # a half-typed prototxt: the place stays where it was
+            return None
+        for layer in doc.layers:
+            if layer.name == data["layer"]:
+                return layer.name_range
+    return None
+
+
+def _carry_fix(fix: Fix | None, maps: Mapping[str, LineMap]) -> Fix | None:
+    if fix is None:
+        return None
+    edits = []
+    for file_edit in fix.edits:
+        mapping = maps.get(os.path.abspath(file_edit.path))
+        if mapping is None:
+            edits.append(file_edit)
+            continue
+        moved = mapping.range(file_edit.edit.range)
+        if moved is None:
+            return None
+        edits.append(FileEdit(file_edit.path, file_edit.edit._replace(range=moved)))
+    return fix._replace(edits=tuple(edits))
+
+
+def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText,
+                   note: str = "", *, fixed: frozenset[int] = frozenset(), fixed_note: str = "") -> Placed:
+    """Every placed finding of `result` on the current texts.  `run_texts` maps the absolute paths
+    of the cfg and the prototxt to the texts the run read; `note` is appended to each message
+    (the stale marker).  The findings whose index is in `fixed` (their fix is already in the
+    text: :func:`fixes_in_texts`) get `fixed_note` instead, and no fix."""
+    maps: dict[str, LineMap] = {}
+    currents: dict[str, str] = {}
+    for path, old in run_texts.items():
+        now = current_text(path)
+        if now is not None:
+            maps[os.path.abspath(path)] = line_map(old, now)
+            currents[os.path.abspath(path)] = now
+    carried = any(not m.identical for m in maps.values())
+    out = []
+    for index, diagnostic in enumerate(finding_diagnostics(result)):
+        path = os.path.abspath(diagnostic.path)
+        mapping, now = maps.get(path), currents.get(path)
+        rng = diagnostic.range
+        if mapping is not None and now is not None and not mapping.identical:
+            rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
+                   or _clamp(_moved_near(rng, mapping), now))
+        if index in fixed:
+            out.append(diagnostic._replace(range=rng, message=diagnostic.message + fixed_note, fix=None,
+                                           alternatives=()))
+            continue
+        out.append(diagnostic._replace(range=rng, message=diagnostic.message + note,
+                           fix=_carry_fix(diagnostic.fix, maps),
+                           alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
+    return Placed(tuple(out), carried)
+
+
+def fixes_in_texts(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText) -> FixState:
+    """Which of `result`'s findings are fixed in the current texts (:mod:`.triage_fixed`)."""
+    return fix_state(finding_diagnostics(result), run_texts, current_text)
+
+
+def fix_all(diagnostics: Sequence[Diagnostic]) -> list[tuple[Diagnostic, Fix]]:
+    """The fixes "apply all triage fixes" applies, with the finding each comes from (module doc)."""
+    candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.code not in NOT_IN_FIX_ALL]
+    kept = {id(fix) for fix in non_overlapping_fixes([fix for _d, fix in candidates])}
+    return [(d, fix) for d, fix in candidates if id(fix) in kept]
+
+
+def fix_counts(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:
+    chosen = fix_all(diagnostics)
+    return {"total": sum(1 for d in diagnostics if d.fix is not None),
+            "applicable": len(chosen), "safe": sum(1 for _d, fix in chosen if fix.is_safe)}
+
+
+# ------------------------------------------------------------------ words
+
+def next_step_text(result: Mapping, lang: str = "en") -> str:
+    step = result.get("next_step")
+    key = f"triage.step.{step}"
+    return i18n.t(key, lang) if key in i18n.UI else str(step or "")
+
+
+def summary(result: Mapping, lang: str = "en") -> str:
+    """One line for a notification: the case, the verdict and the first divergence."""
+    verdict = str(result.get("verdict") or "")
+    case = result.get("case")
+    first = result.get("first_divergence")
+    # the verdict names its case itself ("preprocessing mismatch (case 1)", "inconclusive: …"): the
+    # line says it once
+    verdict = re.sub(r"\s*\(case \d\)", "", verdict)
+    verdict = re.sub(r"^inconclusive(: |$)", "", verdict).strip()
+    if case:
+        text = i18n.t("triage.summary_case", lang, case=case, verdict=verdict)
+    elif verdict:
+        text = i18n.t("triage.summary_inconclusive", lang, verdict=verdict)
+    else:
+        text = i18n.t("triage.summary_inconclusive_bare", lang)
+    if first:
+        text += i18n.t("triage.summary_first", lang, layer=first)
+    return text
+
+
+def stale_reasons(roles: Sequence[str], lang: str = "en") -> list[str]:
+    """Why a result is stale, from the roles :func:`nnie_lsp.triage.store.changed_inputs` gives."""
+    return [i18n.t("triage.stale_reason", lang, what=i18n.t(f"triage.what.{role}", lang)) for role in roles]
+
+
+def fixed_reason(count: int, lang: str = "en") -> str:
+    """The stale reason when every change since the run is one of its own fixes."""
+    return i18n.t("triage.fixed_reason", lang, count=count)
+
+
+def fixed_note(lang: str = "en") -> str:
+    return i18n.t("triage.fixed_note", lang)
+
+
+def stale_note(reasons: Sequence[str], lang: str = "en") -> str:
+    return i18n.t("triage.stale", lang, reasons="; ".join(reasons)) if reasons else ""
+
+
+def lens_titles(result: Mapping, *, stale: bool, applicable: int, lang: str = "en") -> dict[str, str]:
+    """The code lens titles: ``report`` always, ``apply`` when fixes apply, ``rerun`` when stale."""
+    title = i18n.t("triage.lens", lang, summary=summary(result, lang), step=next_step_text(result, lang))
+    titles = {"report": (i18n.t("triage.lens_stale", lang) if stale else "") + title}
+    if applicable and not stale:
+        titles["apply"] = i18n.t("triage.lens_apply", lang, count=applicable)
+    if stale:
+        titles["rerun"] = i18n.t("triage.lens_rerun", lang)
+    return titles
+
+
+def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, int], text_report: str | None,
+                lang: str = "en", fixed: int = 0) -> dict:
+    """The ``editor`` object the ``nnie.triage`` command adds to the compare JSON
+    (docs/editor-protocol.md); `record` is a :class:`nnie_lsp.triage.store.StoredTriage`."""
+    paths = record.paths
+    return {
+        "version": 1,
+        "summary": summary(record.result, lang),
+        "next_step": next_step_text(record.result, lang),
+        "cfg": record.cfg,
+        "prototxt": record.prototxt,
+        "inputs": {role: record.inputs.get(role) for role in ("reference", "sim", "sim16", "dot")},
+        "report": {"html": paths.html if paths and os.path.exists(paths.html) else None,
+                   "text": paths.text if paths and os.path.exists(paths.text) else None,
+                   "json": paths.json if paths and os.path.exists(paths.json) else None},
+        "text_report": text_report,
+        "fixes": dict(counts),
+        "ran_at": record.saved_at,
+        "stale": bool(stale_reasons),
+        "stale_reasons": list(stale_reasons),
+        "fixed": fixed,
+    }

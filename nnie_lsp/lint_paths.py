@@ -1,0 +1,320 @@
+"""Linting many files at once (CLI, pre-commit): discovery, project grouping, fix loops, writing."""
+
+from __future__ import annotations
+
+import os
+
+from . import safe_io
+from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
+from .lint import lint_project, project_for_file
+from .project import DiskProvider, Project, cfgs_naming, load_project
+from .prototxt.solver import looks_like_solver
+from .settings import LintSettings, load_settings
+from .text import Decoded, apply_edits, decode, encode
+
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".e2e",
+             "build", "dist", ".mypy_cache", ".pytest_cache"}
+
+
+class InputError(Exception):
+    """A path or input the user gave cannot be used (message is for the user)."""
+
+
+# The two result holders below are filled in place, so they are plain classes: neither a
+# NamedTuple (immutable) nor a dataclass (defining one costs about 0.3 ms at nnie-lint's start-up,
+# and importing the dataclasses module about 4 ms; see benchmarks/bench_startup.py).
+
+class Inputs:
+    """What the paths on a command line are: files to lint, mapper logs to read with them, and
+    notes for the user about files that are not linted (a solver file given by name)."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.mapper_logs: list[str] = []
+        self.notes: list[str] = []
+
+
+def discover(paths: list[str]) -> list[str]:
+    """Files to lint: given files as they are; folders searched for mapper cfgs and prototxts."""
+    return discover_inputs(paths).files
+
+
+def discover_inputs(paths: list[str]) -> Inputs:
+    """Files to lint and mapper logs given among them.
+
+    Folders are searched for ``*.prototxt`` (Caffe solver files left out) and NNIE mapper
+    ``*.cfg`` files; mapper logs in folders are not files to lint (a project reads the log beside
+    its cfg).  A given file is linted as it is, except: a ``.cfg`` that is not a mapper cfg
+    (setup.cfg and friends, which pre-commit passes) is skipped; a mapper log (``*.log`` /
+    ``*.txt`` holding mapper output) is read with the projects, like ``--mapper-log``; a solver
+    file is skipped with a note saying so."""
+    found = Inputs()
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    low = f.lower()
+                    if low.endswith((".prototxt", ".cfg")) and _not_readable(full, found):
+                        continue
+                    if low.endswith(".prototxt"):
+                        if not _is_solver(full):
+                            found.files.append(full)
+                    elif low.endswith(".cfg") and _is_mapper_cfg(full):
+                        found.files.append(full)
+        elif os.path.isfile(p):
+            if _not_readable(p, found):
+                continue
+            low = p.lower()
+            if low.endswith(".cfg") and not _is_mapper_cfg(p):
+                continue  # setup.cfg and friends: not ours (pre-commit passes them)
+            if not low.endswith((".cfg", ".prototxt")) and _is_mapper_log(p):
+                found.mapper_logs.append(os.path.abspath(p))
+                continue
+            if _is_solver(p):
+                found.notes.append(f"{p}: a Caffe solver file (SolverParameter: net, base_lr, max_iter, …), "
+                                   "not a net: not linted")
+                continue
+            found.files.append(p)
+        else:  # not a folder or regular file: missing, a FIFO, a device, a socket, a link loop
+            problem = safe_io.check_file(p)
+            if problem is None or problem.reason == "missing":
+                raise InputError(f"{p}: no such file or directory")
+            found.notes.append(f"{p}: not linted: {problem.describe()}")
+    seen = set()
+    uniq = []
+    for f in found.files:
+        a = os.path.abspath(f)
+        if a not in seen:
+            seen.add(a)
+            uniq.append(a)
+    found.files = uniq
+    return found
+
+
+def _not_readable(path: str, found: Inputs) -> bool:
+    """A path that is not linted (not a regular file, past the size bound, a link loop, no
+    permission: :mod:`nnie_lsp.safe_io`), with a note saying why."""
+    problem = safe_io.check_file(path, safe_io.kind_for_path(path))
+    if problem is not None:
+        found.notes.append(f"{path}: not linted: {problem.describe()}")
+    return problem is not None
+
+
+def _head(path: str) -> str | None:
+    try:
+        return decode(safe_io.read_head(path, 1 << 16)).text
+    except OSError:
+        return None
+
+
+def _is_mapper_log(path: str) -> bool:
+    from .mapper.output_files import is_mapper_log_file
+
+    return is_mapper_log_file(path)
+
+
+def _is_mapper_cfg(path: str) -> bool:
+    from .cfg.reader import looks_like_mapper_cfg
+
+    head = _head(path)
+    return head is not None and looks_like_mapper_cfg(head)
+
+
+def _is_solver(path: str) -> bool:
+    """A Caffe solver file (see :mod:`nnie_lsp.prototxt.solver`); not for ``.cfg`` files."""
+    if path.lower().endswith(".cfg"):
+        return False
+    head = _head(path)
+    return head is not None and looks_like_solver(head)
+
+
+class BatchResult:
+    """The findings of a run over ``files``; after fixes, the changed texts and how many fixes."""
+
+    def __init__(self, diagnostics: list[Diagnostic], files: list[str], *,
+                 internal_errors: list[str] | None = None) -> None:
+        self.diagnostics = diagnostics
+        self.files = files
+        self.fixed: dict[str, tuple[str, str]] = {}   # path -> (old text, new text)
+        self.applied = 0
+        self.internal_errors: list[str] = internal_errors if internal_errors is not None else []
+
+    def __repr__(self) -> str:
+        return (f"BatchResult({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
+                f"{len(self.fixed)} fixed, {self.applied} applied)")
+
+
+class Overlay(DiskProvider):
+    """Disk plus in-memory texts, remembering how each real file was encoded."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.decoded: dict[str, Decoded] = {}
+
+    def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
+        path = os.path.abspath(path)
+        if path in self.overlay:
+            orig = self.decoded.get(path)
+            return Decoded(self.overlay[path], orig.encoding if orig else "utf-8",
+                           orig.bom if orig else False, orig.newline if orig else "\n")
+        dec = super().read_text(path, kind)
+        if dec is not None:
+            self.decoded.setdefault(path, dec)
+        return dec
+
+
+def _settings_for(path: str, base: LintSettings | None, overrides: dict) -> LintSettings:
+    s = load_settings(path, base) if base is None or base.origin is None else base
+    return s.merged(**overrides)
+
+
+def _with_logs(project: Project, mapper_logs: tuple[str, ...], provider) -> Project:
+    if not mapper_logs:
+        return project
+    from .mapper.output_files import with_given_logs
+
+    return with_given_logs(project, mapper_logs, provider)
+
+
+def log_paths(project: Project) -> tuple[str, ...]:
+    """The mapper logs a project read (none without a cfg or given logs: nothing to import)."""
+    if not project.mapper_logs:
+        return ()
+    from .mapper.output_files import log_paths as found_log_paths
+
+    return found_log_paths(project)
+
+
+def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
+               provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None,
+               mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
+    """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg.
+
+    A cfg's project reads the mapper log beside it (:mod:`nnie_lsp.mapper.output_files`), or the
+    ``mapper_logs`` given instead (every project of the run reads them); findings homed in a log
+    are reported with the cfg, or with any file when the logs were given.  Logs given without
+    any file to lint are read on their own: every finding stays on the log."""
+    provider = provider or Overlay()
+    mapper_logs = tuple(os.path.abspath(p) for p in mapper_logs)
+    overrides = overrides or {}
+    wanted = [os.path.abspath(f) for f in files]
+    wanted_set = set(wanted)
+    diags: list[Diagnostic] = []
+    errors: list[str] = []
+    covered: set[str] = set()
+    for f in wanted:
+        if f in covered:
+            continue
+        st = _settings_for(f, settings, overrides)
+        is_cfg = f.lower().endswith(".cfg")
+        if not is_cfg:
+            # a cfg in the set that names this prototxt lints it together with the cfg
+            naming = [c for c in cfgs_naming(f, provider, cwd) if c in wanted_set]
+            if naming and naming[0] not in covered:
+                continue  # will be covered when that cfg is linted (it comes in the list)
+        project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg),
+                             mapper_logs, provider)
+        homes = {f}
+        if is_cfg and project.prototxt_path and project.prototxt_path in wanted_set:
+            homes.add(project.prototxt_path)
+        if is_cfg or mapper_logs:
+            homes.update(log_paths(project))
+        out = lint_project(project, lang=lang, paths=sorted(homes))
+        covered |= homes
+        diags.extend(out.diagnostics)
+        errors.extend(out.errors)
+    # prototxts skipped above because a cfg would cover them, but the cfg did not load them
+    for f in wanted:
+        if f not in covered:
+            st = _settings_for(f, settings, overrides)
+            project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd), mapper_logs, provider)
+            out = lint_project(project, lang=lang, paths=[f, *log_paths(project)] if mapper_logs else [f])
+            diags.extend(out.diagnostics)
+            errors.extend(out.errors)
+    if mapper_logs and not wanted:
+        st = _settings_for(mapper_logs[0], settings, overrides)
+        project = _with_logs(load_project(settings=st, provider=provider, cwd=cwd), mapper_logs, provider)
+        out = lint_project(project, lang=lang, paths=log_paths(project))
+        diags.extend(out.diagnostics)
+        errors.extend(out.errors)
+    uniq = {}
+    for d in diags:
+        uniq.setdefault((d.path, d.code, d.range, d.message), d)
+    return BatchResult(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
+
+
+def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
+    """Non-overlapping fixes, first come first served (the rest wait for the next pass)."""
+    return non_overlapping_fixes(d.fix for d in diags
+                                 if d.fix is not None and (d.fix.is_safe or unsafe))
+
+
+def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
+              overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
+              max_passes: int = 10, provider: Overlay | None = None,
+              mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
+    """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
+    provider = provider or Overlay()
+    originals: dict[str, str] = {}
+    applied = 0
+    for _ in range(max_passes):
+        res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                         mapper_logs=mapper_logs)
+        fixes = choose_fixes(res.diagnostics, unsafe)
+        if not fixes:
+            break
+        by_path: dict[str, list] = {}
+        for f in fixes:
+            for fe in f.edits:
+                by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
+        changed = False
+        for path, edits in by_path.items():
+            dec = provider.read_text(path)
+            if dec is None:
+                continue
+            originals.setdefault(path, dec.text)
+            new = apply_edits(dec.text, edits)
+            if new != dec.text:
+                provider.overlay[path] = new
+                changed = True
+        applied += len(fixes)
+        if not changed:
+            break
+    res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                     mapper_logs=mapper_logs)
+    res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
+    res.applied = applied
+    res._provider = provider  # type: ignore[attr-defined]
+    return res
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    import difflib  # only for --diff (start-up)
+
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                        fromfile=f"a/{os.path.relpath(path)}", tofile=f"b/{os.path.relpath(path)}"))
+
+
+def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
+    """Write text with the file's original encoding and BOM (line endings are in ``text``, as
+    the fixes keep them), atomically: temp file in the same folder, fsync, rename
+    (:mod:`nnie_lsp.atomic_write`).  A linked file is written through the link, which stays."""
+    from . import atomic_write  # only for --fix (start-up: it imports tempfile's randomness)
+
+    enc = decoded.encoding if decoded else "utf-8"
+    bom = decoded.bom if decoded else False
+    atomic_write.write_bytes(path, encode(text, enc, bom), follow_symlinks=True)
+
+
+def counts(diags: list[Diagnostic]) -> dict[str, int]:
+    out = {"error": 0, "warning": 0, "info": 0, "hint": 0}
+    for d in diags:
+        out[d.severity.label] += 1
+    return out
+
+
+def failing(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Findings that make the exit code 1 (errors and warnings; info/hints are advice)."""
+    return [d for d in diags if d.severity <= Severity.WARNING]

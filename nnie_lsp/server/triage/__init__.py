@@ -1,0 +1,1 @@
+"""The editor's triage: commands, the subprocess runner with progress, stored results."""

@@ -1,0 +1,171 @@
+"""The triage commands (docs/editor-protocol.md), the code lens with the verdict, and the per-layer
+cosine inlay hints."""
+
+from __future__ import annotations
+
+import os
+
+from lsprotocol import types as lsp
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from ... import i18n
+from ...features.triage import annotations as triage_features
+from ...features.triage import carry_over as result_features
+from ..convert import can_create_files, workspace_edit
+from ..server import NnieLanguageServer
+from .results import Entry
+from ..handlers.common import HandlerTable, guard
+
+handlers = HandlerTable()
+
+TRIAGE = "nnie.triage"
+DISCOVER = "nnie.discoverTriageInputs"
+RESULT = "nnie.triageResult"
+APPLY_FIXES = "nnie.applyTriageFixes"
+OPEN_REPORT = "nnie.openTriageReport"
+CLEAR = "nnie.clearTriageResults"
+REFERENCE = "nnie.reference"
+EMULATE = "nnie.emulate"
+
+
+@handlers.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+@guard("textDocument/inlayHint")
+async def inlay_hint(ls: NnieLanguageServer, params: lsp.InlayHintParams):
+    uri = params.text_document.uri
+    record = ls.documents.get(uri)
+    if record is None or record.kind != "prototxt":
+        return None
+    result = ls.triage.result_for(record.path)
+    if result is None:
+        return None
+    doc, _graph = await ls.scheduler.prototxt_model(uri)
+    encoder = ls.encoder()
+    first, last = params.range.start.line, params.range.end.line
+    return [lsp.InlayHint(position=encoder.position(doc.line_index, note.hint_at), label=note.label,
+                          padding_left=True, tooltip=note.message)
+            for note in triage_features.annotations(result, doc, ls.lang) if first <= note.hint_at.line <= last]
+
+
+@handlers.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+@guard("textDocument/codeLens")
+async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
+    record = ls.documents.get(params.text_document.uri)
+    entry = ls.triage.results.entry_for(record.path) if record is not None else None
+    if entry is None:
+        return None
+    view = ls.triage.results.view(entry)
+    titles = result_features.lens_titles(entry.record.result, stale=view.stale,
+                                         applicable=view.counts.get("applicable", 0), lang=ls.lang)
+    top = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0))
+    which = {"cfg": entry.record.cfg, "prototxt": entry.record.prototxt}
+    paths = entry.record.paths
+    report = {"html": paths.html, "text": paths.text, "json": paths.json, **which} if paths else dict(which)
+    lenses = [lsp.CodeLens(range=top, command=lsp.Command(title=titles["report"], command=OPEN_REPORT,
+                                                           arguments=[report]))]
+    if "apply" in titles:
+        lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["apply"], command=APPLY_FIXES,
+                                                                   arguments=[which])))
+    if "rerun" in titles:
+        rerun = {"cfg": entry.record.cfg} if entry.record.cfg else {"prototxt": entry.record.prototxt}
+        for role in ("reference", "sim", "sim16", "dot"):
+            found = entry.record.inputs.get(role)
+            if found and found.get("origin") == "given":
+                rerun[role] = found["path"]
+        lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["rerun"], command=TRIAGE,
+                                                                   arguments=[rerun])))
+    return lenses
+
+
+def _entry(ls: NnieLanguageServer, command: str, args) -> Entry | None:
+    values = ls.triage.arguments(command, args, triage_features.LOOKUP_KEYS)
+    path = values.get("cfg") or values.get("prototxt")
+    if path is None:
+        raise JsonRpcInvalidParams(i18n.t("triage.bad_args", ls.lang, command=command, error="give a cfg or a prototxt"))
+    entry = ls.triage.results.entry_for(path)
+    if entry is None:
+        ls.triage.results.load_folder(os.path.dirname(path))
+        entry = ls.triage.results.entry_for(path)
+    return entry
+
+
+@handlers.command(TRIAGE)
+async def run_triage(ls: NnieLanguageServer, *args):
+    """One object {cfg?, prototxt?, reference?, sim?, sim16?, dot?, discover?}: the triage result."""
+    return await ls.triage.run(args)
+
+
+@handlers.command(DISCOVER)
+async def discover_inputs(ls: NnieLanguageServer, *args):
+    """{cfg?, prototxt?}: what lies beside the cfg (nothing is run)."""
+    return ls.triage.discovery(args)
+
+
+@handlers.command(RESULT)
+async def stored_result(ls: NnieLanguageServer, *args):
+    """{cfg?, prototxt?}: the stored result with its ``editor`` object, or null."""
+    entry = _entry(ls, RESULT, args)
+    return ls.triage.results.result_with_editor(entry) if entry is not None else None
+
+
+@handlers.command(APPLY_FIXES)
+async def apply_fixes(ls: NnieLanguageServer, *args):
+    """{cfg?, prototxt?}: workspace/applyEdit of every triage fix (unless the result is stale)."""
+    entry = _entry(ls, APPLY_FIXES, args)
+    if entry is None:
+        return {"applied": False, "fixes": 0, "skipped": [i18n.t("triage.no_result", ls.lang, what="this file")]}
+    data, count, left_out = ls.triage.results.fix_all_data(entry, can_create_files(ls.client_capabilities))
+    if data is None:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
+        return {"applied": False, "fixes": 0, "skipped": left_out}
+    response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(
+        edit=workspace_edit(data), label=i18n.t("triage.fix_all", ls.lang, count=count)))
+    if left_out:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
+    return {"applied": bool(response and response.applied), "fixes": count, "skipped": left_out,
+            "failure": getattr(response, "failure_reason", None)}
+
+
+@handlers.command(OPEN_REPORT)
+async def open_report(ls: NnieLanguageServer, *args):
+    """{html, text?, json?, cfg?, prototxt?}: show the HTML report (window/showDocument, external)."""
+    values = ls.triage.arguments(OPEN_REPORT, args, triage_features.REPORT_KEYS)
+    html = values.get("html")
+    if not html or not os.path.isfile(html):
+        raise JsonRpcInvalidParams(i18n.t("triage.bad_args", ls.lang, command=OPEN_REPORT,
+                                          error=f"html: {html} does not exist" if html else "html is required"))
+    shown = False
+    if get_capability(ls.client_capabilities, "window.show_document.support", False):
+        response = await ls.window_show_document_async(lsp.ShowDocumentParams(uri=from_fs_path(html), external=True))
+        shown = bool(response and response.success)
+    if not shown:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info,
+                                                     message=i18n.t("triage.report_at", ls.lang, path=html)))
+    return {"shown": shown, "html": html}
+
+
+@handlers.command(CLEAR)
+async def clear_results(ls: NnieLanguageServer, *args):
+    """{cfg?, prototxt?} or {}: delete stored results; they disappear from the editor."""
+    values = ls.triage.arguments(CLEAR, args, triage_features.LOOKUP_KEYS)
+    path = values.get("cfg") or values.get("prototxt")
+    results = ls.triage.results
+    entries = list(results.entries.values()) if path is None else [e for e in [_entry(ls, CLEAR, args)] if e]
+    cleared: list[str] = []
+    for entry in entries:
+        cleared += results.remove(entry)
+    results.show_everywhere()
+    return {"cleared": [p for p in cleared if p.endswith(".json")]}
+
+
+@handlers.command(REFERENCE)
+async def run_reference(ls: NnieLanguageServer, *args):
+    """{cfg, prototxt?, caffemodel?, image?, out?, overwrite?}: the Caffe-side dumps."""
+    return await ls.triage.run_tool("reference", args)
+
+
+@handlers.command(EMULATE)
+async def run_emulate(ls: NnieLanguageServer, *args):
+    """{cfg, prototxt?, caffemodel?, image?, out?, overwrite?, bits?, hp?, format?}: emulated NNIE dumps."""
+    return await ls.triage.run_tool("emulate", args)

@@ -1,0 +1,328 @@
+"""What the alignment passes share: the pair records (:class:`AlignedPair`, :class:`Alignment`), a
+pass's working record (:class:`Draft`) and result (:class:`PassResult`), the prototxt graph view,
+the reference table (one reference tensor per blob) and the value-sampling helpers.
+
+The passes themselves: :mod:`.align_names`, :mod:`.align_dot`, :mod:`.align_values`; the driver
+that runs them in order: :mod:`.align`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ... import safe_io
+from ...dumpio.names import normalize_name
+from ...dumpio.tensor import DumpTensor
+from ...prototxt.layers import permute_inserting_types
+from ..measure.metrics import cosine
+
+__all__ = [
+    "AlignedPair",
+    "Alignment",
+    "Draft",
+    "PassResult",
+    "GraphView",
+    "ReferenceTable",
+    "PERMUTE_TYPES",
+    "FOLDABLE_TYPES",
+    "name_variants",
+    "value_count",
+    "sample_positions",
+    "hwc_positions",
+    "chw_of",
+    "sample_cosine",
+]
+
+# layer types the mapper puts a Permute node next to (Upsample, ROIPooling, PSROIPooling, Normalize;
+# docs/field-facts.md §16.2): their dumps get a value check of the (H, W, C) reading
+PERMUTE_TYPES = frozenset(permute_inserting_types())
+FOLDABLE_TYPES = frozenset({"BatchNorm", "Scale", "BN", "Bias"})
+SAMPLE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    layer: str | None
+    blob: str | None
+    ref: DumpTensor | None
+    sim: DumpTensor | None
+    matched_by: str  # "name" | "graph" | "dot" | "shape-order" | "values"
+    confidence: float
+    note: str | None
+    order: int
+    layout: str = "CHW"  # how the sim values are read: "CHW" (as stored) or "HWC" (permuted back)
+    flags: tuple[str, ...] = ()  # inplace-intermediate, fused-chain, folded-bn, permute-layout,
+    #                               whc-name, index-guess, batch-item, flattened, permute-output,
+    #                               mapper-inserted, report-node
+    expected_shape: tuple[int, ...] | None = None  # (C,H,W)-like shape both sides are read in
+    layer_type: str | None = None
+    value_cosine: float | None = None  # quick cosine on samples when a value check ran
+
+    @property
+    def name(self) -> str:
+        return self.layer or self.blob or (self.sim.key if self.sim else self.ref.key if self.ref else "?")
+
+
+@dataclass(frozen=True)
+class Alignment:
+    pairs: tuple[AlignedPair, ...]
+    unmatched_ref: tuple[DumpTensor, ...] = ()
+    unmatched_sim: tuple[DumpTensor, ...] = ()
+    notes: tuple[str, ...] = ()
+
+@dataclass
+class Draft:
+    """A simulator tensor paired by a pass, before the layout checks turn it into an AlignedPair."""
+
+    sim: DumpTensor
+    ref: DumpTensor | None = None
+    layer: object = None
+    blob: str | None = None
+    matched_by: str = "name"
+    confidence: float = 0.0
+    notes: list = field(default_factory=list)
+    flags: list = field(default_factory=list)
+    order: float = math.inf
+    layout: str = "CHW"
+    value_cosine: float | None = None
+
+
+@dataclass
+class PassResult:
+    """What a pass hands on: the pairs it made, the simulator tensors left for the next pass, and
+    notes about the whole alignment (per-pair notes live on the drafts)."""
+
+    drafts: list[Draft] = field(default_factory=list)
+    pending: list[DumpTensor] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def name_variants(name: str) -> tuple[str, ...]:
+    """Progressively looser keys, most specific first: the normalized name, the part after the
+    last ``:`` (mapper ``comp2:NET:conv1`` style prefixes), and lower-cased forms of both."""
+    key = normalize_name(name)
+    out: list[str] = [key]
+    if ":" in key:
+        tail = normalize_name(key.rsplit(":", 1)[1])
+        if tail:
+            out.append(tail)
+    for k in list(out):
+        low = k.lower()
+        if low not in out:
+            out.append(low)
+    return tuple(dict.fromkeys(out))
+
+
+# --------------------------------------------------------------------------------------------
+# graph view (duck-typed over nnie_lsp.prototxt.graph.NetGraph)
+# --------------------------------------------------------------------------------------------
+class GraphView:
+    """Layer and blob lookups by any name variant, in-place chains, consumers, network order and
+    expected (C, H, W) shapes of a prototxt graph."""
+
+    def __init__(self, graph) -> None:
+        self.graph = graph
+        self.layers = list(getattr(graph, "layers", ()) or ())
+        self.layer_by_key: dict[str, object] = {}
+        self.blob_by_key: dict[str, str] = {}
+        self.writers: dict[str, list] = {}  # blob -> layers writing it, in order
+        self.consumers: dict[str, list] = {}
+        for lay in self.layers:
+            for k in name_variants(lay.name):
+                self.layer_by_key.setdefault(k, lay)
+            for b in lay.tops:
+                self.writers.setdefault(b, []).append(lay)
+            for b in lay.bottoms:
+                self.consumers.setdefault(b, []).append(lay)
+        raw_inputs = list(getattr(graph, "inputs", ()) or ())
+        self.inputs = [getattr(b, "name", b) for b in raw_inputs]  # NetInput objects or names
+        blobs = list(self.inputs)
+        for lay in self.layers:
+            blobs.extend(lay.bottoms)
+            blobs.extend(lay.tops)
+        for b in blobs:
+            for k in name_variants(b):
+                self.blob_by_key.setdefault(k, b)
+        try:
+            shapes = graph.blob_shapes() if hasattr(graph, "blob_shapes") else {}
+        except Exception:  # noqa: BLE001 - shape inference is best effort
+            shapes = {}
+        self.shapes: dict[str, tuple[int, ...] | None] = dict(shapes or {})
+        self.index = {lay.name: i for i, lay in enumerate(self.layers)}
+
+    def layer(self, key: str):
+        for k in name_variants(key):
+            if k in self.layer_by_key:
+                return self.layer_by_key[k]
+        return None
+
+    def blob(self, key: str) -> str | None:
+        for k in name_variants(key):
+            if k in self.blob_by_key:
+                return self.blob_by_key[k]
+        return None
+
+    def chain(self, blob: str) -> list:
+        """Layers writing ``blob`` (producer first, then in-place members)."""
+        return self.writers.get(blob, [])
+
+    def blob_order(self, blob: str) -> float:
+        ws = self.writers.get(blob)
+        if not ws:
+            # a network input comes first; a name the graph does not know, after every layer
+            return -1.0 if blob in self.inputs else math.inf
+        return float(self.index[ws[-1].name])
+
+    def layer_order(self, lay) -> float:
+        return float(self.index.get(lay.name, len(self.layers)))
+
+    def expected_chw(self, blob: str | None) -> tuple[int, ...] | None:
+        if blob is None:
+            return None
+        sh = self.shapes.get(blob)
+        if not sh:
+            return None
+        sh = tuple(int(x) for x in sh)
+        if len(sh) >= 2 and sh[0] == 1:
+            sh = sh[1:]
+        return sh
+
+
+# --------------------------------------------------------------------------------------------
+# reference table
+# --------------------------------------------------------------------------------------------
+@dataclass
+class ReferenceTable:
+    """The reference side as the passes see it: one tensor per blob (lowest batch item), the blob
+    each tensor stands for, and a name-variant index for matching without a graph."""
+
+    for_blob: dict[str, DumpTensor]
+    blob_of: dict[int, str]  # id(tensor) -> blob
+    key_index: dict[str, str]  # name variant -> blob
+    unmatched: list[DumpTensor]  # other batch items, duplicates
+    notes: list[str]
+
+    @classmethod
+    def build(cls, ref_out: list[DumpTensor], graph: GraphView | None,
+              prefixed_blobs: dict[int, str] | None = None) -> ReferenceTable:
+        """``prefixed_blobs``: the blob of each ``layer<N>_``-prefixed tensor (by ``id``) whose
+        prefix the graph confirmed (:mod:`.align_positions`); other prefixed tensors keep their
+        full name."""
+        unmatched: list[DumpTensor] = []
+        notes: list[str] = []
+        by_key: dict[str, list[DumpTensor]] = {}
+        for t in ref_out:
+            by_key.setdefault(t.key, []).append(t)
+        primary: dict[str, DumpTensor] = {}
+        extra_items = 0
+        for k, ts in by_key.items():
+            ts = sorted(ts, key=lambda t: t.index)
+            primary[k] = ts[0]
+            extra_items += len(ts) - 1
+            unmatched.extend(ts[1:])
+        if extra_items:
+            notes.append(
+                f"reference holds several batch items for some blobs; item {min(t.index for t in primary.values())} "
+                f"is compared ({extra_items} other item(s) listed as unmatched) — mapper_quant dumps only the last calibration image"
+            )
+        for_blob: dict[str, DumpTensor] = {}
+        blob_of: dict[int, str] = {}
+        for t in primary.values():
+            blob = (prefixed_blobs or {}).get(id(t)) or cls._blob_for(t, graph)
+            if blob in for_blob:
+                prev = for_blob[blob]
+                # prefer the file named exactly like the blob
+                if normalize_name(blob) == t.key and normalize_name(blob) != prev.key:
+                    unmatched.append(prev)
+                else:
+                    unmatched.append(t)
+                    continue
+            for_blob[blob] = t
+            blob_of[id(t)] = blob
+        key_index: dict[str, str] = {}
+        for blob, t in for_blob.items():
+            for v in name_variants(t.key):
+                key_index.setdefault(v, blob)
+        return cls(for_blob=for_blob, blob_of=blob_of, key_index=key_index, unmatched=unmatched, notes=notes)
+
+    @staticmethod
+    def _blob_for(t: DumpTensor, graph: GraphView | None) -> str:
+        if graph is None:
+            return t.key
+        # a ``layer<N>_`` name reaches here when the graph did not confirm N: never stripped
+        alternatives = () if t.position is not None else t.alt_keys
+        blob = graph.blob(t.key)
+        if blob is None:
+            for alt in alternatives:
+                blob = graph.blob(alt)
+                if blob:
+                    break
+        # dumps named by layer
+        for key in (t.key, *alternatives):
+            if blob is not None:
+                break
+            lay = graph.layer(key)
+            if lay is not None and lay.tops:
+                blob = lay.tops[min(t.index, len(lay.tops) - 1)] if len(lay.tops) > 1 else lay.tops[0]
+        return t.key if blob is None else blob
+
+
+# --------------------------------------------------------------------------------------------
+# values on samples
+# --------------------------------------------------------------------------------------------
+def value_count(t: DumpTensor) -> int | None:
+    """Element count without parsing values when possible."""
+    n = t.size_hint()
+    if n is not None and t.fmt in ("ruyi-caffe", "mapper-quant", "mapper-input", "npy", "npz", "bin"):
+        return n
+    try:
+        if t.fmt in ("inst", "mapper-quant") and not t.header_skip:
+            size = os.path.getsize(t.path)
+            head = safe_io.read_head(t.path, 9, safe_io.DUMP)  # regular files only
+            if len(head) == 9 and head[8:9] == b"\n" and size % 9 == 0:
+                return size // 9
+            if size < 9 and head.strip():
+                return 1
+        return int(np.asarray(t.load_raw()).size)
+    except (OSError, ValueError):
+        return n
+
+
+def sample_positions(n: int) -> np.ndarray:
+    """At most SAMPLE_SIZE sorted flat positions, the same for every tensor of ``n`` values."""
+    if n <= SAMPLE_SIZE:
+        return np.arange(n)
+    rng = np.random.default_rng(n)
+    return np.sort(rng.choice(n, size=SAMPLE_SIZE, replace=False))
+
+
+def hwc_positions(idx: np.ndarray, chw: tuple[int, ...]) -> np.ndarray:
+    """For CHW flat indices, the flat index of the same element in an (H, W, C)-ordered buffer."""
+    c, h, w = chw
+    ci, rem = np.divmod(idx, h * w)
+    hi, wi = np.divmod(rem, w)
+    return (hi * w + wi) * c + ci
+
+
+def chw_of(shape: tuple[int, ...] | None) -> tuple[int, int, int] | None:
+    """The (C, H, W) of a shape that has a real channel and spatial extent (N = 1 dropped)."""
+    if not shape:
+        return None
+    sh = tuple(int(x) for x in shape)
+    if len(sh) == 4 and sh[0] == 1:
+        sh = sh[1:]
+    if len(sh) == 3 and sh[0] > 1 and sh[1] * sh[2] > 1:
+        return sh  # type: ignore[return-value]
+    return None
+
+
+def sample_cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`~nnie_lsp.triage.measure.metrics.cosine` of two value samples. A sample with no finite
+    element on both sides says nothing about the pairing and scores 1.0, like two all-zero samples
+    (the metrics then report the NaN / Inf counts of the pair)."""
+    value = cosine(a, b)
+    return 1.0 if math.isnan(value) else value

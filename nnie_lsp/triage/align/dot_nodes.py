@@ -1,0 +1,171 @@
+"""Dot pass: pair what the name pass left using ``cnn_net_tree.dot`` (the mapper's own node names).
+
+A sim tensor is found in the dot by name, or, for instruction-simulator dumps, by the node number
+the dot carries (:meth:`~nnie_lsp.triage.align.dot_view.DotGraph.by_number`). The node then leads to a
+prototxt layer or blob (``docs/field-facts.md §16.2``):
+
+* a node named like a layer or blob stands for it;
+* a ``Reportop`` node ``<top>_report_<segment>_<k>`` reports the blob ``<top>``;
+* a node the mapper inserted (``permute_<k>`` of type ``Permute (batch)`` after every Normalize) is
+  compared with the output of the layer it follows (flag ``mapper-inserted``; its value layout is
+  checked by the layout pass);
+* a mapper-internal node unknown to the prototxt that feeds a known layer is taken as the producer
+  of that layer's rewritten bottom (e.g. SPP → Pooling + Concat).
+
+Without a prototxt the node (or reported top, or followed layer) name is matched against the
+reference names. Pairs get ``matched_by="dot"`` and confidence 0.8; different sizes are never
+paired. Uses only the public APIs of :mod:`nnie_lsp.triage.align.dot_view` and :mod:`nnie_lsp.mapper.nettree`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...dumpio.names import normalize_name
+from ...dumpio.tensor import DumpTensor
+from ...mapper.dot import DotEdge
+from ...mapper.nettree import NetTree, TreeNode
+from .common import Draft, GraphView, PassResult, ReferenceTable, name_variants, value_count
+
+__all__ = ["DotPass", "net_tree_of"]
+
+
+def net_tree_of(dot) -> NetTree:
+    """The alignment's dot as the mapper's net-tree reader sees it (node type, segment, number and
+    edges), for its Reportop and inserted-node helpers."""
+    nodes = {
+        node.id: TreeNode(name=node.id, label=node.label, label_name=node.name, type_name=node.type,
+                          segment=node.segment, node_id=node.number)
+        for node in dot.nodes.values()
+    }
+    edges = tuple(DotEdge(source=a, target=b, range=None) for a, b in dot.edges)
+    return NetTree(nodes=nodes, edges=edges, path=dot.path)
+
+
+class DotPass:
+    """``run(pending)`` → pairs found through the dot (``matched_by`` "dot") and the rest."""
+
+    def __init__(self, dot, graph: GraphView | None, refs: ReferenceTable) -> None:
+        self.dot = dot
+        self.graph = graph
+        self.refs = refs
+        self.tree = net_tree_of(dot)
+
+    def run(self, pending: list[DumpTensor]) -> PassResult:
+        dot, graph = self.dot, self.graph
+        result = PassResult()
+        dot_keys = dot.by_key()
+        dot_numbers = dot.by_number()
+        used_nodes = []
+        for t in pending:
+            node, how = self._node_of(t, dot_keys, dot_numbers)
+            if node is None:
+                result.pending.append(t)
+                continue
+            blob, lay, how, flags = self._blob_of(node, how, dot_keys)
+            r = self.refs.for_blob.get(blob) if blob else None
+            if r is None:
+                result.pending.append(t)
+                if blob is None and not dot.successors(node.id) and graph is not None:
+                    result.notes.append(f"{t.label}: {how}, but it maps to no Caffe blob (mapper-internal node)")
+                continue
+            ns, nr = value_count(t), value_count(r)
+            if ns is not None and nr is not None and ns != nr:
+                result.pending.append(t)
+                result.notes.append(f"{t.label}: {how}, but sizes differ from {r.label} ({ns} vs {nr}); not paired")
+                continue
+            d = Draft(sim=t, ref=r, layer=lay, blob=blob, matched_by="dot", confidence=0.8)
+            d.order = graph.blob_order(blob) if graph is not None else math.inf
+            d.notes.append(how)
+            d.flags.extend(flags)
+            if node.merged_ops and "Permute" in node.merged_ops:
+                d.flags.append("dot-permute")
+                d.notes.append("dot says Permute was merged into this node")
+            result.drafts.append(d)
+            used_nodes.append(node.id)
+        result.notes.append(f"cnn_net_tree.dot used: {dot.describe()}; {len(used_nodes)} pair(s) from it")
+        return result
+
+    @staticmethod
+    def _node_of(t: DumpTensor, dot_keys: dict, dot_numbers: dict):
+        if t.fmt == "inst" and t.node is not None and t.node in dot_numbers:
+            node = dot_numbers[t.node]
+            return node, f"dot node {node.id!r} carries number {t.node}"
+        if t.key in dot_keys:
+            node = dot_keys[t.key]
+            return node, f"dot node {node.id!r} named {node.name!r}"
+        return None, ""
+
+    def _blob_of(self, node, how: str, dot_keys: dict) -> tuple[str | None, object, str, tuple[str, ...]]:
+        """The Caffe blob a dot node stands for, the layer writing it, the evidence text and flags."""
+        graph = self.graph
+        blob = None
+        lay = None
+        if graph is not None and node.name:
+            lay = graph.layer(node.name)
+            if lay is not None and lay.tops:
+                blob = lay.tops[0]
+            elif graph.blob(node.name):
+                blob = graph.blob(node.name)
+        if blob is None:
+            blob, lay, mapper_how, flags = self._mapper_node(node)
+            if blob is not None:
+                return blob, lay, how + mapper_how, flags
+        if blob is None and graph is not None:
+            # a mapper-internal node feeding known layers: it produces their rewritten bottom
+            for successor_id in self.dot.successors(node.id):
+                successor = self.dot.nodes.get(successor_id)
+                successor_layer = graph.layer(successor.name) if successor and successor.name else None
+                if successor_layer is None:
+                    continue
+                for b in successor_layer.bottoms:
+                    ws = graph.chain(b)
+                    if ws and all(w.name not in dot_keys and normalize_name(w.name) not in dot_keys for w in ws):
+                        blob, lay = b, ws[-1]
+                        how += f", feeds {successor_layer.name!r} whose bottom {b!r} has no dot node (rewritten)"
+                        break
+                if blob:
+                    break
+        if blob is None and graph is None and node.name:
+            blob = self._reference_blob(node.name)
+        return blob, lay, how, ()
+
+    def _reference_blob(self, name: str) -> str | None:
+        """The blob ``name`` stands for: through the prototxt, else among the reference names."""
+        if self.graph is not None:
+            return self.graph.blob(name)
+        for v in name_variants(name):
+            if v in self.refs.key_index:
+                return self.refs.key_index[v]
+        return None
+
+    def _mapper_node(self, node) -> tuple[str | None, object, str, tuple[str, ...]]:
+        """A node of the mapper's own: a Reportop reports its top; an inserted node (``permute_<k>``,
+        ``Permute (batch)``) stands after the layer it follows and is compared with that layer's
+        output."""
+        tree_node = self.tree.nodes.get(node.id)
+        if tree_node is None:
+            return None, None, "", ()
+        report = tree_node.report_point
+        if report is not None:
+            blob = self._reference_blob(report.top)
+            if blob is None:
+                return None, None, "", ()
+            writers = self.graph.chain(blob) if self.graph is not None else []
+            return blob, (writers[-1] if writers else None), (
+                f", a Reportop node: reports top {report.top!r} (segment {report.segment}, report {report.k})"
+            ), ("report-node",)
+        if not tree_node.is_mapper_inserted:
+            return None, None, "", ()
+        followed = self.tree.followed_layer(node.id)
+        if followed is None:
+            return None, None, "", ()
+        followed_name = self.dot.nodes[followed.name].name or followed.name
+        lay = self.graph.layer(followed_name) if self.graph is not None else None
+        blob = lay.tops[0] if lay is not None and lay.tops else self._reference_blob(followed_name)
+        if blob is None:
+            return None, None, "", ()
+        return blob, lay, (
+            f", inserted by the mapper ({tree_node.type_name or 'no type'}) after {followed_name!r}: "
+            f"compared with its output {blob!r}"
+        ), ("mapper-inserted",)

@@ -1,0 +1,234 @@
+"""Align reference (Caffe) dumps with simulator dumps, layer by layer, with evidence.
+
+The alignment is a driver over small passes, each with explicit inputs and outputs
+(:class:`~nnie_lsp.triage.align.common.PassResult`: the pairs it made, the simulator tensors left
+for the next pass, notes). First the reference side is read: ``layer<N>_`` position prefixes are
+checked against the prototxt (:mod:`~nnie_lsp.triage.align.positions`) and only stripped where it
+confirms them, then one reference tensor per blob
+(:class:`~nnie_lsp.triage.align.common.ReferenceTable`). Then:
+
+1. **name** (:class:`~nnie_lsp.triage.align.names.NamePass`) — names through the prototxt graph:
+   in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``;
+2. **dot** (:class:`~nnie_lsp.triage.align.dot_nodes.DotPass`) — ``cnn_net_tree.dot`` node names and
+   numbers, for what the names left (only when a dot is given): the mapper's own nodes too
+   (``permute_<k>`` after a Normalize, Reportop ``<top>_report_<seg>_<k>``);
+3. **values** (:class:`~nnie_lsp.triage.align.values.ValuePass`) — size, order and value
+   correlation against the reference tensors no pass has used yet.
+
+Then :class:`~nnie_lsp.triage.align.values.LayoutPass` checks every pair's layout (W_H_C names,
+(H, W, C) values behind a mapper Permute) and builds the :class:`AlignedPair` records, which the
+driver puts in network order. Every pair records how it was matched (``matched_by``), a confidence
+and the evidence; unmatched tensors and low-confidence pairs are listed, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ...dumpio.names import normalize_name
+from ...dumpio.tensor import DumpSet, DumpTensor, resolve_layout
+from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, GraphView, ReferenceTable
+from .dot_nodes import DotPass
+from .names import NamePass
+from .positions import read_positions
+from .values import LayoutPass, ValuePass
+
+__all__ = [
+    "AlignedPair",
+    "Alignment",
+    "align",
+    "load_pair",
+    "iter_pairs",
+    "PERMUTE_TYPES",
+    "FOLDABLE_TYPES",
+]
+
+
+def align(
+    ref: DumpSet,
+    sim: DumpSet,
+    graph=None,
+    dot=None,
+    *,
+    value_check: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Alignment:
+    """Pair reference and simulator output tensors (see the module docstring for the passes).
+
+    ``graph``: a prototxt NetGraph (layers, inputs, blob_shapes()); ``dot``: a
+    :class:`~nnie_lsp.triage.align.dot_view.DotGraph`; ``value_check``: load tensors to confirm layouts and to
+    resolve same-shape ambiguities (memory: one tensor pair at a time, plus 4096-value samples).
+    Returned pairs hold both sides, in network order; unmatched tensors are listed."""
+    graph_view = GraphView(graph) if graph is not None else None
+    notes: list[str] = []
+    sim_out = _simulator_outputs(sim, graph_view, notes)
+    ref_out = [t for t in ref.tensors if t.role == "output"]
+    positions = read_positions(ref_out, graph_view)
+    notes.extend(positions.notes)
+    refs = ReferenceTable.build(ref_out, graph_view, positions.blob_of)
+    notes.extend(refs.notes)
+
+    names = NamePass(graph_view, refs).run(sim_out)
+    drafts, pending = list(names.drafts), names.pending
+    notes.extend(names.notes)
+    # several sim tensors on one ref (in-place intermediates) are allowed
+    used_ref = {id(d.ref) for d in drafts}
+    if dot is not None and pending:
+        by_dot = DotPass(dot, graph_view, refs).run(pending)
+        drafts.extend(by_dot.drafts)
+        pending = by_dot.pending
+        notes.extend(by_dot.notes)
+        used_ref.update(id(d.ref) for d in by_dot.drafts)
+    free_refs = [t for t in refs.for_blob.values() if id(t) not in used_ref]
+    if pending and free_refs:
+        by_values = ValuePass(graph_view, refs, value_check).run(pending, free_refs)
+        drafts.extend(by_values.drafts)
+        notes.extend(by_values.notes)
+    matched_sims = {id(d.sim) for d in drafts}
+    unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
+
+    pairs = LayoutPass(graph_view, value_check).run(drafts, progress)
+    pairs = _in_network_order(pairs, graph_view, dot, notes)
+
+    used_after = {id(p.ref) for p in pairs}
+    unmatched_ref = list(refs.unmatched)
+    unmatched_ref.extend(t for t in refs.for_blob.values() if id(t) not in used_after)
+    low = [p for p in pairs if p.confidence < 0.5]
+    if low:
+        notes.append(f"{len(low)} pair(s) with low confidence (< 0.5): " + ", ".join(p.name for p in low[:6]))
+    if unmatched_sim:
+        notes.append(f"{len(unmatched_sim)} simulator tensor(s) unmatched")
+    if unmatched_ref:
+        notes.append(f"{len(unmatched_ref)} reference tensor(s) unmatched")
+    return Alignment(pairs=tuple(pairs), unmatched_ref=tuple(unmatched_ref), unmatched_sim=tuple(unmatched_sim), notes=tuple(notes))
+
+
+def _simulator_outputs(sim: DumpSet, graph: GraphView | None, notes: list[str]) -> list[DumpTensor]:
+    """The simulator tensors to pair: outputs, with the name reading the graph knows, plus the
+    network input taken from the first layer's input dump when no output holds it."""
+    sim_out = [t for t in sim.tensors if t.role == "output"]
+    if graph is not None:  # ambiguous name splits (conv1_1_64_56_56.bin): take the reading the graph knows
+        fixed = []
+        for t in sim_out:
+            if t.alt_keys and graph.layer(t.key) is None and graph.blob(t.key) is None:
+                for alt in t.alt_keys:
+                    if graph.layer(alt) is not None or graph.blob(alt) is not None:
+                        t = replace(t, key=alt, alt_keys=(t.key,) + tuple(a for a in t.alt_keys if a != alt))
+                        break
+            fixed.append(t)
+        sim_out = _data_from_input_dumps(graph, sim, fixed, notes)
+    n_in = sum(1 for t in sim.tensors if t.role == "input" and t not in sim_out)
+    if n_in:
+        notes.append(f"{n_in} simulator input dump(s) (layer inputs) are not paired; they serve isolated per-layer checks")
+    return sim_out
+
+
+def _data_from_input_dumps(graph: GraphView, sim: DumpSet, sim_out: list[DumpTensor],
+                           notes: list[str]) -> list[DumpTensor]:
+    """nnie_mapper has no data layer of its own: the preprocessed network input reaches the dumps
+    as the first layer's dequantized *input* (`<layer>_input<id>_C_H_W_anti_quant.linear.float`).
+    When no simulator output names a network input, use that dump as the data tensor."""
+    out = list(sim_out)
+    have = {graph.blob(t.key) or t.key for t in out}
+    for blob in graph.inputs:
+        if blob in have:
+            continue
+        for t in sim.tensors:
+            if t.role != "input":
+                continue
+            lay = graph.layer(t.key)
+            if lay is not None and list(lay.bottoms) == [blob]:
+                out.append(replace(t, key=normalize_name(blob), role="output"))
+                notes.append(f"data blob {blob!r}: taken from the input dump of layer {lay.name!r} "
+                             f"({os.path.basename(t.path)}), i.e. the data after the mapper's preprocessing")
+                break
+    return out
+
+
+def _in_network_order(pairs: list[AlignedPair], graph: GraphView | None, dot, notes: list[str]) -> list[AlignedPair]:
+    """Pairs sorted by the prototxt order; without a prototxt by the dot's order, else by the
+    reference files' write times; ``order`` renumbered 0..n-1."""
+    if graph is None:
+        mtimes = {}
+        for p in pairs:
+            try:
+                mtimes[id(p)] = os.path.getmtime(p.ref.path)
+            except OSError:
+                mtimes[id(p)] = 0.0
+        if dot is not None:
+            pos = {dot.nodes[n].key: i for i, n in enumerate(dot.topo_order()) if dot.nodes[n].key}
+            key = lambda p: (pos.get(p.sim.key, math.inf), mtimes[id(p)], p.name)  # noqa: E731
+            notes.append("network order taken from cnn_net_tree.dot (no prototxt)")
+        else:
+            key = lambda p: (p.order, mtimes[id(p)], p.sim.seg or 0, p.sim.node or 0, p.name)  # noqa: E731
+            notes.append("no prototxt: network order approximated by the reference files' write times")
+        pairs = sorted(pairs, key=key)
+    else:
+        pairs = sorted(pairs, key=lambda p: (p.order, _rank_at_blob(p), p.name))
+    return [replace(p, order=i) for i, p in enumerate(pairs)]
+
+
+def _rank_at_blob(pair: AlignedPair) -> int:
+    """Several dumps on one blob: an in-place chain's earlier member first, then the layer's own
+    dump, then the mapper's nodes after it (inserted Permute, Reportop)."""
+    if "inplace-intermediate" in pair.flags:
+        return 0
+    if "mapper-inserted" in pair.flags or "report-node" in pair.flags:
+        return 2
+    return 1
+
+
+# --------------------------------------------------------------------------------------------
+# loading pairs lazily
+# --------------------------------------------------------------------------------------------
+def load_pair(pair: AlignedPair) -> tuple[np.ndarray, np.ndarray, str]:
+    """Both sides as float64 arrays in the same (C, H, W)-like shape, the sim permuted back when the
+    pair's layout is HWC; plus a note about what was assumed."""
+    if pair.ref is None or pair.sim is None:
+        raise ValueError(f"pair {pair.name!r} lacks a side")
+    r = pair.ref.load()
+    s_raw = pair.sim.load_raw()
+    exp = pair.expected_shape
+    notes = []
+    if exp is not None and r.size == int(np.prod(exp)):
+        r = r.reshape(exp)
+    if pair.layout == "HWC" and exp is not None and len(exp) == 3:
+        c, h, w = exp
+        s = np.asarray(s_raw, dtype=np.float64).reshape(h, w, c).transpose(2, 0, 1).copy()
+        notes.append("simulator read as (H, W, C) and transposed")
+    else:
+        s, note = resolve_layout(pair.sim, tuple(r.shape) if r.ndim else None, arr=np.asarray(s_raw, dtype=np.float64))
+        notes.append(note)
+    del s_raw
+    if s.size == r.size and s.shape != r.shape:
+        s = s.reshape(r.shape)
+    return r, s, "; ".join(notes)
+
+
+def iter_pairs(alignment: Alignment, *, progress: bool | Callable[[int, int, str], None] = False) -> Iterator[tuple[AlignedPair, np.ndarray, np.ndarray]]:
+    """Yield ``(pair, ref_array, sim_array)`` one pair at a time; arrays are dropped before the
+    next pair is loaded, so peak memory is bounded by the largest single pair."""
+    pairs = alignment.pairs
+    bar = None
+    cb = progress if callable(progress) else None
+    if progress is True:
+        from ..progress import ProgressBar
+
+        bar = ProgressBar(len(pairs), "comparing layers")
+    try:
+        for i, p in enumerate(pairs):
+            if cb:
+                cb(i, len(pairs), p.name)
+            if bar:
+                bar.advance(p.name)
+            r, s, _ = load_pair(p)
+            yield p, r, s
+            del r, s
+    finally:
+        if bar:
+            bar.close()

@@ -1,0 +1,1 @@
+"""Diagnosis: the guide's decision tree and one module per case, each building engine Diagnostics."""

@@ -1,0 +1,116 @@
+"""``nnie-triage hp-plan`` from the cfg alone: the cfg names the prototxt, the caffemodel, the
+preprocessing of every input and the image lists (read the way ``reference`` and ``emulate`` read
+them, :mod:`nnie_lsp.reference.run_inputs`); options override the cfg.
+
+The images: the LAST ``K`` lines of each input's image list (the mapper dumps the last one,
+docs/field-facts.md §10.1), in list order, as :func:`nnie_lsp.reference.run_inputs.load_run_inputs`
+takes them for ``reference`` and ``emulate``; their clips are taken together, as the mapper
+calibrates on its list (§5.6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...diagnostics import Fix
+from ...output import rel
+from .agreement import Agreement, check_agreement
+from .oracle import HpOracle
+from .planner import HpPlan, PlanError, plan_fix, plan_hp
+
+
+@dataclass
+class HpPlanRequest:
+    cfg: str
+    target: float
+    budget: int | None = None
+    images: int | None = 1  # the last K images of the list (None: all of them)
+    prototxt: str | None = None  # overrides [prototxt_file]
+    caffemodel: str | None = None  # overrides [caffemodel_file]
+    image: list[str] = field(default_factory=list)  # one file per network input: overrides the lists
+    transpose: bool = False  # MATLAB-trained nets (MTCNN): W and H swapped before the net
+    sim: str | None = None
+    sim16: str | None = None
+    lookahead: int = 1
+
+
+@dataclass
+class HpPlanRun:
+    request: HpPlanRequest
+    prototxt: str
+    caffemodel: str
+    images: list[list[str]]  # per image set, one file per network input
+    oracle: HpOracle
+    plan: HpPlan | None
+    agreement: Agreement | None
+    fix: Fix | None
+    notes: list[str] = field(default_factory=list)
+
+
+def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
+    from ...reference.caffe_forward import prepare_inputs
+    from ...reference.net import NetLoadError, load_net
+    from ...reference.run_inputs import Overrides, load_run_inputs
+
+    if not Path(request.cfg).is_file():
+        raise PlanError(f"cfg file {request.cfg} does not exist")
+    if request.sim16 and not request.sim:
+        raise PlanError("--sim-16bit needs --sim (the 8-bit run it is checked beside)")
+    inputs = load_run_inputs(request.cfg, prototxt=request.prototxt, caffemodel=request.caffemodel,
+                             images=list(request.image) or None, count=request.images,
+                             overrides=Overrides(transpose=request.transpose))
+    cfg, prototxt, caffemodel = request.cfg, str(inputs.prototxt), str(inputs.caffemodel)
+    try:
+        net = load_net(prototxt, caffemodel)
+    except NetLoadError as exc:
+        raise PlanError(str(exc)) from exc
+    _weights_behind_hp_names(net, caffemodel)
+    image_sets = [[str(label) for label in image.labels] for image in inputs.images]
+    notes = list(inputs.notes)
+    oracle = HpOracle.build(net, [prepare_inputs(net, image.sources, inputs.preprocessing) for image in inputs.images])
+    agreement = None
+    if request.sim:
+        agreement = check_agreement(oracle, prototxt, request.sim, request.sim16, request.target,
+                                    image=", ".join(rel(f) for f in image_sets[-1]))
+    listed = inputs.list_length
+    if listed is not None and len(image_sets) < listed:
+        notes.append(f"planned on {len(image_sets)} of the {listed} images of the list; the mapper calibrates "
+                     f"on all of them: --images all plans closer to it")
+    plan = fix = None
+    aim = request.target
+    if agreement is not None and not agreement.blocks_plan:
+        promised, real = agreement.emulated_final_8bit, agreement.real_final_8bit
+        if promised is not None and real is not None and promised > real:
+            aim = min(1.0, request.target + promised - real)
+            notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
+                         f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real)")
+    if agreement is None or not agreement.blocks_plan:
+        from ..progress import ProgressBar
+
+        plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead,
+                       progress=lambda description, total: ProgressBar(total, description))
+        if plan.layers:
+            fix = plan_fix(plan.layers, prototxt, cfg)
+    return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
+                     oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes)
+
+
+def _weights_behind_hp_names(net, caffemodel: str) -> None:
+    """A layer renamed ``<name>_hp`` keeps the trained weights of ``<name>``: the caffemodel does
+    not know the suffix, the mapper reads it as a mark (docs/field-facts.md §7.4) [I]. A weight
+    layer with no weights at all is a clear error, not a failure in the forward pass."""
+    from ...fixes import HP_SUFFIX
+    from ...emulation.emulate import WEIGHT_LAYERS
+    from ...reference.net import read_weights
+
+    missing = [layer for layer in net.layers if layer.type in WEIGHT_LAYERS and not layer.blobs]
+    if not missing:
+        return
+    weights = read_weights(caffemodel)
+    for layer in missing:
+        base = layer.name.removesuffix(HP_SUFFIX)
+        if base != layer.name and base in weights:
+            layer.blobs = weights[base]
+        else:
+            raise PlanError(f"layer {layer.name!r} ({layer.type}) has no weights in {caffemodel}")

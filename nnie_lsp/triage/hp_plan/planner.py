@@ -1,0 +1,274 @@
+"""Guide step 3 planned: which layers to mark `_hp` so that the final outputs reach a target
+similarity, with as few real mapper runs as possible (docs/field-facts.md §3.1 compile_mode,
+§7.4 `_hp`, §11 the quantizers).
+
+The guide's way is one layer at a time from the first layer, one mapper run each — minutes to
+hours per run.  Here the emulation (:mod:`.hp_oracle`) is the oracle and planning costs no mapper
+run:
+
+1. every candidate layer is made 16-bit alone and ranked by how much of the final similarity it
+   wins back (``ranking``);
+2. the `_hp` set is built greedily: each step evaluates every remaining layer added to the set so
+   far and takes the one with the largest marginal gain of the final similarity (the worst output
+   on the worst image); ties go to the larger gain of the mean over outputs and images (a layer
+   that helps another output), then to the earlier layer (the guide's order).  Re-evaluating at
+   every step sees layers that only matter together with an earlier pick;
+3. it stops at the target, at the budget, or when every candidate is in; when no layer improves
+   the final similarity nor the mean any more, it stops only if the target is out of reach (every
+   candidate at 16 bit misses it) — otherwise it takes the best layer anyway and goes on, since
+   some layers help only together;
+4. after a stop at the target, ``lookahead`` more picks are computed (``curve`` entries with
+   ``beyond_plan``): the layer to add if the confirming mapper run falls short.
+
+The mapper runs a plan costs are its confirmations: one run with the proposed set.
+
+The change itself is one engine :class:`~nnie_lsp.diagnostics.Fix` built by
+:func:`nnie_lsp.fixes.hp_plan_edits`: the layers renamed ``<name>_hp`` in the prototxt and
+``[compile_mode] 2`` in the cfg.  It is unsafe: it changes what the NNIE computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from ...diagnostics import Applicability, Fix
+from .oracle import HpOracle, Score
+
+MIN_GAIN = 1e-9  # a marginal gain at or below this is no gain (float noise)
+
+
+class Bar(Protocol):
+    def advance(self, item: str = "") -> None: ...
+
+    def close(self) -> None: ...
+
+
+Progress = Callable[[str, int], Bar]  # (description, total) -> a bar, e.g. triage.progress.ProgressBar
+
+
+class _NoBar:
+    def advance(self, item: str = "") -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class PlanError(ValueError):
+    """The plan cannot be made (bad target or budget, a net without candidates); for the user."""
+
+
+@dataclass(frozen=True)
+class RankedLayer:
+    """One candidate made 16-bit alone."""
+
+    layer: str
+    position: int  # among the NNIE chains, network order
+    similarity: float
+    gain: float  # similarity − the baseline's
+
+    def to_dict(self) -> dict:
+        return {"layer": self.layer, "position": self.position, "similarity": round(self.similarity, 7),
+                "gain": round(self.gain, 7)}
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The greedy set after ``count`` picks."""
+
+    count: int
+    added: str | None  # the layer this step added (None for the starting point)
+    layers: tuple[str, ...]
+    score: Score
+    beyond_plan: bool = False
+
+    @property
+    def similarity(self) -> float:
+        return self.score.similarity
+
+    def to_dict(self) -> dict:
+        return {"hp_layers": self.count, "added": self.added, "layers": list(self.layers),
+                "similarity": round(self.similarity, 7), "beyond_plan": self.beyond_plan,
+                "outputs": [o.to_dict() for o in self.score.outputs]}
+
+
+STOP_REASONS = {
+    "already": "the net already reaches the target without `_hp` layers",
+    "target": "the target is reached",
+    "budget": "the budget of `_hp` layers is used up",
+    "no_gain": "no remaining layer improves the final similarity (nor its mean over outputs and images)",
+    "exhausted": "every candidate layer is in the set",
+}
+
+
+@dataclass
+class HpPlan:
+    target: float
+    budget: int | None
+    candidates: list[str]
+    baseline: Score
+    ceiling: Score  # every candidate at 16 bit: the most `_hp` can give (compile_mode 1)
+    ranking: list[RankedLayer]
+    curve: list[CurvePoint]
+    stopped: str  # a key of STOP_REASONS
+    evaluations: int = 0  # emulated sets (planning costs no mapper run)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def plan_point(self) -> CurvePoint:
+        return [p for p in self.curve if not p.beyond_plan][-1]
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        return self.plan_point.layers
+
+    @property
+    def similarity(self) -> float:
+        return self.plan_point.similarity
+
+    @property
+    def reaches_target(self) -> bool:
+        return self.similarity >= self.target
+
+    @property
+    def reachable(self) -> bool:
+        """Whether any `_hp` set can reach the target (all candidates at 16 bit do)."""
+        return self.ceiling.similarity >= self.target
+
+    def next_layers(self) -> list[CurvePoint]:
+        return [p for p in self.curve if p.beyond_plan]
+
+    def proposals(self) -> list[tuple[str, ...]]:
+        """The sets to confirm with the mapper, in order: the plan, then one more layer at a time."""
+        return [self.layers] + [p.layers for p in self.next_layers()]
+
+
+def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, lookahead: int = 1,
+            progress: Progress | None = None) -> HpPlan:
+    """Rank the candidates, then build the `_hp` set greedily by marginal gain (module doc).
+    ``progress(description, total)`` makes a bar per phase (emulations can take minutes)."""
+    if not 0.0 < target <= 1.0:
+        raise PlanError(f"target {target!r}: a cosine similarity in (0, 1]")
+    if budget is not None and budget < 0:
+        raise PlanError(f"budget {budget!r}: a number of layers, 0 or more")
+    candidates = oracle.candidates()
+    start = oracle.evaluations
+    baseline = oracle.score(())
+    ceiling = oracle.score(candidates)
+    ranking = _rank(oracle, candidates, baseline, progress)
+    plan = HpPlan(target=target, budget=budget, candidates=candidates, baseline=baseline, ceiling=ceiling,
+                  ranking=ranking, curve=[CurvePoint(0, None, (), baseline)], stopped="")
+    if not candidates:
+        plan.notes.append("no layer of the NNIE segment changes at 16 bit (nothing is quantized)")
+    chosen: list[str] = []
+    current = baseline
+    while True:
+        plan.stopped = _stop_reason(current.similarity, target, chosen, candidates, budget)
+        if plan.stopped:
+            break
+        pick, score = _best_addition(oracle, candidates, chosen, progress)
+        if pick is None or (not _improves(score, current) and not plan.reachable):
+            plan.stopped = "no_gain"
+            break
+        # below a reachable target a stall is crossed: the best addition is taken even when it
+        # gains nothing alone (every candidate together reaches the target)
+        chosen.append(pick)
+        current = score
+        plan.curve.append(CurvePoint(len(chosen), pick, tuple(chosen), score))
+    if plan.stopped in ("target", "already"):
+        # the next picks, should the confirming mapper run fall short of the target
+        for _ in range(lookahead):
+            if len(chosen) == len(candidates) or (budget is not None and len(chosen) >= budget):
+                break
+            pick, score = _best_addition(oracle, candidates, chosen, progress)
+            if pick is None or not _improves(score, current):
+                break
+            chosen.append(pick)
+            current = score
+            plan.curve.append(CurvePoint(len(chosen), pick, tuple(chosen), score, beyond_plan=True))
+    if not plan.reachable:
+        plan.notes.append(f"every candidate at 16 bit ends at {ceiling.similarity:.6f}, below the target "
+                          f"{target:g}: no `_hp` set reaches it (compile_mode 1 would not either)")
+    plan.evaluations = oracle.evaluations - start
+    return plan
+
+
+def _improves(score: Score, current: Score) -> bool:
+    return score.similarity - current.similarity > MIN_GAIN or score.mean - current.mean > MIN_GAIN
+
+
+def _stop_reason(similarity: float, target: float, chosen: list[str], candidates: list[str],
+                 budget: int | None) -> str:
+    if similarity >= target:
+        return "target" if chosen else "already"
+    if budget is not None and len(chosen) >= budget:
+        return "budget"
+    if len(chosen) == len(candidates):
+        return "exhausted"
+    return ""
+
+
+def _rank(oracle: HpOracle, candidates: list[str], baseline: Score, progress: Progress | None) -> list[RankedLayer]:
+    """Each candidate alone, best gain first (ties: network order). Evaluated from the last layer
+    back, so each run restarts where the previous one first differs."""
+    bar = progress("each layer 16-bit alone", len(candidates)) if progress else _NoBar()
+    alone = {}
+    try:
+        for c in reversed(candidates):
+            alone[c] = oracle.score({c})
+            bar.advance(c)
+    finally:
+        bar.close()
+    ranked = [RankedLayer(c, oracle.position(c), alone[c].similarity, alone[c].similarity - baseline.similarity)
+              for c in candidates]
+    return sorted(ranked, key=lambda r: (-r.gain, r.position))
+
+
+def _best_addition(oracle: HpOracle, candidates: list[str], chosen: list[str],
+                   progress: Progress | None) -> tuple[str | None, Score | None]:
+    """The remaining layer whose addition gives the best final similarity (ties: the better mean,
+    then the earlier layer). The first step's scores are the ranking's (the oracle caches them)."""
+    best: tuple[float, float, int] | None = None
+    pick, pick_score = None, None
+    remaining = [c for c in reversed(candidates) if c not in chosen]  # last first: restarts are shorter
+    bar = progress(f"`_hp` layer {len(chosen) + 1}", len(remaining)) if progress and chosen else _NoBar()
+    try:
+        for c in remaining:
+            score = oracle.score((*chosen, c))
+            key = (score.similarity, score.mean, -oracle.position(c))
+            if best is None or key > best:
+                best, pick, pick_score = key, c, score
+            bar.advance(c)
+    finally:
+        bar.close()
+    return pick, pick_score
+
+
+# ------------------------------------------------------------------ the change as one engine Fix
+
+def plan_fix(layers: tuple[str, ...] | list[str], prototxt_path: str, cfg_path: str | None) -> Fix | None:
+    """The renames and ``[compile_mode] 2`` as ONE unsafe Fix (None when there is nothing to change).
+
+    Built from the files as they are on disk, read the way nnie-lint reads them."""
+    from ...fixes import hp_plan_edits
+    from ...project import load_project
+
+    project = load_project(cfg_path=cfg_path, prototxt_path=prototxt_path)
+    if project.prototxt is None or project.graph is None:
+        raise PlanError(f"cannot read the prototxt {prototxt_path} to write the renames")
+    by_name = {layer.name: layer for layer in project.graph.layers}
+    missing = [n for n in layers if n not in by_name]
+    if missing:
+        raise PlanError(f"layer {missing[0]!r} is not in {prototxt_path}")
+    edits = hp_plan_edits(project.prototxt, [by_name[n] for n in layers], project.cfg, project.config)
+    if not edits:
+        return None
+    names = ", ".join(f'"{n}"' for n in layers)
+    what = []
+    if layers:
+        what.append(f"rename {names} to `<name>_hp`")
+    if project.config is not None and project.config.compile_mode != 2:
+        what.append("set [compile_mode] 2")
+    return Fix(message="`_hp` plan: " + " and ".join(what), applicability=Applicability.UNSAFE,
+               edits=tuple(edits))

@@ -1,0 +1,362 @@
+"""Which triage inputs lie beside a cfg: the Caffe dumps, the mapper's dumps, a 16-bit run, the
+compiled net (no LSP types: the language server and ``nnie-triage compare --cfg`` both use it).
+
+The folder names come from :mod:`nnie_lsp.triage.inputs.folder_names`.  The rules, all relative to the cfg's
+folder (nnie_mapper writes its files into the folder it runs in, which is the cfg's folder:
+``docs/field-facts.md §9``; RuyiStudio's "Get Caffe Output" writes ``output/`` by default: §10.3):
+
+- reference: ``output/`` holding dump files;
+- sim: ``mapper_quant/`` holding dump files; when there is none, ``mapper_quant_emulated/``
+  (``nnie-triage emulate``'s output), and the rule says it is an emulation;
+- sim16 (a compile_mode 1 run, ``docs/field-facts.md §3``), first hit wins:
+
+  1. a sub-folder of the cfg's folder, or a sibling folder, holding a ``*.cfg`` whose
+     ``[compile_mode]`` is 1 and a ``mapper_quant/`` with dumps beside that cfg (evidence: the cfg);
+  2. a sub-folder whose *name* says 16 bit (``16bit``, ``16_bit``, ``16-bit``, ``int16``, or a name
+     ending in ``16`` such as ``nnie16``) holding dump files (evidence: the name only; the rule
+     says so);
+  3. ``mapper_quant_emulated_16bit/`` (``nnie-triage emulate --bits 16``).
+
+  A cfg that itself says ``[compile_mode] 1`` gets none: its own ``mapper_quant/`` is the 16-bit run.
+- dot: ``cnn_net_tree.dot`` beside the cfg.
+
+Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
+others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ...cfg.paths import cfg_bases, resolve_written
+from ...cfg.reader import parse_cfg
+from ...dumpio.names import parse_dump_name
+from ...text import read_text
+from .folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
+
+#: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
+EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
+#: Folder names that say "16 bit" (rule 2 of the 16-bit run).
+SIXTEEN_BIT_NAME = re.compile(r"(?i)16[-_ ]?bits?|int[-_]?16|bits?[-_]?16|(?<![0-9])16$")
+#: How many entries of a folder are looked at (a huge folder is not a project folder).
+MAX_ENTRIES = 400
+#: How many files of a candidate folder are checked for dump names.
+MAX_NAME_CHECKS = 64
+
+ROLES = ("reference", "sim", "sim16", "dot")
+
+TextReader = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """One triage input and how it came to be used."""
+
+    path: str
+    origin: str                 # "given" | "discovered"
+    rule: str | None = None     # for discovered inputs: the rule that found it
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "origin": self.origin, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class Discovery:
+    cfg: str | None
+    folder: str | None
+    prototxt: str | None = None
+    caffemodel: str | None = None
+    compile_mode: int | None = None
+    inputs: Mapping[str, Found | None] = field(default_factory=dict)
+    looked_for: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def get(self, role: str) -> Found | None:
+        return self.inputs.get(role)
+
+    def path(self, role: str) -> str | None:
+        found = self.inputs.get(role)
+        return found.path if found is not None else None
+
+    def missing(self, role: str) -> str:
+        """A sentence saying where `role` was looked for (for an error message)."""
+        where = self.folder or "(no cfg folder)"
+        wanted = {"reference": f"{CAFFE_OUTPUT_DIR}/ (RuyiStudio's Caffe output)",
+                  "sim": f"{MAPPER_QUANT_DIR}/ or {EMULATED_DIR}/"}.get(role, role)
+        return f"no {role} given and none found beside the cfg: looked for {wanted} in {where}"
+
+    def to_json(self) -> dict:
+        out = {"cfg": self.cfg, "folder": self.folder, "prototxt": self.prototxt, "caffemodel": self.caffemodel}
+        for role in ROLES:
+            found = self.inputs.get(role)
+            out[role] = found.to_json() if found is not None else None
+        out["looked_for"] = list(self.looked_for)
+        out["notes"] = list(self.notes)
+        return out
+
+
+LOOKED_FOR = (
+    f"reference: {CAFFE_OUTPUT_DIR}/ beside the cfg (RuyiStudio's Get Caffe Output)",
+    f"sim: {MAPPER_QUANT_DIR}/ beside the cfg, else {EMULATED_DIR}/",
+    f"sim16: a sub- or sibling folder with a compile_mode 1 cfg and its {MAPPER_QUANT_DIR}/; "
+    f"a sub-folder named like 16bit/int16/*16 with dumps; {EMULATED_16BIT_DIR}/",
+    f"dot: {NET_TREE_FILE} beside the cfg",
+)
+
+
+# ------------------------------------------------------------------ folder checks
+
+def _entries(folder: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as it:
+            out = []
+            for entry in it:
+                out.append(entry)
+                if len(out) >= MAX_ENTRIES:
+                    break
+            return sorted(out, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def holds_dumps(folder: str) -> bool:
+    """Whether `folder` holds at least one file named like a dump tensor (names only)."""
+    checked = 0
+    for entry in _entries(folder):
+        try:
+            if not entry.is_file():
+                continue
+        except OSError:
+            continue
+        parsed = parse_dump_name(entry.name)
+        if parsed is not None and parsed.fmt != "skip":
+            return True
+        checked += 1
+        if checked >= MAX_NAME_CHECKS:
+            break
+    return False
+
+
+def _dump_folder(folder: str, name: str) -> str | None:
+    path = os.path.join(folder, name)
+    # nnie-triage's own output with several images holds them in sub-folders, listed by its manifest
+    ours = os.path.isfile(os.path.join(path, DUMP_MANIFEST))
+    return path if os.path.isdir(path) and (ours or holds_dumps(path)) else None
+
+
+def _default_reader(path: str) -> str | None:
+    try:
+        return read_text(path).text
+    except (OSError, ValueError):
+        return None
+
+
+def _cfg_value(text: str, key: str) -> str | None:
+    entry = parse_cfg(text).first(key)
+    return entry.value if entry is not None and entry.value else None
+
+
+def _compile_mode(text: str) -> int | None:
+    value = _cfg_value(text, "compile_mode")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _cfg_files(folder: str) -> list[str]:
+    return [e.path for e in _entries(folder) if e.name.lower().endswith(".cfg") and _is_file(e)]
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _subfolders(folder: str) -> list[str]:
+    out = []
+    for entry in _entries(folder):
+        try:
+            if entry.is_dir() and not entry.name.startswith("."):
+                out.append(entry.path)
+        except OSError:
+            continue
+    return out
+
+
+# ------------------------------------------------------------------ the 16-bit run
+
+def _sixteen_bit_run(cfg: str, folder: str, reader: TextReader) -> Found | None:
+    own = os.path.abspath(cfg)
+    parent = os.path.dirname(folder)
+    candidates = [(sub, "sub-folder") for sub in _subfolders(folder)]
+    if parent and parent != folder:
+        candidates += [(sibling, "sibling folder") for sibling in _subfolders(parent)
+                       if os.path.abspath(sibling) != folder]
+    # rule 1: a compile_mode 1 cfg with its mapper_quant/
+    for candidate, relation in candidates:
+        for other_cfg in _cfg_files(candidate):
+            if os.path.abspath(other_cfg) == own:
+                continue
+            text = reader(other_cfg)
+            if text is None or _compile_mode(text) != 1:
+                continue
+            dumps = _dump_folder(candidate, MAPPER_QUANT_DIR)
+            if dumps is not None:
+                return Found(dumps, "discovered",
+                             f"{MAPPER_QUANT_DIR}/ beside {os.path.basename(other_cfg)} "
+                             f"([compile_mode] 1) in the {relation} {os.path.basename(candidate)}/")
+    # rule 2: a sub-folder named like a 16-bit run
+    for sub in _subfolders(folder):
+        name = os.path.basename(sub)
+        if name == EMULATED_16BIT_DIR or not SIXTEEN_BIT_NAME.search(name):
+            continue
+        inner = _dump_folder(sub, MAPPER_QUANT_DIR)
+        if inner is not None:
+            return Found(inner, "discovered", f"{name}/{MAPPER_QUANT_DIR}/: the folder name says 16 bit "
+                         "(no compile_mode 1 cfg beside it; only the name tells)")
+        if holds_dumps(sub):
+            return Found(sub, "discovered", f"{name}/: the folder name says 16 bit "
+                         "(no compile_mode 1 cfg beside it; only the name tells)")
+    # rule 3: our own 16-bit emulation
+    emulated = _dump_folder(folder, EMULATED_16BIT_DIR)
+    if emulated is not None:
+        return Found(emulated, "discovered", f"{EMULATED_16BIT_DIR}/: an emulated 16-bit run (nnie-triage emulate "
+                     "--bits 16), not a mapper run")
+    return None
+
+
+# ------------------------------------------------------------------ discovery
+
+def _given(given: Mapping[str, str | None], role: str) -> Found | None:
+    value = given.get(role)
+    return Found(os.path.abspath(value), "given") if value else None
+
+
+def _resolve(cfg: str, text: str, key: str, cwd: str) -> str | None:
+    value = _cfg_value(text, key)
+    if value is None:
+        return None
+    return resolve_written(value, cfg_bases(cfg, cwd), os.path.exists).resolved
+
+
+def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, reader: TextReader | None = None,
+             cwd: str | None = None) -> Discovery:
+    """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``) as
+    given, the others looked for beside the cfg (module doc).  `reader` reads a file's text (the
+    editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second."""
+    given = given or {}
+    reader = reader or _default_reader
+    inputs: dict[str, Found | None] = {role: _given(given, role) for role in ROLES}
+    if not cfg:
+        return Discovery(None, None, inputs=inputs)
+    cfg = os.path.abspath(cfg)
+    folder = os.path.dirname(cfg)
+    text = reader(cfg)
+    notes: list[str] = []
+    prototxt = caffemodel = None
+    compile_mode = None
+    if text is None:
+        notes.append(f"cannot read {cfg}")
+    else:
+        base = cwd or folder
+        prototxt = _resolve(cfg, text, "prototxt_file", base)
+        caffemodel = _resolve(cfg, text, "caffemodel_file", base)
+        compile_mode = _compile_mode(text)
+    if inputs["reference"] is None:
+        found = _dump_folder(folder, CAFFE_OUTPUT_DIR)
+        if found is not None:
+            inputs["reference"] = Found(found, "discovered", f"{CAFFE_OUTPUT_DIR}/ beside the cfg "
+                                        "(RuyiStudio's Get Caffe Output folder)")
+    if inputs["sim"] is None:
+        found = _dump_folder(folder, MAPPER_QUANT_DIR)
+        if found is not None:
+            inputs["sim"] = Found(found, "discovered", f"{MAPPER_QUANT_DIR}/ beside the cfg (written by nnie_mapper)")
+        else:
+            found = _dump_folder(folder, EMULATED_DIR)
+            if found is not None:
+                inputs["sim"] = Found(found, "discovered", f"{EMULATED_DIR}/ beside the cfg: an emulated 8-bit run "
+                                      f"(nnie-triage emulate), not a mapper run (no {MAPPER_QUANT_DIR}/ found)")
+    if inputs["sim16"] is None:
+        if compile_mode == 1:
+            notes.append(f"the cfg says [compile_mode] 1: its own {MAPPER_QUANT_DIR}/ is already the 16-bit run")
+        else:
+            inputs["sim16"] = _sixteen_bit_run(cfg, folder, reader)
+    if inputs["dot"] is None:
+        dot = os.path.join(folder, NET_TREE_FILE)
+        if os.path.isfile(dot):
+            inputs["dot"] = Found(dot, "discovered", f"{NET_TREE_FILE} beside the cfg (written by nnie_mapper)")
+    return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes))
+
+
+# ------------------------------------------------------------------ the compare command's inputs
+
+class DiscoveryError(ValueError):
+    """A required input is neither given nor found (the message says where it was looked for)."""
+
+
+@dataclass(frozen=True)
+class CompareInputs:
+    """What ``compare`` runs on: the given inputs, completed by discovery."""
+
+    reference: str
+    sim: str
+    sim16: str | None
+    dot: str | None
+    prototxt: str | None
+    discovery: Discovery
+    discovered: tuple[str, ...]          # the roles filled by discovery
+
+    def as_tuple(self) -> tuple[str, str, str | None, str | None, str | None]:
+        return self.reference, self.sim, self.sim16, self.dot, self.prototxt
+
+
+def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str | None = None,
+                    sim16: str | None = None, dot: str | None = None, prototxt: str | None = None,
+                    force: bool | None = None, reader: TextReader | None = None, log=None) -> CompareInputs:
+    """The compare inputs with what is missing found beside `cfg`.
+
+    Given dump folders are used as given, and nothing is added to them: when `reference` and
+    `sim` are both given, only the prototxt the cfg names is filled in (unless `force`); when one
+    of them is missing, every input not given is looked for (module doc).  `force=False` never
+    looks.  Raises :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log`
+    (a text stream) is told each input found."""
+    look = force if force is not None else not (reference and sim)
+    discovery = discover(cfg, given={"reference": reference, "sim": sim, "sim16": sim16, "dot": dot},
+                         reader=reader) if cfg else Discovery(None, None)
+    values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot}
+    discovered: list[str] = []
+    if look:
+        for role in ROLES:
+            found = discovery.get(role)
+            if values[role] is None and found is not None:
+                values[role] = found.path
+                discovered.append(role)
+                if log is not None:
+                    print(f"nnie-triage: {role}: {_shown(found.path)} — {found.rule}", file=log)
+    if prototxt is None and discovery.prototxt is not None and force is not False:
+        prototxt = discovery.prototxt
+        discovered.append("prototxt")
+        if log is not None:
+            print(f"nnie-triage: prototxt: {_shown(prototxt)} — named by the cfg", file=log)
+    for role in ("reference", "sim"):
+        if not values[role]:
+            if not cfg:
+                raise DiscoveryError(f"--{role} is required (or give --cfg and keep the dumps where the tools "
+                                     f"write them: {CAFFE_OUTPUT_DIR}/ and {MAPPER_QUANT_DIR}/ beside the cfg)")
+            raise DiscoveryError(discovery.missing(role))
+    return CompareInputs(values["reference"], values["sim"], values["sim16"], values["dot"], prototxt, discovery,
+                         tuple(discovered))
+
+
+def _shown(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith(".." + os.sep + "..") else relative

@@ -1,0 +1,100 @@
+"""Write the dumps of a reference (Caffe through OpenCV) or an emulated NNIE run, one image or
+several, in the folder layout of :mod:`.image_sets` with its manifest.
+
+``nnie-triage reference`` and ``emulate`` call these with what :func:`nnie_lsp.reference.run_inputs.
+load_run_inputs` took from the cfg. An emulation of several images calibrates its clips over all of
+them (:func:`nnie_lsp.emulation.emulate.emulate_images`); the mapper calibrates on its whole image
+list (docs/field-facts.md §5.6), so running fewer images than the list holds is said in the notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .image_sets import image_folder_name, prepare_output, write_manifest
+
+
+@dataclass
+class RunReport:
+    """What was written where."""
+
+    folder: Path
+    files: list[Path]
+    image_folders: list[Path]  # one per image (the folder itself for one image)
+    notes: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # emulation: CPU-side layers
+
+    @property
+    def per_image(self) -> int:
+        return len(self.files) // max(1, len(self.image_folders))
+
+
+def _folders(out: Path, inputs) -> list[Path]:
+    if len(inputs.images) == 1:
+        return [out]
+    return [out / image_folder_name(img.index, img.labels[0]) for img in inputs.images]
+
+
+def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[Path], **extra) -> dict:
+    return {
+        "command": command,
+        "cfg": str(inputs.cfg.resolve()) if inputs.cfg else None,
+        "prototxt": str(inputs.prototxt),
+        "caffemodel": str(inputs.caffemodel),
+        "preprocessing": inputs.describe_preprocessing,
+        "image_list_length": inputs.list_length,
+        "images": [{"index": img.index if inputs.list_length is not None else None, "label": img.label,
+                    "folder": str(folder.relative_to(out)) if folder != out else "."}
+                   for img, folder in zip(inputs.images, folders)],
+        "files": [str(f) for f in files],
+        **extra,
+    }
+
+
+def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None) -> RunReport:
+    """Every blob of every image through OpenCV, written as RuyiStudio's "Get Caffe Output" does
+    (docs/field-facts.md §10.3)."""
+    from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
+
+    out = Path(out)
+    notes = list(inputs.notes) + prepare_output(out)
+    net = load_reference_net(inputs.prototxt, inputs.caffemodel)
+    folders = _folders(out, inputs)
+    files: list[Path] = []
+    for img, folder in zip(inputs.images, folders):
+        run = run_reference(inputs.prototxt, inputs.caffemodel, img.sources, inputs.preprocessing, input_shape,
+                            net=net)
+        files += write_reference_dumps(run, folder)
+    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe"))
+    return RunReport(out, files, folders, notes)
+
+
+def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_quant",
+                        input_shape: tuple[int, ...] | None = None) -> RunReport:
+    """The NNIE emulation of every image (clips calibrated over all of them), written in a real
+    dump format; the manifest records the clips (they decode 8-bit input dumps, :mod:`.input_codes`)."""
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.emulation.emulate import emulate_images, write_sim_dumps
+    from nnie_lsp.reference.net import NetLoadError, load_net
+
+    out = Path(out)
+    notes = list(inputs.notes) + prepare_output(out)
+    try:
+        net = load_net(inputs.prototxt, inputs.caffemodel)
+    except NetLoadError as exc:
+        raise ValueError(str(exc)) from exc
+    prepared = [prepare_inputs(net, img.sources, inputs.preprocessing, input_shape) for img in inputs.images]
+    runs = emulate_images(net, prepared, options)
+    if inputs.list_length is not None and len(runs) < inputs.list_length:
+        notes.append(f"clips calibrated on the {len(runs)} image(s) run; the mapper calibrates on all "
+                     f"{inputs.list_length} of the image list")
+    folders = _folders(out, inputs)
+    files: list[Path] = []
+    for run, folder in zip(runs, folders):
+        files += write_sim_dumps(run, folder, fmt=fmt)
+    clips = {blob: round(clip, 9) for blob, clip in runs[0].clips.items()}
+    write_manifest(out, _manifest("emulate", inputs, folders, out, files, format=fmt, bits=options.bits,
+                                  hp_layers=sorted(options.hp_layers), clips=clips,
+                                  calibration_images=len(runs)))
+    return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped))

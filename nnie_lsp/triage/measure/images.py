@@ -1,0 +1,148 @@
+"""Triage over several images of the image list: each image compared and diagnosed on its own, then
+each layer's cosine reported as min and median over the images and the case decided on the
+distribution of the per-image cases.
+
+NNIE calibrates on the whole image list but dumps only its last image (docs/field-facts.md §5.6,
+§10.1): one image can hide a problem the others show, or show one the others do not. Decision:
+
+- the case is the one most images show (a tie goes to the case of the list's last image -- the one
+  the mapper dumps -- when it is among the tied, else to the earliest guide step);
+- its findings and fixes are those of a representative image: the last image showing that case;
+- every other case is said with its images -- "on one image only" when one image shows it.
+
+Dump folders with several images are the layout of :mod:`.image_sets`; a folder of one image (the
+mapper's ``mapper_quant/``, RuyiStudio's ``output/``) pairs with the list's last image.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+from .. import compare as compare_module
+from ..inputs.image_sets import DumpFolder, ImagePair, ImageSetError, pair_images
+from .rows import ends
+
+#: Short names of the guide's cases for the sentences about the images.
+CASE_NAMES = {1: "case 1 (preprocessing)", 2: "case 2 (quantization)", 3: "case 3 (layer matching)",
+              4: "case 4 (post-processing)", None: "an inconclusive result"}
+
+
+def run_triage(reference: str | Path, sim: str | Path, *, images: int | None = None,
+               clips_from: str | Path | None = None, sim16: str | Path | None = None,
+               progress: Callable[[int, int, str], None] | None = None, **options) -> "compare_module.TriageResult":
+    """Compare the dump folders ``reference`` and ``sim`` over the images they hold (the last
+    ``images`` of them; None = all). ``clips_from``: an emulated folder whose clips decode 8-bit
+    input dumps without a twin. ``options`` go to :func:`.compare.run_compare` (cfg, prototxt,
+    dot, thresholds, postprocess, lang)."""
+    for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
+        if not Path(path).exists():
+            raise compare_module.TriageInputError(f"{what} {path} does not exist")
+    ref_folder, sim_folder = DumpFolder.read(reference), DumpFolder.read(sim)
+    clips, origin = None, None
+    if clips_from is not None:
+        clip_folder = Path(clips_from)
+        clip_folder = clip_folder.parent if clip_folder.is_file() else clip_folder
+        clips = DumpFolder.read(clip_folder).clips()
+        if not clips:
+            raise compare_module.TriageInputError(f"--clips {clips_from}: no clips recorded there (give a folder "
+                                                  "written by `nnie-triage emulate`)")
+        origin = f"the emulation in {clip_folder}"
+    elif sim_folder.several or sim_folder.manifest is not None:
+        clips, origin = sim_folder.clips(), f"the emulation in {sim_folder.root}"
+    try:
+        pairs, notes = pair_images(ref_folder, sim_folder, images)
+    except ImageSetError as exc:
+        raise compare_module.TriageInputError(str(exc)) from exc
+    sixteen = _sixteen_bit_by_image(sim16, pairs)
+    results = []
+    for k, pair in enumerate(pairs):
+        step = None
+        if progress is not None:
+            def step(i, n, name, k=k):  # one bar over all images
+                progress(k * n + i, n * len(pairs), name)
+        results.append(compare_module.run_compare(pair.reference, pair.sim, sim16=sixteen.get(k), progress=step,
+                                                  clips=clips, clips_origin=origin, **options))
+    if len(results) == 1:
+        result = results[0]
+        result.notes = notes + result.notes
+        return result
+    return combine(pairs, results, notes, reference, sim)
+
+
+def _sixteen_bit_by_image(sim16, pairs: list[ImagePair]) -> dict[int, Path]:
+    """The 16-bit run's folder for each pair (by image line); a single-image 16-bit folder goes with
+    the last image (the mapper's)."""
+    if sim16 is None:
+        return {}
+    folder = DumpFolder.read(sim16)
+    if not folder.several and folder.images[0].index is None:
+        return {len(pairs) - 1: folder.images[0].path}
+    by_index = {img.index: img.path for img in folder.images}
+    return {k: by_index[p.index] for k, p in enumerate(pairs) if p.index in by_index}
+
+
+def _end_cosine(result) -> float | None:
+    rows = ends(result.rows)
+    values = [r.cosine for r in rows if r.metrics is not None]
+    return min(values) if values else None
+
+
+def _headline(cases: list[int | None]) -> int | None:
+    counts = Counter(cases)
+    best = max(counts.values())
+    tied = [c for c in counts if counts[c] == best]
+    if cases[-1] in tied:
+        return cases[-1]
+    return min(tied, key=lambda c: (c is None, c or 0))
+
+
+def combine(pairs: list[ImagePair], results: list, notes: list[str], reference, sim):
+    """One result for several images: the representative image's diagnosis, every layer's cosine
+    per image (min / median in the JSON), and the cases of all images."""
+    count = len(results)
+    cases = [r.diagnosis.case for r in results]
+    headline = _headline(cases)
+    rep_index = max(i for i, c in enumerate(cases) if c == headline)
+    rep = results[rep_index]
+    per_image = [{(r.name, r.blob): r.cosine for r in res.rows if r.metrics is not None} for res in results]
+    for row in rep.rows:
+        row.cosine_images = tuple(m.get((row.name, row.blob)) for m in per_image)
+    same = cases.count(headline)
+    summary = [f"{CASE_NAMES[headline]} on {'all ' + str(count) if same == count else f'{same} of {count}'} images"]
+    for case in sorted({c for c in cases if c != headline}, key=lambda c: (c is None, c or 0)):
+        which = [i for i, c in enumerate(cases) if c == case]
+        shown = ", ".join(_image_name(pairs[i], results[i]) for i in which)
+        summary.append(f"{CASE_NAMES[case]} on one image only: {shown}" if len(which) == 1
+                       else f"{CASE_NAMES[case]} on {len(which)} of {count} images: {shown}")
+    diag = rep.diagnosis
+    diag.verdict = f"{diag.verdict} — on {'all ' + str(count) if same == count else f'{same} of {count}'} images"
+    if same != count:
+        diag.reason = f"{diag.reason}; " + "; ".join(summary[1:])
+    rep.images = {
+        "count": count,
+        "representative": rep_index,
+        "case_counts": {str(c): n for c, n in Counter(cases).items()},
+        "summary": summary,
+        "cases": [{"index": p.index, "image": p.label, "reference": str(p.reference), "sim": str(p.sim),
+                   "case": res.diagnosis.case, "verdict": res.diagnosis.verdict,
+                   "first_divergence": res.diagnosis.first_divergence, "end_cosine": _end_cosine(res)}
+                  for p, res in zip(pairs, results)],
+    }
+    rep.inputs = dict(rep.inputs, reference=str(reference), sim=str(sim))
+    rep.notes = notes + rep.notes
+    seen = set(rep.warnings)
+    for pair, res in zip(pairs, results):
+        for w in res.warnings:
+            if w not in seen:
+                seen.add(w)
+                rep.warnings.append(f"image {pair.index}: {w}")
+    rep.elapsed_s = sum(r.elapsed_s for r in results)
+    return rep
+
+
+def _image_name(pair: ImagePair, result) -> str:
+    end = _end_cosine(result)
+    where = f"image {pair.index}" if pair.index is not None else "the image"
+    return f"{where} ({Path(str(pair.label)).name}{f', end cosine {end:.4f}' if end is not None else ''})"
