@@ -40,6 +40,7 @@ import numpy as np
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1]))
 
+from nnie_lsp.testing.shared_files import shared_dir
 from nnie_lsp.reference.caffe_forward import prepare_inputs  # noqa: E402
 from nnie_lsp.reference.net import load_net  # noqa: E402
 from nnie_lsp.reference.preprocess import Preprocessing  # noqa: E402
@@ -57,7 +58,7 @@ DEEP = DeepNetSpec(depth=16, channels=8, size=32, bottlenecks={7: 12.0, 13: 60.0
 
 
 def _corpus_models() -> Path | None:
-    for base in (HERE.parents[2] / "shared", Path("/work/shared")):
+    for base in (shared_dir(),):
         models = base / "corpus" / "models"
         if (models / "mtcnn" / "det1.caffemodel").is_file():
             return models

@@ -32,12 +32,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nnie_lsp.testing.shared_files import shared_dir  # noqa: E402
+
 IMAGE = ROOT / "examples" / "triage" / "test1.jpg"
 GOAL = 1.3
 
 
 def _corpus() -> Path | None:
-    for base in (ROOT.parent / "shared", Path("/work/shared")):
+    for base in (shared_dir(),):
         p = base / "corpus" / "models"
         if (p / "yufacedetectnet-v1").is_dir():
             return p

@@ -158,7 +158,7 @@ def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile
 
 def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
                      check_paths: bool) -> ImageListFacts | None:
-    """The list's lines (None: the file was not read, see :func:`_problem_of`)."""
+    """The list's lines (None: the file was not read, its problem is :func:`_ref_problem`)."""
     dec = provider.read_text(ref.resolved, safe_io.IMAGE_LIST) if ref.resolved else None
     if dec is None:
         return None

@@ -17,9 +17,10 @@ import sys
 import pytest
 
 from nnie_lsp.cfg import reader, standalone_parser
+from nnie_lsp.testing.shared_files import shared_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPUS = "/work/shared/corpus"
+CORPUS = str(shared_dir() / "corpus")
 
 TRICKY_LINES = [
     "", " ", "\t", "\r", "[a] b", "[a]b", "[a]", "[a] ", "[a] #c", "[a] b #c", "[a] b#c", "[a] b  # c  ",

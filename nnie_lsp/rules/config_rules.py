@@ -1,4 +1,4 @@
-"""Config rules NN001-NN007: the mapper cfg itself (syntax, keys, values, files)."""
+"""Config rules NN001-NN009: the mapper cfg itself (syntax, keys, values, files)."""
 
 from __future__ import annotations
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from nnie_lsp.testing.shared_files import shared_dir
 from nnie_lsp.cfg import ATC_KEYS, KEYS, PER_INPUT_KEYS, check_value, lookup, suggest
 from nnie_lsp.cfg.keys import FLT_MAX, all_specs, is_known_any, is_null_path
 
-_BESIDE = Path(__file__).resolve().parents[3] / "shared"
-REFERENCE = (_BESIDE if _BESIDE.is_dir() else Path("/work/shared")) / "NNIE_REFERENCE.md"
+REFERENCE = shared_dir() / "NNIE_REFERENCE.md"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

@@ -10,6 +10,7 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
+from nnie_lsp.testing.shared_files import shared_dir
 from nnie_lsp.lint_paths import lint_files
 from nnie_lsp.cfg import preprocessing as cfg_preprocessing
 from nnie_lsp.cfg.keys import KEYS, NULL_PATH_VALUES, is_null_path
@@ -38,8 +39,7 @@ from nnie_lsp.settings import settings_from_mapping
 from nnie_lsp.triage.report.bundle import _cfg_files
 from nnie_lsp.triage.diagnose.preprocess_fit import _cfg_side, fit_preprocessing
 
-_BESIDE = Path(__file__).resolve().parents[3] / "shared"
-SHARED = _BESIDE if _BESIDE.is_dir() else Path("/work/shared")
+SHARED = shared_dir()
 REAL_CFGS = sorted((SHARED / "corpus" / "real").glob("*.cfg"))
 
 

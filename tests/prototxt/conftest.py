@@ -7,14 +7,14 @@ import pathlib
 
 import pytest
 
+from nnie_lsp.testing.shared_files import corpus_dir
+
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "prototxt"
 REAL = sorted((DATA / "real").glob("*.prototxt"))
 MODELS = sorted((DATA / "models").glob("*/*.prototxt"))
 CORPUS = REAL + MODELS
 # weights are not copied into the repository (4.7 MB); tests using them skip without them
-_BESIDE = pathlib.Path(__file__).resolve().parents[3] / "shared"  # CI: shared/ beside the clone
-SHARED_MODELS = pathlib.Path(os.environ.get(
-    "NNIE_SHARED_MODELS", str((_BESIDE if _BESIDE.is_dir() else pathlib.Path("/work/shared")) / "corpus" / "models")))
+SHARED_MODELS = pathlib.Path(os.environ.get("NNIE_SHARED_MODELS", str(corpus_dir("models"))))
 
 
 def read(path: pathlib.Path) -> str:

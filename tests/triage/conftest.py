@@ -6,13 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from nnie_lsp.testing.shared_files import shared_dir
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "triage"
 DET1_DIR = DATA / "mtcnn"  # det1.prototxt with a 48x48 input (P-Net is fully convolutional)
 
 
 def _shared_mtcnn() -> Path | None:
     here = Path(__file__).resolve()
-    for base in [here.parents[3] / "shared", Path("/work/shared")]:
+    for base in [shared_dir()]:
         p = base / "corpus" / "models" / "mtcnn"
         if (p / "det2.caffemodel").is_file():
             return p

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nnie_lsp.testing.shared_files import shared_dir
 from nnie_lsp.cli.triage import main
 
 HERE = Path(__file__).resolve()
@@ -16,7 +17,7 @@ IMAGE = HERE.parents[2] / "examples" / "triage" / "test1.jpg"
 
 
 def _model() -> Path | None:
-    for base in (HERE.parents[3] / "shared", Path("/work/shared")):
+    for base in (shared_dir(),):
         p = base / "corpus" / "models" / "yufacedetectnet-v1"
         if (p / "yufacedetectnet-open-v1.caffemodel").is_file():
             return p
