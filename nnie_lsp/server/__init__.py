@@ -4,9 +4,10 @@
 - :mod:`.documents`: the open documents, one record each;
 - :mod:`.diagnostic_store`: LSP diagnostics by (source, uri), read by push and pull;
 - :mod:`.scheduler`: debounce, linting off the event loop, stale results dropped;
-- :mod:`.triage_runner`: the ``nnie.triage``, ``nnie.reference`` and ``nnie.emulate`` commands;
-- :mod:`.jobs`: their subprocesses, with work-done progress and cancellation;
-- :mod:`.triage_results`: stored triage results (``.nnie-triage/``) shown on the open documents;
+- :mod:`.triage`: the editor's triage — its commands, code lens and inlay hints
+  (:mod:`.triage.commands`), running ``nnie-triage`` (:mod:`.triage.runner`) in a subprocess with
+  the tool's progress and cancellation (:mod:`.triage.jobs`), the stored results shown on the open
+  documents (:mod:`.triage.results`);
 - :mod:`.handlers`: the LSP methods by area, calling :mod:`nnie_lsp.features` for the logic;
 - :mod:`.convert`: engine objects <-> LSP types (positions in the negotiated encoding);
 - :mod:`.config`: the ``nnie`` settings section and the UI language choice;

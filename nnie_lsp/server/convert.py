@@ -213,6 +213,11 @@ def _rule_heading_lines(path: str = RULES_DOC) -> dict[str, int]:
         return {}
 
 
+def documented_rule(code: str) -> bool:
+    """Whether rules.md has a section for `code` (a registered rule or T-code)."""
+    return code in _rule_heading_lines()
+
+
 def rule_href(code: str) -> str:
     """The link of a rule code: rules.md at the rule's heading line (module doc)."""
     line = _rule_heading_lines().get(code)

@@ -1,7 +1,7 @@
 """LSP diagnostics by (source, uri): what push and pull both report.
 
-Each source — ``nnie-lint`` (the engine's rules), ``nnie-triage`` (the last triage run's low
-layers), later others — writes its own entry for a document; a report is the concatenation of a
+Each source — ``nnie-lint`` (the engine's rules), ``nnie-triage`` (the shown triage result's
+findings and low-similarity layers, whatever their codes), later others — writes its own entry for a document; a report is the concatenation of a
 document's entries, the lint findings first.  An entry remembers the document version it
 describes and the sequence number of the computation that produced it, so a slow, older
 computation finishing late never replaces a newer one.

@@ -5,9 +5,10 @@ The parts, one job each:
 - :mod:`.documents` — the open documents (one record each: path, kind, lint state);
 - :mod:`.diagnostic_store` — LSP diagnostics by (source, uri), read by push and pull alike;
 - :mod:`.scheduler` — debounce, linting off the event loop, stale results dropped;
-- :mod:`.triage_runner` — the ``nnie.triage``, ``nnie.reference``, ``nnie.emulate`` commands
-  (subprocesses with cancellable progress: :mod:`.jobs`); :mod:`.triage_results` — stored triage
-  results shown on the open documents (diagnostics, code lens, stale marks);
+- :mod:`.triage.runner` — the ``nnie.triage``, ``nnie.reference``, ``nnie.emulate`` jobs
+  (``nnie-triage`` in a subprocess with the tool's progress, cancellable: :mod:`.triage.jobs`);
+  :mod:`.triage.results` — stored triage results shown on the open documents (diagnostics, code
+  lens, stale marks);
 - :mod:`.handlers` — the LSP methods, calling :mod:`nnie_lsp.features` for the logic;
 - :mod:`.convert` — engine objects to LSP types; :mod:`.config` — the ``nnie`` settings section.
 

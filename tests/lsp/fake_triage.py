@@ -1,12 +1,23 @@
 """Stand-in for `python -m nnie_lsp.cli.triage` (NNIE_LSP_TRIAGE_CMD): prints a result with the
-real `compare --format json` schema fields the server reads.  A --reference path containing
-"slow" sleeps (for the cancel test) after writing its pid next to the reference folder."""
+real `compare --format json` schema fields the server reads.
+
+With `--progress json` it writes progress lines to stderr as nnie-triage does (one JSON object a
+line: stage, done, total, percent of the whole run), between two plain message lines:
+`load` 4 steps, `align` 10, `measure` 10, `diagnose` 1, 0.04 s each.  A --reference path containing
+"slow" writes its pid next to the reference folder after the first stage and sleeps (for the
+cancel tests); "broken" fails with exit 2 after the first stage; "many" writes 5000 steps at once
+(for the rate limit).  `--legacy` before the subcommand: a tool without `--progress` (argparse
+rejects it, exit 2)."""
 
 import argparse
 import json
 import os
 import sys
 import time
+
+legacy = "--legacy" in sys.argv
+if legacy:
+    sys.argv.remove("--legacy")
 
 ap = argparse.ArgumentParser()
 ap.add_argument("cmd")
@@ -19,17 +30,41 @@ ap.add_argument("--dot")
 ap.add_argument("--html")
 ap.add_argument("--lang")
 ap.add_argument("--format")
+if not legacy:
+    ap.add_argument("--progress", choices=["json"])
 a = ap.parse_args()
+
+STAGES = [("load", 4), ("align", 10), ("measure", 10), ("diagnose", 1)]
+if "many" in a.reference:
+    STAGES = [("align", 5000)]
+ALL = sum(n for _, n in STAGES)
+
+
+def progress_line(stage, done, total, finished):
+    if getattr(a, "progress", None) == "json":
+        print(json.dumps({"stage": stage, "done": done, "total": total, "percent": round(100.0 * finished / ALL, 2)}),
+              file=sys.stderr, flush=True)
+
+
+print("nnie-triage: comparing " + a.reference, file=sys.stderr, flush=True)
+finished = 0
+for number, (stage, total) in enumerate(STAGES):
+    for done in range(1, total + 1):
+        if "many" not in a.reference:
+            time.sleep(0.04)
+        finished += 1
+        progress_line(stage, done, total, finished)
+    if number == 0 and "slow" in a.reference:
+        with open(os.path.join(a.reference, "pid"), "w") as fh:
+            fh.write(str(os.getpid()))
+        time.sleep(60)
+    if number == 0 and "broken" in a.reference:
+        print("nnie-triage compare: error: no dumps found in " + a.reference, file=sys.stderr)
+        sys.exit(2)
 if a.html:
     with open(a.html, "w") as fh:
         fh.write("<html><body>fake report</body></html>")
-if "slow" in a.reference:
-    with open(os.path.join(a.reference, "pid"), "w") as fh:
-        fh.write(str(os.getpid()))
-    time.sleep(60)
-if "broken" in a.reference:
-    print("nnie-triage compare: error: no dumps found in " + a.reference, file=sys.stderr)
-    sys.exit(2)
+print("nnie-triage: 5 layers compared", file=sys.stderr, flush=True)
 print(json.dumps({
     "schema_version": 1, "tool": "nnie-triage", "case": 2, "next_step": 3, "verdict": "quantization",
     "first_divergence": "layer10-route",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from nnie_lsp.features.triage import carry_over as triage_results
+from nnie_lsp.features.triage import carry_over
 from nnie_lsp.features.triage.annotations import finding_diagnostics
 
 from .make_compare_fixture import FIXTURE, PROJECT, compare_result
@@ -38,13 +38,13 @@ def test_fixture_is_what_the_cli_prints():
 def test_fixture_is_a_case_2_result_the_editor_reads():
     stored = json.loads(FIXTURE.read_text(encoding="utf-8"))
     assert stored["schema_version"] == 2 and stored["case"] == 2 and stored["sim16"]["verdict"] == "confirmed"
-    assert triage_results.summary(stored).startswith("Case 2: ") and stored["first_divergence"]
+    assert carry_over.summary(stored).startswith("Case 2: ") and stored["first_divergence"]
     stored["inputs"]["working_directory"] = str(PROJECT)
     findings = finding_diagnostics(stored)
     plan = next(d for d in findings if d.code == "T207")
     assert {edit.path for edit in plan.fix.edits} == {str(PROJECT / "sim.cfg"),
                                                       str(PROJECT.parent / "model" / "det1.prototxt")}
-    chosen = [d.code for d, _fix in triage_results.fix_all(findings)]
+    chosen = [d.code for d, _fix in carry_over.fix_all(findings)]
     assert chosen == ["T207"]
 
 
@@ -57,5 +57,5 @@ def test_summary_names_the_case_once():
         ("inconclusive: not quantization", None, "Inconclusive: not quantization; first divergence: conv1"),
         ("inconclusive", None, "Inconclusive; first divergence: conv1"),
     ]:
-        assert triage_results.summary({"verdict": verdict, "case": case, "first_divergence": "conv1"}) == want
-    assert triage_results.summary({"verdict": "post-processing (case 4)", "case": 4}, "zh") == "情形 4：post-processing"
+        assert carry_over.summary({"verdict": verdict, "case": case, "first_divergence": "conv1"}) == want
+    assert carry_over.summary({"verdict": "post-processing (case 4)", "case": 4}, "zh") == "情形 4：post-processing"

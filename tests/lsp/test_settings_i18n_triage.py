@@ -13,6 +13,8 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
+from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
+
 from .conftest import SERVER, EditorClient, find_line, make_client, start_session
 
 pytestmark = pytest.mark.asyncio
@@ -191,8 +193,10 @@ async def test_triage_with_the_real_cli(client, tmp_path):
     assert result["case"] == 2 and result["layers"]
     low = {r["name"] for r in result["layers"] if r.get("status") in ("low", "poor", "bad")}
     items = await client.diagnostics_for(uri, predicate=lambda ds: any(d.source == "nnie-triage" for d in ds))
-    flagged = {d.data["layer"] for d in items if d.source == "nnie-triage" and d.code == "triage"}
+    similarity = [d for d in items if d.source == "nnie-triage" and d.code == SIMILARITY_CODE]
+    flagged = {d.data["layer"] for d in similarity}
     assert flagged and flagged <= low and "conv4-2" in flagged
+    assert all(d.code_description.href.rsplit("/", 1)[-1].startswith("rules.md#L") for d in similarity)
     text = client.texts[uri]
     hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri),

@@ -1,6 +1,6 @@
 """The engine parts behind the editor's triage commands, in process: discovery of the inputs
-beside a cfg (nnie_lsp/triage/discovery.py), stored results (nnie_lsp/triage/store.py), and a
-result carried over to the current texts (nnie_lsp/features/triage_results.py)."""
+beside a cfg (nnie_lsp/triage/inputs/beside_cfg.py), stored results (nnie_lsp/triage/store.py), and a
+result carried over to the current texts (nnie_lsp/features/triage/carry_over.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features.triage import carry_over as triage_results
+from nnie_lsp.features.triage import carry_over
 from nnie_lsp.rules.catalogue import all_rules
 from nnie_lsp.server.convert import rule_href
 from nnie_lsp.text import Range, TextEdit
@@ -160,7 +160,7 @@ def test_store_stamps_say_what_changed(tmp_path):
     (Path(record.input_path("reference")) / "extra_output0_1_caffe.linear.float").write_text("1\n")
     assert store.changed_inputs(record) == ["cfg", "reference"]
     assert store.changed_inputs(record, check_folders=False) == ["cfg"]
-    assert triage_results.stale_reasons(["cfg", "reference"]) == ["the cfg changed after the run",
+    assert carry_over.stale_reasons(["cfg", "reference"]) == ["the cfg changed after the run",
                                                                   "the Caffe dumps changed after the run"]
 
 
@@ -179,11 +179,11 @@ def test_store_refuses_what_it_cannot_read(tmp_path):
 
 def test_line_map_head_tail_and_middle():
     old = "a\nb\nc\nd\ne"
-    mapping = triage_results.LineMap(old, "top\na\nX\nc\nd\ne")
+    mapping = carry_over.LineMap(old, "top\na\nX\nc\nd\ne")
     assert [mapping.line(n) for n in range(5)] == [1, None, 3, 4, 5]
     assert mapping.range(Range.of(2, 1, 3, 0)) == Range.of(3, 1, 4, 0)
     assert mapping.range(Range.of(0, 0, 1, 0)) is None
-    assert triage_results.LineMap(old, old).range(Range.of(4, 0, 4, 1)) == Range.of(4, 0, 4, 1)
+    assert carry_over.LineMap(old, old).range(Range.of(4, 0, 4, 1)) == Range.of(4, 0, 4, 1)
 
 
 def _rename(path: str, line: int, old: str, new: str) -> Fix:
@@ -208,18 +208,18 @@ def test_findings_follow_edits_and_fixes_only_on_unchanged_lines(tmp_path):
     path = str(tmp_path / "net.prototxt")
     result = _result(path)
     shifted = "# new first line\n" + PROTO
-    placed = triage_results.place_findings(result, {path: PROTO}, lambda p: shifted, " [stale]")
+    placed = carry_over.place_findings(result, {path: PROTO}, lambda p: shifted, " [stale]")
     finding = placed.diagnostics[0]
     assert placed.carried and finding.range == Range.of(5, 8, 5, 15) and finding.message.endswith("[stale]")
     assert finding.fix.edits[0].edit.range == Range.of(5, 8, 5, 15)
     renamed = PROTO.replace('name: "conv2"', 'name: "conv2x"')       # the fix's own line changed
     moved = "\n\n" + renamed
-    placed = triage_results.place_findings(result, {path: PROTO}, lambda p: moved)
+    placed = carry_over.place_findings(result, {path: PROTO}, lambda p: moved)
     assert placed.diagnostics[0].fix is None
     assert placed.diagnostics[0].range.start.line == 6                 # the changed line, by position
     # the name's line changed but it still names the layer: found again by the layer name
     commented = "# c\n" + PROTO.replace('  name: "conv2"', '  type: "Convolution"  name: "conv2"')
-    placed = triage_results.place_findings(result, {path: PROTO}, lambda p: commented)
+    placed = carry_over.place_findings(result, {path: PROTO}, lambda p: commented)
     column = commented.split("\n")[5].index('"conv2"')
     assert placed.diagnostics[0].range == Range.of(5, column, 5, column + 7) and placed.diagnostics[0].fix is None
 
@@ -235,8 +235,8 @@ def test_fix_all_takes_the_plan_not_the_candidates_nor_the_alternatives(tmp_path
         Diagnostic("T102", "rgb", path + ".cfg", Range.of(0, 0, 0, 3), fix=rgb, alternatives=(other,)),
         Diagnostic("T104", "overlaps the rgb fix", path + ".cfg", Range.of(0, 0, 0, 3), fix=other),
     ]
-    assert [(d.code, fix.message) for d, fix in triage_results.fix_all(findings)] == [("T207", "plan"), ("T102", "rgb")]
-    assert triage_results.fix_counts(findings) == {"total": 4, "applicable": 2, "safe": 0}
+    assert [(d.code, fix.message) for d, fix in carry_over.fix_all(findings)] == [("T207", "plan"), ("T102", "rgb")]
+    assert carry_over.fix_counts(findings) == {"total": 4, "applicable": 2, "safe": 0}
 
 
 def test_every_rule_link_opens_rules_md_at_its_heading():
@@ -250,8 +250,27 @@ def test_every_rule_link_opens_rules_md_at_its_heading():
         assert lines[int(line) - 2] == f'<a id="{code.lower()}"></a>', code
 
 
-def test_the_server_spells_the_store_folder_as_the_layout_does():
-    from nnie_lsp.server.triage import results as server_results
+def test_the_editor_reads_the_store_folder_name_from_folder_names():
+    """`.nnie-triage` is spelt in nnie_lsp/triage/inputs/folder_names.py only: no string in the
+    server or the editor features names it (docstrings may), and reading it loads no numpy."""
+    import ast
+    import subprocess
+    import sys
+
     from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 
-    assert server_results.STORE_DIR == TRIAGE_STORE_DIR
+    package = Path(__file__).resolve().parents[2] / "nnie_lsp"
+    spelt = []
+    for path in [*(package / "server").rglob("*.py"), *(package / "features").rglob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        spelt += [f"{path.name}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and TRIAGE_STORE_DIR in node.value]
+    assert spelt == []
+    probe = "import sys, nnie_lsp.server.triage.results; print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr

@@ -15,6 +15,8 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
+from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
+
 from .conftest import CONFIG, REPO, EditorClient, find_line, start_session
 
 pytestmark = pytest.mark.asyncio
@@ -184,7 +186,7 @@ async def test_results_persist_across_a_restart_and_go_stale(client, triage_copy
         proto_uri = second.open(proto, "prototxt")
         items = await second.diagnostics_for(proto_uri, predicate=lambda ds: bool(triage_items(ds, "T101")))
         assert "stale" not in triage_items(items, "T101")[0].message
-        assert {"conv1", "conv2"} <= {d.data["layer"] for d in triage_items(items, "triage")}
+        assert {"conv1", "conv2"} <= {d.data["layer"] for d in triage_items(items, SIMILARITY_CODE)}
         top = await lenses(second, proto_uri)
         assert top[0].command.title.startswith("NNIE triage: Case 1") and "next: step 2" in top[0].command.title
         again = await execute(second, "nnie.triageResult", {"cfg": str(cfg)})

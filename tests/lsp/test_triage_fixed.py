@@ -1,4 +1,4 @@
-"""Which of a triage result's fixes are already in the edited texts (features/triage_fixed.py)."""
+"""Which of a triage result's fixes are already in the edited texts (nnie_lsp/features/triage/fixed_since_run.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""A triage result seen from the editor's current texts (no LSP types).
+"""A stored triage result carried over to the texts being edited, and its words (no LSP types).
 
 A run's findings point at the cfg and the prototxt *as the run read them* (the stored texts,
 :mod:`nnie_lsp.triage.store`).  The editor shows them on the current texts:
 
-- :class:`LineMap` carries positions over from the run's text to the current one, line by line
+- :class:`~.line_map.LineMap` carries positions over from the run's text to the current one, line by line
   (the common head and tail directly, difflib on the changed middle): a place on a line that has
   not changed moves with it; a place on a changed line is found again by its layer name
   (prototxt) or its cfg key (cfg), else put after the nearest unchanged line above it;
@@ -131,7 +131,7 @@ def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: 
 
 
 def fixes_in_texts(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText) -> FixState:
-    """Which of `result`'s findings are fixed in the current texts (:mod:`.triage_fixed`)."""
+    """Which of `result`'s findings are fixed in the current texts (:mod:`.fixed_since_run`)."""
     return fix_state(finding_diagnostics(result), run_texts, current_text)
 
 

@@ -1,5 +1,10 @@
-"""The triage commands (docs/editor-protocol.md), the code lens with the verdict, and the per-layer
-cosine inlay hints."""
+"""The editor's triage as LSP: the ``nnie.*`` triage commands (docs/editor-protocol.md), the code
+lens with the verdict, and the per-layer cosine inlay hints.
+
+The handlers only translate: running a job is :mod:`.runner` (with :mod:`.jobs` for the
+subprocess and its progress), the stored results and their staleness are :mod:`.results`, the
+words and places are :mod:`nnie_lsp.features.triage`.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from pygls.uris import from_fs_path
 
 from ... import i18n
 from ...features.triage import annotations as triage_features
-from ...features.triage import carry_over as result_features
+from ...features.triage import carry_over
 from ..convert import can_create_files, workspace_edit
 from ..server import NnieLanguageServer
 from .results import Entry
@@ -56,7 +61,7 @@ async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
     if entry is None:
         return None
     view = ls.triage.results.view(entry)
-    titles = result_features.lens_titles(entry.record.result, stale=view.stale,
+    titles = carry_over.lens_titles(entry.record.result, stale=view.stale,
                                          applicable=view.counts.get("applicable", 0), lang=ls.lang)
     top = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0))
     which = {"cfg": entry.record.cfg, "prototxt": entry.record.prototxt}

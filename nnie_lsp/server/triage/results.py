@@ -1,4 +1,5 @@
-"""Stored triage results in the server: loaded from ``.nnie-triage/``, shown on the open documents.
+"""The triage results the server holds: stored beside each cfg (``.nnie-triage/``,
+:mod:`nnie_lsp.triage.store`), shown on the open documents, stale when their inputs changed.
 
 Each result (a :class:`~nnie_lsp.triage.store.StoredTriage`) belongs to a cfg (its *owner*) and
 names its prototxt.  The newest result of a cfg or a prototxt is the one shown there:
@@ -10,6 +11,9 @@ names its prototxt.  The newest result of a cfg or a prototxt is the one shown t
   the messages and the lens say so, and "apply all triage fixes" is not offered;
 - results come back after a restart: every ``.nnie-triage/*.json`` under the workspace root is
   loaded at start-up, and the one beside a document opened later.
+
+The words (summary, lens titles, stale reasons) and the placing on the current texts are in
+:mod:`nnie_lsp.features.triage`; this module holds the state and speaks LSP.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ from pygls.capabilities import get_capability
 
 from ... import i18n
 from ...features.triage import annotations as triage_features
-from ...features.triage import carry_over as result_features
+from ...features.triage import carry_over
 from ...project import cached_prototxt
 from ...text import read_text
-from ..convert import TRIAGE_SOURCE, fix_data, merge_fix_data, to_lsp_diagnostic
+from ...triage.inputs.folder_names import TRIAGE_STORE_DIR
+from ..convert import TRIAGE_SOURCE, documented_rule, fix_data, merge_fix_data, rule_href, to_lsp_diagnostic
 
 if TYPE_CHECKING:
     from ...triage.store import StoredTriage
@@ -39,15 +44,10 @@ FOLDER_CHECK_SECONDS = 2.0
 
 
 def _store():
-    """nnie_lsp.triage.store, imported when first needed: the triage package pulls in numpy, which
-    the server's start-up does without."""
+    """nnie_lsp.triage.store, imported when the first result is read or written (not at the
+    server's start-up)."""
     from ...triage import store
     return store
-
-
-#: The store's folder name, as nnie_lsp.triage.inputs.folder_names spells it (checked by a test; importing the
-#: layout module would import the whole triage package).
-STORE_DIR = ".nnie-triage"
 
 
 def _read_records(folders: list[str]) -> list[tuple[StoredTriage | None, str]]:
@@ -55,7 +55,7 @@ def _read_records(folders: list[str]) -> list[tuple[StoredTriage | None, str]]:
     store = _store()
     out = []
     for folder in folders:
-        for path in store.records_in(os.path.join(folder, store.TRIAGE_STORE_DIR)):
+        for path in store.records_in(os.path.join(folder, TRIAGE_STORE_DIR)):
             out.append(_read(store, path))
     return out
 
@@ -93,9 +93,9 @@ class View:
     """A result as it stands now."""
 
     stale_reasons: tuple[str, ...]
-    placed: result_features.Placed
+    placed: carry_over.Placed
     counts: dict
-    fixed: int = 0      # findings whose fix is already in the texts (features/triage_fixed.py)
+    fixed: int = 0      # findings whose fix is already in the texts (features/triage/fixed_since_run.py)
 
     @property
     def stale(self) -> bool:
@@ -144,7 +144,7 @@ class TriageResults:
         return accepted
 
     def load_folder(self, folder: str) -> list[Entry]:
-        """The results stored in `folder`/.nnie-triage, read now (read once per folder)."""
+        """The results stored in `folder`'s store, read now (read once per folder)."""
         folder = os.path.abspath(folder)
         if folder in self._loaded_folders:
             return []
@@ -154,9 +154,9 @@ class TriageResults:
         return [e for owner, e in self.entries.items() if owner not in before]
 
     async def load_beside(self, folder: str) -> None:
-        """The results stored in `folder`/.nnie-triage, read off the event loop, then shown."""
+        """The results stored in `folder`'s store, read off the event loop, then shown."""
         folder = os.path.abspath(folder)
-        if folder in self._loaded_folders or not os.path.isdir(os.path.join(folder, STORE_DIR)):
+        if folder in self._loaded_folders or not os.path.isdir(os.path.join(folder, TRIAGE_STORE_DIR)):
             return
         self._loaded_folders.add(folder)
         loaded = await self.ls.scheduler.run_aux(_read_records, [folder])
@@ -234,16 +234,16 @@ class TriageResults:
         if cached is not None and cached[0] == key:
             return cached[1]
         run_texts = self._run_texts(record)
-        fixes = result_features.fixes_in_texts(record.result, run_texts, self.current_text)
+        fixes = carry_over.fixes_in_texts(record.result, run_texts, self.current_text)
         if fixes.explained:  # every change to the cfg / prototxt is one of the result's own fixes
             roles = [role for role in roles if role not in ("cfg", "prototxt")]
-        reasons = tuple(result_features.stale_reasons(roles, lang))
+        reasons = tuple(carry_over.stale_reasons(roles, lang))
         if fixes.explained:
-            reasons += (result_features.fixed_reason(len(fixes.fixed), lang),)
-        placed = result_features.place_findings(record.result, run_texts, self.current_text,
-                                                result_features.stale_note(reasons, lang), fixed=fixes.fixed,
-                                                fixed_note=result_features.fixed_note(lang))
-        counts = result_features.fix_counts(placed.diagnostics)
+            reasons += (carry_over.fixed_reason(len(fixes.fixed), lang),)
+        placed = carry_over.place_findings(record.result, run_texts, self.current_text,
+                                           carry_over.stale_note(reasons, lang), fixed=fixes.fixed,
+                                           fixed_note=carry_over.fixed_note(lang))
+        counts = carry_over.fix_counts(placed.diagnostics)
         if reasons:
             counts["applicable"] = counts["safe"] = 0
         view = View(reasons, placed, counts, len(fixes.fixed))
@@ -257,9 +257,8 @@ class TriageResults:
                 text_report = read_text(entry.record.paths.text).text
             except (OSError, ValueError):
                 text_report = None
-        return result_features.editor_info(entry.record, stale_reasons=view.stale_reasons, counts=view.counts,
-                                           fixed=view.fixed,
-                                           text_report=text_report, lang=self.ls.lang)
+        return carry_over.editor_info(entry.record, stale_reasons=view.stale_reasons, counts=view.counts,
+                                      fixed=view.fixed, text_report=text_report, lang=self.ls.lang)
 
     def result_with_editor(self, entry: Entry, text_report: str | None = None) -> dict:
         return {**entry.record.result, "editor": self.editor_info(entry, text_report)}
@@ -293,14 +292,16 @@ class TriageResults:
     def _layer_diagnostics(self, entry: Entry, view: View, text: str, path: str) -> list[lsp.Diagnostic]:
         doc, _graph = cached_prototxt(text, path)
         encoder = self.ls.encoder()
-        note = result_features.stale_note(view.stale_reasons, self.ls.lang)
+        note = carry_over.stale_note(view.stale_reasons, self.ls.lang)
         items = []
         for layer_note in triage_features.annotations(entry.record.result, doc, self.ls.lang, only_flagged=True):
             if layer_note.message is None:
                 continue
+            code = layer_note.code   # the registered similarity code (T005)
             items.append(lsp.Diagnostic(
                 range=encoder.range(doc.line_index, layer_note.range), message=layer_note.message + note,
-                severity=lsp.DiagnosticSeverity(int(layer_note.severity)), source=TRIAGE_SOURCE, code="triage",
+                severity=lsp.DiagnosticSeverity(int(layer_note.severity)), source=TRIAGE_SOURCE, code=code,
+                code_description=lsp.CodeDescription(href=rule_href(code)) if documented_rule(code) else None,
                 data={"layer": layer_note.layer, "stale": view.stale, "owner": entry.record.owner}))
         return items
 
@@ -344,7 +345,7 @@ class TriageResults:
         lines = self._lines()
         encoder = self.ls.encoder()
         chosen, left_out = [], []
-        for _diagnostic, fix in result_features.fix_all(view.placed.diagnostics):
+        for _diagnostic, fix in carry_over.fix_all(view.placed.diagnostics):
             data = fix_data(fix, lines, encoder, versions)
             if data.get("creates") and not can_create:
                 left_out.append(i18n.t("triage.cannot_create", self.ls.lang,
