@@ -66,8 +66,8 @@ def test_importing_the_cli_loads_no_heavy_module(tmp_path):
 # findings, no mapper output readers, and nothing only --fix / --diff / a crash needs
 PROTOTXT_ONLY_NEVER = ("nnie_lsp.cfg", "nnie_lsp.cfg_files", "nnie_lsp.mapper", "nnie_lsp.rules.config_rules",
                        "nnie_lsp.rules.input_rules", "nnie_lsp.rules.mean_scale_rules",
-                       "nnie_lsp.rules.quantization", "nnie_lsp.rules.triage_findings",
-                       "nnie_lsp.rules.triage_model_findings", "nnie_lsp.rules.docs_zh", "nnie_lsp.atomic_write",
+                       "nnie_lsp.rules.quantization", "nnie_lsp.rules.triage_common",
+                       "nnie_lsp.rules.docs_zh", "nnie_lsp.atomic_write",
                        "logging", "difflib", "dataclasses", "inspect")
 
 
@@ -95,3 +95,23 @@ def test_a_pyproject_that_names_nnie_lint_is_read(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "other"\n')
     code, modules = _modules_after(["one.prototxt"], tmp_path)
     assert code == 0 and "tomllib" not in modules
+
+
+def test_loading_every_rule_loads_no_numpy(tmp_path):
+    """`--list-rules`, `--explain`, hover and docs load every rule module, the triage modules that
+    register the T-codes among them: none may load numpy (nor the server, pygls or rich)."""
+    code = ("import sys\nfrom nnie_lsp.rules.catalogue import all_rules\nrules = all_rules()\n"
+            "assert any(r.code.startswith('T') for r in rules) and any(r.code.startswith('NN') for r in rules)\n"
+            "print(' '.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stdout.split())
+    assert "nnie_lsp.triage.diagnose.tree" in modules  # the T-codes were registered where they are emitted
+    assert _loaded(modules, ("numpy", "rich", "nnie_lsp.server", "pygls")) == []
+
+
+def test_explaining_a_triage_code_loads_no_numpy(tmp_path):
+    code, modules = _modules_after(["--explain", "T102"], tmp_path)
+    assert code == 0
+    assert _loaded(modules, ("numpy", "rich", "nnie_lsp.server", "pygls")) == []

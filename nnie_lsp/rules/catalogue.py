@@ -2,13 +2,17 @@
 
 Which module registers each code, and what a project must hold for the rule to run, is the
 generated table :data:`nnie_lsp.rules.index.RULES` (``python scripts/gen_docs.py`` rewrites it
-from the registry; ``tests/lint/test_registry.py`` checks it is current).  Rule modules are
-imported from it on demand: :func:`rules_for` loads only the modules whose rules can run on a
-project (a prototxt alone does not load the cfg rules and the cfg side they import: nnie-lint's
-start-up), :func:`get_rule` only the module of one code, :func:`all_rules` every module.
+from the registry; ``tests/lint/test_registry.py`` checks it is current).  It names modules by
+their full dotted path: the lint rules' modules in this package, each triage finding's (T-code's)
+the triage module that emits it (``nnie_lsp.triage.diagnose.tree`` …).  Modules are imported from
+it on demand: :func:`rules_for` loads only the modules whose rules can run on a project (a prototxt
+alone does not load the cfg rules and the cfg side they import: nnie-lint's start-up), never a
+triage module; :func:`get_rule` only the module of one code, :func:`all_rules` every module.
+Registering loads no numpy, triage modules included (a test checks it).
 
-A new rule module needs no registration here: ``scripts/gen_docs.py`` finds it.  The rule modules
-import only the registry, never this module, so there is no cycle.
+A new rule module needs no registration here: ``scripts/gen_docs.py`` finds it
+(:func:`import_every_rule_module`).  The rule modules import only the registry, never this module,
+so there is no cycle.
 """
 
 from __future__ import annotations
@@ -19,20 +23,42 @@ from typing import Collection
 from .index import RULES
 from .registry import Rule, registered_rule, registered_rules
 
+#: Where triage findings are registered: the modules of this package (searched recursively) that
+#: call ``register_finding(`` (:mod:`nnie_lsp.rules.triage_common`), the one way a T-code is registered.
+TRIAGE_PACKAGE = "nnie_lsp.triage"
+FINDING_REGISTRATION = "register_finding("
+
 
 def _load(modules: Collection[str]) -> None:
     for name in sorted(modules):
-        importlib.import_module(f"{__package__}.{name}")
+        importlib.import_module(name)
+
+
+def _modules_registering_findings() -> set[str]:
+    """The triage modules whose source registers a T-code (read, not imported: the rest of
+    triage/ is never loaded for the index)."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(importlib.util.find_spec(TRIAGE_PACKAGE).origin).parent
+    found = set()
+    for path in root.rglob("*.py"):
+        if FINDING_REGISTRATION in path.read_text(encoding="utf-8"):
+            parts = (TRIAGE_PACKAGE, *path.relative_to(root).with_suffix("").parts)
+            found.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
 
 
 def import_every_rule_module() -> None:
-    """Import every module of this package (each registers its rules), whether the index knows it
-    or not: what the index's generator and its test read."""
+    """Import every module that registers codes, whether the index knows it or not (what the
+    index's generator and its test read): every module of this package (the lint rules) and the
+    triage modules that register T-codes."""
     import pkgutil
 
     from . import __path__ as package_path
 
-    _load({info.name for info in pkgutil.iter_modules(package_path)})
+    _load({f"{__package__}.{info.name}" for info in pkgutil.iter_modules(package_path)})
+    _load(_modules_registering_findings())
 
 
 def all_rules() -> list[Rule]:

@@ -1,6 +1,9 @@
 """What every triage finding's registration shares: :func:`register_finding` and message snippets.
 
-Used by :mod:`.triage_findings` (T0xx, T1xx) and :mod:`.triage_model_findings` (T2xx-T4xx).
+Each T-code is registered by the triage module that emits it (``nnie_lsp.triage.diagnose.tree``,
+``.preprocessing``, ``.quantization``, ``.layer_matching``, ``.postprocessing``,
+``nnie_lsp.triage.measure.rows``), beside the code that builds it; :mod:`nnie_lsp.rules.index`
+names that module.  This module imports only the registry (no numpy, no triage module).
 """
 
 from __future__ import annotations

@@ -96,21 +96,33 @@ def test_rule_group_names_the_guide_step():
 
 def test_rule_index_matches_every_rule_module():
     """The generated index (nnie_lsp/rules/index.py) names, for every code, the module that
-    registers it and what the rule needs; importing that module alone registers the code."""
+    registers it (full dotted path: lint rules in nnie_lsp.rules, T-codes in the triage module that
+    emits them) and what the rule needs; importing that module alone registers the code."""
     import subprocess as sp
 
     from nnie_lsp.rules.catalogue import import_every_rule_module
     from nnie_lsp.rules.index import RULES
-    from nnie_lsp.rules.registry import NEEDS, registered_rules
+    from nnie_lsp.rules.registry import NEEDS, TRIAGE, registered_rules
 
     import_every_rule_module()
     assert {r.code: r.needs for r in registered_rules()} == {code: needs for code, (_m, needs) in RULES.items()}
     assert set(needs for _m, needs in RULES.values()) <= set(NEEDS)
+    for r in registered_rules():
+        module = RULES[r.code][0]
+        if r.meta:
+            assert module == "nnie_lsp.rules.meta", r.code
+        else:
+            assert r.check.__module__ == module, r.code
+        home = "nnie_lsp.triage." if r.needs == TRIAGE else "nnie_lsp.rules."
+        assert module.startswith(home) and r.code.startswith("T") == (r.needs == TRIAGE), (r.code, module)
+    by_module: dict[str, list[str]] = {}
     for code, (module, _needs) in RULES.items():
-        probe = (f"import nnie_lsp.rules.{module}; from nnie_lsp.rules.registry import registered_rule; "
-                 f"assert registered_rule({code!r}) is not None")
+        by_module.setdefault(module, []).append(code)
+    for module, codes in sorted(by_module.items()):
+        probe = (f"import {module}; from nnie_lsp.rules.registry import registered_rule; "
+                 f"missing = [c for c in {codes!r} if registered_rule(c) is None]; assert not missing, missing")
         done = sp.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
-        assert done.returncode == 0, (code, module, done.stderr[-400:])
+        assert done.returncode == 0, (module, done.stderr[-400:])
 
 
 def _cfg_less_projects():

@@ -9,24 +9,29 @@ Each dip is explained by the graph or sent to step 6:
   definition (:func:`nnie_lsp.rules.layer_matching.split_code`, honouring ``extra-inplace-pairs``);
   the fix is nnie-lint's de-inplace fix (safe: the graph computes the same);
 - T303: unexplained → a support bundle (step 6).
+
+Each T-code is registered here, beside the code that emits it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ...fixes import deinplace_edits
-from ...diagnostics import FileEdit
+from ...diagnostics import FileEdit, Severity
 from ...output import fix_json
 from ...prototxt import layers as layer_table
 from ...prototxt.graph import GraphLayer
 from ...rules.layer_matching import inplace_heads, split_code
+from ...rules.triage_common import register_finding
 from .builder import FindingBuilder
-from ..measure.metrics import Thresholds, cosine
 from ..measure.rows import LayerRow, ends, finite
+
+if TYPE_CHECKING:  # numpy: imported where the arrays are read, not when the T-codes are registered
+    import numpy as np
+
+    from ..measure.metrics import Thresholds
 
 LAYOUTS = (("H,W,C", (2, 0, 1)), ("W,H,C", (2, 1, 0)), ("C,W,H", (0, 2, 1)))  # label, axes back to C,H,W
 
@@ -44,6 +49,10 @@ def layout_alternatives(r: LayerRow) -> tuple[str, float] | None:
     ref, _, sim_raw = r.arrays()
     if ref is None or sim_raw is None:
         return None
+    import numpy as np
+
+    from ..measure.metrics import cosine
+
     ref = np.asarray(ref, dtype=np.float64)
     while ref.ndim > 3 and ref.shape[0] == 1:
         ref = ref[0]
@@ -79,6 +88,10 @@ def inplace_evidence(r: LayerRow, th: Thresholds) -> Evidence:
     ref, sim, _ = r.arrays()
     if ref is None or sim is None:
         return Evidence(False)
+    import numpy as np
+
+    from ..measure.metrics import cosine
+
     ref_flat = np.asarray(ref, dtype=np.float64).reshape(-1)
     sim_flat = np.asarray(sim, dtype=np.float64).reshape(-1)
     if ref_flat.size != sim_flat.size:
@@ -107,6 +120,8 @@ def _is_normalization(layer_type: str) -> bool:
 
 def _affine_r2(ref: np.ndarray, sim: np.ndarray) -> float | None:
     """R² of Caffe's value as a per-channel affine function of the simulator's."""
+    import numpy as np
+
     sim = sim.reshape(ref.shape)
     while ref.ndim > 2 and ref.shape[0] == 1:
         ref, sim = ref[0], sim[0]
@@ -136,6 +151,34 @@ def _split(r: LayerRow, builder: FindingBuilder) -> tuple[GraphLayer | None, str
     return None, name, layer_type, split_code(src.settings, r.producer_type or "", layer_type)
 
 
+register_finding(
+    __name__,
+    "T303", "unexplained-dip", Severity.WARNING, 4,
+    summary=("A middle-layer dip the graph does not explain: step 6", "图结构无法解释的中间层下降：第 6 步"),
+    messages={"unexplained": ("{layer} dips to {cosine} while the end is fine, and the graph does not explain it: "
+                              "step 6 — {command}",
+                              "{layer} 下降到 {cosine} 而末层正常，且图结构无法解释：第 6 步——{command}")},
+    docs="""
+    ## What it finds
+    In case 3, a middle layer below `middle_dip` (0.90) with a good end, explained neither by an
+    in-place split (T301) nor by a layout (T302).
+
+    ## Why
+    Guide step 4 lists the structural rewrites the mapper makes; a dip none of them explains is
+    for step 6: a support bundle with the layer's dumps, the model and the mapper log.
+
+    ## Example
+    ```
+    T303 conv5 dips to 0.8120 while the end is fine ...: step 6 — nnie-triage bundle --layer conv5 ...
+    ```
+
+    ## Fix
+    None automatic: run the `nnie-triage bundle` command in the message.
+    """,
+    docs_zh="情况 3 中，某中间层低于 middle_dip（0.90）而末层正常，且既不是原位拆分（T301）也不是布局问题（T302）。"
+            "指南第 4 步列出的结构改写都无法解释时，转到第 6 步：用消息中的 `nnie-triage bundle` 命令打包提交。")
+
+
 def layer_matching_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder,
                             bundle_hint: str) -> list[dict[str, Any]]:
     """T301/T302/T303 for every dip; returns the JSON's `dips` entries."""
@@ -161,6 +204,42 @@ def layer_matching_findings(rows: list[LayerRow], th: Thresholds, builder: Findi
     return entries
 
 
+register_finding(
+    __name__,
+    "T302", "permute-layout-dip", Severity.WARNING, 4,
+    summary=("A dip explained by the dump's layout (a Permute the mapper inserts)",
+             "由 dump 布局（mapper 插入的 Permute）造成的相似度下降"),
+    messages={"permute": ("the mapper inserts a Permute after {type} {layer} (nnie-lint NN304): its dump is in "
+                          "{layout} order; read that way the cosine is {cosine} — not an accuracy problem; compare "
+                          "that layer in this layout",
+                          "mapper 会在 {type} {layer} 之后插入 Permute（nnie-lint NN304）：其 dump 为 {layout} 顺序；按此读取余弦为 "
+                          "{cosine}——不是精度问题；请按该布局比较此层"),
+              "layout": ("the simulator's dump of {layer} is in {layout} order (a Permute the mapper inserted); read "
+                         "that way the cosine is {cosine} — not an accuracy problem; compare that layer in this layout",
+                         "模拟器对 {layer} 的 dump 为 {layout} 顺序（mapper 插入的 Permute）；按此读取余弦为 {cosine}——"
+                         "不是精度问题；请按该布局比较此层")},
+    docs="""
+    ## What it finds
+    In case 3, a dip that disappears when the simulator's dump is read in another layout (H,W,C,
+    W,H,C or C,W,H).
+
+    ## Why
+    Guide step 4: the mapper rewrites Upsample, ROIPooling and PSROIPooling as the layer plus a
+    Permute (see `cnn_net_tree.dot`), and dumps their output in that layout.  Compared as C,H,W
+    the cosine is meaningless; read in the dump's layout it is the real similarity.
+
+    ## Example
+    ```
+    T302 the simulator's dump of conv2 is in H,W,C order ...; read that way the cosine is 0.9985
+    ```
+
+    ## Fix
+    None needed.
+    """,
+    docs_zh="情况 3 中，按另一种布局（H,W,C、W,H,C 或 C,W,H）读取模拟器 dump 后下降消失。指南第 4 步：mapper 会把 Upsample、ROIPooling、PSROIPooling "
+            "改写为该层加 Permute，其输出按该布局 dump。无需修复。")
+
+
 def _permute(r: LayerRow, layout: tuple[str, float], builder: FindingBuilder, entry: dict) -> None:
     source = next((t for t in (r.layer_type, r.producer_type) if t and _inserts_permute(t)), None)
     params = {"layout": layout[0], "cosine": f"{layout[1]:.4f}"}
@@ -176,6 +255,55 @@ def _permute(r: LayerRow, layout: tuple[str, float], builder: FindingBuilder, en
 def _inserts_permute(layer_type: str) -> bool:
     spec = layer_table.lookup(layer_type)
     return bool(spec and spec.mapper_inserts_permute)
+
+
+register_finding(
+    __name__,
+    "T301", "inplace-split-dip", Severity.WARNING, 4,
+    summary=("A dip explained by an in-place layer the mapper splits", "由 mapper 拆分原位层造成的相似度下降"),
+    messages={"split": ("blob {blob} is rewritten in place by {chain} after {producer_type} {layer}: the mapper "
+                        "splits that in-place layer and reports {layer}'s output before it, while Caffe's blob holds "
+                        "the value after it{evidence}. nnie-lint {lint_code} fixes this: give layer \"{inplace}\" its "
+                        "own top and rewire every later bottom \"{blob}\" to it",
+                        "blob {blob} 在 {producer_type} {layer} 之后被 {chain} 原位改写：mapper 会拆分该原位层并报告 {layer} "
+                        "在它之前的输出，而 Caffe 的 blob 保存的是它之后的值{evidence}。nnie-lint {lint_code} 可修复："
+                        "给层 \"{inplace}\" 一个自己的 top，并把之后所有 bottom \"{blob}\" 改为它"),
+              "evidence_activation": (" (where the simulator's value is positive it matches Caffe's (cosine {cosine}) "
+                                      "and {negative} of the simulator's values are negative: it is the value before "
+                                      "the activation)",
+                                      "（模拟器值为正处与 Caffe 一致（余弦 {cosine}），且模拟器有 {negative} 的值为负：它是激活之前的值）"),
+              "evidence_affine": (" (Caffe's value is a per-channel affine function of the simulator's (R² {r2}): the "
+                                  "simulator's is the value before {types})",
+                                  "（Caffe 的值是模拟器值的逐通道仿射函数（R² {r2}）：模拟器的是 {types} 之前的值）"),
+              "fix": ("De-inplace \"{layer}\": write to new blob \"{blob}\" (the nnie-lint {lint_code} fix)",
+                      "取消 \"{layer}\" 的原位计算：输出到新 blob \"{blob}\"（nnie-lint {lint_code} 的修复）"),
+              "dip": ("\"{layer}\" dips to {cosine} here", "\"{layer}\" 在此下降到 {cosine}")},
+    fix="safe",
+    docs="""
+    ## What it finds
+    In case 3, a middle-layer dip at a blob rewritten in place (an activation, Scale or BatchNorm
+    with `bottom` = `top`): the mapper reports the producer's output before the in-place layer,
+    Caffe's blob holds the value after it.  Numeric evidence is checked (the simulator's values
+    equal Caffe's where positive, or relate per channel affinely).
+
+    ## Why
+    Guide step 4: the mapper splits in-place pairs (concat + relu, fc + scale…), so the per-layer
+    comparison pairs different tensors and shows a false dip.  nnie-lint's NN301/NN302/NN303 find
+    the same pairs statically (the split honours `extra-inplace-pairs`).
+
+    ## Example
+    ```
+    layer { name: "conv4" type: "InnerProduct" top: "conv4" }
+    layer { name: "prelu4" type: "PReLU" bottom: "conv4" top: "conv4" }   # -> top: "prelu4"
+    ```
+
+    ## Fix
+    Safe: the nnie-lint de-inplace fix (a new unique top for the in-place layer, later readers
+    rewired).  The computed graph is unchanged; only blob names differ.
+    """,
+    docs_zh="情况 3 中，中间层的相似度下降出现在被原位改写的 blob 上（bottom = top 的激活、Scale 或 BatchNorm）：mapper 报告的是原位层之前生产者的输出，"
+            "而 Caffe 的 blob 保存的是原位层之后的值。指南第 4 步：mapper 会拆分原位层对，逐层对比因此出现假的下降。"
+            "修复与 nnie-lint NN301/NN302/NN303 相同：给原位层一个新的 top 并改写之后的引用，计算图不变，是安全修复。")
 
 
 def _inplace_split(r: LayerRow, th: Thresholds, builder: FindingBuilder, entry: dict) -> None:

@@ -3,23 +3,33 @@
 With ``--postprocess module:function`` the user's decoding runs on both sides' final outputs
 (a dict of output blob name → array) and the results are compared: classification → top-k
 agreement; detection (dicts with ``boxes`` [N,4] and ``scores``) → boxes matched by IoU with
-score deltas; anything else → array similarity.
+score deltas; anything else → array similarity.  T401-T404 are registered here, beside the code
+that emits them.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import numpy as np
-
+from ...diagnostics import Severity
+from ...rules.registry import Messages
+from ...rules.triage_common import register_finding
 from .builder import FindingBuilder
-from ..measure.metrics import Thresholds, cosine
 from ..measure.rows import LayerRow, ends
+
+if TYPE_CHECKING:  # numpy: imported where results are compared, not when the T-codes are registered
+    import numpy as np
+
+    from ..measure.metrics import Thresholds
 
 
 def compare_postprocess(ref_result: Any, sim_result: Any, *, thresholds: Thresholds | None = None,
                         top_k: int = 5) -> dict:
     """Compare two post-processing results (see the module docstring)."""
+    import numpy as np
+
+    from ..measure.metrics import Thresholds, cosine
+
     th = thresholds or Thresholds()
     if isinstance(ref_result, dict) and "boxes" in ref_result:
         return _compare_detections(ref_result, sim_result or {}, th.box_iou)
@@ -43,6 +53,8 @@ def compare_postprocess(ref_result: Any, sim_result: Any, *, thresholds: Thresho
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     x1 = np.maximum(a[:, None, 0], b[None, :, 0])
     y1 = np.maximum(a[:, None, 1], b[None, :, 1])
     x2 = np.minimum(a[:, None, 2], b[None, :, 2])
@@ -57,6 +69,8 @@ def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _compare_detections(ref: dict, sim: dict, min_iou: float) -> dict:
+    import numpy as np
+
     rb = np.asarray(ref.get("boxes", []), dtype=np.float64).reshape(-1, 4)
     sb = np.asarray(sim.get("boxes", []), dtype=np.float64).reshape(-1, 4)
     rs = np.asarray(ref.get("scores", np.ones(len(rb))), dtype=np.float64).reshape(-1)
@@ -76,6 +90,129 @@ def _compare_detections(ref: dict, sim: dict, min_iou: float) -> dict:
             "mean_iou": float(np.mean([m["iou"] for m in matches])) if matches else None,
             "max_score_delta": float(max((abs(m["score_delta"]) for m in matches), default=0.0)),
             "matches": matches, "agree": unmatched_ref == 0 and unmatched_sim == 0}
+
+
+#: How a post-processing comparison is summed up (T402/T403)
+POSTPROCESS_SUMMARY: Messages = {
+    "classification": ("top-1 {top1}, top-{k} overlap {overlap}", "top-1 {top1}，top-{k} 重合 {overlap}"),
+    "top1_same": ("same", "相同"),
+    "top1_different": ("different", "不同"),
+    "detection": ("{matched} of {ref_boxes} Caffe boxes matched by IoU, {extra} extra on the NNIE side, "
+                  "max score delta {delta}",
+                  "Caffe 的 {ref_boxes} 个框中有 {matched} 个按 IoU 匹配，NNIE 侧多出 {extra} 个，最大分数差 {delta}"),
+    "array": ("arrays: cosine {cosine}, max abs error {error}", "数组：余弦 {cosine}，最大绝对误差 {error}"),
+    "reason": ("{reason}", "{reason}"),
+}
+
+
+register_finding(
+    __name__,
+    "T401", "check-postprocessing", Severity.INFO, 5,
+    summary=("Every layer matches: check the post-processing (case 4)", "各层都一致：检查后处理（情况 4）"),
+    messages={"postprocess": ("every layer is ≥ {good} (lowest {cosine} at {worst}) with small absolute error: the "
+                              "NNIE side computes what Caffe computes — check the post-processing (decoding, anchors, "
+                              "thresholds, NMS, output order)",
+                              "每一层都 ≥ {good}（最低为 {worst} 的 {cosine}）且绝对误差小：NNIE 与 Caffe 的计算一致——请检查后处理"
+                              "（解码、anchor、阈值、NMS、输出顺序）")},
+    docs="""
+    ## What it finds
+    Every layer at ≥ `good` (0.99) with a small absolute error.
+
+    ## Why
+    Guide step 5: when the network matches, wrong results on the board come from the
+    post-processing code (box decoding, anchors, thresholds, NMS, the order of the outputs).
+    `--postprocess module:function` runs your decoding on both sides (T402/T403).
+
+    ## Example
+    ```
+    T401 every layer is ≥ 0.99 (lowest 0.9967 at conv4-2) with small absolute error
+    ```
+
+    ## Fix
+    None automatic: compare the deployment code's post-processing with the reference.
+    """,
+    docs_zh="每一层都 ≥ good（0.99）且绝对误差小。指南第 5 步：网络一致时，板端结果错误来自后处理代码（框解码、anchor、阈值、NMS、输出顺序）。"
+            "用 --postprocess module:function 可在两侧运行你的解码（T402/T403）。")
+
+
+register_finding(
+    __name__,
+    "T402", "postprocess-differs", Severity.WARNING, 5,
+    summary=("The post-processing results differ", "后处理结果不同"),
+    messages={"differs": ("the post-processing results differ ({summary}): small output differences flip "
+                          "decisions — check thresholds and score precision",
+                          "后处理结果不同（{summary}）：输出的微小差异改变了判定——请检查阈值和分数精度"),
+              **POSTPROCESS_SUMMARY},
+    docs="""
+    ## What it finds
+    With `--postprocess`: your post-processing function gives different results on the Caffe and
+    the NNIE outputs (top-1, top-k overlap, IoU-matched boxes or array similarity).
+
+    ## Why
+    Guide step 5: outputs that agree at 0.99 can still flip a threshold or an NMS decision; the
+    thresholds and the score precision decide whether that matters.
+
+    ## Example
+    ```
+    T402 the post-processing results differ (3 of 4 Caffe boxes matched by IoU, 0 extra ...)
+    ```
+
+    ## Fix
+    None automatic.
+    """,
+    docs_zh="给出 --postprocess 时：你的后处理函数在 Caffe 与 NNIE 输出上给出不同结果（top-1、top-k 重合、按 IoU 匹配的框或数组相似度）。"
+            "指南第 5 步：0.99 一致的输出仍可能改变阈值或 NMS 的判定。")
+
+
+register_finding(
+    __name__,
+    "T403", "postprocess-agrees", Severity.INFO, 5,
+    summary=("The post-processing gives the same result on both sides", "后处理在两侧给出相同结果"),
+    messages={"same": ("the post-processing gives the same result on both sides ({summary}): the difference is in "
+                       "the deployment code, not the network",
+                       "后处理在两侧给出相同结果（{summary}）：差异在部署代码中，而不在网络"),
+              **POSTPROCESS_SUMMARY},
+    docs="""
+    ## What it finds
+    With `--postprocess`: your post-processing function gives the same result on both sides.
+
+    ## Why
+    Guide step 5: when the network and the reference post-processing agree, a wrong result on the
+    board is in the deployment code (its own decoding, input handling or output order).
+
+    ## Example
+    ```
+    T403 the post-processing gives the same result on both sides (top-1 same, top-5 overlap 100%)
+    ```
+
+    ## Fix
+    None automatic.
+    """,
+    docs_zh="给出 --postprocess 时：你的后处理函数在两侧给出相同结果。指南第 5 步：网络与参考后处理一致时，板端的错误在部署代码中（其解码、输入处理或输出顺序）。")
+
+
+register_finding(
+    __name__,
+    "T404", "postprocess-failed", Severity.WARNING, 5,
+    summary=("The post-processing function raised an error", "后处理函数出错"),
+    messages={"failed": ("the post-processing function failed: {error}", "后处理函数运行失败：{error}")},
+    docs="""
+    ## What it finds
+    With `--postprocess`: your function raised an exception on one of the sides.
+
+    ## Why
+    Guide step 5 needs the post-processing to run on both sides' outputs (a dict of output blob
+    name → array); the error is reported instead of stopping the triage.
+
+    ## Example
+    ```
+    T404 the post-processing function failed: KeyError: 'prob1'
+    ```
+
+    ## Fix
+    None automatic: fix the function (the outputs are keyed by blob name).
+    """,
+    docs_zh="给出 --postprocess 时：你的函数在某一侧抛出异常。第 5 步需要后处理能在两侧的输出（输出 blob 名 → 数组）上运行；错误会被报告而不会中断排查。")
 
 
 def postprocess_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder,

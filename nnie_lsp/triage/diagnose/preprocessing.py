@@ -1,5 +1,6 @@
 """Case 1 (guide step 2): the data layer differs → the preprocessing fit (:mod:`.preprocess_fit`)
-turned into findings T101-T106, its :class:`~.preprocess_fit.CfgEdit`s into engine Fixes.
+turned into findings T101-T106 (registered here, beside the code that emits them), its
+:class:`~.preprocess_fit.CfgEdit`s into engine Fixes.
 
 Every fix here is unsafe: a preprocessing change changes what the network computes on the chip
 (which is the point of it).  Where the edit goes follows the mapper's per-input rule (the k-th
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ...diagnostics import FileEdit
+from ...diagnostics import FileEdit, Severity
 from ...fixes import channel_mean_text, set_input_key, write_whole_file
+from ...rules.triage_common import DATA_INPUT, UNSET, register_finding
 from .builder import FindingBuilder, Place
-from ..measure.metrics import Thresholds
-from .preprocess_fit import R2_GOOD, CfgEdit, PreprocessFit, fit_preprocessing
 from ..measure.rows import LayerRow, finite
+
+if TYPE_CHECKING:  # numpy: the fit is imported when it runs, not when the T-codes are registered
+    from ..measure.metrics import Thresholds
+    from .preprocess_fit import CfgEdit, PreprocessFit
 
 CHANNEL_MEAN_FILE = "channel_mean.txt"  # the file a new channel mean goes to, beside the cfg
 
@@ -49,6 +54,111 @@ def _means(values) -> str:
     return ", ".join(f"{v:g}" for v in values or ())
 
 
+register_finding(
+    __name__,
+    "T101", "data-layer-differs", Severity.ERROR, 2,
+    summary=("The data layer differs: preprocessing mismatch (case 1)", "数据层不一致：预处理不匹配（情况 1）"),
+    messages={"differs": ("data layer {layer}: cosine {cosine}, relative L2 error {rel_l2} (needs ≥ {threshold} "
+                          "and ≈ 0): the preprocessing differs",
+                          "数据层 {layer}：余弦 {cosine}，相对 L2 误差 {rel_l2}（应 ≥ {threshold} 且 ≈ 0）：预处理不一致"),
+              "cfg": ("the preprocessing of input {index} is set in this cfg", "输入 {index} 的预处理在此 cfg 中设置")},
+    docs="""
+    ## What it finds
+    The data layer's cosine is below `data_layer` (0.999), or its relative L2 error is above
+    `data_rel_l2` (a pure scale difference such as 1/255 against 1/256 keeps the cosine at 1).
+
+    ## Why
+    Guide step 2: the first layer must match ≈ 0.999; if not, the mapper's preprocessing
+    (`[norm_type]`, `[mean_file]`, `[data_scale]`, `[RGB_order]`) differs from Caffe's, and every
+    later layer inherits the difference.  The fit that follows (T102-T106) says which key.
+
+    ## Example
+    ```
+    T101 data layer data: cosine 0.932484, relative L2 error 0.3675 (needs ≥ 0.999 and ≈ 0)
+    ```
+
+    ## Fix
+    See the T102-T104 findings that come with it (their fixes are unsafe).
+    """,
+    docs_zh="数据层余弦低于 data_layer（0.999），或相对 L2 误差高于 data_rel_l2（纯缩放差异如 1/255 与 1/256 时余弦仍为 1）。"
+            "指南第 2 步：第一层应达到 ≈0.999，否则 mapper 的预处理（norm_type、mean_file、data_scale、RGB_order）与 Caffe 不同，后续各层都会继承这一差异。"
+            "随后的 T102–T106 指出具体是哪个配置项。")
+
+
+register_finding(
+    __name__,
+    "T105", "data-transposed", Severity.ERROR, 2,
+    summary=("The simulator's data is Caffe's with H and W swapped", "模拟器数据是 Caffe 数据的 H/W 转置"),
+    messages={"transposed": ("the simulator's data is Caffe's data with H and W swapped: the Caffe side transposes "
+                             "the image (a MATLAB-trained net such as MTCNN); transpose the calibration images and the "
+                             "board input the same way (the mapper cannot transpose)",
+                             "模拟器数据是 Caffe 数据交换 H 与 W 后的结果：Caffe 侧对图像做了转置（MTCNN 等 MATLAB 训练的网络）；"
+                             "请以同样方式转置校准图像和板端输入（mapper 无法转置）")},
+    docs="""
+    ## What it finds
+    The simulator's data tensor equals Caffe's transposed (H and W swapped).
+
+    ## Why
+    Guide step 2: MATLAB-trained nets (MTCNN) read images column-major, so their Caffe pipeline
+    transposes each image.  No cfg key makes the mapper transpose: the calibration images and the
+    board input must be transposed by the application.
+
+    ## Example
+    ```
+    MTCNN det1: Caffe input = image.transpose(2, 1, 0); the mapper fed the image as it is
+    ```
+
+    ## Fix
+    None in the cfg: transpose the images given to the mapper and to the board.
+    """,
+    docs_zh="模拟器数据等于 Caffe 数据的转置（H 与 W 互换）。MATLAB 训练的网络（如 MTCNN）按列读取图像，其 Caffe 流程会转置每张图像；"
+            "没有任何 cfg 配置项能让 mapper 转置，必须由应用程序转置校准图像和板端输入。")
+
+
+register_finding(
+    __name__,
+    "T106", "preprocessing-unexplained", Severity.WARNING, 2,
+    summary=("The data layers differ and no cfg change explains it", "数据层不同且没有 cfg 修改能解释"),
+    messages={"not_linear": ("the simulator's data is not a per-channel linear function of Caffe's (R² = {r2}): a "
+                             "different image (mapper_quant keeps the LAST image of image_list), resize/crop or "
+                             "letterbox, or a different input file — run the Caffe side on that image with the same "
+                             "resize",
+                             "模拟器数据不是 Caffe 数据的逐通道线性函数（R² = {r2}）：图像不同（mapper_quant 保留 image_list 的最后一张）、"
+                             "缩放/裁剪/letterbox 方式不同或输入文件不同——请用同一张图像和相同的缩放运行 Caffe 侧"),
+              "channel_scales": ("per-channel scales differ ({scales}): Caffe normalizes each channel differently "
+                                 "(std normalization); one [data_scale] cannot express that — fold 1/std into the "
+                                 "first convolution's weights",
+                                 "各通道缩放不同（{scales}）：Caffe 对每个通道做了不同的归一化（除以标准差）；一个 [data_scale] "
+                                 "无法表达——请把 1/std 折叠进第一个卷积的权重"),
+              "unexplained": ("the data tensors are linearly related (R² = {r2}) but no channel order, scale or mean "
+                              "difference explains the gap: check the resize method and the image the mapper used",
+                              "数据张量呈线性关系（R² = {r2}），但通道顺序、缩放或均值的差异都无法解释：请检查缩放方法和 mapper 使用的图像"),
+              "fit_failed": ("the preprocessing fit failed: {error}", "预处理拟合失败：{error}"),
+              "no_arrays": ("the data tensors could not be loaded for a fit", "无法加载数据张量进行拟合")},
+    docs="""
+    ## What it finds
+    A data layer that differs from Caffe's in a way no cfg key can express: not a per-channel
+    linear relation (another image, resize or crop), per-channel scales (std normalization), or a
+    linear relation with no channel-order, scale or mean difference.
+
+    ## Why
+    Guide step 2: the mapper's preprocessing is mean subtraction, one scale and a channel order.
+    Anything else has to be done before the mapper (in the images) or folded into the first layer.
+    mapper_quant dumps the LAST image of `[image_list]`: compare Caffe on that image.
+
+    ## Example
+    ```
+    Caffe: (x - mean) / std per channel; the cfg can only give one [data_scale]
+    ```
+
+    ## Fix
+    None automatic: follow the message.
+    """,
+    docs_zh="数据层与 Caffe 的差异无法用任何 cfg 配置项表达：不是逐通道线性关系（图像、缩放或裁剪不同）、各通道缩放不同（除以标准差），"
+            "或虽线性相关却没有通道顺序、缩放或均值差异。mapper 的预处理只有减均值、一个缩放和通道顺序，其它处理必须在图像中完成或折叠进第一层。"
+            "mapper_quant 保存的是 image_list 的最后一张图像。")
+
+
 def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: Thresholds) -> PreprocessFit | None:
     """T101 for the data row of network input `index`, then the fit's findings. Returns the fit."""
     src = builder.sources
@@ -62,6 +172,8 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
     if ref is None or sim is None:
         builder.add("T106", "no_arrays", place=place, layer=row.name)
         return None
+    from .preprocess_fit import R2_GOOD, fit_preprocessing
+
     try:
         fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, input_index=index, data_layer=th.data_layer)
     except ValueError as exc:
@@ -79,6 +191,86 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
         else:
             builder.add("T106", "unexplained", place=place, layer=row.name, r2=f"{fit.r2:.4f}")
     return fit
+
+
+register_finding(
+    __name__,
+    "T102", "rgb-order-mismatch", Severity.ERROR, 2,
+    summary=("The simulator's channels are Caffe's in another order: set [RGB_order]",
+             "模拟器的通道顺序与 Caffe 不同：设置 [RGB_order]"),
+    messages={"set": ("the simulator's channels are Caffe's channels in the order {permutation}: set [RGB_order] "
+                      "{value} (cfg: {old})",
+                      "模拟器的通道是 Caffe 通道按 {permutation} 重排的结果：请设置 [RGB_order] {value}（cfg 中为 {old}）"),
+              "no_cfg": ("the simulator's channels are Caffe's channels in the order {permutation}: set [RGB_order] "
+                         "{value} in the cfg (give --cfg for the exact line)",
+                         "模拟器的通道是 Caffe 通道按 {permutation} 重排的结果：请在 cfg 中设置 [RGB_order] {value}"
+                         "（用 --cfg 指定 cfg 可得到确切的行）"),
+              "fix": ("Set [RGB_order] {value} for input {index}", "为输入 {index} 设置 [RGB_order] {value}"),
+              **UNSET, **DATA_INPUT},
+    fix="unsafe",
+    docs="""
+    ## What it finds
+    The simulator's data tensor equals Caffe's with the channels permuted (usually 0 and 2
+    swapped): the cfg's `[RGB_order]` is not the order the network was trained with.
+
+    ## Why
+    Guide step 2: MXNet, Darknet and most PyTorch/ONNX conversions are trained on RGB, Caffe's
+    OpenCV pipelines on BGR; nnie_mapper assumes BGR unless `[RGB_order] RGB`.  The fit tries every
+    channel permutation of the data tensor and names the one that explains it.
+
+    ## Example
+    ```
+    [RGB_order] BGR        # the net was trained on RGB -> [RGB_order] RGB
+    ```
+
+    ## Fix
+    Unsafe: set `[RGB_order]` for that input (inserted when absent).  It changes what the network
+    computes on the chip, which is the point — review it against how the net was trained.
+    """,
+    docs_zh="模拟器的数据张量等于 Caffe 数据张量的通道重排（通常是 0 与 2 互换）：cfg 的 [RGB_order] 与训练时的通道顺序不同。"
+            "指南第 2 步：MXNet、Darknet 及多数 PyTorch/ONNX 转换的网络用 RGB 训练，mapper 默认 BGR。修复会设置该输入的 [RGB_order]；"
+            "它会改变芯片上的计算结果（这正是目的），因此是非安全修复，请对照训练方式确认。")
+
+
+register_finding(
+    __name__,
+    "T103", "data-scale-mismatch", Severity.ERROR, 2,
+    summary=("The data scales differ: set [data_scale]", "数据缩放不同：设置 [data_scale]"),
+    messages={"set": ("ratio simulator/Caffe = {ratio}: Caffe scales the data by {caffe_scale}, the simulator by "
+                      "{sim_scale}: set [data_scale] {value} (cfg: {old})",
+                      "模拟器/Caffe 的比值 = {ratio}：Caffe 的数据缩放为 {caffe_scale}，模拟器为 {sim_scale}："
+                      "请设置 [data_scale] {value}（cfg 中为 {old}）"),
+              "no_cfg": ("ratio simulator/Caffe = {ratio}: Caffe scales the data by {caffe_scale}, the simulator by "
+                         "{sim_scale}: set [data_scale] {value} in the cfg",
+                         "模拟器/Caffe 的比值 = {ratio}：Caffe 的数据缩放为 {caffe_scale}，模拟器为 {sim_scale}："
+                         "请在 cfg 中设置 [data_scale] {value}"),
+              "fix": ("Set [data_scale] {value} for input {index}", "为输入 {index} 设置 [data_scale] {value}"),
+              **UNSET, **DATA_INPUT},
+    fix="unsafe",
+    docs="""
+    ## What it finds
+    The simulator's data is Caffe's times a constant ratio: the cfg's `[data_scale]` (applied for
+    norm_type 3/4/5) is not Caffe's input scale.  The classic case is a ratio of 255/256: the
+    mapper's default data_scale is 1/256 (0.00390625) while the net was trained with 1/255.
+
+    ## Why
+    Guide step 2.  A pure scale difference leaves the cosine at 1, so the triage also checks the
+    relative L2 error of the data layer; every later layer is off by the same ratio before the
+    activations and quantization make it worse.
+
+    ## Example
+    ```
+    [norm_type] 3
+    [data_scale] 0.00390625     # Caffe uses 1/255 -> [data_scale] 0.0039215686
+    ```
+
+    ## Fix
+    Unsafe: set `[data_scale]` for that input to Caffe's scale (inserted when absent); it changes
+    what the network computes on the chip.
+    """,
+    docs_zh="模拟器数据是 Caffe 数据乘以一个常数比值：cfg 的 [data_scale]（norm_type 3/4/5 时生效）与 Caffe 的输入缩放不同。"
+            "典型情况是比值 255/256：mapper 默认 data_scale 为 1/256，而网络用 1/255 训练。纯缩放差异时余弦仍为 1，因此还检查数据层的相对 L2 误差。"
+            "修复把该输入的 [data_scale] 设为 Caffe 的缩放，会改变芯片上的计算结果，是非安全修复。")
 
 
 def _edit_findings(fit: PreprocessFit, row: LayerRow, index: int, builder: FindingBuilder,
@@ -144,6 +336,51 @@ def _read_if_exists(path: str) -> str | None:
         return read_text(path).text
     except OSError:
         return None
+
+
+register_finding(
+    __name__,
+    "T104", "mean-mismatch", Severity.ERROR, 2,
+    summary=("The mean is not subtracted or differs: norm_type and mean file",
+             "均值未减或不同：norm_type 与均值文件"),
+    messages={"no_mean": ("the mean is not subtracted (norm_type {old_norm} → {new_norm}): Caffe's channel means "
+                          "are {means}; use norm_type {new_norm} with a channel mean file holding them (one value per "
+                          "line, in the net's channel order)",
+                          "没有减均值（norm_type {old_norm} → {new_norm}）：Caffe 的通道均值为 {means}；请使用 norm_type "
+                          "{new_norm} 并配置包含这些均值的通道均值文件（每行一个值，按网络的通道顺序）"),
+              "mean_differs": ("the mean differs: the simulator subtracts {current}, Caffe {means}: write {means} into "
+                               "{file}",
+                               "均值不同：模拟器减去 {current}，Caffe 减去 {means}：请把 {means} 写入 {file}"),
+              "fix_no_mean": ("Set [norm_type] {new_norm} and write the channel means to {file}",
+                              "设置 [norm_type] {new_norm} 并把通道均值写入 {file}"),
+              "fix_mean": ("Write the channel means {means} to {file}", "把通道均值 {means} 写入 {file}"),
+              "mean_file": ("[mean_file] of input {index}", "输入 {index} 的 [mean_file]"),
+              **UNSET, **DATA_INPUT},
+    fix="unsafe",
+    docs="""
+    ## What it finds
+    The simulator's data is Caffe's plus a per-channel offset: the mean is not subtracted
+    (norm_type 0 or 3) or a different mean is subtracted.  The fit gives the channel means Caffe
+    uses, in grey levels.
+
+    ## Why
+    Guide step 2: norm_type 2/5 subtract the channel means of a text file (one value per line),
+    1/4 a mean image; 0/3 subtract nothing.  A missing mean shifts every pixel and the data
+    layer's cosine falls far below 0.999.
+
+    ## Example
+    ```
+    [norm_type] 3              # -> [norm_type] 5
+    [mean_file] null           # -> [mean_file] ./channel_mean.txt (127.5 / 127.5 / 127.5)
+    ```
+
+    ## Fix
+    Unsafe: set `[norm_type]` and `[mean_file]` for that input and write the channel-mean file
+    (created beside the cfg when it does not exist); it changes what the network computes.
+    """,
+    docs_zh="模拟器数据等于 Caffe 数据加上逐通道偏移：没有减均值（norm_type 0 或 3）或减去的均值不同。拟合给出 Caffe 使用的通道均值（灰度值）。"
+            "指南第 2 步：norm_type 2/5 减去文本均值文件中的通道均值（每行一个），1/4 减去均值图像，0/3 不减。修复会设置该输入的 [norm_type] 与 [mean_file]，"
+            "并写入通道均值文件（不存在时在 cfg 旁新建），会改变计算结果，是非安全修复。")
 
 
 def _no_mean_finding(norm: CfgEdit, mean: CfgEdit | None, fit: PreprocessFit, row: LayerRow, index: int,

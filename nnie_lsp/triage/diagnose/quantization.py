@@ -7,19 +7,24 @@
   guide's whole-net margin (``good − decay_end``) renamed ``_hp``, and ``[compile_mode] 2``.
 
 Layer roles (which types carry weights, which are convolutions) come from the layer table.
+T201-T207 are registered here, beside the code that emits them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ...diagnostics import FileEdit
+from ...diagnostics import FileEdit, Severity
 from ...fixes import HP_SUFFIX, hp_plan_edits, hp_rename_edits
 from ...output import rel
 from ...prototxt import layers as layer_table
+from ...rules.triage_common import UNSET, register_finding
 from .builder import FindingBuilder, Place
-from ..measure.metrics import Thresholds
 from ..measure.rows import LayerRow, ends, finite, measured_body, start
+
+if TYPE_CHECKING:  # numpy: imported when a ranking runs, not when the T-codes are registered
+    from ..measure.metrics import Thresholds
 
 CANDIDATES_REPORTED = 5  # T204 findings (the JSON's hp_candidates lists up to CANDIDATES_RANKED)
 CANDIDATES_RANKED = 8
@@ -76,6 +81,8 @@ def _input_cosine(r: LayerRow, by_name: dict[str, LayerRow], rows: list[LayerRow
 def rank_hp_candidates(rows: list[LayerRow], th: Thresholds | None = None, builder: FindingBuilder | None = None,
                        limit: int = CANDIDATES_RANKED) -> list[HpCandidate]:
     """The first convolution, then the layers by single-layer loss (at least ``hp_min_loss``)."""
+    from ..measure.metrics import Thresholds
+
     th = th or Thresholds()
     by_name = {r.name: r for r in rows}
     pool = [r for r in measured_body(rows) if carries_weights(r.layer_type)]
@@ -107,6 +114,64 @@ def _candidate(r: LayerRow, loss: float, inc: float, builder: FindingBuilder | N
                        reason=reason, rename=rename, first_convolution=first, place=place)
 
 
+register_finding(
+    __name__,
+    "T202", "sim16-confirms-quantization", Severity.INFO, 3,
+    summary=("A 16-bit run recovers the end: quantization confirmed", "16 比特运行恢复了末层：确认是量化误差"),
+    messages={"confirmed": ("the 16-bit run (compile_mode 1) reaches {end16} at the end vs {end8} at 8 bit: "
+                            "quantization confirmed — mark the candidates below `_hp` with compile_mode 2 "
+                            "(compile_mode 1 costs about 2× speed)",
+                            "16 比特运行（compile_mode 1）末层达到 {end16}，8 比特为 {end8}：确认是量化误差——"
+                            "请用 compile_mode 2 给下列候选层加 `_hp`（compile_mode 1 约慢一倍）")},
+    docs="""
+    ## What it finds
+    With `--sim-16bit`: the compile_mode 1 run ends at ≥ `good`, or at ≥ `decay_end` and
+    `sim16_gain` above the 8-bit run.
+
+    ## Why
+    Guide step 3: a 16-bit run is the test that tells quantization error from everything else.
+    Mode 1 is about 2× slower; mode 2 with `_hp` on the few layers that need it keeps most of the
+    8-bit speed.
+
+    ## Example
+    ```
+    T202 the 16-bit run (compile_mode 1) reaches 1.0000 at the end vs 0.7900 at 8 bit
+    ```
+
+    ## Fix
+    See T207 (the `_hp` plan).
+    """,
+    docs_zh="给出 --sim-16bit 时：compile_mode 1 运行的末层达到 good，或达到 decay_end 且比 8 比特高出 sim16_gain。"
+            "指南第 3 步：16 比特运行可区分量化误差与其它问题。compile_mode 1 约慢一倍，compile_mode 2 只给少数层加 `_hp` 可保留大部分速度。")
+
+
+register_finding(
+    __name__,
+    "T203", "sim16-rejects-quantization", Severity.ERROR, 3,
+    summary=("A 16-bit run does not recover the end: not quantization", "16 比特运行未恢复末层：不是量化误差"),
+    messages={"rejected": ("the 16-bit run ends at {end16} (8 bit: {end8}): more precision does not help, so this "
+                           "is not quantization; it diverges at {layer}",
+                           "16 比特运行的末层为 {end16}（8 比特：{end8}）：提高精度无济于事，因此不是量化误差；分歧始于 {layer}")},
+    docs="""
+    ## What it finds
+    With `--sim-16bit`: the compile_mode 1 run is as bad as the 8-bit one at the end.
+
+    ## Why
+    Guide step 3: if 16 bit does not help, `_hp` will not either; the cause is a layer the mapper
+    computes differently (steps 4 and 6).  The message names where the 16-bit run diverges first.
+
+    ## Example
+    ```
+    T203 the 16-bit run ends at 0.6120 (8 bit: 0.6050): ... it diverges at conv5
+    ```
+
+    ## Fix
+    None automatic: look at that layer; step 6 makes a support bundle.
+    """,
+    docs_zh="给出 --sim-16bit 时：compile_mode 1 运行的末层与 8 比特一样差。指南第 3 步：16 比特无效时 `_hp` 也无效，原因是 mapper 对某层的计算不同（第 4、6 步）。"
+            "消息给出 16 比特运行首次分歧的层。")
+
+
 def sim16_verdict(rows: list[LayerRow], rows16: list[LayerRow] | None, th: Thresholds,
                   builder: FindingBuilder) -> tuple[bool | None, dict | None]:
     """(True = quantization confirmed, False = rejected, None = no 16-bit data; the JSON's `sim16`)."""
@@ -128,6 +193,99 @@ def sim16_verdict(rows: list[LayerRow], rows16: list[LayerRow] | None, th: Thres
     builder.add("T203", "rejected", place=builder.sources.layer_place(first16), layer=first16,
                 end16=f"{e16:.4f}", end8=f"{e8:.4f}")
     return False, sim16
+
+
+register_finding(
+    __name__,
+    "T201", "quantization-decay", Severity.ERROR, 3,
+    summary=("Similarity decays from a good start to a bad end: quantization (case 2)",
+             "相似度从良好的起点衰减到很差的末层：量化误差（情况 2）"),
+    messages={"decay": ("similarity decays from {start} at the start to {end} at {layer}: quantization error",
+                        "相似度从起点的 {start} 衰减到 {layer} 的 {end}：量化误差")},
+    docs="""
+    ## What it finds
+    A good start (≥ `good`, 0.99) and an end below `decay_end` (0.95).
+
+    ## Why
+    Guide step 3: 8-bit error accumulates layer by layer.  A compile_mode 1 (16-bit) run confirms
+    it (T202) or rejects it (T203); the deployable fix is compile_mode 2 with `_hp` on a few layers
+    (T207, T204).
+
+    ## Example
+    ```
+    T201 similarity decays from 0.9984 at the start to 0.7900 at conv4-2
+    ```
+
+    ## Fix
+    See T207 (the `_hp` plan) and T204 (single candidates).
+    """,
+    docs_zh="起点良好（≥ good，0.99），末层低于 decay_end（0.95）。指南第 3 步：8 比特误差逐层累积。compile_mode 1（16 比特）运行可确认（T202）或否定（T203）；"
+            "可部署的方案是 compile_mode 2 并给少数层加 `_hp`（见 T207、T204）。")
+
+
+register_finding(
+    __name__,
+    "T204", "hp-candidate", Severity.INFO, 3,
+    summary=("A layer worth marking high precision (`_hp`)", "值得标记为高精度（`_hp`）的层"),
+    messages={"first": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — the guide's "
+                        "advice: a high-precision first convolution (8-bit error there reaches every later layer)",
+                        "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——指南建议：第一个卷积用高精度"
+                        "（那里的 8 比特误差会传到之后的每一层）"),
+              "drop": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — it drops {loss} "
+                       "below its inputs' similarity ({input} → {cosine})",
+                       "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——它比输入的相似度低 {loss}"
+                       "（{input} → {cosine}）"),
+              "fix": ("Rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\"")},
+    fix="unsafe",
+    docs="""
+    ## What it finds
+    In case 2, the layers ranked for `_hp`: the first convolution first (the guide's advice), then
+    the layers that lose the most similarity against their own inputs (single-layer loss).
+
+    ## Why
+    Guide step 3: with `[compile_mode] 2`, layers whose names end in `_hp` run at 16 bit.  Add
+    them one by one from the first layer; usually the first convolution is enough.  Ranking by
+    single-layer loss finds the layers where 8-bit error is born rather than where it shows.
+
+    ## Example
+    ```
+    layer { name: "conv1" ... }        # -> name: "conv1_hp" (top unchanged)
+    ```
+
+    ## Fix
+    Unsafe: rename the layer `<name>_hp` (weights are looked up by layer name in other tools, and
+    precision changes what the chip computes).  T207 combines the renames with `[compile_mode] 2`.
+    """,
+    docs_zh="情况 2 中按 `_hp` 排序的候选层：第一个卷积排在最前（指南建议），其后是相对自身输入损失相似度最多的层（单层损失）。"
+            "指南第 3 步：[compile_mode] 2 时名称以 `_hp` 结尾的层以 16 比特运行，应从第一层开始逐个添加，通常第一个卷积就够了。"
+            "修复把该层改名为 `<名称>_hp`，是非安全修复；T207 把改名与 [compile_mode] 2 合为一个修复。")
+
+
+register_finding(
+    __name__,
+    "T206", "sudden-drop", Severity.WARNING, 3,
+    summary=("A sudden similarity drop between neighbouring layers", "相邻层之间相似度骤降"),
+    messages={"drop": ("a sudden drop of {drop} at {layer}: larger than quantization noise usually causes; confirm "
+                       "with a 16-bit run (--sim-16bit)",
+                       "{layer} 处相似度骤降 {drop}：超出量化噪声通常造成的幅度；请用 16 比特运行（--sim-16bit）确认")},
+    docs="""
+    ## What it finds
+    In case 2, a cosine drop between neighbouring layers larger than `sudden_drop` (0.3).
+
+    ## Why
+    Guide step 3: quantization error grows gradually.  A cliff at one layer is more often a layer
+    the mapper computes differently (step 4) or an unsupported parameter; a 16-bit run tells.
+
+    ## Example
+    ```
+    T206 a sudden drop of 0.412 at conv5
+    ```
+
+    ## Fix
+    None automatic: run `--sim-16bit`, or look at that layer's parameters.
+    """,
+    docs_zh="情况 2 中，相邻层之间的余弦下降超过 sudden_drop（0.3）。量化误差通常逐渐增长；某一层的断崖式下降更可能是 mapper 对该层的计算不同（第 4 步）"
+            "或参数不受支持，可用 16 比特运行确认。")
 
 
 def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder) -> list[HpCandidate]:
@@ -157,6 +315,52 @@ def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: Finding
             builder.add("T204", "drop", place=c.place, fix=fix, loss=f"{c.single_layer_loss:.4f}",
                         input=f"{c.input_cosine:.4f}", cosine=f"{c.cosine:.4f}", **params)
     return candidates
+
+
+register_finding(
+    __name__,
+    "T207", "hp-plan", Severity.INFO, 3,
+    summary=("The `_hp` plan: rename the hot-spot layers and set [compile_mode] 2",
+             "`_hp` 方案：重命名热点层并设置 [compile_mode] 2"),
+    messages={"plan": ("mark {layers} high precision (`_hp`) and set [compile_mode] 2 (cfg: {mode}) so the marks "
+                       "take effect",
+                       "将 {layers} 标记为高精度（`_hp`）并设置 [compile_mode] 2（cfg 中为 {mode}），标记才会生效"),
+              "plan_no_cfg": ("mark {layers} high precision (`_hp`) and use [compile_mode] 2 in the cfg so the marks "
+                              "take effect",
+                              "将 {layers} 标记为高精度（`_hp`），并在 cfg 中使用 [compile_mode] 2，标记才会生效"),
+              "plan_mode_ok": ("mark {layers} high precision (`_hp`); [compile_mode] is already 2",
+                               "将 {layers} 标记为高精度（`_hp`）；[compile_mode] 已为 2"),
+              "mode_only": ("set [compile_mode] 2 (cfg: {mode}) so the `_hp` marks take effect",
+                            "设置 [compile_mode] 2（cfg 中为 {mode}），`_hp` 标记才会生效"),
+              "fix": ("Mark {layers} `_hp` and set [compile_mode] 2", "将 {layers} 标记为 `_hp` 并设置 [compile_mode] 2"),
+              "fix_renames": ("Mark {layers} `_hp`", "将 {layers} 标记为 `_hp`"),
+              "fix_mode": ("Set [compile_mode] 2", "设置 [compile_mode] 2"),
+              "rename": ("rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\""),
+              "cfg": ("[compile_mode] is set here", "[compile_mode] 在此设置"),
+              **UNSET},
+    fix="unsafe",
+    docs="""
+    ## What it finds
+    In case 2, the plan for guide step 3 as one change: the first convolution plus every layer
+    whose own similarity loss exceeds the guide's whole-net margin (`good` − `decay_end`) are
+    renamed `<name>_hp`, and `[compile_mode]` is set to 2.
+
+    ## Why
+    Guide step 3: `_hp` marks only take effect with `[compile_mode] 2`; renaming without it (or
+    mode 2 without marks) changes nothing.  Mode 1 (all 16-bit) costs about 2× speed.
+
+    ## Example
+    ```
+    [compile_mode] 0                     # -> [compile_mode] 2
+    layer { name: "conv1" ... }          # -> name: "conv1_hp"
+    ```
+
+    ## Fix
+    Unsafe: one fix with the renames (prototxt) and `[compile_mode] 2` (cfg).  It changes the
+    precision of those layers on the chip and the layer names other tools look weights up by.
+    """,
+    docs_zh="情况 2 中，把指南第 3 步作为一个整体修改：第一个卷积以及单层损失超过指南整网余量（good − decay_end）的层改名为 `<名称>_hp`，"
+            "并把 [compile_mode] 设为 2。`_hp` 只在 compile_mode 2 时生效。修复同时修改 prototxt 与 cfg，会改变这些层在芯片上的精度，是非安全修复。")
 
 
 def _plan_finding(plan: list[HpCandidate], builder: FindingBuilder) -> None:

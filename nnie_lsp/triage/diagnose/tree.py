@@ -5,34 +5,42 @@ Guide steps: 2 preprocessing (cfg), 3 quantization (`_hp` / compile_mode), 4 lay
 5 post-processing, 6 a support bundle. Case k → next step k+1.
 
 - Case 1: data layer < ``data_layer`` (or a scale difference cosine cannot see) → the
-  preprocessing fit (:mod:`.preprocess_findings`).
+  preprocessing fit (:mod:`.preprocessing`).
 - Case 2: good start, end < ``decay_end`` → quantization; a 16-bit run confirms or rejects; the
-  `_hp` plan and candidates (:mod:`.quantization_findings`).
+  `_hp` plan and candidates (:mod:`.quantization`).
 - Case 3: end fine, middle dips < ``middle_dip`` → explained by the graph or sent to step 6
-  (:mod:`.layer_matching_findings`).
-- Case 4: every layer ≥ ``good`` with small error → post-processing (:mod:`.postprocess`).
+  (:mod:`.layer_matching`).
+- Case 4: every layer ≥ ``good`` with small error → post-processing (:mod:`.postprocessing`).
 - Anything else is inconclusive (T001), with the reason.
 
 Layers that could not be compared are never counted as fine: whatever the case, T004 says how
 many there are and the verdict's reason says "every compared layer (n of m)".
 
-Every number comes from :class:`~.metrics.Thresholds`.
+Every number comes from :class:`~nnie_lsp.triage.measure.metrics.Thresholds`.
+
+Each T-code is registered (docs, en/zh messages: ``nnie-lint --explain``) beside the code that
+emits it: T001-T004 and T208 here, the others in the module of their case.  Registering loads no
+numpy (the language server and ``--explain`` import this module): numpy-heavy names are imported
+where they are used.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ...diagnostics import Diagnostic, Severity
+from ...rules.triage_common import register_finding
 from .builder import FindingBuilder, Sources
 from .layer_matching import is_dip, layer_matching_findings
-from ..measure.metrics import Metrics, Thresholds
 from .postprocessing import postprocess_findings
 from .preprocessing import data_suspect, diagnose_data_layer
-from .preprocess_fit import PreprocessFit
 from .quantization import HpCandidate, quantization_findings, rank_hp_candidates, sim16_verdict
 from ..measure.rows import LayerRow, ends, finite, measured_body
+
+if TYPE_CHECKING:  # numpy: imported when a diagnosis runs, not when the T-codes are registered
+    from ..measure.metrics import Metrics, Thresholds
+    from .preprocess_fit import PreprocessFit
 
 BUNDLE_HINT = "nnie-triage bundle --layer {layer} …"
 
@@ -59,6 +67,55 @@ def _magnitude_off(m: Metrics, th: Thresholds) -> bool:
                                                                  and m.rel_l2_error > th.magnitude_rel_l2)
 
 
+register_finding(
+    __name__,
+    "T001", "triage-inconclusive", Severity.WARNING, 1,
+    summary=("The comparison fits none of the guide's four cases", "对比结果不属于指南的四种情况"),
+    messages={
+        "nothing_aligned": ("no tensor pair could be compared (nothing aligned)", "没有可比较的张量对（未能对齐任何张量）"),
+        "only_data": ("only the data layer could be compared", "只有数据层可以比较"),
+        "magnitude": ("cosines are all ≥ {good} but {layer}'s absolute error is large ({relative} of its range, "
+                      "best scale {scale}): a magnitude/decoding difference (fixed-point fraction bits, a Scale "
+                      "folded differently), not a case of the guide",
+                      "所有余弦都 ≥ {good}，但 {layer} 的绝对误差很大（占其取值范围的 {relative}，最佳缩放 {scale}）："
+                      "这是幅值/解码差异（定点小数位、Scale 折叠方式不同），不属于指南中的任何情况"),
+        "not_quantization": ("the end falls to {end} but a 16-bit run does not recover it: look at {layer} "
+                             "(step 6: {command})",
+                             "末层降到 {end}，但 16 比特运行也没有恢复：请检查 {layer}（第 6 步：{command}）"),
+        "mild_decay": ("the end reaches {end} ({layer}): between {decay_end} and {good}, with no middle dip below "
+                       "{middle_dip} — ordinary 8-bit loss, not one of the guide's patterns; if the application "
+                       "results are wrong, try the `_hp` candidates or a 16-bit run",
+                       "末层为 {end}（{layer}）：介于 {decay_end} 与 {good} 之间，且中间层没有低于 {middle_dip} 的下降——"
+                       "属于普通的 8 比特损失，不符合指南的任何模式；若应用结果有误，可尝试 `_hp` 候选层或 16 比特运行"),
+        "neither": ("the end is fine ({end}) and no middle layer is below {middle_dip}, but {count} layer(s) are "
+                    "below {good} (lowest {layer}): neither case 3 nor case 4 of the guide",
+                    "末层正常（{end}）且没有中间层低于 {middle_dip}，但有 {count} 个层低于 {good}（最低为 {layer}）："
+                    "既不是指南的情况 3，也不是情况 4"),
+    },
+    docs="""
+    ## What it finds
+    A comparison that does not fit any of the guide's four cases: nothing could be aligned, only the
+    data layer could be compared, the cosines are fine but the magnitudes are not, the end is
+    between `decay_end` and `good` with no middle dip, or a 16-bit run does not recover the end.
+    The message says which, with the numbers.
+
+    ## Why
+    Guide step 1 compares the Caffe run with the NNIE side layer by layer and sorts the result into
+    four cases (steps 2-5).  When none applies, the next step is 6: report the layer to the vendor
+    with a support bundle (`nnie-triage bundle`), or gather better dumps.
+
+    ## Example
+    ```
+    T001 the end falls to 0.6120 but a 16-bit run does not recover it: look at conv5 (step 6: ...)
+    ```
+
+    ## Fix
+    None automatic: follow the message (more dumps, a 16-bit run, or a support bundle).
+    """,
+    docs_zh="对比结果不属于指南的四种情况：没有任何张量能对齐、只能比较数据层、余弦正常但幅值不对、末层介于 decay_end 与 good 之间且没有中间层下降，"
+            "或 16 比特运行也无法恢复末层精度。下一步是第 6 步：用 `nnie-triage bundle` 打包该层提交给厂商，或补充更完整的 dump。")
+
+
 def _inconclusive(diag: Diagnosis, builder: FindingBuilder, msg_id: str, *, severity: Severity,
                   layer: str | None = None, **params) -> None:
     """T001: `reason` gets the English text, the finding the run's language."""
@@ -79,6 +136,8 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
              bundle_hint: str = BUNDLE_HINT) -> Diagnosis:
+    from ..measure.metrics import Thresholds
+
     th = thresholds or Thresholds()
     builder = FindingBuilder(sources)
     ordered = sorted(rows, key=lambda r: r.order)
@@ -86,6 +145,38 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     _not_compared(ordered, builder)
     diag.findings = builder.items
     return diag
+
+
+register_finding(
+    __name__,
+    "T004", "layers-not-compared", Severity.WARNING, 1,
+    summary=("Some layers of the net could not be compared", "网络中有些层无法比较"),
+    messages={"uncompared": ("{count} of the net's {total} layers after the data layer could not be compared "
+                             "({layers}): the verdict rests on the other {compared} only",
+                             "数据层之后的 {total} 个层中有 {count} 个无法比较（{layers}）：结论只基于其余 {compared} 个层")},
+    docs="""
+    ## What it finds
+    Layers after the data layer that are in the comparison but have no number: only one side was
+    dumped, the pair could not be loaded, the sizes differ, or the cosine is not finite.  The
+    message counts them and names the first few (each with the reason when one is known).
+
+    ## Why
+    Guide step 1 sorts the net by its per-layer cosines.  A verdict such as case 4 ("every layer
+    ≥ 0.99") is only as good as the layers that were measured: a layer that was never compared
+    cannot be called fine, and the first divergence may be among them.
+
+    ## Example
+    ```
+    T004 3 of the net's 41 layers after the data layer could not be compared (conv4_3_norm: sizes
+    differ: Caffe 92416, NNIE 92160; ...): the verdict rests on the other 38 only
+    ```
+
+    ## Fix
+    None automatic: dump the missing layers on both sides (RuyiStudio's per-layer dump, or
+    `nnie-triage reference` for the Caffe side) or check the names the aligner could not pair.
+    """,
+    docs_zh="数据层之后有些层出现在对比中却没有数值：只有一侧有 dump、无法加载、尺寸不同或余弦不是有限值。"
+            "情况 4 之类的结论（\"每一层都 ≥ 0.99\"）只对测到的层成立：没比较过的层不能算正常，首个偏离层也可能就在其中。")
 
 
 MAX_NAMED = 5
@@ -109,6 +200,92 @@ def _not_compared(rows: list[LayerRow], builder: FindingBuilder) -> None:
     first = missing[0].name
     builder.add("T004", "uncompared", place=builder.sources.layer_place(first), layer=first, count=len(missing),
                 total=len(missing) + len(compared), compared=len(compared), layers=named)
+
+
+register_finding(
+    __name__,
+    "T002", "no-data-layer-pair", Severity.WARNING, 1,
+    summary=("No data-layer pair: the preprocessing was not checked", "没有数据层配对：未能检查预处理"),
+    messages={"no_data": ("no data-layer pair: the preprocessing could not be checked (case 1); include the "
+                          "data blob in both dump sets",
+                          "没有数据层配对：无法检查预处理（情况 1）；请在两侧的 dump 中都包含数据 blob")},
+    docs="""
+    ## What it finds
+    Dump sets in which the network input (the data blob) has no partner on the other side.
+
+    ## Why
+    Guide step 2 starts at the data layer: it must reach ≈ 0.999, else the cfg's preprocessing
+    differs from Caffe's (case 1).  Without the data pair that check cannot run, and a
+    preprocessing error would later look like quantization error.  Instruction-simulator dumps
+    have no data tensor; mapper_quant and RuyiStudio dumps do.
+
+    ## Example
+    ```
+    inst/ dumps (node ids only) compared with RuyiStudio Caffe dumps
+    ```
+
+    ## Fix
+    None automatic: dump the data blob on both sides (mapper_quant writes `data_output0_…`).
+    """,
+    docs_zh="两侧 dump 中的网络输入（数据 blob）没有配对。指南第 2 步从数据层开始：其相似度应达到 ≈0.999，否则说明 cfg 的预处理与 Caffe 不一致（情况 1）。"
+            "缺少数据层配对时无法检查，预处理错误会被误认为量化误差。请在两侧都 dump 数据 blob。")
+
+
+register_finding(
+    __name__,
+    "T003", "non-finite-values", Severity.WARNING, 1,
+    summary=("NaN or Inf values in a compared tensor", "对比的张量中有 NaN 或 Inf"),
+    messages={"non_finite": ("{layer}: NaN/Inf values (Caffe {nan_ref} NaN / {inf_ref} Inf, NNIE {nan_sim} NaN / "
+                             "{inf_sim} Inf); metrics use the finite values only",
+                             "{layer}：存在 NaN/Inf（Caffe {nan_ref} 个 NaN / {inf_ref} 个 Inf，NNIE {nan_sim} 个 NaN / "
+                             "{inf_sim} 个 Inf）；指标只使用有限值计算")},
+    docs="""
+    ## What it finds
+    A tensor pair in which either side holds NaN or Inf values.
+
+    ## Why
+    Guide step 1: the similarity metrics are computed on the elements finite on both sides, so a
+    layer that overflows (a 20.12 fixed-point saturation, a division by zero in a custom layer)
+    could otherwise look fine.  Non-finite values on the Caffe side usually mean a broken model or
+    input.
+
+    ## Example
+    ```
+    T003 conv5: NaN/Inf values (Caffe 0 NaN / 0 Inf, NNIE 0 NaN / 12 Inf)
+    ```
+
+    ## Fix
+    None automatic: find where the values first become non-finite.
+    """,
+    docs_zh="某个张量对的任一侧含有 NaN 或 Inf。相似度指标只用两侧都为有限值的元素计算，溢出的层（20.12 定点饱和、自定义层除零）可能因此看起来正常；"
+            "Caffe 侧出现非有限值通常说明模型或输入有问题。")
+
+
+register_finding(
+    __name__,
+    "T208", "first-layer-low", Severity.WARNING, 3,
+    summary=("The first layer is already below `good`", "第一层就已低于 good"),
+    messages={"first_low": ("the first layer {layer} is already at {cosine}: 8-bit error from the first layer on "
+                            "(the guide: first and last below {good} → quantization)",
+                            "第一层 {layer} 已为 {cosine}：从第一层起就有 8 比特误差（指南：首层和末层都低于 {good} → 量化）")},
+    docs="""
+    ## What it finds
+    In case 2, a first layer (after the data layer) already below `good` (0.99).
+
+    ## Why
+    Guide step 3: the first layer's error reaches every later layer, which is why the guide
+    advises a high-precision first convolution.  A good data layer with a bad first layer is
+    quantization of the first layer's weights or activations.
+
+    ## Example
+    ```
+    T208 the first layer conv1 is already at 0.9712
+    ```
+
+    ## Fix
+    See T207/T204: `conv1_hp` with `[compile_mode] 2`.
+    """,
+    docs_zh="情况 2 中，（数据层之后的）第一层就已低于 good（0.99）。第一层的误差会传到之后的每一层，这正是指南建议第一个卷积用高精度的原因。")
 
 
 def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, builder: FindingBuilder,

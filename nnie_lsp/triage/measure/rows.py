@@ -1,15 +1,23 @@
 """The diagnosis' input: one :class:`LayerRow` per aligned tensor pair, with its metrics, in network
-order — and the few questions every case asks of them (where the net starts and ends)."""
+order — and the few questions every case asks of them (where the net starts and ends).
+
+T005 is registered here: the editor's note on a prototxt layer whose row's status (``low`` /
+``poor`` / ``bad``, :meth:`~nnie_lsp.triage.measure.metrics.Thresholds.status`) says it fell below a
+threshold.  Registering loads no numpy (``nnie-lint --explain T005``, the language server)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import numpy as np
+from ...diagnostics import Severity
+from ...rules.triage_common import register_finding
 
-from .metrics import Metrics
+if TYPE_CHECKING:  # annotations only: importing the rows (and registering T005) loads no numpy
+    import numpy as np
+
+    from .metrics import Metrics
 
 
 @dataclass
@@ -51,6 +59,44 @@ class LayerRow:
         if self.ref is not None or self.loader is None:
             return self.ref, self.sim, self.sim_raw
         return self.loader()
+
+
+register_finding(
+    __name__,
+    "T005", "layer-similarity-low", Severity.WARNING, 1,
+    summary=("A layer's cosine against Caffe is below `good` (the editor's per-layer note)",
+             "该层与 Caffe 的余弦相似度低于 good（编辑器中的逐层提示）"),
+    messages={"low": ("cosine {cosine} against Caffe is below {threshold} ({status}){hint}",
+                      "与 Caffe 的余弦相似度 {cosine} 低于 {threshold}（{status}）{hint}"),
+              "first": (": first divergence", "：首个分歧层")},
+    docs="""
+    ## What it finds
+    In the editor, after a triage run: a prototxt layer whose row in the result has the status
+    `low` (cosine below `good`, 0.99), `poor` (below `decay_end`, 0.95) or `bad` (below
+    `middle_dip`, 0.90; a data layer below `data_layer`, 0.999).  The diagnostic sits on the
+    layer's name, says which threshold the cosine fell below and marks the first divergence;
+    `bad` layers are shown as errors, `low` and `poor` ones as warnings.  Every matched layer also
+    gets an inlay hint `cos 0.9731`.  The status is nnie-triage's (`layers[].status` in its JSON):
+    the editor never compares cosines with thresholds itself.
+
+    ## Why
+    Guide step 1 compares the Caffe run with the NNIE side layer by layer: where the similarity
+    first falls, and how it evolves towards the end, decides which case it is (steps 2-5).  Seeing
+    the numbers on the layers themselves shows where to look.
+
+    ## Example
+    ```
+    layer { name: "conv4-2" ... }   # T005 cosine 0.7900 against Caffe is below 0.9 (bad): first divergence
+    ```
+
+    ## Fix
+    None on the layer itself: the triage's findings (T1xx-T4xx, on the cfg and the prototxt) say what
+    to change; this note says where the similarity is lost.
+    """,
+    docs_zh="编辑器中运行排查后：结果中状态为 low（余弦低于 good，0.99）、poor（低于 decay_end，0.95）或 bad（低于 middle_dip，0.90；"
+            "数据层低于 data_layer，0.999）的 prototxt 层，在层名上显示此诊断，说明余弦低于哪个阈值，并标出首个分歧层；bad 显示为错误，"
+            "low 与 poor 显示为警告。状态由 nnie-triage 给出（JSON 中的 `layers[].status`），编辑器本身从不比较阈值。"
+            "指南第 1 步逐层对比 Caffe 与 NNIE：相似度在哪里开始下降、末层如何，决定属于哪种情况；具体修改见排查的其它发现（T1xx–T4xx）。")
 
 
 def finite(x: float | None) -> bool:
