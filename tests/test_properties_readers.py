@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 from nnie_lsp.cfg import reader as cfg_reader
 from nnie_lsp.dumpio.names import parse_dump_name, shape_readings
 from nnie_lsp.dumpio.readers import parse_hex_words, parse_text_floats
+from nnie_lsp.dumpio.writers import cpp_stream_text
 from nnie_lsp.mapper.log import looks_like_mapper_log, parse_mapper_log
 from nnie_lsp.mapper.nettree import parse_net_tree
 from nnie_lsp.prototxt.graph import build_graph
 from nnie_lsp.prototxt.reader import parse_prototxt
 from nnie_lsp.text import LineIndex, Range, decode
-from nnie_lsp.triage.align.dot_view import parse_dot
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -50,6 +50,10 @@ DUMPS = [p.read_bytes()[:6000] for p in sorted((REPO / "examples" / "triage" / "
 HEX_DUMPS = [d for d, p in zip(DUMPS, sorted((REPO / "examples" / "triage" / "channel_swap").rglob("*.linear.*")))
              if p.name.endswith(".hex")]
 FLOAT_DUMPS = [d for d in DUMPS if d not in HEX_DUMPS]
+# the mapper's dequantized text in its real form (C++ stream output, six significant digits)
+FLOAT_DUMPS += [cpp_stream_text(np.float32([0.353553, 0.0743254, 0.25, 0, -0.0, 1.5e-5, -7.62939e-06, 1234567,
+                                            0.000123457, 12345.6, np.inf, -np.nan] * 20)),
+                cpp_stream_text((2.0 ** (-np.arange(128) / 16)).astype(np.float32))]
 
 # bytes that stress decoding and line handling
 NASTY = [b"\x00", b"\r", b"\r\n", b"\n", b"\xef\xbb\xbf", b"\xff\xfe", b"\xc3", b"\xe4\xb8\xad", b"\xd6\xd0",
@@ -193,8 +197,7 @@ def test_dot_readers_from_bytes(data):
         _inside(node.range, index, node.name)
         tree.view_of(node.name)
     tree.describe()
-    graph = parse_dot(text)
-    graph.topo_order()
+    tree.topo_order(), tree.describe_labels()
     again = parse_net_tree(text, "cnn_net_tree.dot")
     assert list(again.nodes) == list(tree.nodes) and again.describe() == tree.describe()
 
@@ -251,6 +254,29 @@ def test_text_float_fast_path_agrees_with_the_general_tokeniser(values, frac, le
     fast = parse_text_floats(data, threads=1)
     general = parse_text_floats(data.replace(b"\n", b" \n"), threads=1)
     assert fast.shape == general.shape == (len(values),)
+    np.testing.assert_array_equal(np.signbit(fast), np.signbit(general))
+    with np.errstate(over="ignore", invalid="ignore"):
+        close = (fast == general) | (np.abs(fast - general) <= 2 * np.spacing(np.maximum(abs(fast), abs(general))))
+    assert close.all(), (data[:200], fast[~close][:3], general[~close][:3])
+
+
+@SETTINGS
+@given(st.lists(st.floats(width=32), min_size=1, max_size=40), st.booleans(), st.booleans())
+def test_mapper_g_fast_path_agrees_with_the_general_tokeniser(values, crlf, final_newline):
+    """Differential (as ``benchmarks/fuzz_readers.py --reader dump``) for the mapper's six-digit ``%g``
+    form (``dumpio/short_g.py``): read by the fast path and, with a blank before each newline, by the
+    general tokeniser: NaN in the same places, same signs, within the 2 ulp the README promises."""
+    data = cpp_stream_text(np.array(values, dtype=np.float32))
+    if not final_newline:
+        data = data[:-1]
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    fast = parse_text_floats(data, threads=1)
+    general = parse_text_floats(data.replace(b"\n", b" \n"), threads=1)
+    assert fast.shape == general.shape == (len(values),)
+    np.testing.assert_array_equal(np.isnan(fast), np.isnan(general))
+    keep = ~np.isnan(general)
+    fast, general = fast[keep], general[keep]
     np.testing.assert_array_equal(np.signbit(fast), np.signbit(general))
     with np.errstate(over="ignore", invalid="ignore"):
         close = (fast == general) | (np.abs(fast - general) <= 2 * np.spacing(np.maximum(abs(fast), abs(general))))

@@ -3,9 +3,10 @@
 It reads any DOT text it can tokenise and keeps what a graph file says, with exact ranges:
 node statements ``id [attr=val, ...]``, edge chains ``a -> b -> c`` (and ``--``), subgraphs,
 ``//`` / ``#`` / ``/* */`` comments, quoted, concatenated (``"a" + "b"``) and HTML labels, ports
-``a:p``.  What it could not use is listed in :attr:`DotSyntax.warnings`.  The NNIE label format
-(``docs/field-facts.md §16.2``) is read on top of this by :mod:`.nettree`; triage's alignment view
-(:mod:`nnie_lsp.triage.align.dot_view`) uses the same statements.
+``a:p``.  What it could not use is listed in :attr:`DotSyntax.warnings`.  The one reader of
+``cnn_net_tree.dot`` is built on it: :mod:`.nettree` (the NNIE label format,
+``docs/field-facts.md §16.2``) with :mod:`.dot_labels` (labels in other formats), for the lint,
+the hover and the triage's alignment alike.
 
 Never raises: :func:`parse_dot_syntax` accepts any ``str``.
 """

@@ -18,6 +18,13 @@ Mapper rewrites are visible here (§16.2, §9): ``permute_<k>`` nodes of type ``
 after every Normalize (and Upsample / ROIPooling / PSROIPooling), ``Reportop`` nodes named
 ``<top>_report_<segment>_<k>``, the data input as a ``Preprocess`` node named after its blob.
 
+Labels in other formats (ATC-style ``name:`` / ``type:`` lines, records, free text) are read by
+:mod:`.dot_labels`: every node has a :attr:`TreeNode.reading` (a name, a type, a node number,
+merged operators, in any label format), which the triage's dot pass pairs dumps with
+(:mod:`nnie_lsp.triage.align.dot_nodes`); :meth:`NetTree.by_key`, :meth:`NetTree.by_number`,
+:meth:`NetTree.topo_order` and :meth:`NetTree.describe_labels` answer from it.  This is the one
+reader of ``cnn_net_tree.dot`` (lint, hover and triage), on the one DOT tokenizer :mod:`.dot`.
+
 Never raises: :func:`parse_net_tree` accepts any ``str``.
 """
 
@@ -31,10 +38,11 @@ from typing import Callable, Iterable
 from .. import safe_io
 from ..text import LineIndex, Range, read_text
 from .dot import DotEdge, DotNodeStatement, label_lines, parse_dot_syntax
+from .dot_labels import NAME_SOURCES, LabelReading, read_label
 
 __all__ = [
     "TreeNode", "ReportPoint", "LayerView", "NetTree", "parse_net_tree", "read_net_tree", "parse_dims",
-    "BIT_MODE_NOTE",
+    "report_point_of", "inserted_by_mapper", "BIT_MODE_NOTE",
 ]
 
 BIT_MODE_NOTE = "meaning undocumented"
@@ -126,6 +134,37 @@ class ReportPoint:
     k: int
 
 
+def _base_type(type_name: str | None) -> str | None:
+    if type_name is None:
+        return None
+    return _QUALIFIER_RE.sub("", type_name).strip() or type_name
+
+
+def _type_qualifier(type_name: str | None) -> str | None:
+    match = _QUALIFIER_RE.search(type_name or "")
+    return match.group(1).strip() if match else None
+
+
+def report_point_of(name: str, type_name: str | None) -> ReportPoint | None:
+    """``<top>_report_<segment>_<k>`` → (top, segment, k) for a node of type ``Reportop`` (or of no
+    type) so named."""
+    if type_name not in (None, "Reportop"):
+        return None
+    match = _REPORT_RE.match(name)
+    if not match:
+        return None
+    return ReportPoint(match.group("top"), int(match.group("segment")), int(match.group("k")))
+
+
+def inserted_by_mapper(name: str, type_name: str | None) -> bool:
+    """A node the mapper added (not a prototxt layer): a qualified type such as ``Permute (batch)``,
+    or a ``permute_<k>`` Permute node (§16.2).  Reportop nodes are told apart by
+    :func:`report_point_of`."""
+    if _type_qualifier(type_name) is not None:
+        return True
+    return bool(_PERMUTE_NAME_RE.match(name)) and (_base_type(type_name) or "Permute") == "Permute"
+
+
 @dataclass(frozen=True)
 class TreeNode:
     """One mapper node.  ``None`` = the field is not in the label."""
@@ -168,35 +207,31 @@ class TreeNode:
     @property
     def base_type(self) -> str | None:
         """The type name without a mapper qualifier: ``"Permute (batch)"`` → ``"Permute"``."""
-        if self.type_name is None:
-            return None
-        return _QUALIFIER_RE.sub("", self.type_name).strip() or self.type_name
+        return _base_type(self.type_name)
 
     @property
     def type_qualifier(self) -> str | None:
         """``"batch"`` for ``"Permute (batch)"``; ``None`` without a qualifier."""
-        match = _QUALIFIER_RE.search(self.type_name or "")
-        return match.group(1).strip() if match else None
+        return _type_qualifier(self.type_name)
 
     @property
     def is_mapper_inserted(self) -> bool:
-        """A node the mapper added (not a prototxt layer): a qualified type such as
-        ``Permute (batch)``, or a ``permute_<k>`` Permute node (§16.2).  Reportop nodes are
-        told apart by :attr:`report_point`."""
-        if self.type_qualifier is not None:
-            return True
-        return bool(_PERMUTE_NAME_RE.match(self.name)) and (self.base_type or "Permute") == "Permute"
+        """A node the mapper added, by its ``type name`` field (:func:`inserted_by_mapper`)."""
+        return inserted_by_mapper(self.name, self.type_name)
 
     @property
     def report_point(self) -> ReportPoint | None:
-        """``<top>_report_<segment>_<k>`` → (top, segment, k) for ``Reportop`` nodes (or such names
-        on nodes without a type)."""
-        if self.type_name not in (None, "Reportop"):
-            return None
-        match = _REPORT_RE.match(self.name)
-        if not match:
-            return None
-        return ReportPoint(match.group("top"), int(match.group("segment")), int(match.group("k")))
+        """What a ``Reportop`` node reports, by its ``type name`` field (:func:`report_point_of`)."""
+        return report_point_of(self.name, self.type_name)
+
+    @cached_property
+    def reading(self) -> LabelReading:
+        """The node's name, type, number and merged operators in any label format: from the fields
+        of an NNIE label (the name line, else the id; ``type name``; the numeric ``id``), else
+        :func:`~nnie_lsp.mapper.dot_labels.read_label` (with the DOT ``type`` attribute)."""
+        if self.is_nnie_label:
+            return LabelReading(self.label_name or self.name, self.type_name, (), self.node_id, "NNIE label")
+        return read_label(self.name, self.label, dict(self.attrs).get("type"))
 
     @property
     def output_size(self) -> tuple[int, ...] | None:
@@ -367,12 +402,16 @@ class NetTree:
     def report_nodes(self) -> list[TreeNode]:
         return [n for n in self.nodes.values() if n.report_point is not None]
 
-    def _is_layer_node(self, node: TreeNode) -> bool:
-        return not node.is_mapper_inserted and node.report_point is None
+    @staticmethod
+    def _is_layer_node(node: TreeNode, reading: bool = False) -> bool:
+        type_name = node.reading.type if reading else node.type_name
+        return not inserted_by_mapper(node.name, type_name) and report_point_of(node.name, type_name) is None
 
-    def followed_layer(self, name: str) -> TreeNode | None:
+    def followed_layer(self, name: str, *, reading: bool = False) -> TreeNode | None:
         """For a mapper-inserted (or report) node: the nearest layer node before it, through edges
-        (inserted chains are walked back; the first predecessor in file order wins)."""
+        (inserted chains are walked back; the first predecessor in file order wins).  ``reading``:
+        tell the mapper's nodes by the type of :attr:`TreeNode.reading` (any label format) instead
+        of the ``type name`` field."""
         seen = {name}
         frontier = self.predecessors(name)
         while frontier:
@@ -384,7 +423,7 @@ class NetTree:
                 node = self.nodes.get(pred)
                 if node is None:
                     continue
-                if self._is_layer_node(node):
+                if self._is_layer_node(node, reading):
                     return node
                 nxt.extend(self.predecessors(pred))
             frontier = nxt
@@ -417,6 +456,77 @@ class NetTree:
         wanted = {layer, node.name, *tops}
         reports = tuple(n for n in self.report_nodes() if n.report_point and n.report_point.top in wanted)
         return LayerView(layer=layer, node=node, inserted=tuple(self.inserted_after(node.name)), reports=reports)
+
+    # -- through each node's reading (any label format) ----------------------------------------
+
+    def by_key(self, key: Callable[[str], str]) -> dict[str, TreeNode]:
+        """Nodes by ``key`` of the name their :attr:`~TreeNode.reading` gives (the first node of a
+        key; a key that comes out empty is left out)."""
+        out: dict[str, TreeNode] = {}
+        for node in self.nodes.values():
+            name = node.reading.name
+            k = key(name) if name else None
+            if k and k not in out:
+                out[k] = node
+        return out
+
+    def by_number(self) -> dict[int, TreeNode]:
+        """Nodes by the number their :attr:`~TreeNode.reading` gives (the first node of a number)."""
+        out: dict[int, TreeNode] = {}
+        for node in self.nodes.values():
+            number = node.reading.number
+            if number is not None and number not in out:
+                out[number] = node
+        return out
+
+    def topo_order(self) -> list[str]:
+        """Node names in a topological order (file order breaks ties; cycles tolerated)."""
+        indeg = {n: 0 for n in self.nodes}
+        succ: dict[str, list[str]] = {n: [] for n in self.nodes}
+        for edge in self.edges:
+            a, b = edge.source, edge.target
+            if a in indeg and b in indeg:
+                indeg[b] += 1
+                succ[a].append(b)
+        pos = {n: i for i, n in enumerate(self.nodes)}
+        ready = sorted([n for n, d in indeg.items() if d == 0], key=pos.get)
+        out: list[str] = []
+        seen = set()
+        while ready:
+            n = ready.pop(0)
+            if n in seen:
+                continue
+            seen.add(n)
+            out.append(n)
+            for m in succ[n]:
+                indeg[m] -= 1
+                if indeg[m] == 0:
+                    ready.append(m)
+                    ready.sort(key=pos.get)
+        out.extend(n for n in self.nodes if n not in seen)  # cycles: file order
+        return out
+
+    @property
+    def name_source(self) -> str:
+        """Where node names came from, the most informative source any node used (one of
+        :data:`~nnie_lsp.mapper.dot_labels.NAME_SOURCES`; ``"none"`` without nodes)."""
+        sources = {node.reading.source for node in self.nodes.values()}
+        return next((s for s in NAME_SOURCES if s in sources), "none")
+
+    def describe_labels(self) -> str:
+        """What the labels gave (the triage's note): counts, where names came from, typed nodes,
+        nodes with merged operators, warnings."""
+        readings = [node.reading for node in self.nodes.values()]
+        typed = sum(1 for r in readings if r.type)
+        merged = sum(1 for r in readings if r.merged_ops)
+        parts = [f"{len(self.nodes)} nodes, {len(self.edges)} edges", f"names from {self.name_source}"]
+        if typed:
+            parts.append(f"{typed} typed")
+        if merged:
+            parts.append(f"{merged} with mergedOps")
+        if self.warnings:
+            parts.append(f"{len(self.warnings)} warning(s)")
+        return "; ".join(parts)
 
     def describe(self) -> str:
         parts = [f"{len(self.nodes)} nodes, {len(self.edges)} edges"]

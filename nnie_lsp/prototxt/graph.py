@@ -4,11 +4,20 @@
 with errors (layers that failed to parse are simply absent).  Shape inference lives in
 :mod:`nnie_lsp.prototxt.shapes`; :meth:`NetGraph.blob_shapes` and :meth:`NetGraph.layer_shapes`
 call it (computed once, cached).
+
+The one graph of a net for every face: the lint and the editor ask it about producers,
+consumers and in-place writes; the triage (alignment, per-layer rows) also looks layers and blobs
+up by dump-name keys (:meth:`NetGraph.find_layer`), orders them (:meth:`NetGraph.blob_order`),
+reads the shape of one image (:meth:`NetGraph.item_shape`) and groups layers into the chains the
+forward pass runs (:meth:`NetGraph.chain_of`).  What those answers need is computed once per
+graph, on first use.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, TYPE_CHECKING
+import math
+from functools import cached_property
+from typing import Callable, NamedTuple, Sequence, TYPE_CHECKING
 
 from ..text import Range
 from .phase import TEST_STATE, NetState, membership
@@ -23,11 +32,14 @@ __all__ = [
     "InplaceChain",
     "UndefinedBottom",
     "ExcludedLayer",
+    "LayerChain",
     "NetGraph",
     "build_graph",
 ]
 
 Shape = tuple[int, ...]
+# progressively looser keys of a name, most specific first (the triage's dump-name variants)
+NameKeys = Callable[[str], Sequence[str]]
 
 
 class NetInput(NamedTuple):
@@ -83,6 +95,26 @@ class ExcludedLayer(NamedTuple):
     reason: str
 
 
+class LayerChain(NamedTuple):
+    """How the forward pass leaves ``blob`` (:meth:`NetGraph.chain_of`): ``head`` is the last layer
+    that wrote it not in place, ``inplace`` the layers that rewrote it in place after a head, in
+    order, ``head_bottoms`` what the head reads (by name: with duplicate layer names, the bottoms of
+    the last head so named)."""
+
+    blob: str
+    head: GraphLayer
+    inplace: tuple[GraphLayer, ...]
+    head_bottoms: tuple[str, ...]
+
+
+class _Chains(NamedTuple):
+    head: dict[str, GraphLayer]
+    inplace: dict[str, list[GraphLayer]]
+    head_bottoms: dict[str, tuple[str, ...]]
+    blob_of_layer: dict[str, str]
+    outputs: frozenset[str]
+
+
 class NetGraph:
     """The net nnie_mapper converts: ``layers`` are those of the TEST net (Caffe's phase rules);
     layers only in other phases are in ``excluded`` and take no part in any query."""
@@ -108,6 +140,7 @@ class NetGraph:
         self._producers = {k: tuple(v) for k, v in prod.items()}
         self._consumers = {k: tuple(v) for k, v in cons.items()}
         self._shapes: "ShapeInference | None" = None
+        self._keyed: dict[NameKeys, tuple[dict[str, GraphLayer], dict[str, str]]] = {}
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -202,6 +235,111 @@ class NetGraph:
             by.setdefault(gl.name, []).append(gl)
         return tuple((n, tuple(ls)) for n, ls in by.items() if len(ls) > 1)
 
+    @cached_property
+    def input_blobs(self) -> tuple[str, ...]:
+        """Every input blob, in order: top-level ``input:`` fields and Input-layer tops."""
+        return tuple(i.name for i in self.inputs)
+
+    # -- by name keys and in network order (the triage's alignment) -----------------------------
+
+    def find_layer(self, name: str, keys: NameKeys) -> GraphLayer | None:
+        """The layer ``name`` stands for under a name normalisation: ``keys(name)`` gives
+        progressively looser keys, most specific first; the first of them that a layer's name also
+        gives wins (the first such layer in order)."""
+        layers = self._key_index(keys)[0]
+        for key in keys(name):
+            if key in layers:
+                return layers[key]
+        return None
+
+    def find_blob(self, name: str, keys: NameKeys) -> str | None:
+        """The blob ``name`` stands for, like :meth:`find_layer` (blobs in the order of
+        :meth:`blobs`)."""
+        blobs = self._key_index(keys)[1]
+        for key in keys(name):
+            if key in blobs:
+                return blobs[key]
+        return None
+
+    def _key_index(self, keys: NameKeys) -> tuple[dict[str, GraphLayer], dict[str, str]]:
+        found = self._keyed.get(keys)
+        if found is None:
+            layers: dict[str, GraphLayer] = {}
+            for gl in self.layers:
+                for key in keys(gl.name):
+                    layers.setdefault(key, gl)
+            blobs: dict[str, str] = {}
+            for blob in self.blobs():
+                for key in keys(blob):
+                    blobs.setdefault(key, blob)
+            found = self._keyed[keys] = (layers, blobs)
+        return found
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        # position in ``layers`` by name (a repeated name: its last layer)
+        return {gl.name: i for i, gl in enumerate(self.layers)}
+
+    def layer_order(self, layer: GraphLayer) -> float:
+        """Where ``layer`` stands in the net (the position of the last layer with its name); after
+        every layer when no layer has its name."""
+        return float(self._position.get(layer.name, len(self.layers)))
+
+    def blob_order(self, blob: str) -> float:
+        """Where ``blob`` is final: the position of the last layer writing it; -1 for a net input no
+        layer writes, infinity for a name the graph does not know."""
+        writers = self._producers.get(blob)
+        if not writers:
+            return -1.0 if blob in self.input_blobs else math.inf
+        return float(self._position[writers[-1].name])
+
+    # -- chains as the forward pass runs them (the triage's per-layer rows) ---------------------
+
+    @cached_property
+    def _chains(self) -> _Chains:
+        """Input layers aside, every layer either heads a chain or rewrites in place the single
+        top of one (one top, also a bottom, that a chain already holds): a rewrite of a net input
+        heads its own chain."""
+        head: dict[str, GraphLayer] = {}
+        inplace: dict[str, list[GraphLayer]] = {}
+        bottoms: dict[str, tuple[str, ...]] = {}
+        blob_of: dict[str, str] = {}
+        read: set[str] = set()
+        for gl in self.layers:
+            if gl.type == "Input":
+                continue
+            rewrites = len(gl.bottoms) >= 1 and len(gl.tops) == 1 and gl.tops[0] in gl.bottoms
+            read.update(b for b in gl.bottoms if not (rewrites and b in gl.tops))
+            if rewrites and gl.tops[0] in head:
+                inplace.setdefault(gl.tops[0], []).append(gl)
+                blob_of[gl.name] = gl.tops[0]
+                continue
+            bottoms[gl.name] = gl.bottoms
+            for top in gl.tops:
+                head[top] = gl
+                inplace.setdefault(top, [])
+                blob_of.setdefault(gl.name, top)
+        return _Chains(head, inplace, bottoms, blob_of, frozenset(b for b in head if b not in read))
+
+    def chain_of(self, blob: str | None) -> LayerChain | None:
+        """The chain that leaves ``blob`` as the forward pass ends (``None``: no layer but an Input
+        layer writes it, e.g. a net input); :meth:`inplace_chains` is the per-write view."""
+        chains = self._chains
+        head = chains.head.get(blob) if blob is not None else None
+        if head is None:
+            return None
+        return LayerChain(blob, head, tuple(chains.inplace.get(blob, ())), chains.head_bottoms.get(head.name, ()))
+
+    def blob_of_layer(self, name: str) -> str | None:
+        """The blob the layer ``name`` writes in its chain: an in-place layer's top (the last such
+        layer of the name), else the first top of the first chain head so named."""
+        return self._chains.blob_of_layer.get(name)
+
+    def chain_outputs(self) -> frozenset[str]:
+        """Blobs a chain head writes that no layer reads (an in-place layer's own top aside): the
+        net's outputs as the triage marks them (:meth:`outputs` counts writes in order instead)."""
+        return self._chains.outputs
+
     # -- shapes -------------------------------------------------------------------------------
 
     def shape_inference(self) -> "ShapeInference":
@@ -218,6 +356,27 @@ class NetGraph:
     def layer_shapes(self) -> dict[int, tuple[Shape | None, ...]]:
         """Per layer index, the shape of each top as that layer writes it."""
         return dict(self.shape_inference().layer_tops)
+
+    @cached_property
+    def _known_shapes(self) -> dict[str, Shape | None]:
+        try:
+            return dict(self.blob_shapes() or {})
+        except Exception:  # noqa: BLE001 - a best-effort reading: no shape is known then
+            return {}
+
+    def item_shape(self, blob: str | None) -> Shape | None:
+        """The shape of ``blob`` for one image: its final shape with a leading batch of 1 dropped
+        (``(1, 3, 8, 8)`` → ``(3, 8, 8)``); ``None`` when unknown, also when shape inference
+        fails."""
+        if blob is None:
+            return None
+        shape = self._known_shapes.get(blob)
+        if not shape:
+            return None
+        shape = tuple(int(x) for x in shape)
+        if len(shape) >= 2 and shape[0] == 1:
+            shape = shape[1:]
+        return shape
 
 
 def _dims(node: Node | None) -> Shape | None:

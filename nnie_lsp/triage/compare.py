@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -23,6 +23,10 @@ from .measure.input_codes import decode_input_codes
 from .measure.metrics import Thresholds, compare_arrays
 from .measure.rows import LayerRow
 
+if TYPE_CHECKING:
+    from ..mapper.nettree import NetTree
+    from ..prototxt.graph import GraphLayer, NetGraph
+
 SCHEMA_VERSION = 2  # docs/triage-schema.md: what changed from 1
 
 
@@ -30,61 +34,33 @@ class TriageInputError(ValueError):
     """Bad user input (missing folder, unreadable file, bad option): exit code 2, no traceback."""
 
 
-@dataclass
-class GraphInfo:
-    """What the triage needs from the prototxt: per blob its chain head, in-place layers and
-    consumers; the network inputs and outputs."""
-
-    inputs: list[str]
-    outputs: set[str]
-    head_of_blob: dict[str, tuple[str, str]]  # blob -> (head layer, type)
-    inplace_of_blob: dict[str, list[tuple[str, str]]]
-    bottoms_of_layer: dict[str, list[str]]
-    layer_order: dict[str, int]
-    layer_types: dict[str, str]
-    blob_of_layer: dict[str, str]
-    text: str = ""
-    net: Any = None
-    ng: Any = None  # nnie_lsp.prototxt.graph.NetGraph
-    doc: Any = None  # nnie_lsp.prototxt.reader.PrototxtDocument (where findings point, what fixes edit)
-
-
-def load_graph(prototxt: str | Path) -> GraphInfo:
+def load_graph(prototxt: str | Path) -> NetGraph:
+    """The prototxt's graph (the cached parse the lint and the reference share), once the
+    reference's loader accepts the file: readable, parsed without syntax errors, with an input;
+    :class:`TriageInputError` otherwise."""
     from nnie_lsp.reference.net import NetLoadError, load_net
 
     p = Path(prototxt)
     if not p.is_file():
         raise TriageInputError(f"prototxt {p} does not exist")
     try:
-        net = load_net(p)
+        load_net(p)
     except NetLoadError as exc:
         raise TriageInputError(str(exc)) from exc
-    head_of, inplace_of, bottoms, order, types, blob_of = {}, {}, {}, {}, {}, {}
-    consumed: set[str] = set()
-    for i, layer in enumerate(net.layers):
-        order[layer.name] = i
-        types[layer.name] = layer.type
-        for b in layer.bottoms:
-            if not (layer.in_place and b in layer.tops):
-                consumed.add(b)
-        if layer.in_place and layer.tops[0] in head_of:
-            inplace_of.setdefault(layer.tops[0], []).append((layer.name, layer.type))
-            blob_of[layer.name] = layer.tops[0]
-            continue
-        bottoms[layer.name] = list(layer.bottoms)
-        for t in layer.tops:
-            head_of[t] = (layer.name, layer.type)
-            inplace_of.setdefault(t, [])
-            blob_of.setdefault(layer.name, t)
-    outputs = {b for b in head_of if b not in consumed}
     from nnie_lsp.project import cached_prototxt
     from nnie_lsp.reference.net import read_prototxt_text
 
     text = read_prototxt_text(p)  # load_net read it just before: a read error was raised there
-    doc, ng = cached_prototxt(text, str(p))  # the parse load_net just made (content-hash cache)
-    return GraphInfo(inputs=[n for n, _ in net.inputs], outputs=outputs, head_of_blob=head_of,
-                     inplace_of_blob=inplace_of, bottoms_of_layer=bottoms, layer_order=order, layer_types=types,
-                     blob_of_layer=blob_of, text=text, net=net, ng=ng, doc=doc)
+    return cached_prototxt(text, str(p))[1]  # the parse load_net just made (content-hash cache)
+
+
+def _row_type(layer: GraphLayer) -> str:
+    """A layer's type as the per-layer rows name it: the reference's reading (``reference.net``),
+    which title-cases V1 enums outside its own table (``BNLL`` → ``Bnll``) where the graph says
+    Caffe's name."""
+    from nnie_lsp.reference.net import _layer_type
+
+    return _layer_type(layer.param)
 
 
 @dataclass
@@ -220,7 +196,7 @@ def _expected_shape(ref_arr: np.ndarray) -> tuple[int, ...]:
     return shp
 
 
-def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerRow], bool] | None = None,
+def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRow], bool] | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> tuple[list[LayerRow], list[str]]:
     rows: list[LayerRow] = []
     warnings: list[str] = []
@@ -240,14 +216,14 @@ def build_rows(alignment, graph: GraphInfo | None, keep_arrays: Callable[[LayerR
         is_output = False
         if graph is not None:
             if blob is None and layer is not None:
-                blob = graph.blob_of_layer.get(layer)
-            if blob in graph.head_of_blob:
-                head, head_type = graph.head_of_blob[blob]
-                name = head
-                inplace = list(graph.inplace_of_blob.get(blob, []))
-                producers = list(graph.bottoms_of_layer.get(head, []))
-            is_data = blob in graph.inputs
-            is_output = blob in graph.outputs
+                blob = graph.blob_of_layer(layer)
+            chain = graph.chain_of(blob)
+            if chain is not None:
+                name, head_type = chain.head.name, _row_type(chain.head)
+                inplace = [(member.name, _row_type(member)) for member in chain.inplace]
+                producers = list(chain.head_bottoms)
+            is_data = blob in graph.input_blobs
+            is_output = blob in graph.chain_outputs()
         else:
             key = (blob or name or "").lower()
             is_data = key in ("data", "input", "image", "img") or getattr(pair, "matched_by", "") == "data"
@@ -361,12 +337,12 @@ def _scan(path: str | Path, what: str):
     return ds
 
 
-def _align(ref_set, sim_set, graph: GraphInfo | None, dot):
+def _align(ref_set, sim_set, graph: NetGraph | None, dot: NetTree | None):
     align_mod = importlib.import_module("nnie_lsp.triage.align.driver")
 
     kwargs = {}
-    if graph is not None and graph.ng is not None:
-        kwargs["graph"] = graph.ng
+    if graph is not None:
+        kwargs["graph"] = graph
     if dot is not None:
         kwargs["dot"] = dot
     return align_mod.align(ref_set, sim_set, **kwargs)
@@ -394,9 +370,10 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         dp = Path(dot)
         if not dp.is_file():
             raise TriageInputError(f"dot file {dp} does not exist")
-        from .align.dot_view import read_dot
+        from ..mapper.nettree import parse_net_tree
+        from ..text import read_text
 
-        dot_graph = read_dot(str(dp))
+        dot_graph = parse_net_tree(read_text(str(dp)).text, path=str(dp))  # bound: the kind its name suggests
     pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
     ref_set = _scan(reference, "reference dump folder")
     sim_set = _scan(sim, "simulator dump folder")
@@ -404,7 +381,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         from .inputs.image_sets import DumpFolder
 
         clips, clips_origin = DumpFolder.read(sim).clips(), f"the emulation in {sim}"
-    sim_set, code_reports = decode_input_codes(sim_set, clips, graph.ng if graph else None,
+    sim_set, code_reports = decode_input_codes(sim_set, clips, graph,
                                                clips_origin or "an emulation")
     al = _align(ref_set, sim_set, graph, dot_graph)
     rows, warns = build_rows(al, graph, _keep(th), progress)
@@ -447,12 +424,11 @@ def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:
     return out
 
 
-def _sources(cfg: str | Path | None, graph: GraphInfo | None, lang: str) -> Sources:
+def _sources(cfg: str | Path | None, graph: NetGraph | None, lang: str) -> Sources:
     from ..settings import SettingsError
 
     try:
-        return Sources.read(cfg_path=cfg, prototxt=graph.doc if graph else None, graph=graph.ng if graph else None,
-                            lang=lang)
+        return Sources.read(cfg_path=cfg, prototxt=graph.doc if graph else None, graph=graph, lang=lang)
     except SettingsError as exc:
         raise TriageInputError(str(exc)) from exc
     except OSError as exc:

@@ -12,10 +12,11 @@ import pytest
 
 from nnie_lsp import dumpio
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage.align.dot_view import parse_dot
+from nnie_lsp.mapper.nettree import parse_net_tree
 from nnie_lsp.triage.align.driver import iter_pairs, load_pair
 from nnie_lsp.triage.measure.metrics import compare_arrays
 from nnie_lsp.triage.align.driver import align
+from fake_graphs import FakeGraph
 
 
 def conv(x, w, b, pad):
@@ -59,15 +60,9 @@ SHAPES = {
 }
 
 
-class TinyGraph:
+class TinyGraph(FakeGraph):
     def __init__(self):
-        self.layers = []
-        for i, (n, t, b, tp) in enumerate(LAYERS):
-            self.layers.append(SimpleNamespace(index=i, name=n, type=t, bottoms=list(b), tops=list(tp), in_place=bool(b) and b[0] == tp[0]))
-        self.inputs = ["data"]
-
-    def blob_shapes(self):
-        return dict(SHAPES)
+        super().__init__(LAYERS, ["data"], SHAPES)
 
 
 def forward(seed=0):
@@ -243,7 +238,7 @@ def test_dot_maps_rewritten_nodes(net, tmp_path):
     dumpio.write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
     dumpio.write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
     dumpio.write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
-    dot = parse_dot(
+    dot = parse_net_tree(
         'digraph net { n1 [label="type name: Pooling\\nname: pool1 id: 77"]; concat_rw [label="name: concat_rw"]; '
         'up [label="name: up\\nmergedOps: Permute;"]; spp_pool_a -> concat_rw -> up; n1 -> concat_rw }'
     )
@@ -269,10 +264,9 @@ def test_batch_items_and_duplicate_reference(net, tmp_path):
 def test_position_prefixed_reference_dumps_found_through_layer_names(tmp_path):
     """A public C++ dump program names Caffe dumps ``layer<i>_<layer>_output0_...``: the layer name
     after the prefix leads to the blob the layer writes, also when the top is named differently."""
-    graph = SimpleNamespace(
-        layers=[SimpleNamespace(name="conv_a", type="Convolution", bottoms=["data"], tops=["feat"]),
-                SimpleNamespace(name="pool", type="Pooling", bottoms=["feat"], tops=["pooled"])],
-        inputs=["data"], blob_shapes=lambda: {"data": (1, 2, 4, 4), "feat": (1, 3, 4, 4), "pooled": (1, 3, 2, 2)})
+    graph = FakeGraph(
+        [("conv_a", "Convolution", ["data"], ["feat"]), ("pool", "Pooling", ["feat"], ["pooled"])],
+        ["data"], {"data": (1, 2, 4, 4), "feat": (1, 3, 4, 4), "pooled": (1, 3, 2, 2)})
     rng = np.random.default_rng(8)
     feat, pooled = rng.normal(size=(3, 4, 4)), rng.normal(size=(3, 2, 2))
     dumpio.write_ruyi_caffe(tmp_path / "ref", "layer1_conv_a", feat)
@@ -287,9 +281,9 @@ def test_position_prefixed_reference_dumps_found_through_layer_names(tmp_path):
 # ------------------------------------------------------------------------------------------
 # the passes one by one (explicit inputs and outputs)
 def _passes_setup(net, sim_dir):
-    from nnie_lsp.triage.align.common import GraphView, ReferenceTable
+    from nnie_lsp.triage.align.common import ReferenceTable
 
-    graph = GraphView(TinyGraph())
+    graph = TinyGraph()
     ref = scan_dumps(net.ref)
     refs = ReferenceTable.build([t for t in ref.tensors if t.role == "output"], graph)
     sims = [t for t in scan_dumps(sim_dir).tensors if t.role == "output"]
@@ -318,7 +312,7 @@ def test_dot_pass_uses_node_numbers(net):
 
     graph, refs, sims = _passes_setup(net, net.inst)
     pool_node = net.inst_ids["pool1"]
-    dot = parse_dot(f'digraph g {{ n{pool_node} [label="name: pool1 id: {pool_node}"]; }}')
+    dot = parse_net_tree(f'digraph g {{ n{pool_node} [label="name: pool1 id: {pool_node}"]; }}')
     result = DotPass(dot, graph, refs).run(sims)
     assert [(d.sim.node, d.blob, d.matched_by, d.confidence) for d in result.drafts] == [(pool_node, "pool1", "dot", 0.8)]
     assert len(result.pending) == len(sims) - 1
@@ -344,14 +338,14 @@ def test_value_pass_and_layout_pass(net):
 def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
     """A reference tensor whose blob (through its name) has another size than its file: the
     (H, W, C) reading uses the dims that hold the file's values, never indexes past its end."""
-    from nnie_lsp.triage.align.common import GraphView, ReferenceTable
+    from nnie_lsp.triage.align.common import ReferenceTable
     from nnie_lsp.triage.align.values import ValuePass
 
     rng = np.random.default_rng(11)
     pooled = net.blobs["pool1"]  # 4x4x4 = 64 values
     dumpio.write_ruyi_caffe(tmp_path / "ref", "odd", pooled)
     dumpio.write_mapper_quant(tmp_path / "sim", "mystery", _noise(pooled, rng), 0)
-    graph = GraphView(TinyGraph())
+    graph = TinyGraph()
     (ref,) = scan_dumps(str(tmp_path / "ref")).tensors
     refs = ReferenceTable.build([ref], graph, {id(ref): "conv1"})  # conv1 is 4x8x8: 256 values
     (sim,) = scan_dumps(str(tmp_path / "sim")).tensors
@@ -362,15 +356,14 @@ def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
 def test_position_numberings_follow_caffe_splits_and_the_input_layer():
     """Caffe runs an ``input`` layer for top-level inputs and a ``<blob>_<layer>_<k>_split`` layer
     after a blob version read twice; the C++ dump program's numbers index net.blobs()."""
-    from nnie_lsp.triage.align.common import GraphView
     from nnie_lsp.triage.align.positions import numberings
 
-    layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
-    graph = GraphView(SimpleNamespace(
-        layers=[layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
-                layer("branch_a", "Convolution", ["conv1"], ["a"]), layer("branch_b", "Convolution", ["conv1"], ["b"]),
-                layer("cat", "Concat", ["a", "b"], ["cat"])],
-        inputs=["data"], blob_shapes=lambda: {}))
+    layer = lambda name, type_, bottoms, tops: (name, type_, bottoms, tops)  # noqa: E731
+    graph = FakeGraph(
+        [layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
+         layer("branch_a", "Convolution", ["conv1"], ["a"]), layer("branch_b", "Convolution", ["conv1"], ["b"]),
+         layer("cat", "Concat", ["a", "b"], ["cat"])],
+        ["data"], {})
     blob_index, prototxt, runtime = (n.slots for n in numberings(graph))
     assert prototxt == {1: ("conv1", "conv1"), 2: ("relu1", "conv1"), 3: ("branch_a", "a"), 4: ("branch_b", "b"),
                         5: ("cat", "cat")}
@@ -385,14 +378,13 @@ def test_position_numberings_follow_caffe_splits_and_the_input_layer():
 def test_without_shapes_the_numbering_is_chosen_by_names_and_said(tmp_path):
     """No shapes in the graph: the run-time order and the blob index name files alike; the blob
     index (the program seen in the wild) is taken and the note says the dims were not checked."""
-    from nnie_lsp.triage.align.common import GraphView
     from nnie_lsp.triage.align.positions import read_positions
 
-    layer = lambda name, type_, bottoms, tops: SimpleNamespace(name=name, type=type_, bottoms=bottoms, tops=tops)  # noqa: E731
-    graph = GraphView(SimpleNamespace(
-        layers=[layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
-                layer("pool1", "Pooling", ["conv1"], ["pool1"])],
-        inputs=["data"], blob_shapes=lambda: {}))
+    layer = lambda name, type_, bottoms, tops: (name, type_, bottoms, tops)  # noqa: E731
+    graph = FakeGraph(
+        [layer("conv1", "Convolution", ["data"], ["conv1"]), layer("relu1", "ReLU", ["conv1"], ["conv1"]),
+         layer("pool1", "Pooling", ["conv1"], ["pool1"])],
+        ["data"], {})
     for i, name in enumerate(["input", "conv1", "relu1"], start=1):
         dumpio.write_ruyi_caffe(tmp_path, f"layer{i}_{name}", np.ones((2, 2, 2)))
     tensors = list(scan_dumps(str(tmp_path)).tensors)

@@ -152,7 +152,7 @@ def test_without_twins_the_emulated_clips_decode_and_otherwise_a_reason(emulated
     for twin in bare.glob("*_anti_quant.float"):
         twins[twin.name.split("_input")[0]] = read_text_floats(twin)
         twin.unlink()
-    graph = load_graph(EXAMPLES / "model" / "det1.prototxt").ng
+    graph = load_graph(EXAMPLES / "model" / "det1.prototxt")
     _, reports = decode_input_codes(scan_dumps(bare), None, graph)
     assert len(reports) == 6 and not any(r.decoded for r in reports)
     assert all("--clips" in r.reason for r in reports)

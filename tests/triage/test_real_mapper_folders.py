@@ -11,15 +11,16 @@ import pytest
 
 from nnie_lsp.cli.triage import main
 from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.triage.align.dot_view import read_dot
+from nnie_lsp.mapper.nettree import read_net_tree
 from nnie_lsp.triage.align.driver import load_pair
 from nnie_lsp.triage.align.driver import align
 from nnie_lsp.triage.compare import load_graph
+from fake_graphs import FakeGraph
 from real_folders import BLOBS, PROTOTXT, build
 
 
 def _graph(prototxt=PROTOTXT):
-    return load_graph(prototxt).ng
+    return load_graph(prototxt)
 
 
 def _compare(folder, capsys, *extra: str) -> dict:
@@ -109,14 +110,11 @@ def test_output_numbers_are_not_trusted_when_the_dims_tell(tmp_path):
     folder = build(tmp_path, swap_channels=False)
     graph = _graph()
     # a Slice whose two tops differ in size: numbering in reverse order of the tops
-    from types import SimpleNamespace
-
     from nnie_lsp.dumpio import write_mapper_quant, write_ruyi_caffe
 
     small, big = folder.ref["slice_a"][:1], folder.ref["slice_b"]
-    layers = [SimpleNamespace(name="cut", type="Slice", bottoms=["x"], tops=["one", "rest"])]
-    uneven = SimpleNamespace(layers=layers, inputs=["x"],
-                             blob_shapes=lambda: {"x": (1, 3, 5, 5), "one": (1, 1, 5, 5), "rest": (1, 2, 5, 5)})
+    uneven = FakeGraph([("cut", "Slice", ["x"], ["one", "rest"])], ["x"],
+                       {"x": (1, 3, 5, 5), "one": (1, 1, 5, 5), "rest": (1, 2, 5, 5)})
     write_ruyi_caffe(tmp_path / "ref", "one", small)
     write_ruyi_caffe(tmp_path / "ref", "rest", big)
     write_mapper_quant(tmp_path / "sim", "cut", big, 7)
@@ -202,7 +200,7 @@ def test_mapper_node_dumps_align_through_the_dot(tmp_path, capsys):
     without = align(scan_dumps(folder.caffe), scan_dumps(folder.mapper_quant), graph)
     assert sorted(t.key for t in without.unmatched_sim) == ["conv6_2_report_0_0", "permute_0"]
 
-    al = align(scan_dumps(folder.caffe), scan_dumps(folder.mapper_quant), graph, dot=read_dot(folder.dot))
+    al = align(scan_dumps(folder.caffe), scan_dumps(folder.mapper_quant), graph, dot=read_net_tree(folder.dot))
     assert al.unmatched_sim == ()
     by_key = {p.sim.key: p for p in al.pairs}
     permute, report = by_key["permute_0"], by_key["conv6_2_report_0_0"]
@@ -230,7 +228,7 @@ def test_board_dump_of_a_report_node_found_by_its_dot_id(tmp_path):
     folder = build(tmp_path, swap_channels=False)
     write_inst(tmp_path / "board", 0, 11, folder.sim["conv6_2"])
     write_inst(tmp_path / "board", 0, 4, folder.sim["conv4_3_norm"])  # permute_0
-    al = align(scan_dumps(folder.caffe), scan_dumps(tmp_path / "board"), _graph(), dot=read_dot(folder.dot))
+    al = align(scan_dumps(folder.caffe), scan_dumps(tmp_path / "board"), _graph(), dot=read_net_tree(folder.dot))
     by_node = {p.sim.node: p for p in al.pairs}
     assert (by_node[11].blob, by_node[11].matched_by) == ("conv6_2", "dot") and "report-node" in by_node[11].flags
     assert (by_node[4].blob, by_node[4].matched_by) == ("conv4_3_norm", "dot") and "mapper-inserted" in by_node[4].flags

@@ -1,9 +1,11 @@
 """What the alignment passes share: the pair records (:class:`AlignedPair`, :class:`Alignment`), a
-pass's working record (:class:`Draft`) and result (:class:`PassResult`), the prototxt graph view,
-the reference table (one reference tensor per blob) and the value-sampling helpers.
+pass's working record (:class:`Draft`) and result (:class:`PassResult`), the dump-name keys
+(:func:`name_variants`, with which the passes look layers and blobs up in the prototxt's
+:class:`~nnie_lsp.prototxt.graph.NetGraph`), the reference table (one reference tensor per blob)
+and the value-sampling helpers.
 
-The passes themselves: :mod:`.align_names`, :mod:`.align_dot`, :mod:`.align_values`; the driver
-that runs them in order: :mod:`.align`.
+The passes themselves: :mod:`.names`, :mod:`.dot_nodes`, :mod:`.values` (and the ``layer<N>_``
+prefixes, :mod:`.positions`); the driver that runs them in order: :mod:`.driver`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,12 +23,14 @@ from ...dumpio.tensor import DumpTensor
 from ...prototxt.layers import permute_inserting_types
 from ..measure.metrics import cosine
 
+if TYPE_CHECKING:
+    from ...prototxt.graph import NetGraph
+
 __all__ = [
     "AlignedPair",
     "Alignment",
     "Draft",
     "PassResult",
-    "GraphView",
     "ReferenceTable",
     "PERMUTE_TYPES",
     "FOLDABLE_TYPES",
@@ -118,81 +123,6 @@ def name_variants(name: str) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# graph view (duck-typed over nnie_lsp.prototxt.graph.NetGraph)
-# --------------------------------------------------------------------------------------------
-class GraphView:
-    """Layer and blob lookups by any name variant, in-place chains, consumers, network order and
-    expected (C, H, W) shapes of a prototxt graph."""
-
-    def __init__(self, graph) -> None:
-        self.graph = graph
-        self.layers = list(getattr(graph, "layers", ()) or ())
-        self.layer_by_key: dict[str, object] = {}
-        self.blob_by_key: dict[str, str] = {}
-        self.writers: dict[str, list] = {}  # blob -> layers writing it, in order
-        self.consumers: dict[str, list] = {}
-        for lay in self.layers:
-            for k in name_variants(lay.name):
-                self.layer_by_key.setdefault(k, lay)
-            for b in lay.tops:
-                self.writers.setdefault(b, []).append(lay)
-            for b in lay.bottoms:
-                self.consumers.setdefault(b, []).append(lay)
-        raw_inputs = list(getattr(graph, "inputs", ()) or ())
-        self.inputs = [getattr(b, "name", b) for b in raw_inputs]  # NetInput objects or names
-        blobs = list(self.inputs)
-        for lay in self.layers:
-            blobs.extend(lay.bottoms)
-            blobs.extend(lay.tops)
-        for b in blobs:
-            for k in name_variants(b):
-                self.blob_by_key.setdefault(k, b)
-        try:
-            shapes = graph.blob_shapes() if hasattr(graph, "blob_shapes") else {}
-        except Exception:  # noqa: BLE001 - shape inference is best effort
-            shapes = {}
-        self.shapes: dict[str, tuple[int, ...] | None] = dict(shapes or {})
-        self.index = {lay.name: i for i, lay in enumerate(self.layers)}
-
-    def layer(self, key: str):
-        for k in name_variants(key):
-            if k in self.layer_by_key:
-                return self.layer_by_key[k]
-        return None
-
-    def blob(self, key: str) -> str | None:
-        for k in name_variants(key):
-            if k in self.blob_by_key:
-                return self.blob_by_key[k]
-        return None
-
-    def chain(self, blob: str) -> list:
-        """Layers writing ``blob`` (producer first, then in-place members)."""
-        return self.writers.get(blob, [])
-
-    def blob_order(self, blob: str) -> float:
-        ws = self.writers.get(blob)
-        if not ws:
-            # a network input comes first; a name the graph does not know, after every layer
-            return -1.0 if blob in self.inputs else math.inf
-        return float(self.index[ws[-1].name])
-
-    def layer_order(self, lay) -> float:
-        return float(self.index.get(lay.name, len(self.layers)))
-
-    def expected_chw(self, blob: str | None) -> tuple[int, ...] | None:
-        if blob is None:
-            return None
-        sh = self.shapes.get(blob)
-        if not sh:
-            return None
-        sh = tuple(int(x) for x in sh)
-        if len(sh) >= 2 and sh[0] == 1:
-            sh = sh[1:]
-        return sh
-
-
-# --------------------------------------------------------------------------------------------
 # reference table
 # --------------------------------------------------------------------------------------------
 @dataclass
@@ -207,10 +137,10 @@ class ReferenceTable:
     notes: list[str]
 
     @classmethod
-    def build(cls, ref_out: list[DumpTensor], graph: GraphView | None,
+    def build(cls, ref_out: list[DumpTensor], graph: NetGraph | None,
               prefixed_blobs: dict[int, str] | None = None) -> ReferenceTable:
         """``prefixed_blobs``: the blob of each ``layer<N>_``-prefixed tensor (by ``id``) whose
-        prefix the graph confirmed (:mod:`.align_positions`); other prefixed tensors keep their
+        prefix the graph confirmed (:mod:`.positions`); other prefixed tensors keep their
         full name."""
         unmatched: list[DumpTensor] = []
         notes: list[str] = []
@@ -250,22 +180,22 @@ class ReferenceTable:
         return cls(for_blob=for_blob, blob_of=blob_of, key_index=key_index, unmatched=unmatched, notes=notes)
 
     @staticmethod
-    def _blob_for(t: DumpTensor, graph: GraphView | None) -> str:
+    def _blob_for(t: DumpTensor, graph: NetGraph | None) -> str:
         if graph is None:
             return t.key
         # a ``layer<N>_`` name reaches here when the graph did not confirm N: never stripped
         alternatives = () if t.position is not None else t.alt_keys
-        blob = graph.blob(t.key)
+        blob = graph.find_blob(t.key, name_variants)
         if blob is None:
             for alt in alternatives:
-                blob = graph.blob(alt)
+                blob = graph.find_blob(alt, name_variants)
                 if blob:
                     break
         # dumps named by layer
         for key in (t.key, *alternatives):
             if blob is not None:
                 break
-            lay = graph.layer(key)
+            lay = graph.find_layer(key, name_variants)
             if lay is not None and lay.tops:
                 blob = lay.tops[min(t.index, len(lay.tops) - 1)] if len(lay.tops) > 1 else lay.tops[0]
         return t.key if blob is None else blob

@@ -1,8 +1,12 @@
 """Dot pass: pair what the name pass left using ``cnn_net_tree.dot`` (the mapper's own node names).
 
-A sim tensor is found in the dot by name, or, for instruction-simulator dumps, by the node number
-the dot carries (:meth:`~nnie_lsp.triage.align.dot_view.DotGraph.by_number`). The node then leads to a
-prototxt layer or blob (``docs/field-facts.md §16.2``):
+The dot is read by the mapper's one reader (:func:`~nnie_lsp.mapper.nettree.read_net_tree`); a
+node's name, type and number come from its :attr:`~nnie_lsp.mapper.nettree.TreeNode.reading`
+(NNIE labels and other formats alike). A sim tensor is found in the dot by that name
+(:meth:`~nnie_lsp.mapper.nettree.NetTree.by_key` with the dump-name key), or, for
+instruction-simulator dumps, by the node number the dot carries
+(:meth:`~nnie_lsp.mapper.nettree.NetTree.by_number`). The node then leads to a prototxt layer or
+blob (``docs/field-facts.md §16.2``):
 
 * a node named like a layer or blob stands for it;
 * a ``Reportop`` node ``<top>_report_<segment>_<k>`` reports the blob ``<top>``;
@@ -14,47 +18,44 @@ prototxt layer or blob (``docs/field-facts.md §16.2``):
 
 Without a prototxt the node (or reported top, or followed layer) name is matched against the
 reference names. Pairs get ``matched_by="dot"`` and confidence 0.8; different sizes are never
-paired. Uses only the public APIs of :mod:`nnie_lsp.triage.align.dot_view` and :mod:`nnie_lsp.mapper.nettree`.
+paired. The mapper's own nodes are told by the type of the node's reading
+(:func:`~nnie_lsp.mapper.nettree.report_point_of`, :func:`~nnie_lsp.mapper.nettree.inserted_by_mapper`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpTensor
-from ...mapper.dot import DotEdge
-from ...mapper.nettree import NetTree, TreeNode
-from .common import Draft, GraphView, PassResult, ReferenceTable, name_variants, value_count
+from ...mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
+from .common import Draft, PassResult, ReferenceTable, name_variants, value_count
 
-__all__ = ["DotPass", "net_tree_of"]
+if TYPE_CHECKING:
+    from ...prototxt.graph import NetGraph
+
+__all__ = ["DotPass", "node_key"]
 
 
-def net_tree_of(dot) -> NetTree:
-    """The alignment's dot as the mapper's net-tree reader sees it (node type, segment, number and
-    edges), for its Reportop and inserted-node helpers."""
-    nodes = {
-        node.id: TreeNode(name=node.id, label=node.label, label_name=node.name, type_name=node.type,
-                          segment=node.segment, node_id=node.number)
-        for node in dot.nodes.values()
-    }
-    edges = tuple(DotEdge(source=a, target=b, range=None) for a, b in dot.edges)
-    return NetTree(nodes=nodes, edges=edges, path=dot.path)
+def node_key(node: TreeNode) -> str | None:
+    """The dump-name key of the name a dot node's reading gives (``None`` without a name)."""
+    name = node.reading.name
+    return normalize_name(name) if name else None
 
 
 class DotPass:
     """``run(pending)`` → pairs found through the dot (``matched_by`` "dot") and the rest."""
 
-    def __init__(self, dot, graph: GraphView | None, refs: ReferenceTable) -> None:
+    def __init__(self, dot: NetTree, graph: NetGraph | None, refs: ReferenceTable) -> None:
         self.dot = dot
         self.graph = graph
         self.refs = refs
-        self.tree = net_tree_of(dot)
 
     def run(self, pending: list[DumpTensor]) -> PassResult:
         dot, graph = self.dot, self.graph
         result = PassResult()
-        dot_keys = dot.by_key()
+        dot_keys = dot.by_key(normalize_name)
         dot_numbers = dot.by_number()
         used_nodes = []
         for t in pending:
@@ -66,7 +67,7 @@ class DotPass:
             r = self.refs.for_blob.get(blob) if blob else None
             if r is None:
                 result.pending.append(t)
-                if blob is None and not dot.successors(node.id) and graph is not None:
+                if blob is None and not dot.successors(node.name) and graph is not None:
                     result.notes.append(f"{t.label}: {how}, but it maps to no Caffe blob (mapper-internal node)")
                 continue
             ns, nr = value_count(t), value_count(r)
@@ -78,94 +79,96 @@ class DotPass:
             d.order = graph.blob_order(blob) if graph is not None else math.inf
             d.notes.append(how)
             d.flags.extend(flags)
-            if node.merged_ops and "Permute" in node.merged_ops:
+            if node.reading.merged_ops and "Permute" in node.reading.merged_ops:
                 d.flags.append("dot-permute")
                 d.notes.append("dot says Permute was merged into this node")
             result.drafts.append(d)
-            used_nodes.append(node.id)
-        result.notes.append(f"cnn_net_tree.dot used: {dot.describe()}; {len(used_nodes)} pair(s) from it")
+            used_nodes.append(node.name)
+        result.notes.append(f"cnn_net_tree.dot used: {dot.describe_labels()}; {len(used_nodes)} pair(s) from it")
         return result
 
     @staticmethod
-    def _node_of(t: DumpTensor, dot_keys: dict, dot_numbers: dict):
+    def _node_of(t: DumpTensor, dot_keys: dict[str, TreeNode],
+                 dot_numbers: dict[int, TreeNode]) -> tuple[TreeNode | None, str]:
         if t.fmt == "inst" and t.node is not None and t.node in dot_numbers:
             node = dot_numbers[t.node]
-            return node, f"dot node {node.id!r} carries number {t.node}"
+            return node, f"dot node {node.name!r} carries number {t.node}"
         if t.key in dot_keys:
             node = dot_keys[t.key]
-            return node, f"dot node {node.id!r} named {node.name!r}"
+            return node, f"dot node {node.name!r} named {node.reading.name!r}"
         return None, ""
 
-    def _blob_of(self, node, how: str, dot_keys: dict) -> tuple[str | None, object, str, tuple[str, ...]]:
+    def _blob_of(self, node: TreeNode, how: str,
+                 dot_keys: dict[str, TreeNode]) -> tuple[str | None, object, str, tuple[str, ...]]:
         """The Caffe blob a dot node stands for, the layer writing it, the evidence text and flags."""
         graph = self.graph
         blob = None
         lay = None
-        if graph is not None and node.name:
-            lay = graph.layer(node.name)
+        name = node.reading.name
+        if graph is not None and name:
+            lay = graph.find_layer(name, name_variants)
             if lay is not None and lay.tops:
                 blob = lay.tops[0]
-            elif graph.blob(node.name):
-                blob = graph.blob(node.name)
+            elif graph.find_blob(name, name_variants):
+                blob = graph.find_blob(name, name_variants)
         if blob is None:
             blob, lay, mapper_how, flags = self._mapper_node(node)
             if blob is not None:
                 return blob, lay, how + mapper_how, flags
         if blob is None and graph is not None:
             # a mapper-internal node feeding known layers: it produces their rewritten bottom
-            for successor_id in self.dot.successors(node.id):
+            for successor_id in self.dot.successors(node.name):
                 successor = self.dot.nodes.get(successor_id)
-                successor_layer = graph.layer(successor.name) if successor and successor.name else None
+                successor_name = successor.reading.name if successor else None
+                successor_layer = graph.find_layer(successor_name, name_variants) if successor_name else None
                 if successor_layer is None:
                     continue
                 for b in successor_layer.bottoms:
-                    ws = graph.chain(b)
+                    ws = graph.producers(b)
                     if ws and all(w.name not in dot_keys and normalize_name(w.name) not in dot_keys for w in ws):
                         blob, lay = b, ws[-1]
                         how += f", feeds {successor_layer.name!r} whose bottom {b!r} has no dot node (rewritten)"
                         break
                 if blob:
                     break
-        if blob is None and graph is None and node.name:
-            blob = self._reference_blob(node.name)
+        if blob is None and graph is None and name:
+            blob = self._reference_blob(name)
         return blob, lay, how, ()
 
     def _reference_blob(self, name: str) -> str | None:
         """The blob ``name`` stands for: through the prototxt, else among the reference names."""
         if self.graph is not None:
-            return self.graph.blob(name)
+            return self.graph.find_blob(name, name_variants)
         for v in name_variants(name):
             if v in self.refs.key_index:
                 return self.refs.key_index[v]
         return None
 
-    def _mapper_node(self, node) -> tuple[str | None, object, str, tuple[str, ...]]:
+    def _mapper_node(self, node: TreeNode) -> tuple[str | None, object, str, tuple[str, ...]]:
         """A node of the mapper's own: a Reportop reports its top; an inserted node (``permute_<k>``,
         ``Permute (batch)``) stands after the layer it follows and is compared with that layer's
-        output."""
-        tree_node = self.tree.nodes.get(node.id)
-        if tree_node is None:
-            return None, None, "", ()
-        report = tree_node.report_point
+        output. Told by the type of the node's reading (any label format)."""
+        node_type = node.reading.type
+        report = report_point_of(node.name, node_type)
         if report is not None:
             blob = self._reference_blob(report.top)
             if blob is None:
                 return None, None, "", ()
-            writers = self.graph.chain(blob) if self.graph is not None else []
+            writers = self.graph.producers(blob) if self.graph is not None else []
             return blob, (writers[-1] if writers else None), (
                 f", a Reportop node: reports top {report.top!r} (segment {report.segment}, report {report.k})"
             ), ("report-node",)
-        if not tree_node.is_mapper_inserted:
+        if not inserted_by_mapper(node.name, node_type):
             return None, None, "", ()
-        followed = self.tree.followed_layer(node.id)
+        followed = self.dot.followed_layer(node.name, reading=True)
         if followed is None:
             return None, None, "", ()
-        followed_name = self.dot.nodes[followed.name].name or followed.name
-        lay = self.graph.layer(followed_name) if self.graph is not None else None
+        followed_name = followed.reading.name or followed.name
+        lay = self.graph.find_layer(followed_name, name_variants) if self.graph is not None else None
         blob = lay.tops[0] if lay is not None and lay.tops else self._reference_blob(followed_name)
         if blob is None:
             return None, None, "", ()
         return blob, lay, (
-            f", inserted by the mapper ({tree_node.type_name or 'no type'}) after {followed_name!r}: "
+            f", inserted by the mapper ({node_type or 'no type'}) after {followed_name!r}: "
             f"compared with its output {blob!r}"
         ), ("mapper-inserted",)

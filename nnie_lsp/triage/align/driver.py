@@ -26,17 +26,22 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import replace
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpSet, DumpTensor, resolve_layout
-from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, GraphView, ReferenceTable
-from .dot_nodes import DotPass
+from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, ReferenceTable, name_variants
+from .dot_nodes import DotPass, node_key
 from .names import NamePass
 from .positions import read_positions
 from .values import LayoutPass, ValuePass
+
+if TYPE_CHECKING:
+    from ...mapper.nettree import NetTree
+    from ...prototxt.graph import NetGraph
+    from ..progress import Reporter
 
 __all__ = [
     "AlignedPair",
@@ -52,48 +57,48 @@ __all__ = [
 def align(
     ref: DumpSet,
     sim: DumpSet,
-    graph=None,
-    dot=None,
+    graph: NetGraph | None = None,
+    dot: NetTree | None = None,
     *,
     value_check: bool = True,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Reporter | None = None,
 ) -> Alignment:
     """Pair reference and simulator output tensors (see the module docstring for the passes).
 
-    ``graph``: a prototxt NetGraph (layers, inputs, blob_shapes()); ``dot``: a
-    :class:`~nnie_lsp.triage.align.dot_view.DotGraph`; ``value_check``: load tensors to confirm layouts and to
-    resolve same-shape ambiguities (memory: one tensor pair at a time, plus 4096-value samples).
-    Returned pairs hold both sides, in network order; unmatched tensors are listed."""
-    graph_view = GraphView(graph) if graph is not None else None
+    ``graph``: the prototxt's :class:`~nnie_lsp.prototxt.graph.NetGraph`; ``dot``: the mapper's
+    ``cnn_net_tree.dot`` as :func:`~nnie_lsp.mapper.nettree.read_net_tree` reads it; ``value_check``:
+    load tensors to confirm layouts and to resolve same-shape ambiguities (memory: one tensor pair
+    at a time, plus 4096-value samples). Returned pairs hold both sides, in network order;
+    unmatched tensors are listed."""
     notes: list[str] = []
-    sim_out = _simulator_outputs(sim, graph_view, notes)
+    sim_out = _simulator_outputs(sim, graph, notes)
     ref_out = [t for t in ref.tensors if t.role == "output"]
-    positions = read_positions(ref_out, graph_view)
+    positions = read_positions(ref_out, graph)
     notes.extend(positions.notes)
-    refs = ReferenceTable.build(ref_out, graph_view, positions.blob_of)
+    refs = ReferenceTable.build(ref_out, graph, positions.blob_of)
     notes.extend(refs.notes)
 
-    names = NamePass(graph_view, refs).run(sim_out)
+    names = NamePass(graph, refs).run(sim_out)
     drafts, pending = list(names.drafts), names.pending
     notes.extend(names.notes)
     # several sim tensors on one ref (in-place intermediates) are allowed
     used_ref = {id(d.ref) for d in drafts}
     if dot is not None and pending:
-        by_dot = DotPass(dot, graph_view, refs).run(pending)
+        by_dot = DotPass(dot, graph, refs).run(pending)
         drafts.extend(by_dot.drafts)
         pending = by_dot.pending
         notes.extend(by_dot.notes)
         used_ref.update(id(d.ref) for d in by_dot.drafts)
     free_refs = [t for t in refs.for_blob.values() if id(t) not in used_ref]
     if pending and free_refs:
-        by_values = ValuePass(graph_view, refs, value_check).run(pending, free_refs)
+        by_values = ValuePass(graph, refs, value_check).run(pending, free_refs)
         drafts.extend(by_values.drafts)
         notes.extend(by_values.notes)
     matched_sims = {id(d.sim) for d in drafts}
     unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
 
-    pairs = LayoutPass(graph_view, value_check).run(drafts, progress)
-    pairs = _in_network_order(pairs, graph_view, dot, notes)
+    pairs = LayoutPass(graph, value_check).run(drafts, progress)
+    pairs = _in_network_order(pairs, graph, dot, notes)
 
     used_after = {id(p.ref) for p in pairs}
     unmatched_ref = list(refs.unmatched)
@@ -108,16 +113,17 @@ def align(
     return Alignment(pairs=tuple(pairs), unmatched_ref=tuple(unmatched_ref), unmatched_sim=tuple(unmatched_sim), notes=tuple(notes))
 
 
-def _simulator_outputs(sim: DumpSet, graph: GraphView | None, notes: list[str]) -> list[DumpTensor]:
+def _simulator_outputs(sim: DumpSet, graph: NetGraph | None, notes: list[str]) -> list[DumpTensor]:
     """The simulator tensors to pair: outputs, with the name reading the graph knows, plus the
     network input taken from the first layer's input dump when no output holds it."""
     sim_out = [t for t in sim.tensors if t.role == "output"]
     if graph is not None:  # ambiguous name splits (conv1_1_64_56_56.bin): take the reading the graph knows
         fixed = []
         for t in sim_out:
-            if t.alt_keys and graph.layer(t.key) is None and graph.blob(t.key) is None:
+            if (t.alt_keys and graph.find_layer(t.key, name_variants) is None
+                    and graph.find_blob(t.key, name_variants) is None):
                 for alt in t.alt_keys:
-                    if graph.layer(alt) is not None or graph.blob(alt) is not None:
+                    if graph.find_layer(alt, name_variants) is not None or graph.find_blob(alt, name_variants) is not None:
                         t = replace(t, key=alt, alt_keys=(t.key,) + tuple(a for a in t.alt_keys if a != alt))
                         break
             fixed.append(t)
@@ -128,20 +134,20 @@ def _simulator_outputs(sim: DumpSet, graph: GraphView | None, notes: list[str]) 
     return sim_out
 
 
-def _data_from_input_dumps(graph: GraphView, sim: DumpSet, sim_out: list[DumpTensor],
+def _data_from_input_dumps(graph: NetGraph, sim: DumpSet, sim_out: list[DumpTensor],
                            notes: list[str]) -> list[DumpTensor]:
     """nnie_mapper has no data layer of its own: the preprocessed network input reaches the dumps
     as the first layer's dequantized *input* (`<layer>_input<id>_C_H_W_anti_quant.linear.float`).
     When no simulator output names a network input, use that dump as the data tensor."""
     out = list(sim_out)
-    have = {graph.blob(t.key) or t.key for t in out}
-    for blob in graph.inputs:
+    have = {graph.find_blob(t.key, name_variants) or t.key for t in out}
+    for blob in graph.input_blobs:
         if blob in have:
             continue
         for t in sim.tensors:
             if t.role != "input":
                 continue
-            lay = graph.layer(t.key)
+            lay = graph.find_layer(t.key, name_variants)
             if lay is not None and list(lay.bottoms) == [blob]:
                 out.append(replace(t, key=normalize_name(blob), role="output"))
                 notes.append(f"data blob {blob!r}: taken from the input dump of layer {lay.name!r} "
@@ -150,7 +156,8 @@ def _data_from_input_dumps(graph: GraphView, sim: DumpSet, sim_out: list[DumpTen
     return out
 
 
-def _in_network_order(pairs: list[AlignedPair], graph: GraphView | None, dot, notes: list[str]) -> list[AlignedPair]:
+def _in_network_order(pairs: list[AlignedPair], graph: NetGraph | None, dot: NetTree | None,
+                      notes: list[str]) -> list[AlignedPair]:
     """Pairs sorted by the prototxt order; without a prototxt by the dot's order, else by the
     reference files' write times; ``order`` renumbered 0..n-1."""
     if graph is None:
@@ -161,7 +168,8 @@ def _in_network_order(pairs: list[AlignedPair], graph: GraphView | None, dot, no
             except OSError:
                 mtimes[id(p)] = 0.0
         if dot is not None:
-            pos = {dot.nodes[n].key: i for i, n in enumerate(dot.topo_order()) if dot.nodes[n].key}
+            keys = ((node_key(dot.nodes[n]), i) for i, n in enumerate(dot.topo_order()))
+            pos = {key: i for key, i in keys if key}
             key = lambda p: (pos.get(p.sim.key, math.inf), mtimes[id(p)], p.name)  # noqa: E731
             notes.append("network order taken from cnn_net_tree.dot (no prototxt)")
         else:
@@ -210,25 +218,14 @@ def load_pair(pair: AlignedPair) -> tuple[np.ndarray, np.ndarray, str]:
     return r, s, "; ".join(notes)
 
 
-def iter_pairs(alignment: Alignment, *, progress: bool | Callable[[int, int, str], None] = False) -> Iterator[tuple[AlignedPair, np.ndarray, np.ndarray]]:
+def iter_pairs(alignment: Alignment, *, progress: Reporter | None = None) -> Iterator[tuple[AlignedPair, np.ndarray, np.ndarray]]:
     """Yield ``(pair, ref_array, sim_array)`` one pair at a time; arrays are dropped before the
-    next pair is loaded, so peak memory is bounded by the largest single pair."""
+    next pair is loaded, so peak memory is bounded by the largest single pair.  ``progress`` is
+    told each pair (stage ``measure``)."""
     pairs = alignment.pairs
-    bar = None
-    cb = progress if callable(progress) else None
-    if progress is True:
-        from ..progress import ProgressBar
-
-        bar = ProgressBar(len(pairs), "comparing layers")
-    try:
-        for i, p in enumerate(pairs):
-            if cb:
-                cb(i, len(pairs), p.name)
-            if bar:
-                bar.advance(p.name)
-            r, s, _ = load_pair(p)
-            yield p, r, s
-            del r, s
-    finally:
-        if bar:
-            bar.close()
+    for i, p in enumerate(pairs):
+        if progress is not None:
+            progress.step("measure", i, len(pairs), p.name)
+        r, s, _ = load_pair(p)
+        yield p, r, s
+        del r, s

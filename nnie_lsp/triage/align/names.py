@@ -18,9 +18,14 @@ dumps (``seg<s>_layer<node>``) are left for the dot and values passes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpTensor
-from .common import FOLDABLE_TYPES, Draft, GraphView, PassResult, ReferenceTable, name_variants, value_count
+from .common import FOLDABLE_TYPES, Draft, PassResult, ReferenceTable, name_variants, value_count
+
+if TYPE_CHECKING:
+    from ...prototxt.graph import GraphLayer, NetGraph
 
 __all__ = ["NamePass", "CONV_TYPES"]
 
@@ -30,7 +35,7 @@ CONV_TYPES = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConv", "
 class NamePass:
     """``run(sims)`` → pairs made by name (``matched_by`` "name" or "graph") and the rest."""
 
-    def __init__(self, graph: GraphView | None, refs: ReferenceTable) -> None:
+    def __init__(self, graph: NetGraph | None, refs: ReferenceTable) -> None:
         self.graph = graph
         self.refs = refs
 
@@ -40,7 +45,7 @@ class NamePass:
         sim_by_layer: dict[str, list[DumpTensor]] = {}
         if graph is not None:
             for t in sims:
-                lay = graph.layer(t.key)
+                lay = graph.find_layer(t.key, name_variants)
                 if lay is not None:
                     sim_by_layer.setdefault(lay.name, []).append(t)
         drafts: list[Draft] = []
@@ -83,12 +88,12 @@ class NamePass:
 
     def _through_graph(self, t: DumpTensor, sim_by_layer: dict[str, list[DumpTensor]]) -> Draft | None:
         graph, refs = self.graph, self.refs
-        lay = graph.layer(t.key)
+        lay = graph.find_layer(t.key, name_variants)
         if lay is None or not lay.tops:
-            blob = graph.blob(t.key)
+            blob = graph.find_blob(t.key, name_variants)
             if blob is None or blob not in refs.for_blob:
                 return None
-            ws = graph.chain(blob)
+            ws = graph.producers(blob)
             return Draft(sim=t, ref=refs.for_blob[blob], blob=blob, layer=ws[-1] if ws else None,
                          order=graph.blob_order(blob), matched_by="name", confidence=0.95)
         d = Draft(sim=t)
@@ -118,7 +123,7 @@ class NamePass:
         fitting = []
         if t.shape:
             for top in lay.tops:
-                expected = self.graph.expected_chw(top)
+                expected = self.graph.item_shape(top)
                 if expected is not None and squeeze(expected) in (squeeze(t.shape), squeeze(reversed(t.shape))):
                     fitting.append(top)
         if len(fitting) == 1:
@@ -131,9 +136,10 @@ class NamePass:
         return top, (f"output {t.index} of {lay.name!r} taken as top {top!r} (number {rank + 1} of the layer's "
                      f"{len(ranked)} dump(s), in the order of the tops)")
 
-    def _note_inplace_chain(self, d: Draft, lay, blob: str, sim_by_layer: dict) -> None:
+    def _note_inplace_chain(self, d: Draft, lay: GraphLayer, blob: str, sim_by_layer: dict) -> None:
         """In-place chain: the Caffe blob holds the LAST member's value."""
-        chain = self.graph.chain(blob)
+        # the writes of the blob in order: a layer listing it as a top twice writes it twice
+        chain = [w for w in self.graph.producers(blob) for _ in range(w.tops.count(blob))]
         if len(chain) <= 1 or lay not in chain:
             return
         after = chain[chain.index(lay) + 1 :]
@@ -160,10 +166,11 @@ class NamePass:
         cur = blob
         folded = []
         while True:
-            cons = self.graph.consumers.get(cur, [])
+            cons = self.graph.consumers(cur)
             nxt = [c for c in cons if c.type in FOLDABLE_TYPES and c.name not in sim_by_layer
                    and c.tops and c.tops[0] != cur]
-            if len(cons) != 1 or len(nxt) != 1:
+            # read once only: by one layer, as one of its bottoms (a Scale of x by x reads it twice)
+            if sum(c.bottoms.count(cur) for c in cons) != 1 or len(nxt) != 1:
                 break
             folded.append(nxt[0])
             cur = nxt[0].tops[0]

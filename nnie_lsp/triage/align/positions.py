@@ -26,10 +26,14 @@ the values pass can still pair them. Without a prototxt nothing is stripped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpTensor
-from .common import GraphView
+from .common import name_variants
+
+if TYPE_CHECKING:
+    from ...prototxt.graph import NetGraph
 
 __all__ = ["Numbering", "PositionReading", "numberings", "read_positions"]
 
@@ -53,13 +57,13 @@ class PositionReading:
     notes: list[str] = field(default_factory=list)
 
 
-def _field_inputs(graph: GraphView) -> list[str]:
+def _field_inputs(graph: NetGraph) -> list[str]:
     """Inputs given as top-level ``input:`` fields (Caffe turns them into one ``input`` layer)."""
-    from_layers = {top for lay in graph.layers if getattr(lay, "type", None) == "Input" for top in lay.tops}
-    return [b for b in graph.inputs if b not in from_layers]
+    from_layers = {top for lay in graph.layers if lay.type == "Input" for top in lay.tops}
+    return [b for b in graph.input_blobs if b not in from_layers]
 
 
-def _runtime(graph: GraphView) -> tuple[list[tuple[str, str]], list[str]]:
+def _runtime(graph: NetGraph) -> tuple[list[tuple[str, str]], list[str]]:
     """Caffe's run-time net: (layer name, blob it makes visible) per layer, and the blob list
     (``net.blobs()`` order) with split copies mapped to the blob they copy."""
     # (name, bottoms, tops) with the implicit input layer first
@@ -95,7 +99,7 @@ def _runtime(graph: GraphView) -> tuple[list[tuple[str, str]], list[str]]:
     return runtime_layers, blobs
 
 
-def numberings(graph: GraphView) -> list[Numbering]:
+def numberings(graph: NetGraph) -> list[Numbering]:
     """The three readings of ``layer<N>_`` for this graph (see the module docstring)."""
     prototxt = {i + 1: (lay.name, lay.tops[0]) for i, lay in enumerate(graph.layers) if lay.tops}
     runtime_layers, blobs = _runtime(graph)
@@ -114,18 +118,18 @@ def _squeezed(dims) -> tuple[int, ...]:
     return tuple(int(d) for d in dims if int(d) != 1)
 
 
-def _agrees(t: DumpTensor, slot: tuple[str, str] | None, graph: GraphView) -> str:
+def _agrees(t: DumpTensor, slot: tuple[str, str] | None, graph: NetGraph) -> str:
     """"match": the layer at N carries the file's name and the blob has the file's dims;
     "unknown": the name agrees, dims cannot be checked; "no": anything else."""
     if slot is None or normalize_name(slot[0]) != t.alt_keys[0]:
         return "no"
-    expected = graph.expected_chw(slot[1])
+    expected = graph.item_shape(slot[1])
     if expected is None or not t.shape:
         return "unknown"
     return "match" if _squeezed(expected) == _squeezed(t.shape) else "no"
 
 
-def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> PositionReading:
+def read_positions(tensors: list[DumpTensor], graph: NetGraph | None) -> PositionReading:
     """Check the ``layer<N>_`` prefixes of ``tensors`` against the graph (see the module docstring)."""
     reading = PositionReading()
     prefixed = [t for t in tensors if t.position is not None and t.alt_keys]
@@ -158,7 +162,7 @@ def read_positions(tensors: list[DumpTensor], graph: GraphView | None) -> Positi
         slot = scheme.slots.get(t.position)
         if _agrees(t, slot, graph) != "no":
             reading.blob_of[id(t)] = slot[1]
-            named_layer = graph.layer(t.alt_keys[0])
+            named_layer = graph.find_layer(t.alt_keys[0], name_variants)
             if named_layer is not None and slot[1] not in named_layer.tops:
                 drifted.append(f"{t.label} → {slot[1]!r}")
         else:

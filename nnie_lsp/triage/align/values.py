@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import math
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,7 +27,6 @@ from .common import (
     PERMUTE_TYPES,
     AlignedPair,
     Draft,
-    GraphView,
     PassResult,
     ReferenceTable,
     chw_of,
@@ -37,6 +36,10 @@ from .common import (
     value_count,
 )
 
+if TYPE_CHECKING:
+    from ...prototxt.graph import NetGraph
+    from ..progress import Reporter
+
 __all__ = ["ValuePass", "LayoutPass"]
 
 
@@ -44,7 +47,7 @@ class ValuePass:
     """``run(pending, free_refs)`` → one-to-one pairs by size, order and values
     (``matched_by`` "shape-order" or "values")."""
 
-    def __init__(self, graph: GraphView | None, refs: ReferenceTable, value_check: bool = True) -> None:
+    def __init__(self, graph: NetGraph | None, refs: ReferenceTable, value_check: bool = True) -> None:
         self.graph = graph
         self.refs = refs
         self.value_check = value_check
@@ -57,7 +60,7 @@ class ValuePass:
         """The (C, H, W) to try an (H, W, C) reading with: the blob's, else the file's dims; only
         when it holds exactly ``n`` values (a name may point at a blob of another size)."""
         blob = self.refs.blob_of.get(id(r), r.key)
-        expected = self.graph.expected_chw(blob) if self.graph is not None else None
+        expected = self.graph.item_shape(blob) if self.graph is not None else None
         for chw in (chw_of(expected), chw_of(r.shape)):
             if chw is not None and int(np.prod(chw)) == n:
                 return chw
@@ -89,7 +92,7 @@ class ValuePass:
         graph = self.graph
         for d in result.drafts:
             if graph is not None and d.blob is not None:
-                ws = graph.chain(d.blob)
+                ws = graph.producers(d.blob)
                 d.layer = ws[-1] if ws else None
                 d.order = graph.blob_order(d.blob)
         matched = {id(d.sim) for d in result.drafts}
@@ -221,19 +224,19 @@ def _layout_check(ref_flat: np.ndarray, sim_flat: np.ndarray, chw: tuple[int, in
 class LayoutPass:
     """``run(drafts)`` → AlignedPairs with name-dims and value-layout checks (one pair loaded at a time)."""
 
-    def __init__(self, graph: GraphView | None, value_check: bool = True) -> None:
+    def __init__(self, graph: NetGraph | None, value_check: bool = True) -> None:
         self.graph = graph
         self.value_check = value_check
 
-    def run(self, drafts: list[Draft], progress: Callable[[int, int], None] | None = None) -> list[AlignedPair]:
+    def run(self, drafts: list[Draft], progress: Reporter | None = None) -> list[AlignedPair]:
         total = len(drafts)
         pairs = []
         for i, d in enumerate(drafts):
-            if progress:
-                progress(i, total)
+            if progress is not None:
+                progress.step("align", i, total)
             pairs.append(self.finish(d))
-        if progress:
-            progress(total, total)
+        if progress is not None:
+            progress.step("align", total, total)
         return pairs
 
     def _permute_dims(self, d: Draft, lay, exp: tuple[int, ...] | None) -> None:
@@ -245,7 +248,7 @@ class LayoutPass:
         squeeze = lambda dims: tuple(int(x) for x in dims if int(x) != 1)  # noqa: E731
         dims = "_".join(map(str, d.sim.shape))
         bottoms = list(getattr(lay, "bottoms", ()) or ())
-        before = self.graph.expected_chw(bottoms[0]) if self.graph is not None and bottoms else None
+        before = self.graph.item_shape(bottoms[0]) if self.graph is not None and bottoms else None
         if squeeze(d.sim.shape) == squeeze(exp):
             d.flags.append("permute-output")
             if before is not None and squeeze(before) != squeeze(exp):
@@ -258,7 +261,7 @@ class LayoutPass:
     def finish(self, d: Draft) -> AlignedPair:
         lay = d.layer
         ltype = getattr(lay, "type", None) if lay is not None else None
-        exp = self.graph.expected_chw(d.blob) if self.graph is not None else None
+        exp = self.graph.item_shape(d.blob) if self.graph is not None else None
         if exp is None and d.ref is not None and d.ref.shape:
             exp = tuple(d.ref.shape)
         if ltype == "Permute":

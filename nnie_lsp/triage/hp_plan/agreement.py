@@ -212,7 +212,7 @@ def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.nda
     with tempfile.TemporaryDirectory(prefix="nnie-hp-plan-") as tmp:
         arrays = {blob: value[0] for blob, value in reference.items() if blob in emulated}
         npz = write_npz(Path(tmp) / "float_run.npz", arrays)
-        alignment = align(scan_dumps(npz), real, graph=graph.ng)
+        alignment = align(scan_dumps(npz), real, graph=graph)
         notes.extend(f"{folder.name}: {note}" for note in alignment.notes)
         for pair, ref_values, real_values in iter_pairs(alignment):
             blob = pair.blob if pair.blob in arrays else None
