@@ -1,14 +1,36 @@
-"""UI strings of the language server (hover labels, action titles, errors), English + Simplified Chinese.
+"""The one en/zh choice, and the UI strings of the language server (hover labels, action titles,
+errors), English + Simplified Chinese.
 
-Engine texts (diagnostic messages, fix titles, rule docs) come from the rule registry in the
-language asked of :func:`nnie_lsp.lint.lint_project`; this catalogue only holds the strings the
-editor features add around them.  ``tests/lsp/test_features.py`` checks that every id has both texts
-and the same ``{placeholders}``.
+Every text in two languages is an ``(English, Simplified Chinese)`` pair; :func:`pick` is the one
+place that chooses between them (:func:`language` says which a language tag means).  Engine texts
+(diagnostic messages, fix titles, rule docs) come from the rule registry in the language asked of
+:func:`nnie_lsp.lint.lint_project`; :data:`UI` only holds the strings the editor features add around
+them.  ``tests/lsp/test_features.py`` checks that every id has both texts and the same
+``{placeholders}``.
 """
 
 from __future__ import annotations
 
 from typing import Mapping
+
+LANGUAGES = ("en", "zh")
+
+
+def language(lang: str | None) -> str:
+    """``"zh"`` for any Chinese tag (``zh``, ``zh-cn``, ``zh_CN``, ``zh-Hans`` …), else ``"en"``
+    (also for None or an empty tag): the one en/zh choice every text in two languages goes by."""
+    return "zh" if lang and lang.lower().startswith("zh") else "en"
+
+
+def is_zh(lang: str | None) -> bool:
+    """Does `lang` ask for the Simplified Chinese texts (:func:`language`)?"""
+    return language(lang) == "zh"
+
+
+def pick(pair: tuple[str, str], lang: str | None) -> str:
+    """The text of an ``(English, Simplified Chinese)`` pair in `lang` (:func:`language`)."""
+    return pair[1] if is_zh(lang) else pair[0]
+
 
 UI: Mapping[str, tuple[str, str]] = {
     # code actions
@@ -164,6 +186,4 @@ UI: Mapping[str, tuple[str, str]] = {
 
 def t(key: str, lang: str = "en", **kwargs) -> str:
     """The UI string `key` in `lang` ("en" or "zh"), formatted with `kwargs`."""
-    pair = UI[key]
-    text = pair[1] if lang.startswith("zh") else pair[0]
-    return text.format(**kwargs)
+    return pick(UI[key], lang).format(**kwargs)

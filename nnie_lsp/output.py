@@ -1,70 +1,30 @@
-"""Diagnostic renderers for the command line: text, JSON, SARIF 2.1.0, GitHub annotations."""
+"""Diagnostic renderers for the command line: text, JSON, SARIF 2.1.0, GitHub annotations.
+
+The JSON shape of a diagnostic and its fix is :mod:`nnie_lsp.diagnostic_json`'s (``rel``,
+``rule_url`` and ``RULES_DOC`` are re-exported from there)."""
 
 from __future__ import annotations
 
 import os
 
 from . import __version__
-from .diagnostics import Diagnostic, Fix, Severity
-from .rules.catalogue import all_rules, get_rule
+from .diagnostic_json import RULES_DOC, encode_diagnostic, encode_fix, rel, rule_name, rule_url
+from .diagnostics import Diagnostic, Severity
+from .i18n import pick
+from .rules.catalogue import all_rules
 
-RULES_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "rules.md")
-
-
-def rule_url(code: str) -> str:
-    """Link to the rule's section in the rules reference shipped inside the package."""
-    from pathlib import Path
-    return Path(RULES_DOC).as_uri() + "#" + code.lower()
-
-
-def rel(path: str) -> str:
-    try:
-        r = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if r.startswith("..") and os.path.isabs(path) and r.count("..") > 3 else r
-
-
-def _name(code: str) -> str:
-    r = get_rule(code)
-    return r.name if r else code
-
-
-def fix_object_json(fix: Fix | None):
-    """One Fix in nnie-lint's JSON shape (1-based positions), or None."""
-    if fix is None:
-        return None
-    return {
-        "applicability": fix.applicability.value,
-        "message": fix.message,
-        "edits": [{"path": rel(fe.path), "line": fe.edit.range.start.line + 1,
-                   "column": fe.edit.range.start.character + 1, "end_line": fe.edit.range.end.line + 1,
-                   "end_column": fe.edit.range.end.character + 1, "new_text": fe.edit.new_text}
-                  for fe in fix.edits],
-    }
-
+__all__ = ["RULES_DOC", "rel", "rule_url", "fix_json", "render_json", "render_text", "render_github",
+           "render_sarif", "rules_table_markdown", "rules_reference_markdown"]
 
 def fix_json(d: Diagnostic):
-    return fix_object_json(d.fix)
-
-
-def to_json_obj(d: Diagnostic) -> dict:
-    return {
-        "path": rel(d.path), "code": d.code, "name": _name(d.code), "severity": d.severity.label,
-        "message": d.message, "line": d.range.start.line + 1, "column": d.range.start.character + 1,
-        "end_line": d.range.end.line + 1, "end_column": d.range.end.character + 1,
-        "fix": fix_json(d),
-        "alternatives": [fix_object_json(f) for f in d.alternatives],
-        "related": [{"path": rel(r.path), "line": r.range.start.line + 1, "column": r.range.start.character + 1,
-                     "message": r.message} for r in d.related],
-        "url": rule_url(d.code),
-    }
+    """The diagnostic's fix in the JSON shape (:func:`nnie_lsp.diagnostic_json.encode_fix`)."""
+    return encode_fix(d.fix)
 
 
 def render_json(diags: list[Diagnostic]) -> str:
     import json
 
-    return json.dumps([to_json_obj(d) for d in diags], ensure_ascii=False, indent=2) + "\n"
+    return json.dumps([encode_diagnostic(d) for d in diags], ensure_ascii=False, indent=2) + "\n"
 
 
 def render_text(diags: list[Diagnostic], *, color: bool = False, show_fixes: bool = True) -> str:
@@ -95,7 +55,7 @@ def render_github(diags: list[Diagnostic]) -> str:
     out = []
     for d in diags:
         r = d.range
-        out.append(f"::{kinds[d.severity]} title={prop(d.code + ' ' + _name(d.code))},file={prop(rel(d.path))},"
+        out.append(f"::{kinds[d.severity]} title={prop(d.code + ' ' + rule_name(d.code))},file={prop(rel(d.path))},"
                    f"line={r.start.line + 1},col={r.start.character + 1},endLine={r.end.line + 1},"
                    f"endColumn={r.end.character + 1}::{esc(d.code + ' ' + d.message)}")
     return "\n".join(out) + ("\n" if out else "")
@@ -151,11 +111,10 @@ def render_sarif(diags: list[Diagnostic]) -> str:
 
 def rules_table_markdown(lang: str = "en") -> str:
     """The README rule table, generated from the registry."""
-    zh = lang.startswith("zh")
     lines = ["| code | name | default | fix | what it finds |", "|---|---|---|---|---|"]
     for r in all_rules():
         default = r.severity.label + ("" if r.default_enabled else " (off)")
-        summary = (r.summary[1] if zh else r.summary[0]).replace("|", "\\|")
+        summary = pick(r.summary, lang).replace("|", "\\|")
         lines.append(f"| {r.code} | {r.name} | {default} | {r.fix or '—'} | {summary} |")
     return "\n".join(lines) + "\n"
 

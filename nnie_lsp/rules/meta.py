@@ -1,11 +1,15 @@
 """Codes the lint driver produces itself: NN000 (a rule crashed) and NN901/NN902 (suppression
 comments).  They live in the registry like every rule, so `--explain`, hover, the docs and the
-README list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` use their messages.
+README list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` make them with
+:func:`internal_error`, :func:`unused_suppression` and :func:`unknown_suppression_code` (the one
+construction path, :class:`~nnie_lsp.rules.context.DiagnosticBuilder`).
 """
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
+from ..diagnostics import Diagnostic, Severity
+from ..text import Range
+from .context import DiagnosticBuilder
 from .registry import register_meta
 
 NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
@@ -48,3 +52,19 @@ register_meta(
         "Example": "```\n# nnie-lint: disable=NN31\n```",
         "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
     })
+
+
+def internal_error(rule_code: str, exc: BaseException, path: str, lang: str = "en") -> Diagnostic:
+    """NN000 at the top of `path`: rule `rule_code` raised `exc`."""
+    return DiagnosticBuilder.of("NN000", lang).diag("crash", path, Range.point(0, 0), rule=rule_code,
+                                                    error=f"{type(exc).__name__}: {exc}")
+
+
+def unused_suppression(codes: str, path: str, range: Range, lang: str = "en") -> Diagnostic:
+    """NN901 on a suppression comment (`range`) whose `codes` (comma-joined) suppress nothing."""
+    return DiagnosticBuilder.of("NN901", lang).diag("unused", path, range, codes=codes)
+
+
+def unknown_suppression_code(code: str, path: str, range: Range, lang: str = "en") -> Diagnostic:
+    """NN902 on a code of a suppression comment that is no rule code or prefix."""
+    return DiagnosticBuilder.of("NN902", lang).diag("unknown", path, range, code=code)

@@ -4,8 +4,10 @@
 :func:`triage_command` builds the CLI command line; :func:`annotations` maps the per-layer rows
 onto the layers of a parsed prototxt: a diagnostic on each layer whose ``status`` (decided by the
 triage — an editor never compares cosines with thresholds itself) is ``low``/``poor``/``bad``, and
-an inlay hint ``cos 0.9731`` after each matched layer name.  :func:`finding_diagnostics` turns the
-report's findings back into engine Diagnostics with their Fixes (quick fixes for T102, T207…).
+an inlay hint ``cos 0.9731`` after each matched layer name (the diagnostic's code is
+:data:`SIMILARITY_CODE`, T005).  :func:`finding_diagnostics` turns the report's findings back
+into engine Diagnostics with their Fixes (quick fixes for T102, T207…) through the one JSON codec
+(:mod:`nnie_lsp.diagnostic_json`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ... import i18n
-from ...diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from ...diagnostic_json import decode_diagnostic, decode_fix
+from ...diagnostics import Diagnostic, Severity
 from ...prototxt.reader import PrototxtDocument
-from ...text import Position, Range, TextEdit
+from ...text import Position, Range
 
 TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the nnie-triage command (tests, custom installs)
 
@@ -132,9 +135,13 @@ def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en
                         ("--dot", args.dot), ("--html", html)):
         if value:
             cmd += [flag, value]
-    if lang.startswith("zh"):
+    if i18n.is_zh(lang):
         cmd += ["--lang", "zh"]
     return cmd
+
+
+#: The code of the per-layer similarity diagnostics (registered in nnie_lsp/triage/measure/rows.py).
+SIMILARITY_CODE = "T005"
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,7 @@ class LayerNote:
     message: str | None      # diagnostic message when below the threshold
     severity: Severity
     layer: str
+    code: str = SIMILARITY_CODE  # the diagnostic's code, when there is a message
 
 
 def _fmt(c: float) -> str:
@@ -207,32 +215,15 @@ def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en", *,
 
 # ------------------------------------------------------------------ findings -> engine objects
 
-_SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "hint": Severity.HINT}
-
-
-def _range(obj: Mapping) -> Range:
-    """1-based JSON positions -> a 0-based engine range."""
-    line, col = int(obj["line"]) - 1, int(obj["column"]) - 1
-    return Range.of(line, col, int(obj.get("end_line", line + 1)) - 1, int(obj.get("end_column", col + 1)) - 1)
-
-
-def _abs(path: str, base: str | None) -> str:
-    return os.path.normpath(path if os.path.isabs(path) or not base else os.path.join(base, path))
-
-
-def fix_from_json(obj: Mapping | None, base: str | None = None) -> Fix | None:
-    """A finding's ``fix`` object (nnie-lint's JSON shape) as an engine Fix; relative paths are
-    joined to `base` (the report's ``inputs.working_directory``)."""
-    if not isinstance(obj, Mapping) or not obj.get("edits"):
-        return None
-    edits = tuple(FileEdit(_abs(e["path"], base), TextEdit(_range(e), e["new_text"])) for e in obj["edits"])
-    return Fix(str(obj.get("message") or ""), Applicability(obj.get("applicability", "unsafe")), edits)
+#: nnie-lint's JSON fix object as an engine Fix (the one codec, :mod:`nnie_lsp.diagnostic_json`).
+fix_from_json = decode_fix
 
 
 def finding_diagnostics(result: Mapping, path: str | None = None) -> list[Diagnostic]:
     """The report's placed findings as engine Diagnostics (with Fix, alternatives and related
-    places), all of them or those in `path`.  The layer and cfg key a finding is about go to
-    ``data``.  A malformed finding (a hand-edited stored result) is left out."""
+    places; :func:`nnie_lsp.diagnostic_json.decode_diagnostic`), all of them or those in `path`;
+    relative paths are joined to the report's ``inputs.working_directory``.  The layer and cfg key
+    a finding is about go to ``data``.  A malformed finding (a hand-edited stored result) is left out."""
     inputs = result.get("inputs") if isinstance(result.get("inputs"), Mapping) else {}
     base = inputs.get("working_directory") if isinstance(inputs.get("working_directory"), str) else None
     want = os.path.normpath(os.path.abspath(path)) if path else None
@@ -241,22 +232,9 @@ def finding_diagnostics(result: Mapping, path: str | None = None) -> list[Diagno
         if not isinstance(f, Mapping) or not f.get("path") or not f.get("line"):
             continue
         try:
-            diagnostic = _finding_diagnostic(f, base)
+            diagnostic = decode_diagnostic(f, base)
         except (KeyError, ValueError, TypeError, AttributeError):
             continue
         if want is None or os.path.abspath(diagnostic.path) == want:
             out.append(diagnostic)
     return out
-
-
-def _finding_diagnostic(f: Mapping, base: str | None) -> Diagnostic:
-    where = _abs(f["path"], base)
-    related = tuple(Related(_abs(r["path"], base), _range({**r, "end_line": r["line"], "end_column": r["column"]}),
-                            str(r.get("message", ""))) for r in f.get("related") or [] if r.get("path"))
-    data = tuple(sorted((k, str(f[k])) for k in ("layer", "cfg_key") if f.get(k)))
-    alternatives = tuple(fix for fix in (fix_from_json(a, base) for a in f.get("alternatives") or [])
-                         if fix is not None)
-    return Diagnostic(code=str(f["code"]), message=str(f["message"]), path=where, range=_range(f),
-                      severity=_SEVERITIES.get(f.get("severity"), Severity.WARNING),
-                      fix=fix_from_json(f.get("fix"), base), related=related, data=data,
-                      alternatives=alternatives)

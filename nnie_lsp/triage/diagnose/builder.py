@@ -3,26 +3,33 @@
 A finding points where the user acts: the cfg line of a key (its value) for preprocessing and
 ``[compile_mode]``, the layer's name in the prototxt for a layer, the ``input:`` of the data blob
 for the data layer; findings about the comparison as a whole have no place (empty ``path``).
-Messages are the T-code's registered (English, Chinese) pairs (:mod:`nnie_lsp.rules.triage_findings`);
-fixes are engine :class:`~nnie_lsp.diagnostics.Fix` objects whose edits come from
-:mod:`nnie_lsp.fixes`.  :func:`finding_json` writes one in nnie-lint's JSON shape.
+Messages are the T-code's registered (English, Chinese) pairs, made into Diagnostics, fixes and
+related places by the one builder of every engine Diagnostic
+(:class:`~nnie_lsp.rules.context.DiagnosticBuilder`); fixes are engine
+:class:`~nnie_lsp.diagnostics.Fix` objects whose edits come from :mod:`nnie_lsp.fixes`.  The cfg is
+read as the lint reads it (:func:`nnie_lsp.project.load_project`).  :func:`finding_json` writes a
+finding in nnie-lint's JSON shape with the triage extension (:func:`nnie_lsp.diagnostic_json.encode_finding`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import errno
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
 from ...cfg.keys import KEYS, PER_INPUT_KEYS
 from ...cfg.model import MapperConfig
-from ...cfg.reader import CfgDocument, CfgEntry, read_cfg
-from ...diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
-from ...output import to_json_obj
+from ...cfg.reader import CfgDocument, CfgEntry
+from ...diagnostic_json import encode_finding
+from ...diagnostics import Diagnostic, FileEdit, Fix, Related, Severity
+from ...project import Project, load_project
 from ...prototxt.graph import GraphLayer, NetGraph
 from ...prototxt.reader import PrototxtDocument
-from ...rules import triage_findings  # noqa: F401  (registers the T-codes)
-from ...rules.registry import Rule, registered_rule
+from ...rules.context import DiagnosticBuilder
+from ...rules.catalogue import get_rule
+from ...rules.registry import Rule
+from ...safe_io import FileReadError
 from ...settings import LintSettings, load_settings
 from ...text import Range
 
@@ -40,20 +47,22 @@ class Sources:
     graph: NetGraph | None = None
     settings: LintSettings = field(default_factory=LintSettings)
     lang: str = "en"
+    # the cfg side as the lint reads it (load_project, without the prototxt): None without a cfg
+    project: Project | None = None
 
     @classmethod
     def read(cls, *, cfg_path: str | Path | None = None, prototxt: PrototxtDocument | None = None,
              graph: NetGraph | None = None, lang: str = "en", settings: LintSettings | None = None) -> "Sources":
-        """Read the cfg; the lint settings (``extra-inplace-pairs``…) come from the pyproject.toml
-        nearest the prototxt (else the cfg), as nnie-lint finds them."""
-        cfg = config = None
+        """Read the cfg (:func:`read_cfg_project`); the lint settings (``extra-inplace-pairs``…)
+        come from the pyproject.toml nearest the prototxt (else the cfg), as nnie-lint finds them."""
+        cfg = config = project = None
         if cfg_path is not None:
-            cfg = read_cfg(str(cfg_path))
-            config = MapperConfig.from_document(cfg)
+            project = read_cfg_project(cfg_path)
+            cfg, config = project.cfg, project.config
         if settings is None:
             anchor = (prototxt.path if prototxt is not None else None) or (str(cfg_path) if cfg_path else None)
             settings = load_settings(anchor) if anchor else LintSettings()
-        return cls(cfg, config, prototxt, graph, settings, lang)
+        return cls(cfg, config, prototxt, graph, settings, lang, project)
 
     # ------------------------------------------------------------------ places
     @property
@@ -105,8 +114,27 @@ class Sources:
         return self.cfg_path, self.cfg.entries[0].line_range if self.cfg.entries else _NOWHERE
 
 
+def read_cfg_project(cfg_path: str | Path) -> Project:
+    """The cfg at `cfg_path` read as the lint reads it (:func:`nnie_lsp.project.load_project`,
+    without its prototxt): the one reading of a cfg in the triage (:mod:`.preprocess_fit` takes
+    it from :attr:`Sources.project`).  The cfg document keeps the path as given (findings and
+    fixes quote it so).  An unreadable cfg raises :class:`~nnie_lsp.safe_io.FileReadError` (an
+    ``OSError``) saying why."""
+    project = load_project(cfg_path=str(cfg_path), load_prototxt=False)
+    if project.cfg is None:
+        problem = next((u.problem for u in project.unreadable if u.ref is None), None)
+        if problem is None:
+            raise OSError(errno.EIO, "cannot be read", str(cfg_path))
+        raise FileReadError(problem._replace(path=str(cfg_path)))
+    if project.cfg.path != str(cfg_path):
+        cfg = replace(project.cfg, path=str(cfg_path))
+        project = project._replace(cfg=cfg, config=MapperConfig.from_document(cfg))
+    return project
+
+
 class FindingBuilder:
-    """Collects the findings of one diagnosis, in the language of its :class:`Sources`."""
+    """Collects the findings of one diagnosis, in the language of its :class:`Sources`; each code's
+    texts and Diagnostics come from its :class:`~nnie_lsp.rules.context.DiagnosticBuilder`."""
 
     def __init__(self, sources: Sources | None = None) -> None:
         self.sources = sources or Sources()
@@ -114,43 +142,43 @@ class FindingBuilder:
 
     @staticmethod
     def rule(code: str) -> Rule:
-        found = registered_rule(code)
+        found = get_rule(code)  # loads the module that registers it (rules/index.py)
         if found is None:
             raise KeyError(f"triage finding {code} is not registered")
         return found
 
+    def for_code(self, code: str, lang: str | None = None) -> DiagnosticBuilder:
+        """`code`'s builder in the findings' language (or `lang`)."""
+        found = self.rule(code)
+        return DiagnosticBuilder(found.code, found.messages, lang or self.sources.lang, found.severity)
+
     def text(self, code: str, msg_id: str, **params) -> str:
-        return self._text(code, msg_id, self.sources.lang, params)
+        return self.for_code(code).text(msg_id, **params)
 
     def english(self, code: str, msg_id: str, **params) -> str:
         """The English text (the report's `reason` and `verdict` are English)."""
-        return self._text(code, msg_id, "en", params)
-
-    def _text(self, code: str, msg_id: str, lang: str, params: dict) -> str:
-        en, zh = self.rule(code).messages[msg_id]
-        return (zh if lang.startswith("zh") else en).format(**params)
+        return self.for_code(code, "en").text(msg_id, **params)
 
     def fix(self, code: str, msg_id: str, edits: Iterable[FileEdit], *, safe: bool, **params) -> Fix | None:
         """A fix, or None when there is nothing to edit."""
         edits = tuple(edits)
         if not edits:
             return None
-        return Fix(self.text(code, msg_id, **params), Applicability.SAFE if safe else Applicability.UNSAFE, edits)
+        return self.for_code(code).fix(msg_id, edits, safe=safe, **params)
 
     def related(self, code: str, msg_id: str, place: Place | None, **params) -> tuple[Related, ...]:
         if place is None:
             return ()
-        return (Related(place[0], place[1], self.text(code, msg_id, **params)),)
+        return (self.for_code(code).related(msg_id, place[0], place[1], **params),)
 
     def add(self, code: str, msg_id: str, *, place: Place | None = None, severity: Severity | None = None,
             fix: Fix | None = None, related: Iterable[Related] = (), layer: str | None = None,
             cfg_key: str | None = None, **params) -> Diagnostic:
         data = {k: v for k, v in (("layer", layer), ("cfg_key", cfg_key)) if v}
         path, rng = place if place is not None else ("", _NOWHERE)
-        text_params = {"layer": layer or "?", **params}
-        diag = Diagnostic(code=code, message=self.text(code, msg_id, **text_params), path=path, range=rng,
-                          severity=severity or self.rule(code).severity, fix=fix, related=tuple(related),
-                          data=tuple(sorted(data.items())))
+        builder = self.for_code(code)
+        message = builder.text(msg_id, **{"layer": layer or "?", **params})
+        diag = builder.make(message, path, rng, severity=severity, fix=fix, related=related, data=data)
         self.items.append(diag)
         return diag
 
@@ -160,17 +188,8 @@ class FindingBuilder:
 
 
 def finding_json(diag: Diagnostic) -> dict:
-    """One finding in the triage JSON: nnie-lint's diagnostic fields (1-based ``line``/``column``,
-    ``fix`` as ``{applicability, message, edits}``) plus ``layer``/``cfg_key``; a finding with no
-    place has no ``path``, ``line``, ``column``, ``end_line``, ``end_column``."""
-    obj = to_json_obj(diag)
-    out = {"code": obj["code"], "name": obj["name"], "severity": obj["severity"], "message": obj["message"]}
-    out.update(dict(diag.data))
-    if diag.path:
-        for key in ("path", "line", "column", "end_line", "end_column"):
-            out[key] = obj[key]
-    out["fix"] = obj["fix"]
-    out["related"] = obj["related"]
-    out["url"] = obj["url"]
-    return out
+    """One finding in the triage JSON (:func:`nnie_lsp.diagnostic_json.encode_finding`): nnie-lint's
+    diagnostic fields plus ``layer``/``cfg_key``; a finding with no place has no ``path``,
+    ``line``, ``column``, ``end_line``, ``end_column``."""
+    return encode_finding(diag)
 

@@ -9,7 +9,8 @@ would reproduce Caffe's input: ``data_scale = s_sim / a`` and ``mean = m_sim + b
 pixels × scale). The result is turned into cfg edits (exact lines when a cfg is given).
 
 The cfg is read through the one preprocessing reading (:mod:`nnie_lsp.cfg.preprocessing`, loaded
-like the lint loads it): the edits name the entry of the fitted input by the model's per-input
+by :func:`nnie_lsp.project.load_project` as the lint loads it, or taken from the project the
+triage's :class:`~.builder.Sources` read): the edits name the entry of the fitted input by the model's per-input
 rule, and an input without a key gets an "add a line" edit, never another input's line.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +34,9 @@ from nnie_lsp.cfg.preprocessing import (
 )
 
 from ..measure.metrics import Thresholds, cosine
+
+if TYPE_CHECKING:
+    from nnie_lsp.project import Project
 
 SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 3.9e-3)
 MEAN_TOL = 0.5  # grey levels
@@ -152,16 +157,18 @@ class _CfgSide:
         return self.input.entry(key) if self.input is not None else None
 
 
-def _cfg_side(cfg_path: str | Path | None, input_index: int = 0):
-    """(the cfg's reading of input ``input_index``, its numeric Preprocessing or None)."""
-    if cfg_path is None:
+def _cfg_side(cfg: str | Path | Project | None, input_index: int = 0):
+    """(the cfg's reading of input ``input_index``, its numeric Preprocessing or None).  `cfg`: the
+    cfg's path, or the project the triage read it into (:attr:`.builder.Sources.project`): either
+    way the one reading, :func:`nnie_lsp.project.load_project` without the prototxt."""
+    if cfg is None:
         return _CfgSide(False), None
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project import Project, load_project
     from nnie_lsp.reference.preprocess import PreprocessError, Preprocessing
 
-    project = load_project(cfg_path=str(cfg_path), load_prototxt=False)
+    project = cfg if isinstance(cfg, Project) else load_project(cfg_path=str(cfg), load_prototxt=False)
     if project.cfg is None:
-        raise ValueError(f"cfg {cfg_path} cannot be read")
+        raise ValueError(f"cfg {cfg} cannot be read")
     cfg_input = project.input_preprocessing(input_index)
     prep = None
     if cfg_input is not None:
@@ -177,11 +184,13 @@ def _fmt(values) -> str:
 
 
 def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path | None = None,
-                      input_index: int = 0, sim_prep=None, data_layer: float | None = None) -> PreprocessFit:
+                      input_index: int = 0, sim_prep=None, data_layer: float | None = None,
+                      cfg_project: Project | None = None) -> PreprocessFit:
     """Fit the simulator's data tensor against Caffe's and propose cfg edits.
 
-    `ref`, `sim`: (C,H,W) (a leading batch dim of 1 is dropped). `sim_prep`: the simulator side's
-    Preprocessing (from the cfg) when known. `data_layer`: the data-layer threshold (default
+    `ref`, `sim`: (C,H,W) (a leading batch dim of 1 is dropped). `cfg_project`: the cfg already
+    read (:attr:`.builder.Sources.project`), else `cfg_path` is read. `sim_prep`: the simulator
+    side's Preprocessing (from the cfg) when known. `data_layer`: the data-layer threshold (default
     ``Thresholds.data_layer``).
     """
     ref = np.asarray(ref, dtype=np.float64)
@@ -218,7 +227,7 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
     ss, transposed, perm, scales, offsets, r2 = best
     r = np.swapaxes(ref, 1, 2) if transposed else ref
     fitted = np.stack([scales[k] * r[perm[k]] + offsets[k] for k in range(c)])
-    cfg_side, cfg_prep = _cfg_side(cfg_path, input_index)
+    cfg_side, cfg_prep = _cfg_side(cfg_project if cfg_project is not None else cfg_path, input_index)
     cur_prep = sim_prep or cfg_prep
     sim_step = value_step(sim)
     ref_step = value_step(ref)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from ...output import fix_object_json, rel
+from ...diagnostic_json import encode_fix, rel
 from .planner import STOP_REASONS
 from .from_cfg import HpPlanRun
 
@@ -47,7 +47,7 @@ def to_json(run: HpPlanRun) -> dict:
               "reaches_target": plan.reaches_target, "reachable": plan.reachable, "stopped": plan.stopped,
               "stopped_because": STOP_REASONS[plan.stopped],
               "next_layers": [p.added for p in plan.next_layers()]},
-        fix=fix_object_json(run.fix),
+        fix=encode_fix(run.fix),
         mapper_runs={"planning": 0, "to_confirm": 1 if plan.layers else 0},
         emulated_sets=plan.evaluations,
         notes=[*run.notes, *plan.notes],
