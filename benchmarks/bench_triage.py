@@ -4,12 +4,23 @@ while iterating a generated dump set.
     .venv/bin/python benchmarks/bench_triage.py --quick
     .venv/bin/python benchmarks/bench_triage.py --size-gb 2
 
-1. text floats (RuyiStudio ``%.18e`` one per line): ``read_text_floats`` vs ``numpy.loadtxt``
-   (goal ≥ 5×) on the same file, on the threads the parser may use and on one thread (the goal
-   holds on one core), wall and CPU time, the three taking turns in each round; the load average
-   says how busy the machine was;
-2. ``%08x`` 20.12 hex words: ``read_hex_words`` vs a plain Python ``int(x, 16)`` loop;
-3. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
+1. one row per real dump form, each against its baseline on the same file, on one core (the
+   parser's threads capped at 1), the functions taking turns in every round:
+
+   - "mapper .float (C++ stream, 6 digits)": nnie_mapper's dequantized ``…_anti_quant.float`` text,
+     ``std::ofstream << float`` output (``%g``, six significant digits; docs/field-facts.md §16.5):
+     ``read_text_floats`` vs ``numpy.loadtxt`` (goal >= 5x).  The values are what such files hold:
+     half on 8-bit grids ``clip * 2^(-k/16)`` of several layer clips, half 16-bit-like values, a
+     third of them zeros, some negative;
+   - "RuyiStudio/Caffe %.18e": numpy ``savetxt`` defaults, what RuyiStudio's "Get Caffe Output"
+     writes: ``read_text_floats`` vs ``numpy.loadtxt`` (goal >= 5x), also on the threads the
+     parser may use;
+   - "mapper .hex %08x": 20.12 fixed-point words (mapper_quant outputs, simulator, board):
+     ``read_hex_words`` vs a plain Python ``int(x, 16)`` loop;
+
+   with wall and CPU time, the error against ``loadtxt`` and the load average (how busy the machine
+   was);
+2. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
    ``--size-gb`` on disk), aligns it and iterates every pair computing the metrics; its peak RSS
    (``ru_maxrss``) is compared with an import-only child and with the largest single pair — it must
    be bounded by that pair, not by the whole set.
@@ -30,6 +41,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from nnie_lsp import dumpio  # noqa: E402
+import nnie_lsp.dumpio.writers  # noqa: E402,F401
 
 
 def best_of(fn, repeat: int) -> float:
@@ -55,45 +67,72 @@ def best_interleaved(fns: dict, repeat: int) -> tuple[dict, dict]:
     return wall, cpu
 
 
-def bench_text(n: int, repeat: int, tmp: str) -> None:
-    rng = np.random.default_rng(0)
-    a = rng.normal(0, 50, n) * rng.choice([1e-3, 1, 1e3], n)
-    path = os.path.join(tmp, "conv1_output0_caffe.linear.float")
-    np.savetxt(path, a)
+MAPPER_FLOAT = "mapper .float (C++ stream, 6 digits)"
+CAFFE_E18 = "RuyiStudio/Caffe %.18e"
+MAPPER_HEX = "mapper .hex %08x"
+
+
+def mapper_float_values(n: int, seed: int = 0) -> np.ndarray:
+    """float32 values as nnie_mapper's dequantized inputs hold them: half on 8-bit grids
+    clip * 2^(-k/16) (k = 0..127; clips 2^-4 .. 2^6, a new clip every 4096 values, like layers),
+    half 16-bit-like (no grid), a third zeros, a fifth negative."""
+    rng = np.random.default_rng(seed)
+    clips = 2.0 ** (rng.integers(-64, 97, n // 4096 + 1) / 16)
+    grid = np.repeat(clips, 4096)[:n] * 2.0 ** (-rng.integers(0, 128, n) / 16)
+    fine = np.abs(rng.normal(0, 1, n)) * np.repeat(clips, 4096)[:n] / 3
+    values = np.where(rng.random(n) < 0.5, grid, fine).astype(np.float32)
+    values[rng.random(n) < 0.33] = 0
+    values[rng.random(n) < 0.2] *= -1
+    return values
+
+
+def _row(form: str, n: int, mb: float, base_name: str, base: float, ours: float, extra: str) -> None:
+    print(f"{form:<37} {n:>10,} values {mb:6.1f} MB | {base_name} {base:7.3f} s | ours {ours:7.3f} s "
+          f"| ratio {base / ours:5.1f}x single-core{extra}")
+
+
+def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x)", threads_row: bool = False) -> None:
     from nnie_lsp.dumpio.readers import parser_threads
 
-    threads = parser_threads()
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    wall, cpu = best_interleaved({
-        "loadtxt": lambda: np.loadtxt(path),
-        "threads": lambda: dumpio.read_text_floats(path),
-        "single": lambda: dumpio.read_text_floats(path, threads=1),
-    }, repeat)
-    got = dumpio.read_text_floats(path)
-    assert np.array_equal(got, dumpio.read_text_floats(path, threads=1))
+    fns = {"loadtxt": lambda: np.loadtxt(path), "single": lambda: dumpio.read_text_floats(path, threads=1)}
+    if threads_row:
+        fns["threads"] = lambda: dumpio.read_text_floats(path)
+    wall, cpu = best_interleaved(fns, repeat)
+    got = dumpio.read_text_floats(path, threads=1)
     exact = np.loadtxt(path)
-    err = float(np.max(np.abs(got - exact) / np.maximum(np.abs(exact), 1e-300)))
-    same = float(np.mean(got == exact))
+    finite = np.isfinite(exact) & (exact != 0)
+    err = float(np.max(np.abs(got[finite] - exact[finite]) / np.abs(exact[finite]), initial=0.0))
+    same = float(np.mean((got == exact) | (np.isnan(got) & np.isnan(exact))))
+    n = exact.size
     mb = os.path.getsize(path) / 1e6
-    base = wall["loadtxt"]
-    print(f"text floats  {n:>10,} values {mb:7.1f} MB | {os.cpu_count()} cores, {threads} usable by the parser "
-          f"(a thread per 4 MB at most), "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} | vs loadtxt: max rel err {err:.1e}, "
-          f"{same:.1%} identical")
-    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats, <= {threads} thread(s) {wall['threads']:7.3f} s "
-          f"| ratio {base / wall['threads']:5.1f}x (goal >= 5x)")
-    print(f"  numpy.loadtxt (1 core) {base:7.3f} s | read_text_floats on 1 thread    {wall['single']:7.3f} s "
-          f"| ratio {base / wall['single']:5.1f}x single-core, wall (goal >= 5x)")
-    print(f"  CPU time: numpy.loadtxt {cpu['loadtxt']:7.3f} s | read_text_floats on 1 thread {cpu['single']:7.3f} s "
-          f"| ratio {cpu['loadtxt'] / cpu['single']:5.1f}x single-core, CPU | <= {threads} thread(s) "
-          f"{cpu['threads']:7.3f} s CPU")
+    _row(form, n, mb, "numpy.loadtxt", wall["loadtxt"], wall["single"],
+         f", wall{goal}; CPU {cpu['loadtxt']:.3f} s vs {cpu['single']:.3f} s = "
+         f"{cpu['loadtxt'] / cpu['single']:.1f}x | vs loadtxt: max rel err {err:.1e}, {same:.1%} identical")
+    if threads_row:
+        print(f"{'':<37} on <= {parser_threads()} thread(s) (a thread per 4 MB at most): {wall['threads']:7.3f} s "
+              f"| ratio {wall['loadtxt'] / wall['threads']:5.1f}x")
+
+
+def bench_text(n: int, repeat: int, tmp: str) -> None:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"{os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; one core: the parser's "
+          f"threads capped at 1")
+    mapper = os.path.join(tmp, "conv2_input0_64_56_56_anti_quant.float")
+    with open(mapper, "wb") as f:
+        f.write(dumpio.writers.cpp_stream_text(mapper_float_values(n)))
+    bench_text_form(MAPPER_FLOAT, mapper, repeat)
+    rng = np.random.default_rng(0)
+    a = rng.normal(0, 50, n) * rng.choice([1e-3, 1, 1e3], n)
+    caffe = os.path.join(tmp, "conv1_output0_caffe.linear.float")
+    np.savetxt(caffe, a)
+    bench_text_form(CAFFE_E18, caffe, repeat, threads_row=True)
     # generic separators (fallback path) for the record
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")
     base2 = best_of(lambda: np.loadtxt(p2, delimiter=","), repeat)
     ours2 = best_of(lambda: dumpio.read_text_floats(p2), repeat)
-    print(f"text %.7g,csv {n:>10,} values            | numpy.loadtxt {base2:7.3f} s | read_text_floats {ours2:7.3f} s "
-          f"| ratio {base2 / ours2:5.1f}x (general tokeniser path)")
+    print(f"{'(other text: %.7g, 8 a row, commas)':<37} {n:>10,} values        | numpy.loadtxt {base2:7.3f} s | ours "
+          f"{ours2:7.3f} s | ratio {base2 / ours2:5.1f}x (general tokeniser path)")
 
 
 def bench_hex(n: int, repeat: int, tmp: str) -> None:
@@ -112,11 +151,9 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
                 out.append(v / 4096)
         return np.array(out)
 
-    base = best_of(baseline, repeat)
-    ours = best_of(lambda: dumpio.read_hex_words(path), repeat)
+    wall, _cpu = best_interleaved({"loop": baseline, "ours": lambda: dumpio.read_hex_words(path)}, repeat)
     assert np.array_equal(baseline(), dumpio.read_hex_words(path))
-    print(f"hex words    {n:>10,} values {os.path.getsize(path) / 1e6:7.1f} MB | int(x,16) loop {base:7.3f} s | "
-          f"read_hex_words {ours:7.3f} s | ratio {base / ours:5.1f}x")
+    _row(MAPPER_HEX, n, os.path.getsize(path) / 1e6, "int(x,16) loop", wall["loop"], wall["ours"], " (identical values)")
 
 
 # ---------------------------------------------------------------------------------------------

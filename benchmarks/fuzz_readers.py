@@ -14,9 +14,11 @@ takes) -> the reader, then the invariants the lint relies on:
 - the prototxt reader reports no "internal error" and only NN010/NN011/NN012; its graph builds;
 - reading the same text twice gives the same result;
 - text-float dumps (``--reader dump``, differential): ``parse_text_floats`` on the bytes and on the
-  same bytes with a blank before every newline (which no ``%.18e`` fast path accepts, so the general
+  same bytes with a blank before every newline (which neither fast path accepts -- ``%.18e``,
+  ``dumpio/fixed_e.py``, nor the mapper's six-digit ``%g``, ``dumpio/short_g.py`` -- so the general
   tokeniser reads it) give the same values (NaN in the same places, same signs, within the 2 ulp
-  the README promises), or both a ValueError that names the source.
+  the README promises), or both a ValueError that names the source.  Seeds hold both fast forms;
+  ``--dump-form g`` seeds the mapper's ``%g`` form only.
 
 A broken invariant is a crash: libFuzzer stops, writes the input to ``<workdir>/crash-*`` and this
 script prints it.  Every crash found becomes a regression test in ``tests/test_hostile_readers.py``
@@ -168,12 +170,47 @@ def check_dump(data: bytes, parse_text_floats) -> None:
 
 # ---------------------------------------------------------------- seeds
 
+DUMP_FORMS = ("all", "e", "g")
+DUMP_FORM = os.environ.get("NNIE_FUZZ_DUMP_FORM", "all")
+
+
+def _mapper_g_seeds(tmp: Path) -> list[Path]:
+    """Small nnie_mapper dequantized dumps in their real form (C++ stream output of float32, ``%g``
+    with six digits): grid values, every line shape (``0``, ``-0``, ``0.0743254``, ``0.000123457``,
+    ``1.5e-05``, ``-1.23457e+06``, ``inf``, ``-nan``), CRLF, no final newline, a header line."""
+    import numpy as np
+
+    from nnie_lsp.dumpio.writers import cpp_stream_text
+
+    rng = np.random.default_rng(1)
+    grid = (2.0 ** (-rng.integers(0, 128, 48) / 16)).astype(np.float32)
+    grid[::3] = 0
+    grid[1::5] *= -1
+    shapes = np.float32([0.0, -0.0, 0.25, 123456.0, 1234567.0, 1.5e-05, -7.62939e-06, 0.353553, 0.0743254,
+                         -0.000123457, 12345.6, np.inf, -np.inf, np.nan, -np.nan, 1e-45, 3.4028235e38])
+    out = []
+    for name, values in (("grid", grid), ("shapes", shapes)):
+        path = tmp / f"{name}-g6.float"
+        path.write_bytes(cpp_stream_text(values))
+        out.append(path)
+    text = (tmp / "shapes-g6.float").read_bytes()
+    for name, data in (("g6-crlf", text.replace(b"\n", b"\r\n")), ("g6-no-final-newline", text.rstrip(b"\n")),
+                       ("g6-header", b"data 4 1 2 2 1\n" + text)):
+        path = tmp / f"{name}.float"
+        path.write_bytes(data)
+        out.append(path)
+    return out
+
+
 def _dump_seeds() -> list[Path]:
     """Small RuyiStudio / numpy ``savetxt`` dumps: ``%.18e`` with both signs, 2- and 3-digit
-    exponents, zero, -0.0, subnormals, CRLF, no final newline, a MindSpore-like header line."""
+    exponents, zero, -0.0, subnormals, CRLF, no final newline, a MindSpore-like header line; and the
+    mapper's six-digit ``%g`` form (:func:`_mapper_g_seeds`)."""
     import numpy as np
 
     tmp = Path(tempfile.mkdtemp(prefix="nnie-fuzz-dumps-"))
+    if DUMP_FORM == "g":
+        return _mapper_g_seeds(tmp)
     rng = np.random.default_rng(0)
     values = {
         "mixed": rng.normal(0, 50, 64) * rng.choice([1e-3, 1, 1e3], 64),
@@ -192,7 +229,8 @@ def _dump_seeds() -> list[Path]:
     bare.write_bytes((tmp / "small-18e.float").read_bytes().rstrip(b"\n"))
     header = tmp / "header.float"
     header.write_bytes(b"data 4 1 2 2 1\n" + (tmp / "small-18e.float").read_bytes())
-    return out + [crlf, bare, header]
+    out += [crlf, bare, header]
+    return out if DUMP_FORM == "e" else out + _mapper_g_seeds(tmp)
 
 
 def seed_files(reader: str) -> list[Path]:
@@ -306,7 +344,8 @@ def run_reader(reader: str, seconds: int, workdir: Path) -> dict:
 
 _TOKENS = [b"{", b"}", b"[", b"]", b":", b"\n", b"\r\n", b"#", b'"', b"'", b"\\", b"\x00", b"\xef\xbb\xbf",
            b"\xff", b"layer", b"name", b"type", b"bottom", b"top", b"inf", b"-nan", b"0x7fffffffffffffff",
-           b"1e999", b"\xe4\xb8\xad", b"\t", b" # ", b"[image_list]", b"[norm_type] 9"]
+           b"1e999", b"\xe4\xb8\xad", b"\t", b" # ", b"[image_list]", b"[norm_type] 9", b"e-05", b"e+38", b"0.0",
+           b".", b"-", b"-0\n", b"0.000123457\n"]
 
 
 def _mutate(data: bytes, rnd: random.Random, pool: list[bytes]) -> bytes:
@@ -364,14 +403,18 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
 # ---------------------------------------------------------------- main
 
 def main(argv: list[str] | None = None) -> int:
+    global DUMP_FORM
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reader", choices=("cfg", "prototxt", "dump", "both", "all"), default="all",
                         help="both = cfg and prototxt; all = the three (default)")
     parser.add_argument("--seconds", type=int, default=300, help="time per reader (default 300)")
     parser.add_argument("--workdir", help="corpus, logs and crash files (default: a new temporary folder)")
     parser.add_argument("--no-atheris", action="store_true", help="random mutation without coverage guidance")
+    parser.add_argument("--dump-form", choices=DUMP_FORMS, default=DUMP_FORM,
+                        help="dump seeds: both fast forms (all), %%.18e only (e), the mapper's %%g only (g)")
     parser.add_argument("--child", choices=("cfg", "prototxt", "dump"), help=argparse.SUPPRESS)
     args, _rest = parser.parse_known_args(argv)
+    DUMP_FORM = os.environ["NNIE_FUZZ_DUMP_FORM"] = args.dump_form  # the child reads it too
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="nnie-fuzz-"))
     workdir.mkdir(parents=True, exist_ok=True)
     if args.child:

@@ -1,8 +1,9 @@
 """Value readers for dump files: text floats and ``%08x`` fixed-point hex words (``docs/field-facts.md`` §10).
 
 * Text floats (newline / space / comma / tab / semicolon separated): RuyiStudio and numpy ``savetxt``
-  ``%.18e`` one-per-line files take a vectorised fixed-width path (:mod:`.fixed_e`), anything else
-  a bytes-level tokeniser.
+  ``%.18e`` one-per-line files take a vectorised fixed-width path (:mod:`.fixed_e`), the mapper's
+  dequantized ``.float`` files (C++ stream output: ``%g``, six significant digits, one per line)
+  a vectorised short-line path (:mod:`.short_g`), anything else a bytes-level tokeniser.
 * Hex words: ``%08x`` two's-complement int32, one per line, value = int32 / 2**frac_bits (20.12
   fixed point, ``SAMPLE_SVP_NNIE_QUANT_BASE`` = 4096); fixed-width files take a vectorised path.
 * Content probes used by the folder scan: is the first line a hex word; MindSpore's header line.
@@ -19,7 +20,7 @@ import warnings
 import numpy as np
 
 from .. import safe_io
-from . import fixed_e
+from . import fixed_e, short_g
 from .fixed_e import parser_threads
 
 __all__ = [
@@ -74,25 +75,38 @@ _HEAD_BYTES = 4096
 def read_text_floats(path, *, skip_header: bool = False, threads: int | None = None) -> np.ndarray:
     """All numbers of a text file (newline, space, comma, tab or semicolon separated) as float64.
 
-    ``%.18e`` one-per-line files (RuyiStudio / numpy ``savetxt``) take a vectorised fixed-width
-    path that reads the file in cache-sized pieces (:mod:`.fixed_e`; ``threads`` caps its threads,
-    1 = single core); anything else goes through a bytes-level tokeniser.  ``skip_header`` drops a
-    first line that does not start with a number (MindSpore ``<name> 4 1 H W C`` headers).  Regular
-    files up to the bound for dumps only (:mod:`nnie_lsp.safe_io`; else ``FileReadError``, an
-    ``OSError``)."""
+    ``%.18e`` one-per-line files (RuyiStudio / numpy ``savetxt``) and the mapper's six-digit
+    ``%g`` lines take vectorised paths that read the file in cache-sized pieces (:mod:`.fixed_e`,
+    :mod:`.short_g`; ``threads`` caps their threads, 1 = single core); anything else goes through a
+    bytes-level tokeniser.  ``skip_header`` drops a first line that does not start with a number
+    (MindSpore ``<name> 4 1 H W C`` headers).  Regular files up to the bound for dumps only
+    (:mod:`nnie_lsp.safe_io`; else ``FileReadError``, an ``OSError``)."""
     with safe_io.open_bounded(path, safe_io.DUMP) as source:
-        values, tried = _read_fixed_e(source, skip_header, threads)
+        values, tried = _read_fast(source, skip_header, threads)
     if values is not None:
         return values
     data = safe_io.read_bytes(path, safe_io.DUMP)
     return _parse_text(data, str(path), skip_header, threads, fast_tried=tried)
 
 
-def _read_fixed_e(source: safe_io.BoundedFile, skip_header: bool,
-                  threads: int | None) -> tuple[np.ndarray | None, bool]:
-    """The fast path straight from the file: (values, True); (None, whether it was tried) when the
-    file is not plainly that format (the caller reads it whole and takes the general path, which
-    also words the errors)."""
+def _fast_parser(head: bytes):
+    """The fast path for a text starting with ``head`` (a function of ``(read_at, size, threads)``),
+    or None: ``%.Ne`` lines (:mod:`.fixed_e`), short ``%g`` lines (:mod:`.short_g`)."""
+    if head[:1] not in _LINE_STARTS:
+        return None
+    frac = fixed_e.line_format(head)
+    if frac is not None:
+        return lambda read_at, size, threads: fixed_e.parse_parts(read_at, size, frac, threads)
+    if short_g.line_format(head):
+        return short_g.parse_parts
+    return None
+
+
+def _read_fast(source: safe_io.BoundedFile, skip_header: bool,
+               threads: int | None) -> tuple[np.ndarray | None, bool]:
+    """The fast paths straight from the file: (values, True); (None, whether one was tried) when the
+    file is not plainly one of their formats (the caller reads it whole and takes the general path,
+    which also words the errors)."""
     head_buffer = bytearray(_HEAD_BYTES)
     head = bytes(head_buffer[: source.readinto_at(head_buffer, 0)])
     start = 0
@@ -102,12 +116,12 @@ def _read_fixed_e(source: safe_io.BoundedFile, skip_header: bool,
         if first < 0 or not (skip_header or _HEADER_START.match(line)):
             return None, False
         start = first + 1
-    frac = fixed_e.line_format(head[start:]) if head[start : start + 1] in _LINE_STARTS else None
-    if frac is None:
+    parse = _fast_parser(head[start:])
+    if parse is None:
         return None, False
     size = source.size
-    values = fixed_e.parse_parts(lambda view, offset: source.readinto_at(view, start + offset),
-                                 size - start, frac, parser_threads(threads))
+    values = parse(lambda view, offset: source.readinto_at(view, start + offset), size - start,
+                   parser_threads(threads))
     if values is not None and source.readinto_at(bytearray(1), size):
         return None, False  # the file grew while it was read: read it whole
     return values, True
@@ -142,8 +156,8 @@ def _parse_text(data: bytes, path: str, skip_header: bool, threads: int | None, 
         data += b"\n"
     if not data[:4096].strip() and not data.strip():
         return np.zeros(0)
-    frac = None if fast_tried else fixed_e.line_format(data[:_HEAD_BYTES])
-    if frac is not None:
+    parse = None if fast_tried else _fast_parser(data[:_HEAD_BYTES])
+    if parse is not None:
         view = memoryview(data)
 
         def read_at(buffer: memoryview, offset: int) -> int:
@@ -151,7 +165,7 @@ def _parse_text(data: bytes, path: str, skip_header: bool, threads: int | None, 
             buffer[: len(piece)] = piece
             return len(piece)
 
-        fast = fixed_e.parse_parts(read_at, len(data), frac, parser_threads(threads))
+        fast = parse(read_at, len(data), parser_threads(threads))
         if fast is not None:
             return fast
     return _parse_general(data, path)

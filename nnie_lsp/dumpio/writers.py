@@ -2,7 +2,19 @@
 mapper_quant hex and dequantized inputs, instruction-simulator hex, and the generic ``.npy`` /
 ``.npz`` / ``.bin`` / text forms. File names come from :mod:`nnie_lsp.dumpio.names`, so every file
 written here reads back through :func:`~nnie_lsp.dumpio.scan.scan_dumps` with the same name, shape
-and values (fixed point: to the nearest 1/4096).
+and values (fixed point: to the nearest 1/4096; the mapper's dequantized text: to six significant
+digits of the float32 value).
+
+The forms, byte for byte:
+
+* RuyiStudio / numpy ``savetxt`` (Caffe side, §10.3): ``%.18e`` of each value, ``\n`` after each.
+* nnie_mapper's dequantized text (``…_anti_quant[.linear].float``, §16.5): what a C++
+  ``std::ofstream << float_value << "\n"`` writes -- the float promoted to double and printed as
+  ``%g`` with the stream's default precision 6: ``0.353553``, ``0.0743254``, ``0.25``, ``0``,
+  ``-0``, ``1.5e-05``, ``1.23457e+06``; glibc spells the non-finite values ``inf``, ``-inf``,
+  ``nan`` and ``-nan`` (a NaN with its sign bit set) (:func:`cpp_stream_text`).
+* hex words (mapper_quant outputs, simulator and board, §10.2): ``%08x`` of the two's-complement
+  int32, lower case, ``\n`` after each.
 """
 
 from __future__ import annotations
@@ -33,12 +45,33 @@ __all__ = [
     "write_npz",
     "write_bin",
     "write_text",
+    "cpp_stream_text",
 ]
 
 
 def _savetxt_e18(path: str, flat: np.ndarray) -> None:
     # numpy savetxt default: fmt '%.18e', one value per row, '\n'
     np.savetxt(path, np.asarray(flat, dtype=np.float64).reshape(-1), fmt="%.18e")
+
+
+def cpp_stream_text(values) -> bytes:
+    """``values`` as float32, one a line, the way C++'s ``std::ostream << float << "\n"`` writes
+    them: the float promoted to double, ``%g`` with precision 6 (``'%.6g' % float(f32)``, which
+    CPython rounds as glibc does: correctly, ties to even), ``-0`` for negative zero, and glibc's
+    ``inf`` / ``-inf`` / ``nan`` / ``-nan``. Each distinct float32 is formatted once (a dequantized
+    8-bit tensor holds at most 256 of them)."""
+    flat = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
+    if flat.size == 0:
+        return b""
+    bits, inverse = np.unique(flat.view(np.uint32), return_inverse=True)  # -0 and 0 kept apart
+    texts = [_cpp_float(float(v)) for v in bits.view(np.float32)]
+    return ("\n".join(np.asarray(texts, dtype=object)[inverse.reshape(-1)].tolist()) + "\n").encode("ascii")
+
+
+def _cpp_float(value: float) -> str:
+    if value != value:  # NaN: glibc prints the sign bit
+        return "-nan" if np.signbit(value) else "nan"
+    return "%.6g" % value
 
 
 def _in_dir(dirpath, file_name: str) -> str:
@@ -102,12 +135,14 @@ def write_mapper_quant(dirpath, layer: str, array, output_number: int = 0, dims_
 
 def write_mapper_input(dirpath, layer: str, array, input_id: int = 0, dims_order: str = "CHW", *,
                        linear: bool = True) -> str:
-    """``<layer>_input<k>_<d>_<d>_<d>_anti_quant.linear.float`` (dequantized input, ``%.18e``),
+    """``<layer>_input<k>_<d>_<d>_<d>_anti_quant.linear.float`` (dequantized input, in the mapper's
+    C++ stream form: the float32 value to six significant digits, :func:`cpp_stream_text`),
     ``k`` = ``input_id``, the layer's input number. ``linear=False`` writes the name real NNIE 1.1
-    folders use, ``…_anti_quant.float`` (``docs/field-facts.md §16.1``)."""
+    folders use, ``…_anti_quant.float`` (``docs/field-facts.md §16.1``, §16.5)."""
     arr = np.asarray(array)
     path = _in_dir(dirpath, mapper_input_file_name(layer, input_id, _item_shape(arr, dims_order), linear=linear))
-    _savetxt_e18(path, arr)
+    with open(path, "wb") as f:
+        f.write(cpp_stream_text(arr))
     return path
 
 

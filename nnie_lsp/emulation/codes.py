@@ -5,8 +5,9 @@ A code means nothing without the layer's clipping value (§11: a level is ``clip
 §16.5). The clip is known
 
 - from the dequantized twin: every non-zero pair (code m, value v) gives ``clip = |v|·2^((127-m)/16)``
-  exactly, whether or not this image reaches the top level; the twin's ``%.6f`` printing only
-  limits how well the check agrees (:func:`clip_from_twin`);
+  exactly, whether or not this image reaches the top level; the twin's printing (six significant
+  digits, the C++ stream form of §16.5; ``%.6f`` files are read too) only limits how well the check
+  agrees (:func:`clip_from_twin`);
 - from an emulation of the same net and cfg (:mod:`.emulate` records the clip of every blob it
   quantizes): then the absolute scale is only as right as the emulated clip -- a clip off by n
   steps scales every value by 2^(n/16) -- while the cosine, which ignores a common scale, is exact.
@@ -28,10 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..dumpio.writers import cpp_stream_text
 from .quant import LogQuantizer, quantizer_for
 
-#: The twin of a code file in the real NNIE 1.1 form (docs/field-facts.md §16.1, §16.5): ``%.6f``.
-TWIN_FORMAT = "%.6f"
+#: The twin of a code file in the real NNIE 1.1 form (docs/field-facts.md §16.1, §16.5): the float32
+#: value as a C++ stream writes it, ``%g`` with six significant digits
+#: (:func:`nnie_lsp.dumpio.writers.cpp_stream_text`).
+TWIN_FORMAT = "%.6g"
 
 
 class CodeFileError(ValueError):
@@ -147,8 +151,10 @@ def decode_codes(codes: np.ndarray, clip: float, bits: int = 8) -> np.ndarray:
 
 
 def _print_tolerance(values: np.ndarray) -> np.ndarray:
-    """Half a unit of the twin's ``%.6f`` print, plus float noise."""
-    return 0.5e-6 + 1e-9 * np.abs(values)
+    """Half a unit in the last place of the twin's print -- six significant digits (at most
+    5e-6 of the value), or ``%.6f`` (5e-7) in older files -- plus the float32 rounding of the value
+    the mapper printed and float noise."""
+    return 0.5e-6 + 5.1e-6 * np.abs(values)
 
 
 def clip_from_twin(codes: np.ndarray, twin: np.ndarray, bits: int = 8) -> TwinCheck:
@@ -175,7 +181,7 @@ def clip_from_twin(codes: np.ndarray, twin: np.ndarray, bits: int = 8) -> TwinCh
     decoded = q.decode(codes, clip)
     error = np.abs(decoded - twin)
     steps = error / np.maximum(np.abs(decoded), 1e-300) * k / math.log(2)
-    resolved = np.abs(decoded) > 1e-3  # %.6f resolves these to better than 5e-4 relative
+    resolved = np.abs(decoded) > 1e-3  # either print resolves these to better than 5e-4 relative
     max_steps = float(steps[resolved].max()) if np.any(resolved) else 0.0
     agrees = bool(np.all(error <= _print_tolerance(decoded)))
     return TwinCheck(clip=clip, bits=bits, max_error=float(error.max()), max_error_steps=max_steps,
@@ -198,10 +204,11 @@ def on_grid(values: np.ndarray, clip: float, bits: int = 8) -> bool:
 # ------------------------------------------------------------------------------- writing
 def write_input_dumps(outdir: str | Path, layer: str, input_number: int, value: np.ndarray, clip: float,
                       bits: int = 8) -> tuple[Path, Path]:
-    """One quantized layer input as the mapper writes it: the code file and its ``%.6f``
-    dequantized twin. ``value`` is (C,H,W) or (N,C,H,W): the names carry C_H_W, the values are
-    NCHW-flattened (a real 256_10_10 file holds 51,200 values, §16.5). It is quantized under
-    ``clip`` first, so the two files always pair up."""
+    """One quantized layer input as the mapper writes it: the code file and its dequantized twin
+    (the float32 values in the C++ stream form of §16.5: six significant digits, one a line).
+    ``value`` is (C,H,W) or (N,C,H,W): the names carry C_H_W, the values are NCHW-flattened (a real
+    256_10_10 file holds 51,200 values, §16.5). It is quantized under ``clip`` first, so the two
+    files always pair up."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     arr = np.asarray(value, dtype=np.float64)
@@ -210,5 +217,5 @@ def write_input_dumps(outdir: str | Path, layer: str, input_number: int, value: 
     code_path = out / input_code_file_name(layer, input_number, dims)
     twin_path = out / twin_file_name(layer, input_number, dims)
     code_path.write_bytes(format_codes(codes, bits))
-    np.savetxt(twin_path, decode_codes(codes, clip, bits).reshape(-1), fmt=TWIN_FORMAT)
+    twin_path.write_bytes(cpp_stream_text(decode_codes(codes, clip, bits)))
     return code_path, twin_path

@@ -7,7 +7,7 @@ readers against the real forms:
 
 * NNIE 1.1 ``mapper_quant/``: ``<layer>_output<k>_<C>_<H>_<W>_quant.linear.hex`` with ``k`` the
   output number (0, and 0/1 for the Slice), the data only as ``conv1_input0_3_10_10_anti_quant.float``
-  (no ``.linear``, ``%.6f`` values), the Permute named with its permuted dims
+  (no ``.linear``; C++ stream values, six significant digits: ``%.6g`` of the float32), the Permute named with its permuted dims
   ``conv7_2_mbox_conf_perm_output0_5_5_2_…``; optionally dumps named after the mapper's own nodes
   (``permute_0`` after the Normalize, the Reportop ``conv6_2_report_0_0``);
 * Caffe side, RuyiStudio: ``<blob>_output0_<dims>_caffe.linear.float`` (``%.18e``);
@@ -124,8 +124,9 @@ def build(root: Path, *, swap_channels: bool = True, input_linear: bool = False,
     else:
         raise ValueError(reference)
     data_name = f"conv1_input0_3_10_10_anti_quant{'.linear' if input_linear else ''}.float"
-    np.savetxt(mq / data_name, sim["data"].reshape(-1), fmt="%.6f")
-    np.savetxt(mq / "pool1_input0_4_10_10_anti_quant.float", sim["conv1"].reshape(-1), fmt="%.6f")
+    np.savetxt(mq / data_name, sim["data"].reshape(-1).astype(np.float32).astype(np.float64), fmt="%.6g")
+    np.savetxt(mq / "pool1_input0_4_10_10_anti_quant.float",
+               sim["conv1"].reshape(-1).astype(np.float32).astype(np.float64), fmt="%.6g")
     for layer, tops in MAPPER_OUTPUTS.items():
         for k, top in enumerate(tops):
             write_hex(mq / f"{layer}_output{k}_{_dims(sim[top])}_quant.linear.hex", _on_grid(sim[top]))

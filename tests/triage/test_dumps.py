@@ -181,6 +181,9 @@ def test_mindspore_variants(tmp_path):
         (b"\n\n7\n", [7.0]),
         (b"nan\ninf\n-inf\n", [np.nan, np.inf, -np.inf]),
         (b"1.000000000000000000e+00\n-2.500000000000000000e-01", [1.0, -0.25]),
+        # the mapper's dequantized text: C++ stream output, six significant digits (§16.5)
+        (b"0.353553\n0.0743254\n0.25\n0\n-0\n1.5e-05\n-1.23457e+06\n", [0.353553, 0.0743254, 0.25, 0, -0.0,
+                                                                        1.5e-05, -1.23457e+06]),
         (b"", []),
     ],
 )

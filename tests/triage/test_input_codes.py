@@ -2,10 +2,11 @@
 the clip is known -- read off the dequantized twin, or calibrated by an emulation -- and otherwise
 a reason. The dump is generated in the real shape of docs/field-facts.md §16.5: a 256x10x10 layer
 input after a ReLU, 51,200 values (two batch items), a third of them zero, 128 distinct non-zero magnitudes
-clip*2^(-k/16) (k = 0..127) with clip 1.0, the twin written with %.6f."""
+clip*2^(-k/16) (k = 0..127) with clip 1.0, the twin written as the mapper writes it: C++ stream output, six significant digits (field-facts §16.5)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -45,7 +46,9 @@ def test_the_generated_dump_has_the_real_shape(real_shape):
     assert code_file.name == "conv6_2_input0_256_10_10_quant.nonlinear.hex"
     assert twin.name == "conv6_2_input0_256_10_10_anti_quant.float"
     lines = twin.read_text().splitlines()
-    assert len(lines) == 51200 and all(len(v.split(".")[1]) == 6 for v in lines[:100])  # %.6f
+    stream = re.compile(r"-?(\d+(\.\d+)?|\d(\.\d+)?e[+-]\d\d)")  # C++ `stream << float`: %g, 6 digits
+    assert len(lines) == 51200 and all(stream.fullmatch(v) and len(re.sub(r"e.*|\D", "", v).lstrip("0")) <= 6
+                                       for v in lines)
     values = read_text_floats(twin)
     assert 0.33 < np.mean(values == 0) < 0.34 and values.min() == 0.0 and values.max() == 1.0
     magnitudes = np.unique(values[values > 0])
@@ -164,7 +167,8 @@ def test_without_twins_the_emulated_clips_decode_and_otherwise_a_reason(emulated
     assert all(r.decoded and r.clip_source == "emulation" for r in reports)
     decoded = {t.raw_name: t for t in dumps.tensors if t.role == "input"}
     for layer, values in twins.items():
-        np.testing.assert_allclose(decoded[layer].load(), values.reshape(decoded[layer].load().shape), atol=5e-7)
+        np.testing.assert_allclose(decoded[layer].load(), values.reshape(decoded[layer].load().shape),
+                                   rtol=5e-6, atol=5e-7)  # six significant digits
     capsys.readouterr()
     assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(bare), "--cfg", str(cfg),
                  "--clips", str(root / "sim"), "--format", "json"]) == 0
