@@ -1,121 +1,125 @@
-"""The lint driver: run the selected rules over a project, then severities, ignores, suppressions.
+"""Linting: the one entry, :func:`lint`, for the nnie-lint command line, the language server and
+library users::
 
-`lint_project` is what the CLI and the language server both call.  A rule that raises becomes one
-NN000 diagnostic (and a log record), never a crash.
+    from nnie_lsp.lint import lint
+
+    run = lint(["models/"])                       # files and folders, as nnie-lint's command line
+    run = lint(["net.cfg"], fix=True)             # the safe fixes applied in memory: run.fixed
+    run = lint("net.prototxt", provider=editor)   # one file as an editor has it: run.project
+    run = lint(project)                           # a Project already loaded (nnie_lsp.project)
+    run.diagnostics, run.internal_errors
+
+The machinery is :mod:`nnie_lsp.lint_paths` (the rules over one project, paths to files, fix
+loops); which files make a project is :mod:`nnie_lsp.project`.  Start-up matters (a pre-commit
+hook pays it on every commit): nothing here imports more than that machinery does.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, Sequence
 
-from .diagnostics import Diagnostic, Severity
-from .project import DiskProvider, Project, SourceProvider, cfgs_naming, load_project
-from .rules.catalogue import known_codes, rules_for
-from .rules.context import RuleContext
-from .rules.meta import NN000_MESSAGES
-from .rules.registry import CFG
-from .settings import LintSettings
-from .suppress import apply_suppressions, parse_directives
-from .text import Range
+from .lint_paths import (InputError, LintOutcome, LintRun, Overlay, discover_inputs, fix_files, given_mapper_logs,
+                         lint_files, lint_project, project_parts)
+from .project import DiskProvider, Project, SourceProvider, project_for_file
+from .settings import LintSettings, load_settings
+from .text import decode
 
+__all__ = ["lint", "LintRun", "InputError", "Overlay", "lint_project", "LintOutcome", "project_for_file",
+           "project_parts"]
 
 
-class LintOutcome(NamedTuple):
-    diagnostics: list[Diagnostic]
-    errors: list[str] | tuple[str, ...] = ()   # internal errors (already logged)
+def lint(target: Project | str | Sequence[str], *, settings: LintSettings | None = None,
+         overrides: dict | None = None, lang: str | None = None, provider: SourceProvider | None = None,
+         cwd: str | None = None, kind: str | None = None, only: Iterable[str] | None = None,
+         mapper_logs: Sequence[str] = (), fix: bool = False, unsafe_fixes: bool = False,
+         stdin: tuple[str, bytes] | None = None, on_note: Callable[[str], None] | None = None) -> LintRun:
+    """Lint `target` and return the :class:`~nnie_lsp.lint_paths.LintRun`.
+
+    - a :class:`~nnie_lsp.project.Project`: its findings (those homed in `only`, when given);
+    - one file path (``str``): the project the file belongs to (a cfg with its prototxt, a prototxt
+      with the cfg beside it that names it) read through `provider` (an editor's unsaved texts),
+      and the findings homed in that file -- what an editor shows for one document; `kind`
+      (``"cfg"`` or ``"prototxt"``) overrides the extension;
+    - a sequence of paths: files and folders as nnie-lint's command line takes them (folders
+      searched for prototxts and mapper cfgs, a prototxt linted with the cfg in the set that names
+      it, mapper logs among them read with the cfgs); `mapper_logs` are read instead of the logs
+      beside the cfgs; `stdin` is ``(path, bytes)`` of a text read from standard input; `fix`
+      applies the safe fixes (also the unsafe ones with `unsafe_fixes`) in memory, to ``run.fixed``.
+      `on_note` is told, as they arise, of paths not linted and of given logs with nothing to read.
+      Raises :class:`~nnie_lsp.lint_paths.InputError` for a path that cannot be used and
+      :class:`~nnie_lsp.settings.SettingsError` for a broken ``pyproject.toml``.
+
+    `settings` (default: ``[tool.nnie-lint]`` of the nearest ``pyproject.toml``) with `overrides`
+    (:meth:`LintSettings.merged` keywords) apply; `lang` is the messages' language.
+    """
+    if isinstance(target, Project):
+        outcome = lint_project(target, lang=lang, paths=only)
+        members = [p for p in (target.cfg_path, target.prototxt_path) if p]
+        return LintRun(outcome.diagnostics, members, internal_errors=list(outcome.errors), project=target)
+    if isinstance(target, str):
+        return _lint_document(target, settings, overrides, lang, provider, cwd, kind)
+    return _lint_paths(list(target), settings, overrides or {}, lang, provider, cwd, list(mapper_logs), fix,
+                       unsafe_fixes, stdin, on_note)
 
 
-def project_parts(project: Project) -> frozenset[str]:
-    """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
-    return frozenset((CFG,)) if project.cfg is not None else frozenset()
-
-
-def _log_crash(code: str, exc: Exception) -> None:
-    """The traceback of a crashed rule, at debug level (each face reports the error itself: the CLI
-    prints it, the server logs it to the client).  logging is imported only here: nnie-lint's
-    start-up does not pay for it."""
-    import logging
-    import traceback
-
-    logging.getLogger("nnie_lsp.lint").debug("rule %s crashed: %r\n%s", code, exc, traceback.format_exc())
-
-
-def _directives(project: Project):
-    out = []
-    if project.cfg is not None:
-        cfg = project.cfg
-        comments = [(c.range, c.text) for c in cfg.comments]
-        for e in cfg.entries:
-            if e.inline_comment_range is not None:
-                idx = cfg.line_index
-                a = idx.offset(e.inline_comment_range.start)
-                b = idx.offset(e.inline_comment_range.end)
-                comments.append((e.inline_comment_range, cfg.text[a:b]))
-        out += parse_directives(cfg.path or "<cfg>", comments, cfg.line_index.line_text)
-    if project.prototxt is not None:
-        p = project.prototxt
-        out += parse_directives(p.path or "<prototxt>", list(p.comments), p.line_index.line_text)
-    return out
-
-
-def lint_project(project: Project, *, lang: str | None = None,
-                 paths: Iterable[str] | None = None) -> LintOutcome:
-    """All diagnostics for the project's files (only those homed in `paths`, when given)."""
-    settings = project.settings
-    lang = lang or settings.lang
-    # only the rules that can find something in this project (Rule.needs); meta codes are
-    # produced below and by the suppression pass
-    rules = rules_for(project_parts(project))
-    known = known_codes()
-    raw: list[Diagnostic] = []
-    errors: list[str] = []
-    for r in rules:
-        if not settings.is_selected(r.code, r.default_enabled):
-            continue
-        ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=settings, lang=lang,
-                          default_severity=r.severity)
-        try:
-            raw.extend(r.check(project, ctx))
-        except Exception as exc:  # a crash in one rule must not kill the lint
-            _log_crash(r.code, exc)
-            errors.append(f"{r.code}: {exc!r}")
-            home = project.prototxt_path or project.cfg_path or "<input>"
-            pick = 1 if lang.startswith("zh") else 0
-            raw.append(Diagnostic("NN000", NN000_MESSAGES["crash"][pick].format(
-                rule=r.code, error=f"{type(exc).__name__}: {exc}"), home, Range.point(0, 0), Severity.ERROR))
-    out = []
-    for d in raw:
-        if settings.ignored_for_path(d.code, d.path):
-            continue
-        sev = settings.severity_for(d.code, d.severity)
-        out.append(d if sev == d.severity else d.with_severity(sev))
-    directives = _directives(project)
-    # file-level directives also silence the unused-suppression report for their codes
-    report_unused = settings.is_selected("NN901", True)
-    out = apply_suppressions(out, directives, known_codes=known, report_unused=report_unused, lang=lang)
-    if not settings.is_selected("NN902", True):
-        out = [d for d in out if d.code != "NN902"]
-    if paths is not None:
-        wanted = {os.path.abspath(p) for p in paths}
-        out = [d for d in out if os.path.abspath(d.path) in wanted]
-    unique = {}
-    for d in out:
-        unique.setdefault((d.path, d.code, d.range, d.message), d)
-    return LintOutcome(sorted(unique.values(), key=Diagnostic.sort_key), errors)
-
-
-def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
-                     cwd: str | None = None, is_cfg: bool | None = None) -> Project:
-    """The project a single file belongs to: a cfg with its prototxt, or a prototxt with the
-    first cfg beside it that names it (or alone)."""
-    provider = provider or DiskProvider()
+def _lint_document(path: str, settings: LintSettings | None, overrides: dict | None, lang: str | None,
+                   provider: SourceProvider | None, cwd: str | None, kind: str | None) -> LintRun:
     path = os.path.abspath(path)
-    if is_cfg is None:
-        is_cfg = path.lower().endswith(".cfg")
-    if is_cfg:
-        return load_project(cfg_path=path, settings=settings, provider=provider, cwd=cwd)
-    cfgs = cfgs_naming(path, provider, cwd)
-    return load_project(cfg_path=cfgs[0] if cfgs else None, prototxt_path=path, settings=settings,
-                        provider=provider, cwd=cwd)
+    settings = settings if settings is not None else load_settings(path)
+    if overrides:
+        settings = settings.merged(**overrides)
+    provider = provider or DiskProvider()
+    project = project_for_file(path, settings=settings, provider=provider, cwd=cwd,
+                               is_cfg=None if kind is None else kind == "cfg")
+    outcome = lint_project(project, lang=lang, paths=[path])
+    run = LintRun(outcome.diagnostics, [path], internal_errors=list(outcome.errors), project=project)
+    run.provider = provider
+    return run
 
+
+def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict, lang: str | None,
+                provider: SourceProvider | None, cwd: str | None, mapper_logs: list[str], fix: bool,
+                unsafe_fixes: bool, stdin: tuple[str, bytes] | None,
+                on_note: Callable[[str], None] | None) -> LintRun:
+    provider = provider if isinstance(provider, Overlay) else _overlay(provider)
+    stdin_path = None
+    if stdin is not None:
+        stdin_path = os.path.abspath(stdin[0])
+        decoded = decode(stdin[1])
+        provider.overlay[stdin_path] = decoded.text
+        provider.decoded[stdin_path] = decoded
+    inputs = discover_inputs(paths)
+    logs = given_mapper_logs(mapper_logs, on_note) + inputs.mapper_logs
+    for note in inputs.notes:
+        if on_note is not None:
+            on_note(note)
+    files = inputs.files + ([stdin_path] if stdin_path else [])
+    if not files and not logs:
+        run = LintRun([], [])
+    else:
+        cfgs = [f for f in files if f.lower().endswith(".cfg")]
+        if logs and len(cfgs) > 1 and on_note is not None:
+            on_note(f"the mapper log(s) given are read with each of the {len(cfgs)} cfgs linted; "
+                    "give only the cfg the log belongs to")
+        if settings is None:
+            load_settings((files or logs)[0])  # a broken pyproject is said before any file is read
+        if fix:
+            run = fix_files(files, unsafe=unsafe_fixes, settings=settings, overrides=overrides, cwd=cwd, lang=lang,
+                            provider=provider, mapper_logs=logs)
+        else:
+            run = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                             mapper_logs=logs)
+        run.files = files
+    run.mapper_logs = logs
+    run.notes = list(inputs.notes)
+    run.provider = provider
+    return run
+
+
+def _overlay(provider: SourceProvider | None) -> Overlay:
+    """An :class:`Overlay` holding `provider`'s unsaved texts (a plain disk provider has none)."""
+    overlay = Overlay()
+    if isinstance(provider, DiskProvider):
+        overlay.overlay.update(provider.overlay)
+    return overlay

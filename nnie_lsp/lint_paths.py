@@ -1,20 +1,118 @@
-"""Linting many files at once (CLI, pre-commit): discovery, project grouping, fix loops, writing."""
+"""The lint machinery behind :func:`nnie_lsp.lint.lint` (the one entry):
+
+- :func:`lint_project` -- the selected rules over one project, then severities, ignores and
+  suppressions (a rule that raises becomes one NN000 diagnostic and a log record, never a crash);
+- :func:`discover_inputs` (:func:`lintable_files`: its files only) -- files and folders as given
+  on a command line, expanded to the files to lint, the mapper logs among them and notes;
+- :func:`lint_files` -- each file once, a prototxt with the cfg in the set that names it;
+  :func:`fix_files` -- fix loops in memory; :func:`write_atomic` -- writing the fixes.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Callable, Iterable, NamedTuple
 
 from . import safe_io
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
-from .lint import lint_project, project_for_file
-from .project import DiskProvider, Project, cfgs_naming, load_project
+from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
 from .prototxt.solver import looks_like_solver
+from .rules.catalogue import known_codes, rules_for
+from .rules.context import RuleContext
+from .rules.meta import internal_error
+from .rules.registry import CFG
 from .settings import LintSettings, load_settings
+from .suppress import apply_suppressions, parse_directives
 from .text import Decoded, apply_edits, decode, encode
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".e2e",
              "build", "dist", ".mypy_cache", ".pytest_cache"}
 
+
+# ------------------------------------------------------------------ the rules over one project
+
+class LintOutcome(NamedTuple):
+    diagnostics: list[Diagnostic]
+    errors: list[str] | tuple[str, ...] = ()   # internal errors (already logged)
+
+
+def project_parts(project: Project) -> frozenset[str]:
+    """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
+    return frozenset((CFG,)) if project.cfg is not None else frozenset()
+
+
+def _log_crash(code: str, exc: Exception) -> None:
+    """The traceback of a crashed rule, at debug level (each face reports the error itself: the CLI
+    prints it, the server logs it to the client).  logging is imported only here: nnie-lint's
+    start-up does not pay for it."""
+    import logging
+    import traceback
+
+    logging.getLogger("nnie_lsp.lint").debug("rule %s crashed: %r\n%s", code, exc, traceback.format_exc())
+
+
+def _directives(project: Project):
+    out = []
+    if project.cfg is not None:
+        cfg = project.cfg
+        comments = [(c.range, c.text) for c in cfg.comments]
+        for e in cfg.entries:
+            if e.inline_comment_range is not None:
+                idx = cfg.line_index
+                a = idx.offset(e.inline_comment_range.start)
+                b = idx.offset(e.inline_comment_range.end)
+                comments.append((e.inline_comment_range, cfg.text[a:b]))
+        out += parse_directives(cfg.path or "<cfg>", comments, cfg.line_index.line_text)
+    if project.prototxt is not None:
+        p = project.prototxt
+        out += parse_directives(p.path or "<prototxt>", list(p.comments), p.line_index.line_text)
+    return out
+
+
+def lint_project(project: Project, *, lang: str | None = None,
+                 paths: Iterable[str] | None = None) -> LintOutcome:
+    """All diagnostics for the project's files (only those homed in `paths`, when given)."""
+    settings = project.settings
+    lang = lang or settings.lang
+    # only the rules that can find something in this project (Rule.needs); meta codes are
+    # produced below and by the suppression pass
+    rules = rules_for(project_parts(project))
+    known = known_codes()
+    raw: list[Diagnostic] = []
+    errors: list[str] = []
+    for r in rules:
+        if not settings.is_selected(r.code, r.default_enabled):
+            continue
+        ctx = RuleContext(code=r.code, messages=dict(r.messages), settings=settings, lang=lang,
+                          default_severity=r.severity)
+        try:
+            raw.extend(r.check(project, ctx))
+        except Exception as exc:  # a crash in one rule must not kill the lint
+            _log_crash(r.code, exc)
+            errors.append(f"{r.code}: {exc!r}")
+            raw.append(internal_error(r.code, exc, project.prototxt_path or project.cfg_path or "<input>", lang))
+    out = []
+    for d in raw:
+        if settings.ignored_for_path(d.code, d.path):
+            continue
+        sev = settings.severity_for(d.code, d.severity)
+        out.append(d if sev == d.severity else d.with_severity(sev))
+    directives = _directives(project)
+    # file-level directives also silence the unused-suppression report for their codes
+    report_unused = settings.is_selected("NN901", True)
+    out = apply_suppressions(out, directives, known_codes=known, report_unused=report_unused, lang=lang)
+    if not settings.is_selected("NN902", True):
+        out = [d for d in out if d.code != "NN902"]
+    if paths is not None:
+        wanted = {os.path.abspath(p) for p in paths}
+        out = [d for d in out if os.path.abspath(d.path) in wanted]
+    unique = {}
+    for d in out:
+        unique.setdefault((d.path, d.code, d.range, d.message), d)
+    return LintOutcome(sorted(unique.values(), key=Diagnostic.sort_key), errors)
+
+
+# ------------------------------------------------------------------ paths to files
 
 class InputError(Exception):
     """A path or input the user gave cannot be used (message is for the user)."""
@@ -34,8 +132,9 @@ class Inputs:
         self.notes: list[str] = []
 
 
-def discover(paths: list[str]) -> list[str]:
-    """Files to lint: given files as they are; folders searched for mapper cfgs and prototxts."""
+def lintable_files(paths: list[str]) -> list[str]:
+    """The files to lint among `paths`: given files as they are; folders searched for mapper cfgs
+    and prototxts (:func:`discover_inputs`)."""
     return discover_inputs(paths).files
 
 
@@ -93,6 +192,24 @@ def discover_inputs(paths: list[str]) -> Inputs:
     return found
 
 
+def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = None) -> list[str]:
+    """Mapper logs given by name (``--mapper-log``), checked: each must be a readable file
+    (:class:`InputError`); `on_note` is told of one that holds nothing a mapper writes."""
+    out = []
+    for path in paths:
+        from .mapper.log import looks_like_mapper_log
+
+        problem = safe_io.check_file(path, safe_io.LOG)
+        if problem is not None:
+            raise InputError(f"--mapper-log {problem.message}")
+        head = decode(safe_io.read_head(path, 1 << 16, safe_io.LOG)).text
+        if not looks_like_mapper_log(head) and on_note is not None:
+            on_note(f"--mapper-log {path}: no 'Mapper Version' line, ERROR/WARNING block or RuyiStudio "
+                    "line in it: nothing to read")
+        out.append(os.path.abspath(path))
+    return out
+
+
 def _not_readable(path: str, found: Inputs) -> bool:
     """A path that is not linted (not a regular file, past the size bound, a link loop, no
     permission: :mod:`nnie_lsp.safe_io`), with a note saying why."""
@@ -130,19 +247,27 @@ def _is_solver(path: str) -> bool:
     return head is not None and looks_like_solver(head)
 
 
-class BatchResult:
-    """The findings of a run over ``files``; after fixes, the changed texts and how many fixes."""
+class LintRun:
+    """What a lint found: ``diagnostics`` and the ``internal_errors`` of crashed rules (already
+    NN000 diagnostics); the ``files`` linted; with fixes, the changed texts (``fixed``: path ->
+    (old, new)) and how many fixes were ``applied``.  From :func:`nnie_lsp.lint.lint` also: the
+    ``project`` of one file or project, the ``mapper_logs`` read, ``notes`` for the user about
+    paths not linted, and the ``provider`` the texts were read from (how each file was encoded)."""
 
     def __init__(self, diagnostics: list[Diagnostic], files: list[str], *,
-                 internal_errors: list[str] | None = None) -> None:
+                 internal_errors: list[str] | None = None, project: Project | None = None) -> None:
         self.diagnostics = diagnostics
         self.files = files
         self.fixed: dict[str, tuple[str, str]] = {}   # path -> (old text, new text)
         self.applied = 0
         self.internal_errors: list[str] = internal_errors if internal_errors is not None else []
+        self.project = project
+        self.mapper_logs: list[str] = []
+        self.notes: list[str] = []
+        self.provider: Overlay | DiskProvider | None = None
 
     def __repr__(self) -> str:
-        return (f"BatchResult({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
+        return (f"LintRun({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
                 f"{len(self.fixed)} fixed, {self.applied} applied)")
 
 
@@ -189,7 +314,7 @@ def log_paths(project: Project) -> tuple[str, ...]:
 
 def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
                provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None,
-               mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
+               mapper_logs: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg.
 
     A cfg's project reads the mapper log beside it (:mod:`nnie_lsp.mapper.output_files`), or the
@@ -242,7 +367,9 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
     uniq = {}
     for d in diags:
         uniq.setdefault((d.path, d.code, d.range, d.message), d)
-    return BatchResult(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
+    run = LintRun(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
+    run.provider = provider
+    return run
 
 
 def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
@@ -254,7 +381,7 @@ def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
 def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
               overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
               max_passes: int = 10, provider: Overlay | None = None,
-              mapper_logs: tuple[str, ...] | list[str] = ()) -> BatchResult:
+              mapper_logs: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
     provider = provider or Overlay()
     originals: dict[str, str] = {}
@@ -286,7 +413,6 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
                      mapper_logs=mapper_logs)
     res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
     res.applied = applied
-    res._provider = provider  # type: ignore[attr-defined]
     return res
 
 

@@ -8,17 +8,13 @@ from __future__ import annotations
 import os
 
 from . import __version__
-from .diagnostic_json import RULES_DOC, encode_diagnostic, encode_fix, rel, rule_name, rule_url
+from .diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
 from .diagnostics import Diagnostic, Severity
 from .i18n import pick
 from .rules.catalogue import all_rules
 
-__all__ = ["RULES_DOC", "rel", "rule_url", "fix_json", "render_json", "render_text", "render_github",
+__all__ = ["RULES_DOC", "rel", "rule_url", "render_json", "render_text", "render_github",
            "render_sarif", "rules_table_markdown", "rules_reference_markdown"]
-
-def fix_json(d: Diagnostic):
-    """The diagnostic's fix in the JSON shape (:func:`nnie_lsp.diagnostic_json.encode_fix`)."""
-    return encode_fix(d.fix)
 
 
 def render_json(diags: list[Diagnostic]) -> str:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nni
     from .mapper.nettree import NetTree
 
 __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
-           "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
+           "project_for_file", "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
 
 
 def __getattr__(name: str):
@@ -226,6 +226,21 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
                    preprocessing=side.preprocessing, mapper_logs=mapper_logs, net_tree=net_tree,
                    unreadable=tuple(unreadable))
+
+
+def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
+                     cwd: str | None = None, is_cfg: bool | None = None) -> Project:
+    """The project a single file belongs to: a cfg with its prototxt, or a prototxt with the
+    first cfg beside it that names it (or alone).  `is_cfg` overrides the file's extension."""
+    provider = provider or DiskProvider()
+    path = os.path.abspath(path)
+    if is_cfg is None:
+        is_cfg = path.lower().endswith(".cfg")
+    if is_cfg:
+        return load_project(cfg_path=path, settings=settings, provider=provider, cwd=cwd)
+    cfgs = cfgs_naming(path, provider, cwd)
+    return load_project(cfg_path=cfgs[0] if cfgs else None, prototxt_path=path, settings=settings,
+                        provider=provider, cwd=cwd)
 
 
 MARKED_RE = re.compile(r"^(?P<name>.+)_mark_nnie_(?P<stamp>\d{14})\.prototxt$")

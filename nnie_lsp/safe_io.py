@@ -30,6 +30,8 @@ import os
 import stat
 from typing import NamedTuple
 
+from .i18n import pick
+
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
     "BoundedFile", "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "open_bounded",
@@ -113,7 +115,6 @@ class FileProblem(NamedTuple):
 
     def describe(self, lang: str = "en") -> str:
         """The reason in words, without the path (messages put the path where they want it)."""
-        zh = lang.startswith("zh")
         size = _size_text(self.size or 0)
         limit = _size_text(self.limit or 0)
         if size == limit:  # just past the bound: the exact numbers say it
@@ -137,8 +138,7 @@ class FileProblem(NamedTuple):
             "permission": ("permission denied: cannot be read", "没有读取权限"),
             "io-error": (f"cannot be read: {self.detail}", f"无法读取：{self.detail}"),
         }
-        english, chinese = words.get(self.reason, words["io-error"])
-        return chinese if zh else english
+        return pick(words.get(self.reason, words["io-error"]), lang)
 
     @property
     def message(self) -> str:

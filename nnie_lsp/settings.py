@@ -10,6 +10,7 @@ import os
 from typing import Iterable, Mapping, NamedTuple
 
 from .diagnostics import Severity
+from .i18n import language
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
 RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})
@@ -140,10 +141,8 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
 
 
 def normalize_lang(lang: str | None) -> str:
-    if not lang:
-        return "en"
-    lang = lang.lower().replace("_", "-")
-    return "zh" if lang.startswith("zh") else "en"
+    """``"en"`` or ``"zh"`` for a language tag (:func:`nnie_lsp.i18n.language`, the one en/zh choice)."""
+    return language(lang)
 
 
 _TOML_CACHE: dict[tuple[str, int, int], dict | Exception] = {}

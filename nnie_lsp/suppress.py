@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .diagnostics import Diagnostic, Severity
-from .rules.meta import NN901_MESSAGES, NN902_MESSAGES
+from .diagnostics import Diagnostic
+from .rules.meta import unknown_suppression_code, unused_suppression
 from .text import Range
 
 DIRECTIVE = re.compile(r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?")
@@ -86,14 +86,10 @@ def apply_suppressions(diagnostics: list[Diagnostic], directives: list[Directive
             kept.append(d)
         else:
             hit.used.add(d.code)
-    pick = 1 if lang.startswith("zh") else 0
     for dr in directives:
         for c in dr.codes:
             if c != "ALL" and c not in known_codes and not any(k.startswith(c) for k in known_codes):
-                kept.append(Diagnostic("NN902", NN902_MESSAGES["unknown"][pick].format(code=c),
-                                       dr.path, dr.code_range(c), Severity.WARNING))
+                kept.append(unknown_suppression_code(c, dr.path, dr.code_range(c), lang))
         if report_unused and not dr.used:
-            what = ",".join(dr.codes) or "ALL"
-            kept.append(Diagnostic("NN901", NN901_MESSAGES["unused"][pick].format(codes=what),
-                                   dr.path, dr.range, Severity.INFO))
+            kept.append(unused_suppression(",".join(dr.codes) or "ALL", dr.path, dr.range, lang))
     return kept

@@ -153,6 +153,37 @@ def test_one_language_choice(tag, expected):
     assert i18n.is_zh(tag) is (expected == "zh")
 
 
+@pytest.mark.parametrize("tag, expected", [("en", "en"), ("zh", "zh"), ("zh-cn", "zh"), ("zh_CN", "zh"),
+                                           ("ZH-Hans", "zh"), ("", "en"), ("fr", "en")])
+def test_every_language_choice_is_the_one(tag, expected):
+    """The settings, the server, the rules' docs, the hover and the file problems choose as i18n does."""
+    from nnie_lsp.features.hover import rule_markdown
+    from nnie_lsp.rules.catalogue import get_rule
+    from nnie_lsp.safe_io import FileProblem
+    from nnie_lsp.server.config import choose_language
+    from nnie_lsp.settings import normalize_lang
+
+    assert normalize_lang(tag) == expected
+    assert choose_language(tag, None) == expected == choose_language("auto", tag) == choose_language("auto", "en", tag)
+    assert get_rule("NN101").explain(tag) == get_rule("NN101").explain(expected)
+    assert rule_markdown("NN101", tag) == rule_markdown("NN101", expected)
+    problem = FileProblem("a.prototxt", "prototxt", "fifo")
+    assert problem.describe(tag) == problem.describe(expected)
+    assert (problem.describe(tag) == problem.describe()) is (expected == "en")
+
+
+def test_suppression_codes_come_from_the_meta_helpers():
+    from nnie_lsp.suppress import Directive, apply_suppressions
+
+    directive = Directive("line", ("NN999",), 0, Range.of(0, 10, 0, 40), "net.prototxt", set(),
+                          (Range.of(0, 30, 0, 35),))
+    for lang in ("en", "zh"):
+        found = apply_suppressions([], [directive], known_codes={"NN301"}, report_unused=True, lang=lang)
+        assert found == [meta.unknown_suppression_code("NN999", "net.prototxt", Range.of(0, 30, 0, 35), lang),
+                         meta.unused_suppression("NN999", "net.prototxt", Range.of(0, 10, 0, 40), lang)]
+    assert found[0].message == "未知的规则代码 NN999（抑制注释）" and found[1].severity is Severity.INFO
+
+
 def test_rule_context_and_meta_codes_use_the_one_builder():
     messages = {"m": ("value {v}", "取值 {v}"), "f": ("set {v}", "设为 {v}")}
     ctx = RuleContext("NN106", messages, LintSettings(), "zh", Severity.INFO)

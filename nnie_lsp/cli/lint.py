@@ -6,13 +6,12 @@ import argparse
 import os
 import sys
 
-from .. import __version__, safe_io
-from ..lint_paths import (InputError, Overlay, counts, discover_inputs, failing, fix_files, lint_files, unified_diff,
-                     write_atomic)
+from .. import __version__
+from ..lint import InputError, lint
+from ..lint_paths import counts, failing, unified_diff, write_atomic
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from ..settings import (SOURCE_FRAMEWORKS, SettingsError, load_settings, normalize_lang, settings_from_mapping,
+from ..settings import (SOURCE_FRAMEWORKS, SettingsError, normalize_lang, settings_from_mapping,
                         toml_module)
-from ..text import decode
 
 # Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
 # logging and the rule catalogue's listing are imported where they are used; rich is never
@@ -93,23 +92,6 @@ def _config_settings(path: str):
     return settings_from_mapping(table, origin=path)
 
 
-def _mapper_logs(paths: list[str]) -> list[str]:
-    """The ``--mapper-log`` files, checked: each must be a readable file."""
-    out = []
-    for path in paths:
-        from ..mapper.log import looks_like_mapper_log
-
-        problem = safe_io.check_file(path, safe_io.LOG)
-        if problem is not None:
-            raise InputError(f"--mapper-log {problem.message}")
-        head = decode(safe_io.read_head(path, 1 << 16, safe_io.LOG)).text
-        if not looks_like_mapper_log(head):
-            print(f"nnie-lint: --mapper-log {path}: no 'Mapper Version' line, ERROR/WARNING block or RuyiStudio "
-                  "line in it: nothing to read", file=sys.stderr)
-        out.append(os.path.abspath(path))
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -170,40 +152,21 @@ def _main(argv: list[str] | None = None) -> int:
         overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
                      "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
                      "lang": lang}
-        provider = Overlay()
         paths = list(args.paths)
-        stdin_path = None
+        stdin = None
         if "-" in paths:
             if args.fix:
                 raise InputError("--fix cannot write to stdin; use --diff")
-            stdin_path = os.path.abspath(args.stdin_filename or "stdin.prototxt")
-            data = sys.stdin.buffer.read()
-            dec = decode(data)
-            provider.overlay[stdin_path] = dec.text
-            provider.decoded[stdin_path] = dec
+            stdin = (args.stdin_filename or "stdin.prototxt", sys.stdin.buffer.read())
             paths = [p for p in paths if p != "-"]
-        inputs = discover_inputs(paths)
-        files = inputs.files
-        mapper_logs = _mapper_logs(args.mapper_log) + inputs.mapper_logs
-        for note in inputs.notes:
-            print(f"nnie-lint: {note}", file=sys.stderr)
-        if stdin_path:
-            files.append(stdin_path)
+        res = lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,
+                   fix=args.fix or args.diff, unsafe_fixes=args.unsafe_fixes, stdin=stdin,
+                   on_note=lambda note: print(f"nnie-lint: {note}", file=sys.stderr))
+        files, mapper_logs, provider = res.files, res.mapper_logs, res.provider
+        stdin_path = os.path.abspath(stdin[0]) if stdin else None
         if not files and not mapper_logs:
             print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
             return 0
-        cfgs = [f for f in files if f.lower().endswith(".cfg")]
-        if mapper_logs and len(cfgs) > 1:
-            print(f"nnie-lint: the mapper log(s) given are read with each of the {len(cfgs)} cfgs linted; "
-                  "give only the cfg the log belongs to", file=sys.stderr)
-        if base is None:
-            load_settings((files or mapper_logs)[0])  # surface a broken pyproject early, with its path
-        if args.fix or args.diff:
-            res = fix_files(files, unsafe=args.unsafe_fixes, settings=base, overrides=overrides,
-                            lang=lang, provider=provider, mapper_logs=mapper_logs)
-        else:
-            res = lint_files(files, settings=base, overrides=overrides, provider=provider, lang=lang,
-                             mapper_logs=mapper_logs)
     except (InputError, SettingsError) as exc:
         print(f"nnie-lint: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
   nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
-                      [--lang en|zh]
+                      [--lang en|zh] [--progress auto|json|none]
   nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
@@ -16,7 +16,12 @@
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
 override it. Output: -o/--output, else output/ (reference) or mapper_quant_emulated/ (emulate)
-beside the cfg; with --images N > 1 one sub-folder per image (nnie_lsp/triage/image_sets.py).
+beside the cfg; with --images N > 1 one sub-folder per image (nnie_lsp/triage/inputs/image_sets.py).
+
+compare runs the one triage entry, nnie_lsp.triage.pipeline (inputs found once, then align, measure,
+diagnose).  --progress (compare, reference, emulate, hp-plan): auto = a bar when stderr is a
+terminal; json = one JSON object per line on stderr (nnie_lsp/docs/triage-schema.md, "Progress");
+none = nothing.
 
 Exit codes: 0 analysed (whatever the case), 2 bad input (clear message, no traceback) or an
 internal error (a bug: one line asking to report it; NNIE_DEBUG=1 shows the traceback).
@@ -34,6 +39,8 @@ from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+#: Progress (percent): the inputs found; the result computed (the report is written after it).
+INPUTS_SHARE, RESULT_AT = 2.0, 97.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +60,28 @@ def _image_count(text: str) -> int | None:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: at least 1 image")
     return value
+
+
+#: The stages each command reports with --progress (nnie_lsp/docs/triage-schema.md, "Progress").
+PROGRESS_STAGES = {
+    "compare": "inputs, align, measure, diagnose (several images: 'image K/N'), report",
+    "reference": "inputs, load, forward (done/total: images)",
+    "emulate": "inputs, load, forward, write (done/total: images)",
+    "hp-plan": "inputs, load, check (with --sim), rank, 'hp layer K' (the K-th pick), report",
+}
+
+
+def _add_progress_arg(p: argparse.ArgumentParser, command: str) -> None:
+    p.add_argument("--progress", choices=["auto", "json", "none"], default="auto",
+                   help="auto (default): a progress bar when stderr is a terminal; json: one line per step on "
+                   'stderr, {"stage": …, "done": N, "total": N, "percent": 0-100 overall, never decreasing}; '
+                   f"none. Stages: {PROGRESS_STAGES[command]}")
+
+
+def _progress(args):
+    from nnie_lsp.triage.progress import open_progress
+
+    return open_progress(args.progress)
 
 
 def _add_images_arg(p: argparse.ArgumentParser, what: str) -> None:
@@ -101,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "default all): per-layer cosine as min and median over the images")
     c.add_argument("--clips", help="an emulated dump folder (nnie-triage emulate) whose clips decode 8-bit "
                    "…_quant.nonlinear.hex input dumps that have no dequantized twin")
+    _add_progress_arg(c, "compare")
     b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
     b.add_argument("--layer", required=True)
     b.add_argument("--reference", required=True)
@@ -115,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--out", help="zip path (default <layer>_bundle.zip)")
     r = sub.add_parser("reference", help="Caffe-side dumps of the cfg's net and images (OpenCV, no Caffe)")
     _add_prep_args(r, _layout().CAFFE_OUTPUT_DIR)
+    _add_progress_arg(r, "reference")
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)
     e.add_argument("--format", choices=["mapper_quant", "inst"], default="mapper_quant")
@@ -122,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--hp", action="append", default=[], help="layer to run at 16 bit (like `_hp`)")
     e.add_argument("--input-dumps", action="store_true", help="also write each layer's quantized input as the "
                    "mapper does (…_quant.nonlinear.hex codes and the …_anti_quant.float twin)")
-    add_hp_plan_parser(sub, _add_images_arg)
+    _add_progress_arg(e, "emulate")
+    _add_progress_arg(add_hp_plan_parser(sub, _add_images_arg), "hp-plan")
     return ap
 
 
@@ -173,9 +205,12 @@ def _shape(text: str | None):
 def cmd_reference(args) -> int:
     from nnie_lsp.triage.inputs.dump_runs import write_reference_run
 
-    inputs = _run_inputs(args)
-    out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
-    report = write_reference_run(inputs, out, _shape(args.input_shape))
+    with _progress(args) as progress:
+        progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
+        inputs = _run_inputs(args)
+        progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
+        out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
+        report = write_reference_run(inputs, out, _shape(args.input_shape), progress=progress.part(INPUTS_SHARE, 100))
     _say_written(report, f"{len(report.files)} Caffe dumps ({inputs.describe_preprocessing})")
     return EXIT_OK
 
@@ -185,10 +220,14 @@ def cmd_emulate(args) -> int:
     from nnie_lsp.triage.inputs.beside_cfg import EMULATED_16BIT_DIR
     from nnie_lsp.triage.inputs.dump_runs import write_emulation_run
 
-    inputs = _run_inputs(args)
-    out = _output_folder(args, EMULATED_16BIT_DIR if args.bits == 16 else _layout().EMULATED_DIR)
-    options = EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp), keep_inputs=args.input_dumps)
-    report = write_emulation_run(inputs, out, options, args.format, _shape(args.input_shape))
+    with _progress(args) as progress:
+        progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
+        inputs = _run_inputs(args)
+        progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
+        out = _output_folder(args, EMULATED_16BIT_DIR if args.bits == 16 else _layout().EMULATED_DIR)
+        options = EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp), keep_inputs=args.input_dumps)
+        report = write_emulation_run(inputs, out, options, args.format, _shape(args.input_shape),
+                                     progress=progress.part(INPUTS_SHARE, 100))
     _say_written(report, f"{len(report.files)} simulated {args.bits}-bit NNIE dumps ({args.format})")
     if report.skipped:
         names = ", ".join(n for n, _ in report.skipped[:6]) + (" …" if len(report.skipped) > 6 else "")
@@ -206,7 +245,7 @@ def _threshold_names() -> list[str]:
 
 
 def _thresholds(items: list[str]):
-    from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.pipeline import thresholds_from
 
     mapping = {}
     for it in items:
@@ -214,38 +253,31 @@ def _thresholds(items: list[str]):
             raise ValueError(f"--threshold {it!r}: expected KEY=VALUE")
         k, v = it.split("=", 1)
         mapping[k.strip()] = v.strip()
-    return Thresholds.from_mapping(mapping)
+    return thresholds_from(mapping)
 
 
 def cmd_compare(args) -> int:
+    from dataclasses import replace
+
+    from nnie_lsp.triage import pipeline
+
+    request = pipeline.TriageRequest(reference=args.reference, sim=args.sim, sim16=args.sim_16bit, cfg=args.cfg,
+                                     prototxt=args.prototxt, dot=args.dot, images=args.images, clips=args.clips,
+                                     postprocess=args.postprocess, lang=args.lang)
+    with _progress(args) as progress:
+        # the inputs first (what was found is said before any option is read), then the comparison
+        request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))
+        request = replace(request, thresholds=_thresholds(args.threshold))
+        result = pipeline.triage(request, progress=progress.part(INPUTS_SHARE, RESULT_AT))
+        progress.step("report", 0, 1)   # the terminal bar ends here: the report may go to the terminal
+        _write_report(args, result.to_json())
+        progress.step("report", 1, 1)
+    return EXIT_OK
+
+
+def _write_report(args, doc: dict) -> None:
     from nnie_lsp.triage.report import render as report
-    from nnie_lsp.triage.measure.images import run_triage
 
-    if args.cfg or not (args.reference and args.sim):  # what is not given is found beside the cfg
-        from nnie_lsp.triage.inputs.beside_cfg import complete_inputs
-        args.reference, args.sim, args.sim_16bit, args.dot, args.prototxt = complete_inputs(
-            args.cfg, reference=args.reference, sim=args.sim, sim16=args.sim_16bit, dot=args.dot,
-            prototxt=args.prototxt, log=sys.stderr).as_tuple()
-    progress = None
-    bar = None
-    if sys.stderr.isatty():
-        from nnie_lsp.triage.progress import ProgressBar
-
-        state = {}
-
-        def progress(i, n, name):  # noqa: F811
-            if "bar" not in state:
-                state["bar"] = ProgressBar(n, "comparing layers")
-            state["bar"].advance(name)
-        bar = state
-    try:
-        result = run_triage(args.reference, args.sim, images=args.images, clips_from=args.clips, sim16=args.sim_16bit,
-                            cfg=args.cfg, prototxt=args.prototxt, dot=args.dot, thresholds=_thresholds(args.threshold),
-                            postprocess=args.postprocess, progress=progress, lang=args.lang)
-    finally:
-        if bar and "bar" in bar:
-            bar["bar"].close()
-    doc = result.to_json()
     if args.format == "json":
         text = report.to_json_text(doc) + "\n"
     elif args.format == "markdown":
@@ -261,7 +293,6 @@ def cmd_compare(args) -> int:
     if args.html:
         Path(args.html).write_text(report.render_html(doc), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)
-    return EXIT_OK
 
 
 def cmd_bundle(args) -> int:

@@ -2,7 +2,7 @@
 
   nnie-triage hp-plan --cfg FILE [--target COS] [--budget N] [--images K|all] [--format text|json]
                       [--sim DIR [--sim-16bit DIR]] [--prototxt F] [--caffemodel F] [--image F ...]
-                      [--transpose] [--output FILE]
+                      [--transpose] [--output FILE] [--progress auto|json|none]
 
 Argument parsing and output only: the planner is :mod:`nnie_lsp.triage.hp_plan.planner`, the run from the
 cfg :mod:`nnie_lsp.triage.hp_plan.from_cfg`, the report :mod:`nnie_lsp.triage.hp_plan.report`.
@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 EXIT_OK = 0
+#: Progress (percent): the plan made (the report is written after it).
+PLANNED_AT = 97.0
 
 
 def add_parser(sub, add_images_arg) -> argparse.ArgumentParser:
@@ -44,15 +46,19 @@ def add_parser(sub, add_images_arg) -> argparse.ArgumentParser:
 def cmd_hp_plan(args) -> int:
     from nnie_lsp.triage.hp_plan.report import render_text, to_json_text
     from nnie_lsp.triage.hp_plan.from_cfg import HpPlanRequest, run_hp_plan
+    from nnie_lsp.triage.progress import open_progress
 
     request = HpPlanRequest(cfg=args.cfg, target=args.target, budget=args.budget, images=args.images,
                             prototxt=args.prototxt, caffemodel=args.caffemodel, image=list(args.image),
                             transpose=args.transpose, sim=args.sim, sim16=args.sim_16bit)
-    run = run_hp_plan(request)
-    text = to_json_text(run) if args.format == "json" else render_text(run)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    with open_progress(args.progress) as progress:
+        run = run_hp_plan(request, progress=progress.part(0, PLANNED_AT))
+        progress.step("report", 0, 1)   # the terminal bar ends here: the report may go to the terminal
+        text = to_json_text(run) if args.format == "json" else render_text(run)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+            print(f"wrote {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        progress.step("report", 1, 1)
     return EXIT_OK

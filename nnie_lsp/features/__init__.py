@@ -7,8 +7,10 @@ tests call them directly.
 - :mod:`.navigation`: definition, references, rename, symbols, links, folding;
 - :mod:`.actions`: quick-fix titles, "disable for this line", fix-all (the server carries each
   fix's edits ready for the editor in ``Diagnostic.data``);
-- :mod:`.triage`: nnie-triage JSON -> per-layer diagnostics and inlay hints, the editor commands'
-  argument objects;
-- :mod:`.triage_results`: a stored triage result on the current texts (findings and fixes carried
-  over, "apply all" choice, the words of the lens and the notification).
+- :mod:`.triage`: the editor's triage without LSP types — the commands' argument objects, per-layer
+  notes (the T005 similarity diagnostic and the ``cos`` inlay hint) and the findings back as
+  Diagnostics with their Fixes (:mod:`.triage.annotations`); a stored result on the current texts:
+  findings and fixes carried over, "apply all", the words of the lens and stale marks
+  (:mod:`.triage.carry_over`); the fixes already in the texts (:mod:`.triage.fixed_since_run`);
+  the run's lines in the current text (:mod:`.triage.line_map`).
 """

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..cfg.keys import KEYS, lookup
+from ..i18n import pick
 from ..prototxt import layers as layer_table
 from ..prototxt import schema
 from ..prototxt.graph import NetGraph
@@ -27,10 +28,6 @@ class Completion:
     snippet: bool = False
     sort_text: str | None = None
     filter_text: str | None = None
-
-
-def _zh(lang: str) -> bool:
-    return lang.startswith("zh")
 
 
 _SNIPPET_META = re.compile(r"\$\{\d+\|([^|]*)\|\}|\$\{\d+:([^}]*)\}|\$\d+")
@@ -114,7 +111,6 @@ def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: b
     completing file paths; `text`: the whole cfg, so keys already set rank last)."""
     before = text_line[:pos.character]
     after = text_line[pos.character:]
-    zh = _zh(lang)
     m = _VALUE_PREFIX.match(before)
     if m:
         spec = lookup(m.group(1))
@@ -132,7 +128,7 @@ def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: b
         out = []
         for i, c in enumerate(spec.choices):
             doc = spec.value_docs.get(c)
-            text = (doc[1] if zh else doc[0]) if doc else ""
+            text = pick(doc, lang) if doc else ""
             out.append(Completion(c, "enum", c, rng, detail=f"[{spec.name}]", documentation=text,
                                   sort_text=f"{i:03d}"))
         return out
@@ -150,9 +146,9 @@ def cfg_completions(text_line: str, pos: Position, lang: str = "en", snippets: b
         if spec.status == "unverified" or spec.alias_of:
             continue
         ins = spec.snippet if snippets else plain_from_snippet(spec.snippet)
+        doc = pick((spec.doc_en, spec.doc_zh), lang)
         out.append(Completion(
-            f"[{name}]", "key", ins, rng, detail=(spec.doc_zh if zh else spec.doc_en).split("。")[0][:80],
-            documentation=spec.doc_zh if zh else spec.doc_en, snippet=snippets,
+            f"[{name}]", "key", ins, rng, detail=doc.split("。")[0][:80], documentation=doc, snippet=snippets,
             sort_text=_key_rank(spec, present) + name.lower(), filter_text=f"[{name}"))
     return out
 
@@ -217,7 +213,6 @@ def prototxt_completions(doc: PrototxtDocument, graph: NetGraph | None, pos: Pos
     line = text_line if text_line is not None else (li.line_text(pos.line) if pos.line < li.line_count else "")
     before = line[:pos.character]
     after = line[pos.character:]
-    zh = _zh(lang)
 
     m = _TYPE_VALUE.search(before)
     if m:
@@ -231,7 +226,7 @@ def prototxt_completions(doc: PrototxtDocument, graph: NetGraph | None, pos: Pos
             spec = layer_table.lookup(name)
             rank = {"supported": "0", "extension": "1", "cpu": "2"}.get(spec.support, "3")
             out.append(Completion(name, "type", f'"{name}"', rng, detail=spec.support,
-                                  documentation=spec.doc_zh if zh else spec.doc_en,
+                                  documentation=pick((spec.doc_en, spec.doc_zh), lang),
                                   sort_text=rank + name.lower(), filter_text=f'{quote}{name}'))
         return out
 

@@ -9,7 +9,7 @@ import os
 
 from ..cfg.keys import KEYS, KeySpec, foreign, lookup, suggest
 from ..cfg.values import check_value
-from ..i18n import t
+from ..i18n import is_zh, pick, t
 from ..mapper.nettree import NetTree, TreeNode
 from ..project import PATH_KEYS, Project
 from ..prototxt import layers as layer_table
@@ -23,17 +23,13 @@ from .common import blob_ref_at, layer_at, suppression_code_at
 Hover = tuple[str, Range]
 
 
-def _zh(lang: str) -> bool:
-    return lang.startswith("zh")
-
-
 # ------------------------------------------------------------------ rule codes
 
 def rule_markdown(code: str, lang: str = "en") -> str:
     r = get_rule(code)
     if r is None:
         return t("hover.unknown_code", lang, code=code)
-    return r.explain("zh" if _zh(lang) else "en").replace("\n# ", "\n### ").replace("# ", "### ", 1)
+    return r.explain(lang).replace("\n# ", "\n### ").replace("# ", "### ", 1)
 
 
 def suppression_hover(line_text: str, pos: Position, lang: str = "en") -> Hover | None:
@@ -48,15 +44,14 @@ def suppression_hover(line_text: str, pos: Position, lang: str = "en") -> Hover 
 # ------------------------------------------------------------------ cfg
 
 def key_markdown(spec: KeySpec, lang: str = "en") -> str:
-    zh = _zh(lang)
-    lines = [f"**[{spec.name}]** — {t('hover.key', lang)}", "", spec.doc_zh if zh else spec.doc_en, ""]
+    lines = [f"**[{spec.name}]** — {t('hover.key', lang)}", "", pick((spec.doc_en, spec.doc_zh), lang), ""]
     if spec.alias_of:
         lines += [t("hover.alias", lang, preferred=spec.alias_of), ""]
     if spec.choices:
         lines.append(f"**{t('hover.values', lang)}**")
         for c in spec.choices:
             doc = spec.value_docs.get(c)
-            lines.append(f"- `{c}`" + (f": {doc[1] if zh else doc[0]}" if doc else ""))
+            lines.append(f"- `{c}`" + (f": {pick(doc, lang)}" if doc else ""))
         lines.append("")
     if spec.minimum is not None or spec.maximum is not None:
         lo = spec.bound_labels[0] or (str(spec.minimum) if spec.minimum is not None else "-∞")
@@ -87,13 +82,12 @@ def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None
     if entry is None:
         return None
     spec = lookup(entry.key)
-    zh = _zh(lang)
     if entry.bracket_range.contains(pos):
         if spec is not None:
             return key_markdown(spec, lang), entry.bracket_range
         fk = foreign(entry.key)
         if fk is not None:
-            return f"**[{fk.name}]** — {t('hover.foreign_key', lang)}\n\n{fk.doc_zh if zh else fk.doc_en}\n\n*{fk.source}*\n", entry.bracket_range
+            return f"**[{fk.name}]** — {t('hover.foreign_key', lang)}\n\n{pick((fk.doc_en, fk.doc_zh), lang)}\n\n*{fk.source}*\n", entry.bracket_range
         s = suggest(entry.key)
         md = f"**[{entry.key}]** — {t('hover.unknown_key', lang)}"
         if s:
@@ -105,7 +99,7 @@ def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None
     lines = [f"**[{spec.name}] {value}**", ""]
     doc = spec.value_docs.get(value)
     if doc:
-        lines += [doc[1] if zh else doc[0], ""]
+        lines += [pick(doc, lang), ""]
     if entry.key in PATH_KEYS:
         ref = project.ref_for(entry)
         if ref is not None and not ref.is_null and not ref.foreign:
@@ -116,7 +110,7 @@ def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None
     else:
         chk = check_value(spec, value)
         if not chk.ok:
-            lines.append("⚠ " + (chk.message_zh if zh and chk.message_zh else chk.message))
+            lines.append("⚠ " + (chk.message_zh if is_zh(lang) and chk.message_zh else chk.message))
     lines += ["", "---", "", key_markdown(spec, lang)]
     return "\n".join(lines).rstrip() + "\n", entry.value_range
 
@@ -131,10 +125,9 @@ def layer_type_markdown(type_: str, lang: str = "en") -> str:
         if s:
             md += "\n\n" + t("hover.did_you_mean", lang, key=s).replace("[", "`").replace("]", "`")
         return md
-    zh = _zh(lang)
     lines = [f"**{spec.type}** — {t('hover.layer_type', lang)}", "",
              f"**{t('hover.support.' + spec.support, lang)}**", "",
-             spec.doc_zh if zh else spec.doc_en, ""]
+             pick((spec.doc_en, spec.doc_zh), lang), ""]
     if spec.limits:
         lines += [f"**{t('hover.limits', lang)}**: {spec.limits}", ""]
     if spec.mapper_inserts_permute:

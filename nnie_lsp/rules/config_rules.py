@@ -9,6 +9,7 @@ from ..cfg.values import check_value
 from ..cfg.preprocessing import norm_semantics
 from ..diagnostics import Severity
 from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
+from ..i18n import is_zh, pick
 from ..text import Position, Range, TextEdit
 from .registry import CFG, rule
 
@@ -48,7 +49,7 @@ def nn001(project, ctx):
     if cfg is None:
         return
     for err in cfg.errors:
-        detail = getattr(err, "message_zh", "") if ctx.lang.startswith("zh") else ""
+        detail = getattr(err, "message_zh", "") if is_zh(ctx.lang) else ""
         yield ctx.diag("bad", cfg.path, err.range, detail=detail or err.message)
 
 
@@ -99,7 +100,7 @@ def nn002(project, ctx):
         fk = cfg_keys.foreign(e.key)
         if fk is not None:
             yield ctx.diag("foreign", cfg.path, e.key_range,
-                           detail=fk.doc_zh if ctx.lang.startswith("zh") else fk.doc_en)
+                           detail=pick((fk.doc_en, fk.doc_zh), ctx.lang))
             continue
         sug = cfg_keys.suggest(e.key)
         if sug:
@@ -184,7 +185,7 @@ def nn003(project, ctx):
         chk = check_value(spec, e.value)
         if chk.ok:
             continue
-        msg = chk.message_zh if ctx.lang.startswith("zh") else chk.message_en
+        msg = pick((chk.message_en, chk.message_zh), ctx.lang)
         fix = None
         if chk.suggestion is not None:
             fix = ctx.fix("set", [(cfg.path, set_cfg_value(e, chk.suggestion))], safe=True, value=chk.suggestion)

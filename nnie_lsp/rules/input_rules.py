@@ -12,6 +12,7 @@ import re
 from ..cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
 from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
+from ..i18n import pick
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
 from .registry import CFG, rule
@@ -51,12 +52,11 @@ def rgb_evidence(project, lang: str = "en") -> list[str]:
     graph = project.graph
     if graph is None:
         return []
-    zh = lang.startswith("zh")
     names = [l.name for l in graph.layers] + [b for l in graph.layers for b in l.tops]
     ev = []
 
     def say(en: str, cn: str) -> None:
-        ev.append(cn if zh else en)
+        ev.append(pick((en, cn), lang))
 
     def sample(rx):
         return [n for n in names if rx.search(n)]
@@ -135,7 +135,7 @@ def nn108(project, ctx):
     ev = [ctx.text("declared", fw=fw)] if fw in RGB_FRAMEWORKS else rgb_evidence(project, ctx.lang)
     if not ev:
         return
-    sep = "；" if ctx.lang.startswith("zh") else "; "
+    sep = pick(("; ", "；"), ctx.lang)
     for prep in _inputs(project)[:max(1, len(project.graph.inputs))]:
         if prep.is_feature_map:
             continue

@@ -9,6 +9,7 @@ Registered when :mod:`.schema_rules` is loaded.
 from __future__ import annotations
 
 from ..diagnostics import Severity
+from ..i18n import pick
 from ..prototxt.batch import BATCH_AXIS_FIELDS
 from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule
@@ -103,7 +104,7 @@ def _limit_places(g, ctx):
             rm = child(pp, "round_mode")
             if rm is not None and str(rm.value).upper() == "FLOOR":
                 yield Place("ceil", rm.range, name, {"field": "round_mode: FLOOR",
-                            "how": "down (floor)" if not ctx.lang.startswith("zh") else "向下"},
+                            "how": pick(("down (floor)", "向下"), ctx.lang)},
                             Severity.WARNING)
         elif t == "Upsample":
             up = child(src.node, "upsample_param")

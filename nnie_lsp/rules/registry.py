@@ -17,6 +17,7 @@ import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from ..diagnostics import Diagnostic, Severity
+from ..i18n import is_zh, pick
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 
@@ -74,16 +75,15 @@ class Rule(NamedTuple):
         return STEP_GROUPS.get(self.step or 0, "Config and schema")
 
     def explain(self, lang: str = "en") -> str:
-        zh = lang.startswith("zh")
         lines = [f"# {self.code} ({self.name})", ""]
-        lines.append(self.summary[1] if zh else self.summary[0])
+        lines.append(pick(self.summary, lang))
         lines.append("")
         lines.append(f"Default severity: {self.severity.label}"
                      + ("" if self.default_enabled else " (off by default; enable with --select)"))
         if self.fix:
             lines.append(f"Fix: {self.fix}")
         lines.append("")
-        if zh and self.docs_zh:
+        if is_zh(lang) and self.docs_zh:
             lines += ["## 说明", "", self.docs_zh.strip(), ""]
         for section in DOC_SECTIONS:
             body = self.docs.get(section)

@@ -14,6 +14,7 @@ are reported everywhere in the file: the mapper's parser reads it whole.
 from __future__ import annotations
 
 from ..diagnostics import Severity
+from ..i18n import pick
 from ..prototxt import layers as layer_table
 from ..prototxt.python_layers import python_layer_advice
 from ..text import Range, TextEdit
@@ -346,7 +347,7 @@ def _python_layer(layer, rng, doc, ctx):
     if known is None:
         advice = ctx.text("advice_default", name=layer.name)
     else:
-        advice = known.zh if ctx.lang.startswith("zh") else known.en
+        advice = pick((known.en, known.zh), ctx.lang)
     return ctx.diag("python", doc.path, rng, layer_class=layer_class or "?", advice=advice)
 
 

@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--version", action="store_true")
     args = ap.parse_args(argv)
     from .. import __version__
+    from ..i18n import language
     if args.version:
         print(f"nnie-lsp {__version__}")
         return 0
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     server = create_server()
     if args.lang:
         server.cli_lang = args.lang
-        server.lang = "zh" if args.lang.lower().startswith("zh") else "en"
+        server.lang = language(args.lang)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:

@@ -115,7 +115,7 @@ def choose_language(setting: str, locale: str | None, cli: str | None = None) ->
     """"en" or "zh": an explicit setting wins, then the command line, then the client locale."""
     s = (setting or "auto").lower()
     if s != "auto":
-        return "zh" if s.startswith("zh") else "en"
+        return i18n.language(s)
     if cli:
-        return "zh" if cli.lower().startswith("zh") else "en"
-    return "zh" if (locale or "").lower().startswith("zh") else "en"
+        return i18n.language(cli)
+    return i18n.language(locale)

@@ -31,9 +31,9 @@ from typing import Callable, Iterable, Mapping
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
+from ..diagnostic_json import RULES_DOC, rule_url
 from ..diagnostics import Diagnostic, Fix
 from ..features.actions import Action
-from ..output import RULES_DOC, rule_url
 from ..text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
 SOURCE = "nnie-lint"

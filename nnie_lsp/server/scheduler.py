@@ -24,8 +24,8 @@ from lsprotocol import types as lsp
 
 from .. import i18n
 from ..diagnostics import Diagnostic
-from ..lint import lint_project, project_for_file
-from ..project import DiskProvider, Project, cached_prototxt
+from ..lint import lint
+from ..project import DiskProvider, Project, cached_prototxt, project_for_file
 from ..settings import LintSettings
 from ..text import LineIndex
 from .convert import SOURCE, Encoder, to_lsp_diagnostic
@@ -96,10 +96,10 @@ class LintScheduler:
         """Runs in the lint thread."""
         started = time.perf_counter()
         provider = DiskProvider(dict(snap.overlay))
-        project = project_for_file(snap.path, settings=snap.settings, provider=provider, cwd=snap.cwd,
-                                   is_cfg=snap.kind == "cfg")
-        outcome = lint_project(project, lang=snap.lang, paths=[snap.path])
-        for error in outcome.errors:
+        outcome = lint(snap.path, settings=snap.settings, provider=provider, cwd=snap.cwd, kind=snap.kind,
+                       lang=snap.lang)
+        project = outcome.project
+        for error in outcome.internal_errors:
             self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", lsp.MessageType.Error)
         indexes: dict[str, LineIndex | None] = {}
         if project.cfg is not None and project.cfg.path:

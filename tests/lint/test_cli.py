@@ -207,7 +207,7 @@ def test_internal_errors_are_one_line(project, capsys, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
-    monkeypatch.setattr(cli, "lint_files", boom)
+    monkeypatch.setattr(cli, "lint", boom)
     code, _, err = run(capsys, "project")
     assert code == 2 and "internal error: RuntimeError: simulated bug" in err and "Traceback" not in err
 

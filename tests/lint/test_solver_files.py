@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import discover, discover_inputs, lint_files
+from nnie_lsp.lint_paths import discover_inputs, lint_files, lintable_files
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.features.common import document_kind
 from nnie_lsp.prototxt.solver import looks_like_solver, top_level_fields
@@ -72,8 +72,8 @@ def _folder(tmp_path: Path) -> Path:
 
 def test_folder_mode_skips_solver_files(tmp_path):
     _folder(tmp_path)
-    assert [Path(f).name for f in discover([str(tmp_path)])] == ["deploy.prototxt"]
-    result = lint_files(discover([str(tmp_path)]), settings=LintSettings())
+    assert [Path(f).name for f in lintable_files([str(tmp_path)])] == ["deploy.prototxt"]
+    result = lint_files(lintable_files([str(tmp_path)]), settings=LintSettings())
     assert not [d for d in result.diagnostics if d.code == "NN011"]
 
 

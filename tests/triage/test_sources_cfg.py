@@ -61,3 +61,26 @@ def test_the_fit_reads_the_same_cfg_from_the_sources(work):
     by_project = fit_preprocessing(ref, sim, cfg_path="../sim.cfg", cfg_project=sources.project)
     assert by_project.to_dict() == by_path.to_dict()
     assert by_path.edits
+
+
+def test_a_case_1_diagnosis_reads_the_cfg_once(scenario_dirs, monkeypatch):
+    """The fit takes the cfg the findings' Sources read (``cfg_project``), not a second reading."""
+    import nnie_lsp.project
+    from nnie_lsp.triage.compare import run_compare
+    from nnie_lsp.triage.diagnose import builder
+
+    p = scenario_dirs("channel_swap")
+    reads: list[str] = []
+
+    def counting(load):
+        def load_project(*args, **kwargs):
+            if kwargs.get("cfg_path") is not None:
+                reads.append(str(kwargs["cfg_path"]))
+            return load(*args, **kwargs)
+        return load_project
+
+    monkeypatch.setattr(nnie_lsp.project, "load_project", counting(nnie_lsp.project.load_project))
+    monkeypatch.setattr(builder, "load_project", counting(builder.load_project))
+    result = run_compare(p["caffe"], p["nnie"], cfg=p["cfg"], prototxt=p["prototxt"]).to_json()
+    assert result["case"] == 1 and result["preprocessing"]["edits"]
+    assert reads == [str(p["cfg"])]

@@ -1,11 +1,12 @@
 """The triage commands: ``nnie.triage`` (``nnie-triage compare``), ``nnie.reference`` and
 ``nnie.emulate``, each a subprocess with cancellable progress (:mod:`.jobs`).
 
-``nnie.triage`` completes its inputs from what lies beside the cfg
-(:mod:`nnie_lsp.triage.inputs.beside_cfg`), runs the comparison in the cfg's folder, stores the result
-with its HTML and text reports in ``.nnie-triage/`` (:mod:`nnie_lsp.triage.store`) and shows it
-(:mod:`.triage_results`).  Its response is the compare JSON plus the ``editor`` object of
-docs/editor-protocol.md.
+``nnie.triage`` completes its inputs once, with the editor's unsaved texts, through the triage's
+one entry (:func:`nnie_lsp.triage.pipeline.find_inputs`: what lies beside the cfg), passes every
+input to ``nnie-triage compare`` explicitly (so the command has nothing left to look for), runs it
+in the cfg's folder, stores the result with its HTML and text reports in ``.nnie-triage/``
+(:mod:`nnie_lsp.triage.store`) and shows it (:mod:`.results`).  Its response is the compare JSON
+plus the ``editor`` object of docs/editor-protocol.md.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ... import i18n
 from ...features.triage import annotations as triage_features
 from ...features.triage import carry_over as result_features
-from ...lint import project_for_file
-from ...project import DiskProvider
+from ...project import DiskProvider, project_for_file
 from ...settings import LintSettings
 from ...text import read_text
 from .jobs import Busy, run_job
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from ...triage.store import StoredTriage
     from ..server import NnieLanguageServer
 
-# nnie_lsp.triage (store, discovery) is imported inside the commands: the package pulls in numpy,
-# which the server's start-up does without.
+# nnie_lsp.triage (store, pipeline, inputs) is imported inside the commands: none of it loads numpy,
+# but the server's start-up does without it until a triage command runs.
 
 ROLES = ("reference", "sim", "sim16", "dot")
 
@@ -98,7 +98,8 @@ class TriageRunner:
     async def run(self, args: Sequence) -> dict:
         """Run one triage; the compare JSON plus the ``editor`` object."""
         from ...triage import store
-        from ...triage.inputs.beside_cfg import DiscoveryError, complete_inputs
+        from ...triage.inputs.beside_cfg import DiscoveryError
+        from ...triage.pipeline import TriageRequest, find_inputs
         lang = self.ls.lang
         try:
             targs = triage_features.TriageArgs.parse(list(args), self.ls.root)
@@ -111,13 +112,14 @@ class TriageRunner:
                                                   error=f"{key}: {path} does not exist"))
         cfg = targs.cfg or (self.cfg_of_prototxt(targs.prototxt) if targs.prototxt else None)
         try:
-            found = complete_inputs(cfg, reference=targs.reference, sim=targs.sim, sim16=targs.sim16, dot=targs.dot,
-                                    prototxt=targs.prototxt, force=targs.discover, reader=self.read)
+            found = find_inputs(TriageRequest(reference=targs.reference, sim=targs.sim, sim16=targs.sim16, cfg=cfg,
+                                              prototxt=targs.prototxt, dot=targs.dot, lang=lang, find=targs.discover),
+                                reader=self.read)
         except DiscoveryError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         prototxt = found.prototxt
         owner = cfg or prototxt
-        inputs = {role: _input_json(found, role) for role in ROLES}
+        inputs = {role: found.origin(role) for role in ROLES}
         texts = {path: text for path in (cfg, prototxt) if path and (text := _disk_text(path)) is not None}
         html = None
         if owner:
@@ -220,15 +222,6 @@ class TriageRunner:
         self.ls.log("\n".join(lines))
         self.results.show_everywhere()   # results that read `out` are stale now
         return {"out": out, "files": _file_count(out), "message": "\n".join(lines), "command": command}
-
-
-def _input_json(found, role: str) -> dict | None:
-    path = getattr(found, role)
-    if not path:
-        return None
-    if role in found.discovered and found.discovery.get(role) is not None:
-        return found.discovery.get(role).to_json()
-    return {"path": os.path.abspath(path), "origin": "given", "rule": None}
 
 
 def _disk_text(path: str) -> str | None:

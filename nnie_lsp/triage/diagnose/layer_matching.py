@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...fixes import deinplace_edits
+from ...diagnostic_json import encode_fix
 from ...diagnostics import FileEdit, Severity
-from ...output import fix_json
 from ...prototxt import layers as layer_table
 from ...prototxt.graph import GraphLayer
 from ...rules.layer_matching import inplace_heads, split_code
@@ -324,4 +324,4 @@ def _inplace_split(r: LayerRow, th: Thresholds, builder: FindingBuilder, entry: 
                        producer_type=r.producer_type or "its producer", evidence=evidence_text, lint_code=code,
                        inplace=inplace_name)
     entry.update(explained=True, explanation=diag.message, kind="inplace-split", lint_code=code,
-                 confirmed=evidence.confirmed, fix=fix_json(diag))
+                 confirmed=evidence.confirmed, fix=encode_fix(diag.fix))

@@ -175,7 +175,8 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
     from .preprocess_fit import R2_GOOD, fit_preprocessing
 
     try:
-        fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, input_index=index, data_layer=th.data_layer)
+        fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, cfg_project=src.project, input_index=index,
+                                data_layer=th.data_layer)
     except ValueError as exc:
         builder.add("T106", "fit_failed", place=place, layer=row.name, error=str(exc))
         return None

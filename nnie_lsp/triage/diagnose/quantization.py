@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...diagnostic_json import rel
 from ...diagnostics import FileEdit, Severity
 from ...fixes import HP_SUFFIX, hp_plan_edits, hp_rename_edits
-from ...output import rel
 from ...prototxt import layers as layer_table
 from ...rules.triage_common import UNSET, register_finding
 from .builder import FindingBuilder, Place

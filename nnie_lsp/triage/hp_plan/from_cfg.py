@@ -15,9 +15,13 @@ from pathlib import Path
 
 from ...diagnostics import Fix
 from ...output import rel
+from ..progress import NO_PROGRESS, Reporter
 from .agreement import Agreement, check_agreement
 from .oracle import HpOracle
 from .planner import HpPlan, PlanError, plan_fix, plan_hp
+
+#: Progress (percent): the cfg and images read, the net loaded, the real runs checked; then the plan.
+INPUTS_AT, LOADED_AT, CHECKED_AT = 2.0, 10.0, 20.0
 
 
 @dataclass
@@ -48,19 +52,27 @@ class HpPlanRun:
     notes: list[str] = field(default_factory=list)
 
 
-def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
+def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> HpPlanRun:
+    """The plan of `request`.  Progress: ``inputs`` (the cfg, the images), ``load`` (the net and the
+    emulation's inputs), ``check`` (with ``sim``: the emulation against the real runs), then the
+    planner's ``rank`` and ``hp layer K`` (:func:`.planner.plan_hp`)."""
     from ...reference.caffe_forward import prepare_inputs
     from ...reference.net import NetLoadError, load_net
     from ...reference.run_inputs import Overrides, load_run_inputs
 
+    progress = progress or NO_PROGRESS
     if not Path(request.cfg).is_file():
         raise PlanError(f"cfg file {request.cfg} does not exist")
     if request.sim16 and not request.sim:
         raise PlanError("--sim-16bit needs --sim (the 8-bit run it is checked beside)")
+    progress.part(0, INPUTS_AT).step("inputs", 0, 1)
     inputs = load_run_inputs(request.cfg, prototxt=request.prototxt, caffemodel=request.caffemodel,
                              images=list(request.image) or None, count=request.images,
                              overrides=Overrides(transpose=request.transpose))
+    progress.part(0, INPUTS_AT).step("inputs", 1, 1)
     cfg, prototxt, caffemodel = request.cfg, str(inputs.prototxt), str(inputs.caffemodel)
+    loading = progress.part(INPUTS_AT, LOADED_AT)
+    loading.step("load", 0, 1)
     try:
         net = load_net(prototxt, caffemodel)
     except NetLoadError as exc:
@@ -69,10 +81,14 @@ def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
     image_sets = [[str(label) for label in image.labels] for image in inputs.images]
     notes = list(inputs.notes)
     oracle = HpOracle.build(net, [prepare_inputs(net, image.sources, inputs.preprocessing) for image in inputs.images])
+    loading.step("load", 1, 1)
     agreement = None
     if request.sim:
+        checking = progress.part(LOADED_AT, CHECKED_AT)
+        checking.step("check", 0, 1)
         agreement = check_agreement(oracle, prototxt, request.sim, request.sim16, request.target,
                                     image=", ".join(rel(f) for f in image_sets[-1]))
+        checking.step("check", 1, 1)
     listed = inputs.list_length
     if listed is not None and len(image_sets) < listed:
         notes.append(f"planned on {len(image_sets)} of the {listed} images of the list; the mapper calibrates "
@@ -86,10 +102,8 @@ def run_hp_plan(request: HpPlanRequest) -> HpPlanRun:
             notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
                          f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real)")
     if agreement is None or not agreement.blocks_plan:
-        from ..progress import ProgressBar
-
         plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead,
-                       progress=lambda description, total: ProgressBar(total, description))
+                       progress=progress.part(CHECKED_AT if request.sim else LOADED_AT, 100))
         if plan.layers:
             fix = plan_fix(plan.layers, prototxt, cfg)
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,

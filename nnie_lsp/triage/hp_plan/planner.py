@@ -30,29 +30,14 @@ The change itself is one engine :class:`~nnie_lsp.diagnostics.Fix` built by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
 
 from ...diagnostics import Applicability, Fix
+from ..progress import NO_PROGRESS, Reporter
 from .oracle import HpOracle, Score
 
 MIN_GAIN = 1e-9  # a marginal gain at or below this is no gain (float noise)
-
-
-class Bar(Protocol):
-    def advance(self, item: str = "") -> None: ...
-
-    def close(self) -> None: ...
-
-
-Progress = Callable[[str, int], Bar]  # (description, total) -> a bar, e.g. triage.progress.ProgressBar
-
-
-class _NoBar:
-    def advance(self, item: str = "") -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+#: Share of the planning (percent) the ranking takes in the progress; the picks share the rest.
+RANKED_AT = 40.0
 
 
 class PlanError(ValueError):
@@ -145,9 +130,11 @@ class HpPlan:
 
 
 def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, lookahead: int = 1,
-            progress: Progress | None = None) -> HpPlan:
+            progress: Reporter | None = None) -> HpPlan:
     """Rank the candidates, then build the `_hp` set greedily by marginal gain (module doc).
-    ``progress(description, total)`` makes a bar per phase (emulations can take minutes)."""
+    ``progress`` is told each evaluation (emulations can take minutes): the stage ``rank`` (each
+    layer 16-bit alone), then ``hp layer K`` (the K-th pick, each remaining layer tried)."""
+    progress = progress or NO_PROGRESS
     if not 0.0 < target <= 1.0:
         raise PlanError(f"target {target!r}: a cosine similarity in (0, 1]")
     if budget is not None and budget < 0:
@@ -156,7 +143,8 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
     start = oracle.evaluations
     baseline = oracle.score(())
     ceiling = oracle.score(candidates)
-    ranking = _rank(oracle, candidates, baseline, progress)
+    ranking = _rank(oracle, candidates, baseline, progress.part(0, RANKED_AT))
+    picks = _Picks(progress.part(RANKED_AT, 100), len(candidates) if budget is None else min(budget, len(candidates)))
     plan = HpPlan(target=target, budget=budget, candidates=candidates, baseline=baseline, ceiling=ceiling,
                   ranking=ranking, curve=[CurvePoint(0, None, (), baseline)], stopped="")
     if not candidates:
@@ -167,7 +155,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
         plan.stopped = _stop_reason(current.similarity, target, chosen, candidates, budget)
         if plan.stopped:
             break
-        pick, score = _best_addition(oracle, candidates, chosen, progress)
+        pick, score = _best_addition(oracle, candidates, chosen, picks)
         if pick is None or (not _improves(score, current) and not plan.reachable):
             plan.stopped = "no_gain"
             break
@@ -181,7 +169,7 @@ def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, looka
         for _ in range(lookahead):
             if len(chosen) == len(candidates) or (budget is not None and len(chosen) >= budget):
                 break
-            pick, score = _best_addition(oracle, candidates, chosen, progress)
+            pick, score = _best_addition(oracle, candidates, chosen, picks)
             if pick is None or not _improves(score, current):
                 break
             chosen.append(pick)
@@ -209,39 +197,44 @@ def _stop_reason(similarity: float, target: float, chosen: list[str], candidates
     return ""
 
 
-def _rank(oracle: HpOracle, candidates: list[str], baseline: Score, progress: Progress | None) -> list[RankedLayer]:
+def _rank(oracle: HpOracle, candidates: list[str], baseline: Score, progress: Reporter) -> list[RankedLayer]:
     """Each candidate alone, best gain first (ties: network order). Evaluated from the last layer
     back, so each run restarts where the previous one first differs."""
-    bar = progress("each layer 16-bit alone", len(candidates)) if progress else _NoBar()
     alone = {}
-    try:
-        for c in reversed(candidates):
-            alone[c] = oracle.score({c})
-            bar.advance(c)
-    finally:
-        bar.close()
+    for c in reversed(candidates):
+        alone[c] = oracle.score({c})
+        progress.step("rank", len(alone), len(candidates), c)
     ranked = [RankedLayer(c, oracle.position(c), alone[c].similarity, alone[c].similarity - baseline.similarity)
               for c in candidates]
     return sorted(ranked, key=lambda r: (-r.gain, r.position))
 
 
+class _Picks:
+    """The progress of the greedy picks: pick K gets an equal share of at most `most` picks (a plan
+    that stops early jumps to the end with the next stage)."""
+
+    def __init__(self, progress: Reporter, most: int) -> None:
+        self.progress, self.most = progress, max(most, 1)
+
+    def of(self, number: int) -> Reporter:
+        k = min(number, self.most)
+        return self.progress.part(100.0 * (k - 1) / self.most, 100.0 * k / self.most)
+
+
 def _best_addition(oracle: HpOracle, candidates: list[str], chosen: list[str],
-                   progress: Progress | None) -> tuple[str | None, Score | None]:
+                   picks: _Picks) -> tuple[str | None, Score | None]:
     """The remaining layer whose addition gives the best final similarity (ties: the better mean,
     then the earlier layer). The first step's scores are the ranking's (the oracle caches them)."""
     best: tuple[float, float, int] | None = None
     pick, pick_score = None, None
     remaining = [c for c in reversed(candidates) if c not in chosen]  # last first: restarts are shorter
-    bar = progress(f"`_hp` layer {len(chosen) + 1}", len(remaining)) if progress and chosen else _NoBar()
-    try:
-        for c in remaining:
-            score = oracle.score((*chosen, c))
-            key = (score.similarity, score.mean, -oracle.position(c))
-            if best is None or key > best:
-                best, pick, pick_score = key, c, score
-            bar.advance(c)
-    finally:
-        bar.close()
+    progress = picks.of(len(chosen) + 1) if chosen else NO_PROGRESS   # the first pick: the ranking's scores
+    for k, c in enumerate(remaining):
+        score = oracle.score((*chosen, c))
+        key = (score.similarity, score.mean, -oracle.position(c))
+        if best is None or key > best:
+            best, pick, pick_score = key, c, score
+        progress.step(f"hp layer {len(chosen) + 1}", k + 1, len(remaining), c)
     return pick, pick_score
 
 

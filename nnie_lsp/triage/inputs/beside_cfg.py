@@ -22,6 +22,9 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
 
 Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
 others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
+
+Importing this module loads no numpy (the editor's server uses it at once): dump names are parsed
+by :mod:`nnie_lsp.dumpio.names`, imported when a folder is first checked.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from typing import Callable, Mapping
 
 from ...cfg.paths import cfg_bases, resolve_written
 from ...cfg.reader import parse_cfg
-from ...dumpio.names import parse_dump_name
 from ...text import read_text
 from .folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
 
@@ -124,6 +126,8 @@ def _entries(folder: str) -> list[os.DirEntry]:
 
 def holds_dumps(folder: str) -> bool:
     """Whether `folder` holds at least one file named like a dump tensor (names only)."""
+    from ...dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
+
     checked = 0
     for entry in _entries(folder):
         try:
@@ -246,9 +250,10 @@ def _resolve(cfg: str, text: str, key: str, cwd: str) -> str | None:
 
 
 def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, reader: TextReader | None = None,
-             cwd: str | None = None) -> Discovery:
+             cwd: str | None = None, look_for: tuple[str, ...] = ROLES) -> Discovery:
     """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``) as
-    given, the others looked for beside the cfg (module doc).  `reader` reads a file's text (the
+    given, the others of `look_for` looked for beside the cfg (module doc; ``look_for=()`` reads
+    only the cfg: its prototxt, caffemodel and compile_mode).  `reader` reads a file's text (the
     editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second."""
     given = given or {}
     reader = reader or _default_reader
@@ -268,12 +273,12 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
         prototxt = _resolve(cfg, text, "prototxt_file", base)
         caffemodel = _resolve(cfg, text, "caffemodel_file", base)
         compile_mode = _compile_mode(text)
-    if inputs["reference"] is None:
+    if inputs["reference"] is None and "reference" in look_for:
         found = _dump_folder(folder, CAFFE_OUTPUT_DIR)
         if found is not None:
             inputs["reference"] = Found(found, "discovered", f"{CAFFE_OUTPUT_DIR}/ beside the cfg "
                                         "(RuyiStudio's Get Caffe Output folder)")
-    if inputs["sim"] is None:
+    if inputs["sim"] is None and "sim" in look_for:
         found = _dump_folder(folder, MAPPER_QUANT_DIR)
         if found is not None:
             inputs["sim"] = Found(found, "discovered", f"{MAPPER_QUANT_DIR}/ beside the cfg (written by nnie_mapper)")
@@ -282,12 +287,12 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
             if found is not None:
                 inputs["sim"] = Found(found, "discovered", f"{EMULATED_DIR}/ beside the cfg: an emulated 8-bit run "
                                       f"(nnie-triage emulate), not a mapper run (no {MAPPER_QUANT_DIR}/ found)")
-    if inputs["sim16"] is None:
+    if inputs["sim16"] is None and "sim16" in look_for:
         if compile_mode == 1:
             notes.append(f"the cfg says [compile_mode] 1: its own {MAPPER_QUANT_DIR}/ is already the 16-bit run")
         else:
             inputs["sim16"] = _sixteen_bit_run(cfg, folder, reader)
-    if inputs["dot"] is None:
+    if inputs["dot"] is None and "dot" in look_for:
         dot = os.path.join(folder, NET_TREE_FILE)
         if os.path.isfile(dot):
             inputs["dot"] = Found(dot, "discovered", f"{NET_TREE_FILE} beside the cfg (written by nnie_mapper)")
@@ -315,6 +320,17 @@ class CompareInputs:
     def as_tuple(self) -> tuple[str, str, str | None, str | None, str | None]:
         return self.reference, self.sim, self.sim16, self.dot, self.prototxt
 
+    def origin(self, role: str) -> dict | None:
+        """How the input of `role` came to be used, ``{"path", "origin", "rule"}`` (``origin``
+        ``given`` or ``discovered``); None when there is none."""
+        path = getattr(self, role)
+        if not path:
+            return None
+        found = self.discovery.get(role)
+        if role in self.discovered and found is not None:
+            return found.to_json()
+        return {"path": os.path.abspath(path), "origin": "given", "rule": None}
+
 
 def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str | None = None,
                     sim16: str | None = None, dot: str | None = None, prototxt: str | None = None,
@@ -323,13 +339,17 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
 
     Given dump folders are used as given, and nothing is added to them: when `reference` and
     `sim` are both given, only the prototxt the cfg names is filled in (unless `force`); when one
-    of them is missing, every input not given is looked for (module doc).  `force=False` never
-    looks.  Raises :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log`
-    (a text stream) is told each input found."""
+    of them is missing, every input not given is looked for (module doc).  `force=False` looks for
+    no folder (the prototxt still defaults to the one the cfg names, as ``compare --cfg`` does).
+    Nothing is read when there is nothing to find (every input given, or no cfg).  Raises
+    :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log` (a text stream) is
+    told each input found."""
     look = force if force is not None else not (reference and sim)
-    discovery = discover(cfg, given={"reference": reference, "sim": sim, "sim16": sim16, "dot": dot},
-                         reader=reader) if cfg else Discovery(None, None)
     values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot}
+    if cfg and (look or prototxt is None or not (reference and sim)):
+        discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else ())
+    else:
+        discovery = Discovery(None, None)
     discovered: list[str] = []
     if look:
         for role in ROLES:
@@ -339,7 +359,7 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
                 discovered.append(role)
                 if log is not None:
                     print(f"nnie-triage: {role}: {_shown(found.path)} — {found.rule}", file=log)
-    if prototxt is None and discovery.prototxt is not None and force is not False:
+    if prototxt is None and discovery.prototxt is not None:
         prototxt = discovery.prototxt
         discovered.append("prototxt")
         if log is not None:

@@ -5,6 +5,11 @@ several, in the folder layout of :mod:`.image_sets` with its manifest.
 load_run_inputs` took from the cfg. An emulation of several images calibrates its clips over all of
 them (:func:`nnie_lsp.emulation.emulate.emulate_images`); the mapper calibrates on its whole image
 list (docs/field-facts.md §5.6), so running fewer images than the list holds is said in the notes.
+
+Progress (a :class:`nnie_lsp.triage.progress.Reporter`): ``load`` (the net), then ``forward`` with
+done/total counting images (a reference run writes each image's dumps as it goes); an emulation
+runs every image in one ``forward`` step (its clips are calibrated over all of them), then
+``write`` image by image.
 """
 
 from __future__ import annotations
@@ -12,7 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..progress import NO_PROGRESS, Reporter
 from .image_sets import image_folder_name, prepare_output, write_manifest
+
+#: Shares of a run in the progress (percent): the net loaded, the images run, their dumps written.
+LOADED_AT, FORWARD_SHARE = 10.0, 0.8
 
 
 @dataclass
@@ -52,47 +61,65 @@ def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[
     }
 
 
-def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None) -> RunReport:
+def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None, *,
+                        progress: Reporter | None = None) -> RunReport:
     """Every blob of every image through OpenCV, written as RuyiStudio's "Get Caffe Output" does
     (docs/field-facts.md §10.3)."""
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
 
+    progress = progress or NO_PROGRESS
     out = Path(out)
     notes = list(inputs.notes) + prepare_output(out)
+    loading = progress.part(0, LOADED_AT)
+    loading.step("load", 0, 1)
     net = load_reference_net(inputs.prototxt, inputs.caffemodel)
+    loading.step("load", 1, 1)
     folders = _folders(out, inputs)
     files: list[Path] = []
-    for img, folder in zip(inputs.images, folders):
+    running = progress.part(LOADED_AT, 100)
+    for k, (img, folder) in enumerate(zip(inputs.images, folders)):
+        running.step("forward", k, len(folders))
         run = run_reference(inputs.prototxt, inputs.caffemodel, img.sources, inputs.preprocessing, input_shape,
                             net=net)
         files += write_reference_dumps(run, folder)
+    running.step("forward", len(folders), len(folders))
     write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe"))
     return RunReport(out, files, folders, notes)
 
 
 def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_quant",
-                        input_shape: tuple[int, ...] | None = None) -> RunReport:
+                        input_shape: tuple[int, ...] | None = None, *, progress: Reporter | None = None) -> RunReport:
     """The NNIE emulation of every image (clips calibrated over all of them), written in a real
     dump format; the manifest records the clips (they decode 8-bit input dumps, :mod:`.input_codes`)."""
     from nnie_lsp.reference.caffe_forward import prepare_inputs
     from nnie_lsp.emulation.emulate import emulate_images, write_sim_dumps
     from nnie_lsp.reference.net import NetLoadError, load_net
 
+    progress = progress or NO_PROGRESS
     out = Path(out)
     notes = list(inputs.notes) + prepare_output(out)
+    loading = progress.part(0, LOADED_AT)
+    loading.step("load", 0, 1)
     try:
         net = load_net(inputs.prototxt, inputs.caffemodel)
     except NetLoadError as exc:
         raise ValueError(str(exc)) from exc
     prepared = [prepare_inputs(net, img.sources, inputs.preprocessing, input_shape) for img in inputs.images]
+    loading.step("load", 1, 1)
+    emulated_at = LOADED_AT + (100 - LOADED_AT) * FORWARD_SHARE
+    running = progress.part(LOADED_AT, emulated_at)
+    running.step("forward", 0, len(prepared))
     runs = emulate_images(net, prepared, options)
+    running.step("forward", len(runs), len(runs))
+    writing = progress.part(emulated_at, 100)
     if inputs.list_length is not None and len(runs) < inputs.list_length:
         notes.append(f"clips calibrated on the {len(runs)} image(s) run; the mapper calibrates on all "
                      f"{inputs.list_length} of the image list")
     folders = _folders(out, inputs)
     files: list[Path] = []
-    for run, folder in zip(runs, folders):
+    for k, (run, folder) in enumerate(zip(runs, folders)):
         files += write_sim_dumps(run, folder, fmt=fmt)
+        writing.step("write", k + 1, len(folders))
     clips = {blob: round(clip, 9) for blob, clip in runs[0].clips.items()}
     write_manifest(out, _manifest("emulate", inputs, folders, out, files, format=fmt, bits=options.bits,
                                   hp_layers=sorted(options.hp_layers), clips=clips,

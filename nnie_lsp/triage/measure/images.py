@@ -10,18 +10,18 @@ NNIE calibrates on the whole image list but dumps only its last image (docs/fiel
 - its findings and fixes are those of a representative image: the last image showing that case;
 - every other case is said with its images -- "on one image only" when one image shows it.
 
-Dump folders with several images are the layout of :mod:`.image_sets`; a folder of one image (the
-mapper's ``mapper_quant/``, RuyiStudio's ``output/``) pairs with the list's last image.
+Dump folders with several images are the layout of :mod:`nnie_lsp.triage.inputs.image_sets`; a
+folder of one image (the mapper's ``mapper_quant/``, RuyiStudio's ``output/``) pairs with the list's
+last image.  :func:`nnie_lsp.triage.pipeline.triage` pairs the images, runs each and calls
+:func:`combine`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Callable
 
-from .. import compare as compare_module
-from ..inputs.image_sets import DumpFolder, ImagePair, ImageSetError, pair_images
+from ..inputs.image_sets import DumpFolder, ImagePair
 from .rows import ends
 
 #: Short names of the guide's cases for the sentences about the images.
@@ -29,49 +29,7 @@ CASE_NAMES = {1: "case 1 (preprocessing)", 2: "case 2 (quantization)", 3: "case 
               4: "case 4 (post-processing)", None: "an inconclusive result"}
 
 
-def run_triage(reference: str | Path, sim: str | Path, *, images: int | None = None,
-               clips_from: str | Path | None = None, sim16: str | Path | None = None,
-               progress: Callable[[int, int, str], None] | None = None, **options) -> "compare_module.TriageResult":
-    """Compare the dump folders ``reference`` and ``sim`` over the images they hold (the last
-    ``images`` of them; None = all). ``clips_from``: an emulated folder whose clips decode 8-bit
-    input dumps without a twin. ``options`` go to :func:`.compare.run_compare` (cfg, prototxt,
-    dot, thresholds, postprocess, lang)."""
-    for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
-        if not Path(path).exists():
-            raise compare_module.TriageInputError(f"{what} {path} does not exist")
-    ref_folder, sim_folder = DumpFolder.read(reference), DumpFolder.read(sim)
-    clips, origin = None, None
-    if clips_from is not None:
-        clip_folder = Path(clips_from)
-        clip_folder = clip_folder.parent if clip_folder.is_file() else clip_folder
-        clips = DumpFolder.read(clip_folder).clips()
-        if not clips:
-            raise compare_module.TriageInputError(f"--clips {clips_from}: no clips recorded there (give a folder "
-                                                  "written by `nnie-triage emulate`)")
-        origin = f"the emulation in {clip_folder}"
-    elif sim_folder.several or sim_folder.manifest is not None:
-        clips, origin = sim_folder.clips(), f"the emulation in {sim_folder.root}"
-    try:
-        pairs, notes = pair_images(ref_folder, sim_folder, images)
-    except ImageSetError as exc:
-        raise compare_module.TriageInputError(str(exc)) from exc
-    sixteen = _sixteen_bit_by_image(sim16, pairs)
-    results = []
-    for k, pair in enumerate(pairs):
-        step = None
-        if progress is not None:
-            def step(i, n, name, k=k):  # one bar over all images
-                progress(k * n + i, n * len(pairs), name)
-        results.append(compare_module.run_compare(pair.reference, pair.sim, sim16=sixteen.get(k), progress=step,
-                                                  clips=clips, clips_origin=origin, **options))
-    if len(results) == 1:
-        result = results[0]
-        result.notes = notes + result.notes
-        return result
-    return combine(pairs, results, notes, reference, sim)
-
-
-def _sixteen_bit_by_image(sim16, pairs: list[ImagePair]) -> dict[int, Path]:
+def sixteen_bit_by_image(sim16, pairs: list[ImagePair]) -> dict[int, Path]:
     """The 16-bit run's folder for each pair (by image line); a single-image 16-bit folder goes with
     the last image (the mapper's)."""
     if sim16 is None:

@@ -1,0 +1,175 @@
+"""The one triage entry: inputs → align → measure → diagnose → result.
+
+``nnie-triage compare``, the editor's server and library users all start here::
+
+    from nnie_lsp.triage.pipeline import TriageRequest, triage
+
+    result = triage(TriageRequest(cfg="net_inst.cfg"))   # the dumps found beside the cfg
+    result = triage(TriageRequest(reference="output", sim="mapper_quant", prototxt="net.prototxt"))
+    result.to_json()                                     # nnie_lsp/docs/triage-schema.md
+
+1. **inputs** -- :func:`find_inputs` completes the request from what lies beside its cfg
+   (:mod:`.inputs.beside_cfg`), once: a request it returns carries ``found`` and is never looked up
+   again.  The editor's server calls it itself (with the editor's unsaved texts), passes every
+   input to ``nnie-triage compare`` explicitly, and the command then finds nothing more to look for.
+2. **one image or several** -- the dump folders are paired image by image (:mod:`.inputs.image_sets`);
+   each pair is aligned, measured and diagnosed by :func:`.compare.run_compare`;
+3. several images are combined into one result (:func:`.measure.images.combine`).
+
+Progress (``progress``, a :class:`~.progress.Reporter`): stages ``inputs``, ``align``, ``measure``,
+``diagnose`` for one image; ``image K/N`` for each of several.  Importing this module loads no
+numpy (:func:`triage` loads the numerical stack when it runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping, TextIO
+
+from .inputs.beside_cfg import CompareInputs, TextReader, complete_inputs
+from .progress import NO_PROGRESS, Reporter
+
+if TYPE_CHECKING:
+    from .compare import TriageResult
+    from .measure.metrics import Thresholds
+
+#: Share of the run (percent) the input lookup takes in the progress.
+INPUTS_SHARE = 2.0
+#: Within one image's share (percent): alignment up to here, then the per-pair metrics ...
+ALIGNED_AT = 25.0
+#: ... up to here; the rest is the 16-bit run and the diagnosis.
+MEASURED_AT = 90.0
+
+
+@dataclass(frozen=True)
+class TriageRequest:
+    """What to compare.  Dump folders not given are found beside ``cfg`` (:func:`find_inputs`)."""
+
+    reference: str | None = None        # the Caffe side (RuyiStudio's output/, …)
+    sim: str | None = None              # the NNIE side (mapper_quant/, inst dumps, an emulation, …)
+    sim16: str | None = None            # a compile_mode 1 run (confirms or rejects quantization)
+    cfg: str | None = None              # the mapper cfg: findings' home, preprocessing, lookup folder
+    prototxt: str | None = None         # default: the one the cfg names
+    dot: str | None = None              # the mapper's cnn_net_tree.dot
+    images: int | None = None           # the last N images the dump folders hold (None: all)
+    clips: str | None = None            # an emulated folder whose clips decode 8-bit input dumps
+    postprocess: str | Callable | None = None   # "module:function" or the function (case 4)
+    thresholds: Thresholds | None = None
+    lang: str = "en"                    # the findings' language ("en" | "zh")
+    find: bool | None = None            # look beside the cfg: None when reference or sim is missing,
+                                        # True for every input not given, False for none
+    found: CompareInputs | None = field(default=None, compare=False, repr=False)  # set by find_inputs
+
+    def origin(self, role: str) -> dict | None:
+        """How the input of `role` (``reference``, ``sim``, ``sim16``, ``dot``) came to be used:
+        ``{"path", "origin": "given" | "discovered", "rule"}`` (None: no such input)."""
+        return self.found.origin(role) if self.found is not None else None
+
+
+def find_inputs(request: TriageRequest, *, reader: TextReader | None = None, log: TextIO | None = None,
+                progress: Reporter | None = None) -> TriageRequest:
+    """The request with its inputs completed from beside its cfg (once: a found request is
+    returned as it is).  `reader` reads a file's text (the editor's unsaved buffers); `log` is told
+    each input found.  Raises :class:`~.inputs.beside_cfg.DiscoveryError` (a ValueError) when the
+    reference or the simulator side is neither given nor found."""
+    if request.found is not None:
+        return request
+    progress = progress or NO_PROGRESS
+    progress.step("inputs", 0, 1)
+    found = complete_inputs(request.cfg, reference=request.reference, sim=request.sim, sim16=request.sim16,
+                            dot=request.dot, prototxt=request.prototxt, force=request.find, reader=reader, log=log)
+    progress.step("inputs", 1, 1)
+    return replace(request, reference=found.reference, sim=found.sim, sim16=found.sim16, dot=found.dot,
+                   prototxt=found.prototxt, found=found)
+
+
+def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: TextReader | None = None,
+           log: TextIO | None = None) -> TriageResult:
+    """Compare, measure and diagnose (module doc): one image, or each of several and the result
+    over all of them.  Bad input raises :class:`~.compare.TriageInputError` or another ValueError
+    with a message for the user."""
+    progress = progress or NO_PROGRESS
+    if request.found is None:
+        request = find_inputs(request, reader=reader, log=log, progress=progress.part(0, INPUTS_SHARE))
+        progress = progress.part(INPUTS_SHARE, 100)
+    from . import compare                      # the numerical stack from here on
+    from .inputs.image_sets import DumpFolder, ImageSetError, pair_images
+    from .measure.images import combine, sixteen_bit_by_image
+
+    reference, sim = request.reference, request.sim
+    for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
+        if not Path(path).exists():
+            raise compare.TriageInputError(f"{what} {path} does not exist")
+    ref_folder, sim_folder = DumpFolder.read(reference), DumpFolder.read(sim)
+    clips, origin = _clips(request.clips, sim_folder, compare.TriageInputError)
+    try:
+        pairs, notes = pair_images(ref_folder, sim_folder, request.images)
+    except ImageSetError as exc:
+        raise compare.TriageInputError(str(exc)) from exc
+    sixteen = sixteen_bit_by_image(request.sim16, pairs)
+    results = []
+    for k, pair in enumerate(pairs):
+        steps = _ImageSteps(progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)),
+                            f"image {k + 1}/{len(pairs)}" if len(pairs) > 1 else None)
+        results.append(compare.run_compare(
+            pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
+            dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
+            clips=clips, clips_origin=origin, progress=None if progress.silent else steps))
+        steps.finished()
+    if len(results) == 1:
+        result = results[0]
+        result.notes = notes + result.notes
+        return result
+    return combine(pairs, results, notes, reference, sim)
+
+
+def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) -> tuple[dict | None, str | None]:
+    """The clips that decode 8-bit input dumps without a twin: those of ``--clips``, else those of
+    the simulator folder when nnie-triage wrote it (else :func:`.compare.run_compare` reads each
+    image's folder)."""
+    from .inputs.image_sets import DumpFolder
+
+    if clips_from is not None:
+        clip_folder = Path(clips_from)
+        clip_folder = clip_folder.parent if clip_folder.is_file() else clip_folder
+        clips = DumpFolder.read(clip_folder).clips()
+        if not clips:
+            raise input_error(f"--clips {clips_from}: no clips recorded there (give a folder "
+                              "written by `nnie-triage emulate`)")
+        return clips, f"the emulation in {clip_folder}"
+    if sim_folder.several or sim_folder.manifest is not None:
+        return sim_folder.clips(), f"the emulation in {sim_folder.root}"
+    return None, None
+
+
+class _ImageSteps:
+    """:func:`.compare.run_compare`'s per-pair callback ``(i, n, name)`` as steps of one image's
+    share: ``align`` until the first pair is measured, ``measure`` pair by pair, ``diagnose`` when
+    it returns; with several images every step of image K is the stage ``image K/N``."""
+
+    def __init__(self, part: Reporter, label: str | None) -> None:
+        self.part, self.label, self.pairs = part, label, 0
+        self.aligned = part.part(0, ALIGNED_AT)
+        self.measured = part.part(ALIGNED_AT, MEASURED_AT)
+        self.aligned.step(label or "align", 0, 1)
+
+    def __call__(self, i: int, n: int, name: str) -> None:
+        self.pairs = n
+        if i == 0 and self.label is None:
+            self.aligned.step(self.label or "align", 1, 1)
+        self.measured.step(self.label or "measure", i, n, name)
+
+    def finished(self) -> None:
+        if self.label is None:
+            self.part.step("diagnose", 1, 1)
+        else:
+            self.part.step(self.label, self.pairs, self.pairs)
+
+
+def thresholds_from(items: Mapping[str, str] | None) -> Thresholds:
+    """Thresholds with the overrides `items` (name -> value; unknown names and values outside
+    [0, 1] raise ValueError)."""
+    from .measure.metrics import Thresholds
+
+    return Thresholds.from_mapping(dict(items) if items else None)
