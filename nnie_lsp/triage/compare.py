@@ -22,6 +22,12 @@ from .diagnose.builder import Sources, finding_json
 from .measure.input_codes import decode_input_codes
 from .measure.metrics import Thresholds, compare_arrays
 from .measure.rows import LayerRow
+from .progress import NO_PROGRESS, Reporter
+
+#: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
+ALIGNED_AT = 25.0
+#: ... up to here; the rest is the 16-bit run and the diagnosis.
+MEASURED_AT = 90.0
 
 if TYPE_CHECKING:
     from ..mapper.nettree import NetTree
@@ -197,7 +203,7 @@ def _expected_shape(ref_arr: np.ndarray) -> tuple[int, ...]:
 
 
 def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRow], bool] | None = None,
-               progress: Callable[[int, int, str], None] | None = None) -> tuple[list[LayerRow], list[str]]:
+               progress: Reporter | None = None) -> tuple[list[LayerRow], list[str]]:
     rows: list[LayerRow] = []
     warnings: list[str] = []
     pairs = list(alignment.pairs)
@@ -208,7 +214,7 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
         layer = getattr(pair, "layer", None)
         name = layer or blob or _tensor_name(ref_t)
         if progress is not None:
-            progress(i, len(pairs), name)
+            progress.step("measure", i, len(pairs), name)
         head_type = None
         inplace: list[tuple[str, str]] = []
         producers: list[str] = []
@@ -351,7 +357,7 @@ def _align(ref_set, sim_set, graph: NetGraph | None, dot: NetTree | None):
 def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | None = None,
                 cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
                 thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
-                progress: Callable[[int, int, str], None] | None = None, lang: str = "en",
+                progress: Reporter | None = None, lang: str = "en",
                 clips: dict[str, float] | None = None, clips_origin: str | None = None) -> TriageResult:
     """Compare two dump sets (one image) and diagnose; `lang` ("en" or "zh") is the findings'
     language. ``clips`` (blob -> clip, from an emulation of the same cfg) decode 8-bit input dumps
@@ -360,6 +366,9 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     import time
 
     t0 = time.perf_counter()
+    progress = progress or NO_PROGRESS
+    aligned, measured = progress.part(0, ALIGNED_AT), progress.part(ALIGNED_AT, MEASURED_AT)
+    aligned.step("align", 0, 1)
     th = thresholds or Thresholds()
     graph = load_graph(prototxt) if prototxt else None
     if cfg is not None and not Path(cfg).is_file():
@@ -384,7 +393,9 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     sim_set, code_reports = decode_input_codes(sim_set, clips, graph,
                                                clips_origin or "an emulation")
     al = _align(ref_set, sim_set, graph, dot_graph)
-    rows, warns = build_rows(al, graph, _keep(th), progress)
+    if al.pairs:
+        aligned.step("align", 1, 1)
+    rows, warns = build_rows(al, graph, _keep(th), None if progress.silent else measured)
     rows16 = None
     notes = [str(n) for n in getattr(al, "notes", [])]
     if sim16 is not None:
@@ -395,6 +406,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt))
+    progress.step("diagnose", 1, 1)
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
               "dot": str(dot) if dot else None,

@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 
 #: Share of the run (percent) the input lookup takes in the progress.
 INPUTS_SHARE = 2.0
-#: Within one image's share (percent): alignment up to here, then the per-pair metrics ...
-ALIGNED_AT = 25.0
-#: ... up to here; the rest is the 16-bit run and the diagnosis.
-MEASURED_AT = 90.0
 
 
 @dataclass(frozen=True)
@@ -110,13 +106,12 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
     results = []
     for k, pair in enumerate(pairs):
-        steps = _ImageSteps(progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)),
-                            f"image {k + 1}/{len(pairs)}" if len(pairs) > 1 else None)
+        steps = progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)).renamed(
+            f"image {k + 1}/{len(pairs)}" if len(pairs) > 1 else None)
         results.append(compare.run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
             dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
-            clips=clips, clips_origin=origin, progress=None if progress.silent else steps))
-        steps.finished()
+            clips=clips, clips_origin=origin, progress=steps))
     if len(results) == 1:
         result = results[0]
         result.notes = notes + result.notes
@@ -141,30 +136,6 @@ def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) ->
     if sim_folder.several or sim_folder.manifest is not None:
         return sim_folder.clips(), f"the emulation in {sim_folder.root}"
     return None, None
-
-
-class _ImageSteps:
-    """:func:`.compare.run_compare`'s per-pair callback ``(i, n, name)`` as steps of one image's
-    share: ``align`` until the first pair is measured, ``measure`` pair by pair, ``diagnose`` when
-    it returns; with several images every step of image K is the stage ``image K/N``."""
-
-    def __init__(self, part: Reporter, label: str | None) -> None:
-        self.part, self.label, self.pairs = part, label, 0
-        self.aligned = part.part(0, ALIGNED_AT)
-        self.measured = part.part(ALIGNED_AT, MEASURED_AT)
-        self.aligned.step(label or "align", 0, 1)
-
-    def __call__(self, i: int, n: int, name: str) -> None:
-        self.pairs = n
-        if i == 0 and self.label is None:
-            self.aligned.step(self.label or "align", 1, 1)
-        self.measured.step(self.label or "measure", i, n, name)
-
-    def finished(self) -> None:
-        if self.label is None:
-            self.part.step("diagnose", 1, 1)
-        else:
-            self.part.step(self.label, self.pairs, self.pairs)
 
 
 def thresholds_from(items: Mapping[str, str] | None) -> Thresholds:

@@ -44,6 +44,11 @@ class Reporter:
         """The reporter for the share ``start``–``end`` (percent) of this one's work."""
         return self if self.silent else _Part(self, start, end)
 
+    def renamed(self, stage: str | None) -> Reporter:
+        """This reporter with every step shown as the stage ``stage`` (``None``: as it is), e.g.
+        ``image 2/8`` for the steps of one image of several."""
+        return self if self.silent or stage is None else _Renamed(self, stage)
+
     def close(self) -> None:
         """End the display (the terminal bar goes away); further steps are not shown."""
 
@@ -68,6 +73,16 @@ class _Part(Reporter):
 
     def _emit(self, stage: str, done: int, total: int, percent: float, item: str) -> None:
         self._parent._emit(stage, done, total, self._start + (self._end - self._start) * percent / 100.0, item)
+
+
+class _Renamed(Reporter):
+    silent = False
+
+    def __init__(self, parent: Reporter, stage: str) -> None:
+        self._parent, self._stage = parent, stage
+
+    def _emit(self, stage: str, done: int, total: int, percent: float, item: str) -> None:
+        self._parent._emit(self._stage, done, total, percent, item)
 
 
 class JsonLines(Reporter):

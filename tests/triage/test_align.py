@@ -15,6 +15,7 @@ from nnie_lsp.dumpio import scan_dumps
 from nnie_lsp.mapper.nettree import parse_net_tree
 from nnie_lsp.triage.align.driver import iter_pairs, load_pair
 from nnie_lsp.triage.measure.metrics import compare_arrays
+from nnie_lsp.triage.progress import Reporter
 from nnie_lsp.triage.align.driver import align
 from fake_graphs import FakeGraph
 
@@ -330,7 +331,14 @@ def test_value_pass_and_layout_pass(net):
     assert [t.node for t in result.pending] == [5000]
     assert all(d.matched_by in ("values", "shape-order") and d.value_cosine > 0.99 for d in result.drafts)
     seen = []
-    pairs = LayoutPass(graph, value_check=True).run(result.drafts, progress=lambda i, n: seen.append(i))
+
+    class Seen(Reporter):
+        silent = False
+
+        def step(self, stage, done, total, item=""):
+            seen.append(done)
+
+    pairs = LayoutPass(graph, value_check=True).run(result.drafts, progress=Seen())
     assert len(pairs) == len(result.drafts) and seen[-1] == len(pairs)
     assert all(p.layout == "CHW" for p in pairs)
 

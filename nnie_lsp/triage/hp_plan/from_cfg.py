@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...diagnostics import Fix
-from ...output import rel
+from ...diagnostic_json import rel
 from ..progress import NO_PROGRESS, Reporter
 from .agreement import Agreement, check_agreement
 from .oracle import HpOracle
