@@ -1,6 +1,7 @@
-"""Triage orchestration: load the dump sets, align them, measure every pair, diagnose.
+"""One image's comparison: load the two dump sets, align them, measure every pair, diagnose.
 
-``run_compare(reference, sim, ...) -> TriageResult``; ``TriageResult.to_json()`` is the documented
+Callers go through :func:`nnie_lsp.triage.pipeline.triage` (inputs found once, one image or
+several); ``run_compare(reference, sim, ...) -> TriageResult`` is its per-image step; ``TriageResult.to_json()`` is the documented
 schema (``SCHEMA_VERSION``), which the report module renders as text, markdown or HTML.
 """
 

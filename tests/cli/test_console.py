@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENTRY = "import sys; from nnie_lsp.cli.console import nnie_lint; sys.exit(nnie_lint())"
 
 NET = """name: "n"
