@@ -1,8 +1,8 @@
-"""The one en/zh choice, and the UI strings of the language server (hover labels, action titles,
+"""The UI strings of the language server (hover labels, action titles,
 errors), English + Simplified Chinese.
 
 Every text in two languages is an ``(English, Simplified Chinese)`` pair; :func:`pick` is the one
-place that chooses between them (:func:`language` says which a language tag means).  Engine texts
+place that chooses between them (:mod:`.lang`, re-exported here).  Engine texts
 (diagnostic messages, fix titles, rule docs) come from the rule registry in the language asked of
 :func:`nnie_lsp.lint.lint_project`; :data:`UI` only holds the strings the editor features add around
 them.  ``tests/lsp/test_features.py`` checks that every id has both texts and the same
@@ -13,23 +13,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-LANGUAGES = ("en", "zh")
-
-
-def language(lang: str | None) -> str:
-    """``"zh"`` for any Chinese tag (``zh``, ``zh-cn``, ``zh_CN``, ``zh-Hans`` …), else ``"en"``
-    (also for None or an empty tag): the one en/zh choice every text in two languages goes by."""
-    return "zh" if lang and lang.lower().startswith("zh") else "en"
-
-
-def is_zh(lang: str | None) -> bool:
-    """Does `lang` ask for the Simplified Chinese texts (:func:`language`)?"""
-    return language(lang) == "zh"
-
-
-def pick(pair: tuple[str, str], lang: str | None) -> str:
-    """The text of an ``(English, Simplified Chinese)`` pair in `lang` (:func:`language`)."""
-    return pair[1] if is_zh(lang) else pair[0]
+from .lang import LANGUAGES, is_zh, language, pick  # noqa: F401  (the one en/zh choice, re-exported)
 
 
 UI: Mapping[str, tuple[str, str]] = {
@@ -135,6 +119,8 @@ UI: Mapping[str, tuple[str, str]] = {
                    "与 Caffe 的余弦相似度 {cosine} 低于 {threshold}（{status}）{hint}"),
     "triage.first": (": first divergence", "：首个分歧层"),
     # triage results in the editor (issue 9: lens, stale marks, fixes, stored results, jobs)
+    "triage.step.1": ("step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
+                      "第 1 步：用正确的定点缩放重新读取 NNIE dump 后再比较"),
     "triage.step.2": ("step 2: fix the preprocessing in the cfg", "第 2 步：修正 cfg 中的预处理"),
     "triage.step.3": ("step 3: quantization — `_hp` layers with compile_mode 2 (or compile_mode 1)",
                       "第 3 步：量化 — 用 compile_mode 2 标记 `_hp` 层（或 compile_mode 1）"),

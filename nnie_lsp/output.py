@@ -10,7 +10,7 @@ import os
 from . import __version__
 from .diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
 from .diagnostics import Diagnostic, Severity
-from .i18n import pick
+from .lang import pick
 from .rules.catalogue import all_rules
 
 __all__ = ["RULES_DOC", "rel", "rule_url", "render_json", "render_text", "render_github",

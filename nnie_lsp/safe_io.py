@@ -30,7 +30,7 @@ import os
 import stat
 from typing import NamedTuple
 
-from .i18n import pick
+from .lang import pick
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",

@@ -10,7 +10,7 @@ import os
 from typing import Iterable, Mapping, NamedTuple
 
 from .diagnostics import Severity
-from .i18n import language
+from .lang import language
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
 RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})
@@ -141,7 +141,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
 
 
 def normalize_lang(lang: str | None) -> str:
-    """``"en"`` or ``"zh"`` for a language tag (:func:`nnie_lsp.i18n.language`, the one en/zh choice)."""
+    """``"en"`` or ``"zh"`` for a language tag (:func:`nnie_lsp.lang.language`, the one en/zh choice)."""
     return language(lang)
 
 

@@ -9,7 +9,7 @@ from ..cfg.values import check_value
 from ..cfg.preprocessing import norm_semantics
 from ..diagnostics import Severity
 from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
-from ..i18n import is_zh, pick
+from ..lang import is_zh, pick
 from ..text import Position, Range, TextEdit
 from .registry import CFG, rule
 

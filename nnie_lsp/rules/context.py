@@ -1,7 +1,7 @@
 """How every engine Diagnostic is made, and what a rule gets besides the project.
 
 :class:`DiagnosticBuilder` is the one construction path of a :class:`~nnie_lsp.diagnostics.Diagnostic`:
-a code's registered messages in one language (:func:`nnie_lsp.i18n.pick`), its default severity,
+a code's registered messages in one language (:func:`nnie_lsp.lang.pick`), its default severity,
 the range, related places, the fix and its alternatives.  The lint rules get it through
 :class:`RuleContext`, the lint driver's own codes through :mod:`nnie_lsp.rules.meta`, and the
 triage findings through :class:`nnie_lsp.triage.diagnose.builder.FindingBuilder`.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple
 
-from .. import i18n
+from ..lang import pick
 from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
 from ..settings import LintSettings
 from ..text import Range, TextEdit
@@ -37,7 +37,7 @@ class DiagnosticBuilder(NamedTuple):
 
     def text(self, msg_id: str, **params) -> str:
         """The message (or fix title) `msg_id` in the builder's language, formatted."""
-        return i18n.pick(self.messages[msg_id], self.lang).format(**params)
+        return pick(self.messages[msg_id], self.lang).format(**params)
 
     def fix(self, msg_id: str, edits: Iterable[tuple[str, TextEdit]], *, safe: bool, **params) -> Fix:
         """A fix titled `msg_id`; `edits` are ``(path, TextEdit)`` pairs (or :class:`FileEdit`)."""

@@ -12,7 +12,7 @@ import re
 from ..cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
 from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
-from ..i18n import pick
+from ..lang import pick
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
 from .registry import CFG, rule

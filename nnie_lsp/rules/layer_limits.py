@@ -9,7 +9,7 @@ Registered when :mod:`.schema_rules` is loaded.
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from ..i18n import pick
+from ..lang import pick
 from ..prototxt.batch import BATCH_AXIS_FIELDS
 from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule

@@ -17,7 +17,7 @@ import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from ..diagnostics import Diagnostic, Severity
-from ..i18n import is_zh, pick
+from ..lang import is_zh, pick
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 

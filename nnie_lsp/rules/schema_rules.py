@@ -14,7 +14,7 @@ are reported everywhere in the file: the mapper's parser reads it whole.
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from ..i18n import pick
+from ..lang import pick
 from ..prototxt import layers as layer_table
 from ..prototxt.python_layers import python_layer_advice
 from ..text import Range, TextEdit
