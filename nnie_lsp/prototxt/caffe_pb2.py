@@ -29,7 +29,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0b\x63\x61\x66\x
 
 # nnie-lsp: message classes built on first use (scripts/gen_proto.py rewrote protoc's eager build).
 # Building all of caffe.proto's ~80 message classes at import costs about 4 ms, paid by every
-# nnie-lint run (issue #11, start-up); a class is built when its name is first looked up here
+# nnie-lint run at start-up; a class is built when its name is first looked up here
 # (message_factory.GetMessageClass: the class protobuf itself makes for a sub-message, so
 # `type(NetParameter().layer.add()) is LayerParameter`).  The pure-Python protobuf runtime gets
 # protoc's eager build, unchanged.
