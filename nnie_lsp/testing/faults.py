@@ -406,8 +406,7 @@ def write_branchy_net(folder: str | Path, *, seed: int = 21, size: int = 32) -> 
 # ----------------------------------------------------------------------------- post-processing
 
 #: Post-processing functions for ``--postprocess <file>:<function>``, written as their own file by
-#: :func:`write_postprocess_module` (the triage loads a file without registering it as a module, so
-#: the file holds plain functions only).
+#: :func:`write_postprocess_module`.
 POSTPROCESS_SOURCE = '''"""Post-processing for the verdict benchmark (written by nnie_lsp.testing.faults)."""
 import numpy as np
 

@@ -134,6 +134,7 @@ class TriageResult:
             "dips": [_clean(x) for x in d.dips],
             "sim16": _clean(d.sim16) if d.sim16 is not None else None,
             "postprocess": _clean(d.postprocess) if d.postprocess is not None else None,
+            "decoding": _clean(d.decoding) if d.decoding is not None else None,
             "input_codes": [c.to_json() for c in self.input_codes],
             "images": _clean(self.images) if self.images is not None else None,
             "alignment_notes": self.notes,
@@ -203,12 +204,44 @@ def _expected_shape(ref_arr: np.ndarray) -> tuple[int, ...]:
     return shp
 
 
+def runs_on_nnie(layer: GraphLayer) -> bool:
+    """Whether the chip computes `layer`: not a `_cpu` layer, not a CPU segment (Proposal, Custom)
+    and not a layer the NNIE nets leave to the CPU (PriorBox, DetectionOutput, Region, Yolo, Python
+    …: the layer table's ``cpu`` / ``unsupported``); an unknown type counts as computed."""
+    from ..prototxt import layers as layer_table
+
+    if layer_table.is_cpu_layer_name(layer.name):
+        return False
+    spec = layer_table.lookup(layer.type)
+    return spec is None or spec.support not in ("cpu", "unsupported")
+
+
+def nnie_ends(graph: NetGraph) -> frozenset[str]:
+    """The blobs no NNIE layer reads (an in-place layer rewriting the blob aside): the net's
+    outputs, and the NNIE results only the CPU reads — SSD's mbox_loc and mbox_conf_flatten, read
+    by DetectionOutput alone.  These are the ends the decision tree judges (case 2's "bad end")."""
+    out = set(graph.chain_outputs())
+    for blob in graph.input_blobs:
+        out.discard(blob)
+    seen = set()
+    for gl in graph.layers:
+        for blob in gl.tops:
+            if blob in seen or blob in graph.input_blobs:
+                continue
+            seen.add(blob)
+            readers = [c for c in graph.consumers(blob) if blob not in c.tops]
+            if not any(runs_on_nnie(c) for c in readers) and runs_on_nnie(gl):
+                out.add(blob)
+    return frozenset(out)
+
+
 def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRow], bool] | None = None,
                progress: Reporter | None = None) -> tuple[list[LayerRow], list[str]]:
     rows: list[LayerRow] = []
     warnings: list[str] = []
     pairs = list(alignment.pairs)
     blob_to_row: dict[str, str] = {}
+    end_blobs = nnie_ends(graph) if graph is not None else frozenset()
     for i, pair in enumerate(pairs):
         ref_t, sim_t = pair.ref, pair.sim
         blob = getattr(pair, "blob", None)
@@ -230,7 +263,7 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
                 inplace = [(member.name, _row_type(member)) for member in chain.inplace]
                 producers = list(chain.head_bottoms)
             is_data = blob in graph.input_blobs
-            is_output = blob in graph.chain_outputs()
+            is_output = blob in end_blobs
         else:
             key = (blob or name or "").lower()
             is_data = key in ("data", "input", "image", "img") or getattr(pair, "matched_by", "") == "data"
@@ -308,20 +341,31 @@ def _keep(th: Thresholds) -> Callable[[LayerRow], bool]:
 
 
 def load_postprocess(spec: str) -> Callable:
-    """`module:function`; the module may also be a path to a .py file."""
+    """`module:function`; the module may also be a path to a .py file.  A file is registered in
+    ``sys.modules`` (under a private name) before it runs, as an import would be, so that what
+    needs its module at definition time (a ``@dataclass``, pickling) works."""
+    import importlib.util
+    import sys
+
     if ":" not in spec:
         raise TriageInputError(f"--postprocess needs module:function, got {spec!r}")
     mod_name, func_name = spec.rsplit(":", 1)
     try:
-        if mod_name.endswith(".py") or os.sep in mod_name:
-            import importlib.util
-
+        if mod_name.endswith(".py") or os.sep in mod_name or "/" in mod_name:
             p = Path(mod_name)
             if not p.is_file():
                 raise TriageInputError(f"--postprocess: {p} does not exist")
-            specm = importlib.util.spec_from_file_location(p.stem, p)
+            name = f"_nnie_triage_postprocess_{re.sub(r'[^0-9A-Za-z_]', '_', p.stem)}"
+            specm = importlib.util.spec_from_file_location(name, p)
+            if specm is None or specm.loader is None:
+                raise TriageInputError(f"--postprocess: {p} cannot be loaded as a Python module")
             module = importlib.util.module_from_spec(specm)
-            specm.loader.exec_module(module)  # type: ignore[union-attr]
+            sys.modules[name] = module
+            try:
+                specm.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
         else:
             module = importlib.import_module(mod_name)
     except TriageInputError:
@@ -371,9 +415,9 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     aligned, measured = progress.part(0, ALIGNED_AT), progress.part(ALIGNED_AT, MEASURED_AT)
     aligned.step("align", 0, 1)
     th = thresholds or Thresholds()
-    graph = load_graph(prototxt) if prototxt else None
     if cfg is not None and not Path(cfg).is_file():
         raise TriageInputError(f"cfg {cfg} does not exist")
+    graph, prototxt_problem = _graph_or_problem(prototxt, cfg, dot)
     sources = _sources(cfg, graph, lang)
     dot_graph = None
     if dot is not None:
@@ -406,7 +450,8 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         warns += [f"16-bit: {w}" for w in w16]
     warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
-                    bundle_hint=_bundle_hint(reference, sim, cfg, prototxt))
+                    bundle_hint=_bundle_hint(reference, sim, cfg, prototxt if graph is not None else None),
+                    prototxt_problem=prototxt_problem)
     progress.step("diagnose", 1, 1)
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
@@ -419,6 +464,57 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                         unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
                         notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
                         elapsed_s=time.perf_counter() - t0, input_codes=code_reports)
+
+
+def _graph_or_problem(prototxt: str | Path | None, cfg: str | Path | None,
+                      dot: str | Path | None) -> tuple[NetGraph | None, tuple[str, dict] | None]:
+    """(the prototxt's graph, None), or (None, the T007 message id and parameters) when the
+    prototxt the cfg names is missing or cannot be used: the comparison goes on without the layer
+    order and says so.  A prototxt given on its own (not the cfg's) that cannot be read is a usage
+    error (:class:`TriageInputError`), as before."""
+    order = "dot" if dot is not None else "files"
+    if prototxt:
+        try:
+            return load_graph(prototxt), None
+        except TriageInputError as exc:
+            origin = _cfg_prototxt(cfg)
+            if origin is None or not origin.resolved or not _same_path(origin.resolved, prototxt):
+                raise
+            return None, ("unreadable", {"written": origin.written, "error": str(exc), "order": order})
+    if cfg is None:
+        return None, None
+    origin = _cfg_prototxt(cfg, missing_key=True)
+    if origin is None:
+        return None, None
+    if origin == "not_named" or origin.is_null:
+        return None, ("not_named", {"order": order})
+    if not origin.resolved:
+        tried = ", ".join(origin.candidates[:3]) + (" …" if len(origin.candidates) > 3 else "")
+        return None, ("missing", {"written": origin.written, "tried": tried or "—", "order": order})
+    return None, None  # named and there, but not asked for (a library call without `prototxt`)
+
+
+def _cfg_prototxt(cfg: str | Path | None, *, missing_key: bool = False):
+    """The cfg's ``[prototxt_file]`` as the lint resolves it (a :class:`~nnie_lsp.cfg_files.RefFile`),
+    ``"not_named"`` when the cfg has no such key (with `missing_key`), None when unknown."""
+    if cfg is None:
+        return None
+    from .diagnose.builder import read_cfg_project
+
+    try:
+        project = read_cfg_project(cfg)
+    except OSError:
+        return None
+    if project.prototxt_origin is None:
+        return "not_named" if missing_key and project.cfg is not None else None
+    return project.prototxt_origin
+
+
+def _same_path(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
 
 
 def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:

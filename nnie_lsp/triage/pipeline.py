@@ -139,8 +139,8 @@ def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) ->
 
 
 def thresholds_from(items: Mapping[str, str] | None) -> Thresholds:
-    """Thresholds with the overrides `items` (name -> value; unknown names and values outside
-    [0, 1] raise ValueError)."""
+    """Thresholds with the overrides `items` (name -> value; unknown names and values outside the
+    threshold's range — [0, 1] for shares and cosines — raise ValueError)."""
     from .measure.metrics import Thresholds
 
     return Thresholds.from_mapping(dict(items) if items else None)

@@ -7,7 +7,12 @@ Each dip is explained by the graph or sent to step 6:
 - T301: the blob is rewritten in place after its producer; the mapper splits the in-place layer and
   reports the value before it.  Which lint rule covers the pair comes from the engine's one
   definition (:func:`nnie_lsp.rules.layer_matching.split_code`, honouring ``extra-inplace-pairs``);
-  the fix is nnie-lint's de-inplace fix (safe: the graph computes the same);
+  the fix is nnie-lint's de-inplace fix (safe: the graph computes the same).  The split explains
+  the dip only when the numbers confirm it: the in-place layer applied to the simulator's value
+  (ReLU with its negative_slope, PReLU with the caffemodel's slopes — fitted per channel when the
+  caffemodel is not at hand —, Sigmoid, TanH; Dropout is the identity at test time) recovers the cosine to ``good``, or Caffe's value is
+  a per-channel affine function of the simulator's (BatchNorm/Scale).  Otherwise the split is
+  listed as possible, and the dip still counts for step 6;
 - T303: unexplained → a support bundle (step 6).
 
 Each T-code is registered here, beside the code that emits it.
@@ -25,7 +30,7 @@ from ...prototxt import layers as layer_table
 from ...prototxt.graph import GraphLayer
 from ...rules.layer_matching import inplace_heads, split_code
 from ...rules.triage_common import register_finding
-from .builder import FindingBuilder
+from .builder import FindingBuilder, Sources
 from ..measure.rows import LayerRow, ends, finite
 
 if TYPE_CHECKING:  # numpy: imported where the arrays are read, not when the T-codes are registered
@@ -82,35 +87,131 @@ class Evidence:
     params: tuple[tuple[str, str], ...] = ()
 
 
-def inplace_evidence(r: LayerRow, th: Thresholds) -> Evidence:
+def inplace_evidence(r: LayerRow, th: Thresholds, sources: Sources | None = None) -> Evidence:
+    """Confirmed when applying the in-place layers to the simulator's value recovers Caffe's
+    (activations), or Caffe's value is a per-channel affine function of it (normalizations).  An
+    unconfirmed result carries ``msg_id`` ``why_*`` saying what was tried."""
     if not r.inplace:
         return Evidence(False)
     ref, sim, _ = r.arrays()
     if ref is None or sim is None:
-        return Evidence(False)
+        return Evidence(False, "why_no_arrays")
     import numpy as np
 
-    from ..measure.metrics import cosine
-
-    ref_flat = np.asarray(ref, dtype=np.float64).reshape(-1)
-    sim_flat = np.asarray(sim, dtype=np.float64).reshape(-1)
-    if ref_flat.size != sim_flat.size:
-        return Evidence(False)
+    ref = np.asarray(ref, dtype=np.float64)
+    sim = np.asarray(sim, dtype=np.float64)
+    if ref.size != sim.size:
+        return Evidence(False, "why_no_arrays")
+    sim = sim.reshape(ref.shape)
     types = [t for _, t in r.inplace]
-    if all(layer_table.is_activation(t) for t in types):
-        positive = sim_flat > 0  # a rectifying activation is the identity where its input is positive
-        if positive.sum() < 4:
-            return Evidence(False)
-        agree = cosine(ref_flat[positive], sim_flat[positive])
-        negative = float(np.mean(sim_flat < 0))
-        if agree >= th.good and negative > th.negative_share:
-            return Evidence(True, "evidence_activation", (("cosine", f"{agree:.4f}"), ("negative", f"{negative:.0%}")))
-        return Evidence(False)
+    shown = "/".join(types)
+    if all(t in APPLIED for t in types):
+        from ..measure.metrics import cosine
+
+        if any(t in RECTIFIERS for t in types) and float(np.mean(sim < 0)) <= th.negative_share:
+            return Evidence(False, "why_no_negatives", (("types", shown),))
+
+        value, fitted = sim, False
+        for name, layer_type in r.inplace:
+            value, was_fitted = _apply(layer_type, name, value, ref, sources, th)
+            fitted = fitted or was_fitted
+        applied = cosine(ref, value)
+        params = (("types", shown), ("cosine", f"{applied:.4f}"), ("before", f"{r.cosine:.4f}"))
+        if applied >= th.good and applied > r.cosine:
+            return Evidence(True, "evidence_fitted" if fitted else "evidence_applied", params)
+        if fitted and applied > r.cosine and not set(types) - {"ReLU", "PReLU", "Dropout"}:
+            # slopes unknown (no caffemodel): the layers are the identity where the value is positive,
+            # so there the simulator's value must already be Caffe's
+            positive = sim > 0
+            if int(positive.sum()) >= th.magnitude_min_size:
+                agree = cosine(ref[positive], sim[positive])
+                if agree >= th.good:
+                    return Evidence(True, "evidence_positive", params + (("positive", f"{agree:.4f}"),))
+        return Evidence(False, "why_applied", params)
     if all(_is_normalization(t) for t in types):
-        r2 = _affine_r2(np.asarray(ref, dtype=np.float64), np.asarray(sim, dtype=np.float64))
+        r2 = _affine_r2(ref, sim)
         if r2 is not None and r2 >= th.good:
-            return Evidence(True, "evidence_affine", (("r2", f"{r2:.4f}"), ("types", "/".join(types))))
-    return Evidence(False)
+            return Evidence(True, "evidence_affine", (("r2", f"{r2:.4f}"), ("types", shown)))
+        return Evidence(False, "why_affine", (("r2", f"{r2 if r2 is not None else float('nan'):.4f}"),
+                                              ("types", shown)))
+    return Evidence(False, "why_unchecked", (("types", shown),))
+
+
+#: In-place layer types whose effect :func:`_apply` reproduces on the simulator's value.
+APPLIED = frozenset({"ReLU", "PReLU", "Sigmoid", "TanH", "Dropout"})
+RECTIFIERS = frozenset({"ReLU", "PReLU"})
+
+
+
+def _apply(layer_type: str, name: str, x: np.ndarray, ref: np.ndarray, sources: Sources | None, th: Thresholds):
+    """(the layer applied to `x`, whether parameters had to be fitted against `ref`)."""
+    import numpy as np
+
+    if layer_type == "Dropout":  # the identity at test time (Caffe scales while training)
+        return x, False
+    if layer_type == "Sigmoid":
+        return 1.0 / (1.0 + np.exp(-np.clip(x, -60, 60))), False
+    if layer_type == "TanH":
+        return np.tanh(x), False
+    if layer_type == "ReLU":
+        slope = 0.0
+        gl = sources.layer(name) if sources is not None else None
+        if gl is not None:
+            try:
+                slope = float(gl.param.relu_param.negative_slope)
+            except (AttributeError, ValueError):
+                slope = 0.0
+        return np.where(x > 0, x, slope * x), False
+    # PReLU: the caffemodel's slopes (one per channel, or one shared), else fitted per channel
+    axis = 1 if x.ndim == 4 else 0  # (N,C,H,W) or (C,H,W) / (C,H) / (C,): channels first
+    c = x.shape[axis]
+    shape = [1] * x.ndim
+    shape[axis] = c
+    slopes = _prelu_slopes(name, sources)
+    fitted = False
+    if slopes is None or np.asarray(slopes).size not in (1, c):
+        # one slope per channel when each channel has ``magnitude_min_size`` values (the fewest a
+        # scale is fitted from), else one shared slope: a slope per value reproduces any value
+        neg = x < 0
+        other = tuple(i for i in range(x.ndim) if i != axis) if x.size >= th.magnitude_min_size * c else None
+        num = np.where(neg, x * ref, 0.0).sum(axis=other)
+        den = np.where(neg, x * x, 0.0).sum(axis=other)
+        slopes = np.divide(num, den, out=np.zeros(np.shape(num)), where=den > 0)
+        fitted = True
+    per = np.broadcast_to(np.asarray(slopes, dtype=np.float64).reshape(-1), (c,)).reshape(shape)
+    return np.where(x > 0, x, per * x), fitted
+
+
+def _prelu_slopes(name: str, sources: Sources | None):
+    """The PReLU layer's slopes from the caffemodel the cfg names (None when unavailable)."""
+    path = _caffemodel(sources)
+    if path is None:
+        return None
+    weights = _WEIGHTS.get(path)
+    if weights is None:
+        from nnie_lsp.reference.net import NetLoadError, read_weights
+
+        try:
+            weights = read_weights(path)
+        except (NetLoadError, OSError):
+            weights = {}
+        _WEIGHTS.clear()  # one caffemodel at a time: a diagnosis reads one net
+        _WEIGHTS[path] = weights
+    blobs = weights.get(name)
+    return blobs[0] if blobs else None
+
+
+_WEIGHTS: dict[str, dict] = {}
+
+
+def _caffemodel(sources: Sources | None) -> str | None:
+    project = sources.project if sources is not None else None
+    if project is None:
+        return None
+    for ref in project.refs:
+        if ref.entry.key == "caffemodel_file" and ref.resolved:
+            return ref.resolved
+    return None
 
 
 def _is_normalization(layer_type: str) -> bool:
@@ -195,7 +296,7 @@ def layer_matching_findings(rows: list[LayerRow], th: Thresholds, builder: Findi
         if layout is not None and layout[1] >= th.good and (layout[1] - r.cosine > th.layout_gain or r.layout != "CHW"):
             _permute(r, layout, builder, entry)
         elif r.inplace:
-            _inplace_split(r, th, builder, entry)
+            _inplace_split(r, th, builder, entry, bundle_hint)
         else:
             diag = builder.add("T303", "unexplained", place=builder.sources.layer_place(r.name), layer=r.name,
                                cosine=f"{r.cosine:.4f}", command=bundle_hint.format(layer=r.name))
@@ -260,7 +361,8 @@ def _inserts_permute(layer_type: str) -> bool:
 register_finding(
     __name__,
     "T301", "inplace-split-dip", Severity.WARNING, 4,
-    summary=("A dip explained by an in-place layer the mapper splits", "由 mapper 拆分原位层造成的相似度下降"),
+    summary=("A dip at an in-place layer the mapper splits (explained when the numbers confirm it)",
+             "mapper 拆分原位层处的相似度下降（数值证实时即为解释）"),
     messages={"split": ("blob {blob} is rewritten in place by {chain} after {producer_type} {layer}: the mapper "
                         "splits that in-place layer and reports {layer}'s output before it, while Caffe's blob holds "
                         "the value after it{evidence}. nnie-lint {lint_code} fixes this: give layer \"{inplace}\" its "
@@ -268,13 +370,39 @@ register_finding(
                         "blob {blob} 在 {producer_type} {layer} 之后被 {chain} 原位改写：mapper 会拆分该原位层并报告 {layer} "
                         "在它之前的输出，而 Caffe 的 blob 保存的是它之后的值{evidence}。nnie-lint {lint_code} 可修复："
                         "给层 \"{inplace}\" 一个自己的 top，并把之后所有 bottom \"{blob}\" 改为它"),
-              "evidence_activation": (" (where the simulator's value is positive it matches Caffe's (cosine {cosine}) "
-                                      "and {negative} of the simulator's values are negative: it is the value before "
-                                      "the activation)",
-                                      "（模拟器值为正处与 Caffe 一致（余弦 {cosine}），且模拟器有 {negative} 的值为负：它是激活之前的值）"),
+              "possible": ("blob {blob} is rewritten in place by {chain} after {producer_type} {layer}: the mapper "
+                           "may split that in-place layer and report the value before it, but the numbers do not "
+                           "show it{why} — a possible cause, not the explanation. nnie-lint {lint_code}'s "
+                           "de-inplace fix (layer \"{inplace}\" its own top) makes the dumps comparable; if the "
+                           "dip stays, step 6: {command}",
+                           "blob {blob} 在 {producer_type} {layer} 之后被 {chain} 原位改写：mapper 可能拆分该原位层并报告它之前的值，"
+                           "但数值并不支持这一点{why}——这只是可能的原因，而不是解释。nnie-lint {lint_code} 的取消原位修复"
+                           "（给层 \"{inplace}\" 一个自己的 top）可使两侧 dump 可比；若下降仍在，转第 6 步：{command}"),
+              "evidence_applied": (" (applying {types} to the simulator's value gives cosine {cosine} against Caffe's, "
+                                   "{before} before: it is the value before {types})",
+                                   "（对模拟器的值施加 {types} 后与 Caffe 的余弦为 {cosine}（之前为 {before}）：它是 {types} 之前的值）"),
+              "evidence_fitted": (" (applying {types}, with slopes fitted per channel as the caffemodel was not at "
+                                  "hand, to the simulator's value gives cosine {cosine} against Caffe's, {before} "
+                                  "before: it is the value before {types})",
+                                  "（对模拟器的值施加 {types}（未找到 caffemodel，斜率按通道拟合）后与 Caffe 的余弦为 {cosine}"
+                                  "（之前为 {before}）：它是 {types} 之前的值）"),
+              "evidence_positive": (" (where the simulator's value is positive, where {types} changes nothing, it "
+                                    "matches Caffe's (cosine {positive}), and {types} with slopes fitted per channel "
+                                    "(the caffemodel was not at hand) raises the cosine from {before} to {cosine}: it "
+                                    "is the value before {types})",
+                                    "（模拟器值为正处（{types} 不改变这些值）与 Caffe 一致（余弦 {positive}），且按通道拟合斜率的 {types}"
+                                    "（未找到 caffemodel）把余弦从 {before} 提高到 {cosine}：它是 {types} 之前的值）"),
               "evidence_affine": (" (Caffe's value is a per-channel affine function of the simulator's (R² {r2}): the "
                                   "simulator's is the value before {types})",
                                   "（Caffe 的值是模拟器值的逐通道仿射函数（R² {r2}）：模拟器的是 {types} 之前的值）"),
+              "why_applied": (" (applying {types} to the simulator's value gives cosine {cosine}, {before} before)",
+                              "（对模拟器的值施加 {types} 后余弦为 {cosine}，之前为 {before}）"),
+              "why_affine": (" (Caffe's value is no per-channel affine function of the simulator's: R² {r2})",
+                             "（Caffe 的值不是模拟器值的逐通道仿射函数：R² {r2}）"),
+              "why_unchecked": (" (no numeric check for {types})", "（无法对 {types} 做数值检查）"),
+              "why_no_negatives": (" (the simulator's value has no negative part for {types} to change)",
+                                   "（模拟器的值没有可供 {types} 改变的负值部分）"),
+              "why_no_arrays": (" (the dumps could not be loaded to check)", "（无法加载 dump 进行检查）"),
               "fix": ("De-inplace \"{layer}\": write to new blob \"{blob}\" (the nnie-lint {lint_code} fix)",
                       "取消 \"{layer}\" 的原位计算：输出到新 blob \"{blob}\"（nnie-lint {lint_code} 的修复）"),
               "dip": ("\"{layer}\" dips to {cosine} here", "\"{layer}\" 在此下降到 {cosine}")},
@@ -283,8 +411,14 @@ register_finding(
     ## What it finds
     In case 3, a middle-layer dip at a blob rewritten in place (an activation, Scale or BatchNorm
     with `bottom` = `top`): the mapper reports the producer's output before the in-place layer,
-    Caffe's blob holds the value after it.  Numeric evidence is checked (the simulator's values
-    equal Caffe's where positive, or relate per channel affinely).
+    Caffe's blob holds the value after it — when the numbers confirm it: the in-place layer applied
+    to the simulator's value (ReLU with its `negative_slope`, PReLU with the caffemodel's slopes or,
+    without the caffemodel, slopes fitted per channel — then the positive part, which the layer
+    leaves as it is, must match at ≥ `good` —, Sigmoid, TanH; Dropout is the identity) gives a
+    cosine ≥ `good`, or
+    Caffe's value is a per-channel affine function of the simulator's (BatchNorm/Scale, R² ≥
+    `good`).  Unconfirmed, the split is reported as a possible cause only (the dip is not counted
+    as explained) with the same fix and the step-6 command.
 
     ## Why
     Guide step 4: the mapper splits in-place pairs (concat + relu, fc + scale…), so the per-layer
@@ -302,26 +436,31 @@ register_finding(
     rewired).  The computed graph is unchanged; only blob names differ.
     """,
     docs_zh="情况 3 中，中间层的相似度下降出现在被原位改写的 blob 上（bottom = top 的激活、Scale 或 BatchNorm）：mapper 报告的是原位层之前生产者的输出，"
-            "而 Caffe 的 blob 保存的是原位层之后的值。指南第 4 步：mapper 会拆分原位层对，逐层对比因此出现假的下降。"
+            "而 Caffe 的 blob 保存的是原位层之后的值——前提是数值能证实：对模拟器的值施加该原位层（ReLU 及其 negative_slope、PReLU 用 caffemodel 的斜率，"
+            "没有 caffemodel 时按通道拟合斜率、Sigmoid、TanH）后余弦 ≥ good，或 Caffe 的值是模拟器值的逐通道仿射函数（BatchNorm/Scale）。"
+            "不能证实时只作为可能原因报告（该下降不计为已解释）。指南第 4 步：mapper 会拆分原位层对，逐层对比因此出现假的下降。"
             "修复与 nnie-lint NN301/NN302/NN303 相同：给原位层一个新的 top 并改写之后的引用，计算图不变，是安全修复。")
 
 
-def _inplace_split(r: LayerRow, th: Thresholds, builder: FindingBuilder, entry: dict) -> None:
+def _inplace_split(r: LayerRow, th: Thresholds, builder: FindingBuilder, entry: dict, bundle_hint: str) -> None:
     src = builder.sources
     layer, inplace_name, _type, code = _split(r, builder)
-    evidence = inplace_evidence(r, th)
+    evidence = inplace_evidence(r, th, src)
     blob = r.blob or r.name
     fix = None
     if layer is not None and src.prototxt is not None and src.graph is not None:
         new_blob, edits = deinplace_edits(src.prototxt, src.graph, layer)
         fix = builder.fix("T301", "fix", [FileEdit(src.prototxt.path, e) for e in edits], safe=True,
                           layer=layer.name, blob=new_blob, lint_code=code)
-    evidence_text = builder.text("T301", evidence.msg_id, **dict(evidence.params)) if evidence.confirmed else ""
+    evidence_text = builder.text("T301", evidence.msg_id, **dict(evidence.params)) if evidence.msg_id else ""
     chain = ", ".join(f"{n} ({t})" for n, t in r.inplace)
     home = src.layer_place(inplace_name) or src.layer_place(r.name)
     related = builder.related("T301", "dip", src.layer_place(r.name), layer=r.name, cosine=f"{r.cosine:.4f}")
-    diag = builder.add("T301", "split", place=home, layer=r.name, fix=fix, related=related, blob=blob, chain=chain,
-                       producer_type=r.producer_type or "its producer", evidence=evidence_text, lint_code=code,
-                       inplace=inplace_name)
-    entry.update(explained=True, explanation=diag.message, kind="inplace-split", lint_code=code,
-                 confirmed=evidence.confirmed, fix=encode_fix(diag.fix))
+    common = dict(place=home, layer=r.name, fix=fix, related=related, blob=blob, chain=chain,
+                  producer_type=r.producer_type or "its producer", lint_code=code, inplace=inplace_name)
+    if evidence.confirmed:
+        diag = builder.add("T301", "split", evidence=evidence_text, **common)
+    else:
+        diag = builder.add("T301", "possible", why=evidence_text, command=bundle_hint.format(layer=r.name), **common)
+    entry.update(explained=evidence.confirmed, explanation=diag.message, kind="inplace-split", lint_code=code,
+                 confirmed=evidence.confirmed, possible=not evidence.confirmed, fix=encode_fix(diag.fix))

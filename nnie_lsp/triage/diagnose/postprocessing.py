@@ -109,14 +109,26 @@ register_finding(
     __name__,
     "T401", "check-postprocessing", Severity.INFO, 5,
     summary=("Every layer matches: check the post-processing (case 4)", "各层都一致：检查后处理（情况 4）"),
-    messages={"postprocess": ("every layer is ≥ {good} (lowest {cosine} at {worst}) with small absolute error: the "
-                              "NNIE side computes what Caffe computes — check the post-processing (decoding, anchors, "
-                              "thresholds, NMS, output order)",
-                              "每一层都 ≥ {good}（最低为 {worst} 的 {cosine}）且绝对误差小：NNIE 与 Caffe 的计算一致——请检查后处理"
-                              "（解码、anchor、阈值、NMS、输出顺序）")},
+    messages={"postprocess": ("every layer is ≥ {good} (lowest {cosine} at {worst}) and every best scale is within "
+                              "the 8-bit band: the NNIE side computes what Caffe computes — check the post-processing "
+                              "(decoding, anchors, thresholds, NMS, output order)",
+                              "每一层都 ≥ {good}（最低为 {worst} 的 {cosine}）且每层的最佳缩放都在 8 比特范围内：NNIE 与 Caffe "
+                              "的计算一致——请检查后处理（解码、anchor、阈值、NMS、输出顺序）"),
+              "postprocess_drift": ("every layer is ≥ {good} (lowest {cosine} at {worst}) and every best scale is within "
+                                    "the 8-bit band (|log2| < {band}); the largest drift is {layer}'s best scale {scale} "
+                                    "(max abs error {relative} of its range): 8-bit clipping / gain drift, not a "
+                                    "decoding fault — the layer to watch if the results differ. The NNIE side "
+                                    "computes what Caffe computes — check the post-processing (decoding, anchors, "
+                                    "thresholds, NMS, output order)",
+                                    "每一层都 ≥ {good}（最低为 {worst} 的 {cosine}）且每层的最佳缩放都在 8 比特范围内（|log2| < {band}）；"
+                                    "偏离最大的是 {layer}，最佳缩放 {scale}（最大绝对误差占其取值范围的 {relative}）：这是 8 比特截断/增益漂移，"
+                                    "不是解码错误——若结果不同，应关注该层。NNIE 与 Caffe 的计算一致——请检查后处理（解码、anchor、阈值、NMS、输出顺序）")},
     docs="""
     ## What it finds
-    Every layer at ≥ `good` (0.99) with a small absolute error.
+    Every layer at ≥ `good` (0.99) and every layer's best scale within the 8-bit band
+    (|log2 k| < `drift_band_log2`; layers under `magnitude_min_size` elements do not count).  When
+    a layer's best scale is off by more than `scale_tolerance` the message names the largest such
+    drift: 8-bit clipping of a long tail moves it by up to about 10-20 % on healthy runs.
 
     ## Why
     Guide step 5: when the network matches, wrong results on the board come from the
@@ -125,13 +137,13 @@ register_finding(
 
     ## Example
     ```
-    T401 every layer is ≥ 0.99 (lowest 0.9967 at conv4-2) with small absolute error
+    T401 every layer is ≥ 0.99 (lowest 0.9967 at conv4-2) and every best scale is within the 8-bit band
     ```
 
     ## Fix
     None automatic: compare the deployment code's post-processing with the reference.
     """,
-    docs_zh="每一层都 ≥ good（0.99）且绝对误差小。指南第 5 步：网络一致时，板端结果错误来自后处理代码（框解码、anchor、阈值、NMS、输出顺序）。"
+    docs_zh="每一层都 ≥ good（0.99）且每层的最佳缩放都在 8 比特范围内（|log2 k| < drift_band_log2）；有层的缩放偏离超过 scale_tolerance 时，消息给出偏离最大的层。指南第 5 步：网络一致时，板端结果错误来自后处理代码（框解码、anchor、阈值、NMS、输出顺序）。"
             "用 --postprocess module:function 可在两侧运行你的解码（T402/T403）。")
 
 
@@ -216,10 +228,18 @@ register_finding(
 
 
 def postprocess_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder,
-                         postprocess: Callable | None) -> dict | None:
-    """T401, then with a post-processing function T402/T403/T404. Returns the JSON's `postprocess`."""
+                         postprocess: Callable | None, *, drift=None) -> dict | None:
+    """T401 (naming `drift`, the largest best-scale drift (:func:`.decoding.largest_drift`), when it is
+    more than ``scale_tolerance`` / ``magnitude_rel_l2``), then with a post-processing function
+    T402/T403/T404. Returns the JSON's `postprocess`."""
     worst = min((r for r in rows if r.metrics is not None), key=lambda r: r.cosine)
-    builder.add("T401", "postprocess", good=th.good, cosine=f"{worst.cosine:.4f}", worst=worst.name)
+    m = drift.row.metrics if drift is not None else None
+    if m is not None and (abs(drift.scale - 1.0) > th.scale_tolerance or m.rel_l2_error > th.magnitude_rel_l2):
+        builder.add("T401", "postprocess_drift", good=th.good, cosine=f"{worst.cosine:.4f}", worst=worst.name,
+                    band=th.drift_band_log2, layer=drift.row.name, scale=f"{drift.scale:.4g}",
+                    relative=f"{th.relative_error(m):.3g}")
+    else:
+        builder.add("T401", "postprocess", good=th.good, cosine=f"{worst.cosine:.4f}", worst=worst.name)
     if postprocess is None:
         return None
     loaded = {r.blob or r.name: r.arrays() for r in ends(rows)}

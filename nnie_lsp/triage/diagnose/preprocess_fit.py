@@ -26,6 +26,7 @@ import numpy as np
 from nnie_lsp.cfg.preprocessing import (
     CHANNEL_MEAN,
     CHANNEL_ORDERS,
+    DEFAULT_DATA_SCALE,
     DEFAULT_RGB_ORDER,
     NAMED_SCALES,
     InputPreprocessing,
@@ -39,10 +40,8 @@ if TYPE_CHECKING:
     from nnie_lsp.project import Project
 
 SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 3.9e-3)
-MEAN_TOL = 0.5  # grey levels
 R2_GOOD = 0.995
-
-
+# the mean tolerance (grey levels) is Thresholds.mean_tolerance
 
 @dataclass
 class CfgEdit:
@@ -139,6 +138,24 @@ def _fit_channels(ref: np.ndarray, sim: np.ndarray, perm: tuple[int, ...]):
     return scales, offsets, r2, ss_res
 
 
+def scale_ratio_text(sim_scale: float | None, caffe_scale: float | None) -> str | None:
+    """``256/255`` for the ratio of two scales that are small fractions (2/255 against 1/128),
+    else None: the ratio named from the scales themselves, not from the fitted number (a fitted
+    1.00391 is as close to 257/256 as to 256/255)."""
+    if not sim_scale or not caffe_scale:
+        return None
+    from fractions import Fraction
+
+    a = Fraction(sim_scale).limit_denominator(1000)
+    b = Fraction(caffe_scale).limit_denominator(1000)
+    if not b or abs(float(a) - sim_scale) > 1e-6 * sim_scale or abs(float(b) - caffe_scale) > 1e-6 * caffe_scale:
+        return None
+    r = a / b
+    if r.denominator == 1 and r.numerator == 1:
+        return None
+    return f"{r.numerator}/{r.denominator}" if r.denominator != 1 else f"{r.numerator}"
+
+
 def _named_scale(s: float) -> tuple[str, str]:
     for val, name, text in NAMED_SCALES:
         if abs(s - val) <= 2e-4 * max(abs(val), 1e-9) + 1e-9:
@@ -185,13 +202,13 @@ def _fmt(values) -> str:
 
 def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path | None = None,
                       input_index: int = 0, sim_prep=None, data_layer: float | None = None,
-                      cfg_project: Project | None = None) -> PreprocessFit:
+                      cfg_project: Project | None = None, thresholds: Thresholds | None = None) -> PreprocessFit:
     """Fit the simulator's data tensor against Caffe's and propose cfg edits.
 
     `ref`, `sim`: (C,H,W) (a leading batch dim of 1 is dropped). `cfg_project`: the cfg already
     read (:attr:`.builder.Sources.project`), else `cfg_path` is read. `sim_prep`: the simulator
-    side's Preprocessing (from the cfg) when known. `data_layer`: the data-layer threshold (default
-    ``Thresholds.data_layer``).
+    side's Preprocessing (from the cfg) when known. `thresholds`: the mean tolerance and the
+    data-layer threshold (default :class:`Thresholds`); `data_layer` overrides the latter.
     """
     ref = np.asarray(ref, dtype=np.float64)
     sim = np.asarray(sim, dtype=np.float64)
@@ -235,7 +252,8 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
                         r2=r2, cosine_before=cosine(ref, sim), cosine_after=cosine(fitted, sim),
                         sim_step=sim_step, ref_step=ref_step, sim_scale=None, needed_scale=None,
                         needed_mean=None, current_mean=None)
-    _interpret(fit, cur_prep, cfg_side, c, Thresholds().data_layer if data_layer is None else data_layer)
+    th = thresholds or Thresholds()
+    _interpret(fit, cur_prep, cfg_side, c, th.data_layer if data_layer is None else data_layer, th.mean_tolerance)
     return fit
 
 
@@ -246,7 +264,8 @@ def _edit(cfg: _CfgSide, key: str, new: str, reason: str, **kw) -> CfgEdit:
                    line=e.line if e is not None else None, new_line=f"[{key}] {new}", reason=reason, **kw)
 
 
-def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_layer: float) -> None:
+def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_layer: float,
+               mean_tol: float) -> None:
     f = fit.findings
     if fit.r2 < R2_GOOD:
         fit.consistent = False
@@ -291,18 +310,23 @@ def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_laye
     needed_scale = None
     if scale_wrong and s_sim is not None:
         needed_scale = s_sim / a
-        fit.needed_scale = needed_scale
         sim_name, _ = _named_scale(s_sim)
         need_name, need_text = _named_scale(needed_scale)
-        if abs(a - 255 / 256) < 4e-4:
-            reason = (f"ratio simulator/Caffe = {a:.5f} ≈ 255/256 → the simulator uses data_scale {sim_name} "
-                      f"(0.0039062, the mapper default) vs Caffe's 1/255: set [data_scale] {need_text}")
-        elif abs(a - 256 / 255) < 4e-4:
-            reason = (f"ratio simulator/Caffe = {a:.5f} ≈ 256/255 → the simulator uses data_scale {sim_name} vs "
-                      f"Caffe's 1/256: set [data_scale] {need_text}")
-        else:
-            reason = (f"ratio simulator/Caffe = {a:.5f} → Caffe's data scale is {need_name}, the simulator's "
-                      f"{sim_name}: set [data_scale] {need_text}")
+        needed_scale = float(need_text) if need_name != f"{needed_scale:.8g}" else needed_scale
+        fit.needed_scale = needed_scale
+        named = scale_ratio_text(s_sim, needed_scale)
+        default = (" (the mapper default)" if abs(s_sim - DEFAULT_DATA_SCALE) < 1e-12 and cfg.input is not None
+                   and cfg.input.uses_scale and cfg.input.data_scale_defaulted else "")
+        reason = (f"ratio simulator/Caffe = {a:.5f}{' ≈ ' + named if named else ''} → the simulator scales the data "
+                  f"by {sim_name}{default}, Caffe by {need_name}: set [data_scale] {need_text}")
+        row_nt = norm_semantics(norm_type) if prep is not None else None
+        if row_nt is not None and not row_nt.scales:
+            # norm_type 0/1/2 multiply by nothing: [data_scale] alone would be ignored by the mapper
+            new_nt = norm_type_for(row_nt.mean_kind, True)
+            reason = (f"ratio simulator/Caffe = {a:.5f}{' ≈ ' + named if named else ''} → Caffe scales the data by "
+                      f"{need_name}; norm_type {norm_type} does not scale (the mapper reads [data_scale] only for "
+                      f"norm_type 3/4/5): set [norm_type] {new_nt} and [data_scale] {need_text}")
+            fit.edits.append(_edit(cfg, "norm_type", str(new_nt), reason))
         f.append(reason)
         fit.edits.append(_edit(cfg, "data_scale", need_text, reason))
     elif scale_wrong:
@@ -326,10 +350,10 @@ def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_laye
         need = [round(v, 3) for v in need]
         if prep is not None:
             # after the fix the mean lines apply in the new channel order
-            changed = max(abs(n - m) for n, m in zip(need, cur_mean or [0.0] * channels)) > MEAN_TOL
+            changed = max(abs(n - m) for n, m in zip(need, cur_mean or [0.0] * channels)) > mean_tol
         else:
-            changed = max(abs(d) for d in delta) > MEAN_TOL
-            if changed and fit.swapped and abs(sum(delta)) < MEAN_TOL * channels:
+            changed = max(abs(d) for d in delta) > mean_tol
+            if changed and fit.swapped and abs(sum(delta)) < mean_tol * channels:
                 f.append(f"offsets ({_fmt(round(d, 2) for d in delta)}) grey levels remain after the channel swap: "
                          "that is the same channel means applied in the swapped order; check the mean file order "
                          "after fixing [RGB_order] (give --cfg for an exact edit)")
@@ -346,13 +370,14 @@ def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_laye
             if row is None:
                 scales = (s_sim is not None and abs(s_sim - 1.0) > 1e-9) or bool(needed_scale)
             else:  # keep what the norm_type does to the scale (a mean-subtracting one: scale too)
-                scales = row.scales or row.uses_mean
+                scales = row.scales or row.uses_mean or needed_scale is not None
             new_nt = norm_type_for(CHANNEL_MEAN, scales)
             reason = (f"offset ({_fmt(round(d, 2) for d in delta)})×scale → mean not subtracted: "
                       f"norm_type {norm_type if norm_type is not None else '?'} → {new_nt} with a channel mean file "
                       f"holding {shown} (one value per line, in the net's channel order)")
             f.append(reason)
             content = "".join(f"{v:g}\n" for v in need)
+            fit.edits = [e for e in fit.edits if e.key != "norm_type"]  # one norm_type: mean and scale
             fit.edits.append(_edit(cfg, "norm_type", str(new_nt), reason))
             fit.edits.append(_edit(cfg, "mean_file", "./channel_mean.txt",
                                    "channel mean file for norm_type " + str(new_nt),

@@ -45,8 +45,12 @@ def fraction_text(x: float | None, *, max_denominator: int = 1000, tolerance: fl
     return f"{x:.6g}"
 
 
-def _ratio_text(ratio: float) -> str:
-    named = fraction_text(ratio, max_denominator=256, tolerance=4e-4)
+def _ratio_text(ratio: float, sim_scale: float | None = None, caffe_scale: float | None = None) -> str:
+    """``1.00392 ≈ 256/255``: the fitted ratio, named from the two scales when both are small
+    fractions (2/255 against 1/128), else from the number alone."""
+    from .preprocess_fit import scale_ratio_text
+
+    named = scale_ratio_text(sim_scale, caffe_scale) or fraction_text(ratio, max_denominator=256, tolerance=4e-4)
     return f"{ratio:.5f}" + (f" ≈ {named}" if "/" in named else "")
 
 
@@ -176,7 +180,7 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
 
     try:
         fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, cfg_project=src.project, input_index=index,
-                                data_layer=th.data_layer)
+                                thresholds=th)
     except ValueError as exc:
         builder.add("T106", "fit_failed", place=place, layer=row.name, error=str(exc))
         return None
@@ -245,7 +249,14 @@ register_finding(
                          "{sim_scale}: set [data_scale] {value} in the cfg",
                          "模拟器/Caffe 的比值 = {ratio}：Caffe 的数据缩放为 {caffe_scale}，模拟器为 {sim_scale}："
                          "请在 cfg 中设置 [data_scale] {value}"),
+              "set_norm": ("ratio simulator/Caffe = {ratio}: Caffe scales the data by {caffe_scale}; norm_type "
+                           "{old_norm} does not scale (the mapper reads [data_scale] only for norm_type 3/4/5): set "
+                           "[norm_type] {new_norm} and [data_scale] {value}",
+                           "模拟器/Caffe 的比值 = {ratio}：Caffe 的数据缩放为 {caffe_scale}；norm_type {old_norm} 不做缩放"
+                           "（mapper 只在 norm_type 3/4/5 时读取 [data_scale]）：请设置 [norm_type] {new_norm} 和 [data_scale] {value}"),
               "fix": ("Set [data_scale] {value} for input {index}", "为输入 {index} 设置 [data_scale] {value}"),
+              "fix_norm": ("Set [norm_type] {new_norm} and [data_scale] {value} for input {index}",
+                           "为输入 {index} 设置 [norm_type] {new_norm} 和 [data_scale] {value}"),
               **UNSET, **DATA_INPUT},
     fix="unsafe",
     docs="""
@@ -267,11 +278,13 @@ register_finding(
 
     ## Fix
     Unsafe: set `[data_scale]` for that input to Caffe's scale (inserted when absent); it changes
-    what the network computes on the chip.
+    what the network computes on the chip.  Under norm_type 0/1/2 the mapper ignores
+    `[data_scale]`: the fix then also sets the norm_type that scales (0 → 3, 1 → 4, 2 → 5).
     """,
     docs_zh="模拟器数据是 Caffe 数据乘以一个常数比值：cfg 的 [data_scale]（norm_type 3/4/5 时生效）与 Caffe 的输入缩放不同。"
             "典型情况是比值 255/256：mapper 默认 data_scale 为 1/256，而网络用 1/255 训练。纯缩放差异时余弦仍为 1，因此还检查数据层的相对 L2 误差。"
-            "修复把该输入的 [data_scale] 设为 Caffe 的缩放，会改变芯片上的计算结果，是非安全修复。")
+            "修复把该输入的 [data_scale] 设为 Caffe 的缩放，会改变芯片上的计算结果，是非安全修复；norm_type 0/1/2 时 mapper 不读取 [data_scale]，"
+            "修复同时设置会缩放的 norm_type（0 → 3、1 → 4、2 → 5）。")
 
 
 def _edit_findings(fit: PreprocessFit, row: LayerRow, index: int, builder: FindingBuilder,
@@ -283,9 +296,13 @@ def _edit_findings(fit: PreprocessFit, row: LayerRow, index: int, builder: Findi
     if "data_scale" in edits:
         e = edits["data_scale"]
         ratio = sum(fit.scale) / len(fit.scale) if fit.scale else float("nan")
-        _key_finding("T103", e, row, index, builder, data_place, ratio=_ratio_text(ratio),
-                     caffe_scale=fraction_text(fit.needed_scale), sim_scale=fraction_text(fit.sim_scale))
-    if "norm_type" in edits:
+        params = dict(ratio=_ratio_text(ratio, fit.sim_scale, fit.needed_scale),
+                      caffe_scale=fraction_text(fit.needed_scale), sim_scale=fraction_text(fit.sim_scale))
+        if "norm_type" in edits and "mean_file" not in edits:  # norm_type 0/1/2: it must scale too
+            _scale_norm_finding(edits["norm_type"], e, row, index, builder, data_place, **params)
+        else:
+            _key_finding("T103", e, row, index, builder, data_place, **params)
+    if "norm_type" in edits and "mean_file" in edits:
         _no_mean_finding(edits["norm_type"], edits.get("mean_file"), fit, row, index, builder, data_place)
     elif "mean_file" in edits:
         _mean_differs_finding(edits["mean_file"], fit, row, index, builder, data_place)
@@ -323,6 +340,26 @@ def _key_finding(code: str, e: CfgEdit, row: LayerRow, index: int, builder: Find
                 layer=row.name, cfg_key=e.key, fix=fix,
                 related=builder.related(code, "data", data_place if has_cfg else None, blob=row.blob or row.name),
                 value=e.new_value, **extra, **params)
+
+
+def _scale_norm_finding(norm: CfgEdit, e: CfgEdit, row: LayerRow, index: int, builder: FindingBuilder,
+                        data_place: Place | None, **params) -> None:
+    """T103 under a norm_type that does not scale: [norm_type] and [data_scale], one fix."""
+    has_cfg = builder.sources.cfg is not None
+    edits = None
+    if has_cfg:
+        norm_edits = _cfg_edits(builder, index, "norm_type", norm.new_value)
+        scale_edits = _cfg_edits(builder, index, "data_scale", e.new_value)
+        if norm_edits is not None and scale_edits is not None:
+            edits = norm_edits + scale_edits
+    fix = builder.fix("T103", "fix_norm", edits or (), safe=False, value=e.new_value, index=index,
+                      new_norm=norm.new_value)
+    old_norm = norm.old_value if norm.old_value is not None else (
+        _old(builder, "T103", "norm_type", index) if has_cfg else "?")
+    builder.add("T103", "set_norm", place=_place(builder, "norm_type", index, data_place), layer=row.name,
+                cfg_key="norm_type", fix=fix,
+                related=builder.related("T103", "data", data_place if has_cfg else None, blob=row.blob or row.name),
+                value=e.new_value, new_norm=norm.new_value, old_norm=old_norm, **params)
 
 
 def _mean_path(builder: FindingBuilder, file_name: str) -> str:

@@ -1,6 +1,8 @@
 """Case 2 (guide step 3): a good start decaying to a bad end → quantization.
 
-- A 16-bit (compile_mode 1) run confirms it (T202) or rejects it (T203).
+- A 16-bit (compile_mode 1) run confirms it (T202) or rejects it (T203).  It also confirms it
+  when the end is fine but middle layers dip below ``middle_dip``: a 16-bit run ≥ ``good`` at every
+  dip is quantization, not layer matching (the mapper's graph is the same at 16 bit).
 - `_hp` candidates are ranked by single-layer loss — how much a layer loses against its own inputs —
   with the first convolution first (the guide's advice); each is a T204 with a rename fix.
 - The plan (T207) is ONE fix: the first convolution plus every layer whose own loss exceeds the
@@ -122,11 +124,19 @@ register_finding(
                             "quantization confirmed — mark the candidates below `_hp` with compile_mode 2 "
                             "(compile_mode 1 costs about 2× speed)",
                             "16 比特运行（compile_mode 1）末层达到 {end16}，8 比特为 {end8}：确认是量化误差——"
-                            "请用 compile_mode 2 给下列候选层加 `_hp`（compile_mode 1 约慢一倍）")},
+                            "请用 compile_mode 2 给下列候选层加 `_hp`（compile_mode 1 约慢一倍）"),
+              "recovers_dips": ("the 16-bit run (compile_mode 1) is ≥ {good} at every layer that dips below "
+                                "{middle_dip} at 8 bit ({count}; lowest at 8 bit {layer} {cosine8} → {cosine16} at "
+                                "16 bit): the dips are quantization, not layer matching (the mapper's graph is the "
+                                "same at 16 bit) — mark the candidates below `_hp` with compile_mode 2",
+                                "16 比特运行（compile_mode 1）在 8 比特下低于 {middle_dip} 的每一层（{count} 个；8 比特最低为 "
+                                "{layer} 的 {cosine8}，16 比特为 {cosine16}）都 ≥ {good}：这些下降是量化误差而不是层匹配问题"
+                                "（16 比特下 mapper 的图结构相同）——请用 compile_mode 2 给下列候选层加 `_hp`")},
     docs="""
     ## What it finds
     With `--sim-16bit`: the compile_mode 1 run ends at ≥ `good`, or at ≥ `decay_end` and
-    `sim16_gain` above the 8-bit run.
+    `sim16_gain` above the 8-bit run.  Also, when the 8-bit end is fine but middle layers dip below
+    `middle_dip`: the 16-bit run is ≥ `good` at every one of those layers (case 2, not case 3).
 
     ## Why
     Guide step 3: a 16-bit run is the test that tells quantization error from everything else.
@@ -141,7 +151,8 @@ register_finding(
     ## Fix
     See T207 (the `_hp` plan).
     """,
-    docs_zh="给出 --sim-16bit 时：compile_mode 1 运行的末层达到 good，或达到 decay_end 且比 8 比特高出 sim16_gain。"
+    docs_zh="给出 --sim-16bit 时：compile_mode 1 运行的末层达到 good，或达到 decay_end 且比 8 比特高出 sim16_gain；"
+            "或 8 比特末层正常但中间层低于 middle_dip，而 16 比特运行在这些层都 ≥ good（情况 2，而不是情况 3）。"
             "指南第 3 步：16 比特运行可区分量化误差与其它问题。compile_mode 1 约慢一倍，compile_mode 2 只给少数层加 `_hp` 可保留大部分速度。")
 
 
@@ -195,16 +206,44 @@ def sim16_verdict(rows: list[LayerRow], rows16: list[LayerRow] | None, th: Thres
     return False, sim16
 
 
+def sim16_dips_verdict(rows: list[LayerRow], dips: list[LayerRow], rows16: list[LayerRow], th: Thresholds,
+                       builder: FindingBuilder) -> dict | None:
+    """With the 8-bit end fine and `dips` below ``middle_dip``: the JSON's `sim16` (verdict
+    ``confirmed``) and T202 when the 16-bit run is ≥ ``good`` at every dip, else None (no finding:
+    layer matching decides)."""
+    by_name = {r.name: r for r in rows16 if r.metrics is not None and finite(r.cosine)}
+    pairs = [(r, by_name.get(r.name)) for r in dips]
+    if not pairs or any(r16 is None or r16.cosine < th.good for _r, r16 in pairs):
+        return None
+    low, low16 = min(pairs, key=lambda p: p[0].cosine)
+    ends16 = ends(rows16)
+    sim16 = {"end_cosine_8bit": min(r.cosine for r in ends(rows)),
+             "end_cosine_16bit": min(r.cosine for r in ends16) if ends16 else None,
+             "first_divergence_16bit": next((r.name for r in rows16 if not r.is_data and r.metrics is not None
+                                             and r.cosine < th.good), None),
+             "layers": {r.name: r.cosine for r in rows16 if r.metrics is not None},
+             "dips": {r.name: {"cosine_8bit": r.cosine, "cosine_16bit": r16.cosine} for r, r16 in pairs},
+             "verdict": "confirmed"}
+    builder.add("T202", "recovers_dips", good=th.good, middle_dip=th.middle_dip, count=len(pairs), layer=low.name,
+                cosine8=f"{low.cosine:.4f}", cosine16=f"{low16.cosine:.4f}")
+    return sim16
+
+
 register_finding(
     __name__,
     "T201", "quantization-decay", Severity.ERROR, 3,
     summary=("Similarity decays from a good start to a bad end: quantization (case 2)",
              "相似度从良好的起点衰减到很差的末层：量化误差（情况 2）"),
     messages={"decay": ("similarity decays from {start} at the start to {end} at {layer}: quantization error",
-                        "相似度从起点的 {start} 衰减到 {layer} 的 {end}：量化误差")},
+                        "相似度从起点的 {start} 衰减到 {layer} 的 {end}：量化误差"),
+              "dips": ("{count} middle layer(s) fall below {middle_dip} at 8 bit (lowest {layer} at {cosine}) while "
+                       "the end stays at {end}, and a 16-bit run recovers them: quantization error",
+                       "8 比特下有 {count} 个中间层低于 {middle_dip}（最低为 {layer} 的 {cosine}），末层仍为 {end}，"
+                       "且 16 比特运行恢复了它们：量化误差")},
     docs="""
     ## What it finds
-    A good start (≥ `good`, 0.99) and an end below `decay_end` (0.95).
+    A good start (≥ `good`, 0.99) and an end below `decay_end` (0.95); or middle layers below
+    `middle_dip` (0.90) that a 16-bit run recovers (≥ `good` at each) while the end is fine.
 
     ## Why
     Guide step 3: 8-bit error accumulates layer by layer.  A compile_mode 1 (16-bit) run confirms
@@ -270,7 +309,8 @@ register_finding(
                        "{layer} 处相似度骤降 {drop}：超出量化噪声通常造成的幅度；请用 16 比特运行（--sim-16bit）确认")},
     docs="""
     ## What it finds
-    In case 2, a cosine drop between neighbouring layers larger than `sudden_drop` (0.3).
+    In case 2, a cosine drop between neighbouring layers larger than `sudden_drop` (0.3), unless a
+    16-bit run already confirmed quantization (T202).
 
     ## Why
     Guide step 3: quantization error grows gradually.  A cliff at one layer is more often a layer
@@ -288,16 +328,24 @@ register_finding(
             "或参数不受支持，可用 16 比特运行确认。")
 
 
-def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder) -> list[HpCandidate]:
-    """T201, T206, the plan T207 and the T204 candidates. Returns the ranked candidates."""
+def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder, *,
+                          dips: list[LayerRow] | None = None, confirmed: bool | None = None) -> list[HpCandidate]:
+    """T201, T206 (unless a 16-bit run `confirmed` it), the plan T207 and the T204 candidates.
+    Returns the ranked candidates.  `dips`: case 2 found by the 16-bit run recovering these
+    middle-layer dips (the end is fine)."""
     src = builder.sources
     end = min(ends(rows), key=lambda r: r.cosine)
     first = start(rows)
-    builder.add("T201", "decay", place=src.layer_place(end.name), layer=end.name,
-                start=f"{first.cosine:.4f}", end=f"{end.cosine:.4f}")
+    if dips:
+        low = min(dips, key=lambda r: r.cosine)
+        builder.add("T201", "dips", place=src.layer_place(low.name), layer=low.name, count=len(dips),
+                    middle_dip=th.middle_dip, cosine=f"{low.cosine:.4f}", end=f"{end.cosine:.4f}")
+    else:
+        builder.add("T201", "decay", place=src.layer_place(end.name), layer=end.name,
+                    start=f"{first.cosine:.4f}", end=f"{end.cosine:.4f}")
     body = measured_body(rows)
     drops = [(body[i - 1].cosine - body[i].cosine, body[i]) for i in range(1, len(body))]
-    if drops:
+    if drops and not confirmed:  # a 16-bit run that confirms is the test T206 asks for
         big, at = max(drops, key=lambda t: t[0])
         if big > th.sudden_drop:
             builder.add("T206", "drop", place=src.layer_place(at.name), layer=at.name, drop=f"{big:.3f}")

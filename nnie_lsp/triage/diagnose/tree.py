@@ -4,13 +4,21 @@
 Guide steps: 2 preprocessing (cfg), 3 quantization (`_hp` / compile_mode), 4 layer matching,
 5 post-processing, 6 a support bundle. Case k → next step k+1.
 
+- Decoding (before case 1, no case of the guide): one factor on every layer, the data layer
+  included or read right → the NNIE dumps are read with the wrong scale (:mod:`.decoding`, T006);
+  next step 1: read them again and compare again.
 - Case 1: data layer < ``data_layer`` (or a scale difference cosine cannot see) → the
   preprocessing fit (:mod:`.preprocessing`).
 - Case 2: good start, end < ``decay_end`` → quantization; a 16-bit run confirms or rejects; the
   `_hp` plan and candidates (:mod:`.quantization`).
+- Case 2 also: with a 16-bit run that is ≥ ``good`` at every 8-bit dip below ``middle_dip``
+  (quantization before layer matching: the mapper's graph is the same at 16 bit).
 - Case 3: end fine, middle dips < ``middle_dip`` → explained by the graph or sent to step 6
   (:mod:`.layer_matching`).
-- Case 4: every layer ≥ ``good`` with small error → post-processing (:mod:`.postprocessing`).
+- Case 4: every layer ≥ ``good`` and every best scale within the 8-bit band (``drift_band_log2``;
+  layers under ``magnitude_min_size`` elements do not count) → post-processing
+  (:mod:`.postprocessing`); a best scale outside the band on its own is one layer's scale
+  (a Scale/BatchNorm folded differently: T001, step 4).
 - Anything else is inconclusive (T001), with the reason.
 
 Layers that could not be compared are never counted as fine: whatever the case, T004 says how
@@ -19,7 +27,7 @@ many there are and the verdict's reason says "every compared layer (n of m)".
 Every number comes from :class:`~nnie_lsp.triage.measure.metrics.Thresholds`.
 
 Each T-code is registered (docs, en/zh messages: ``nnie-lint --explain``) beside the code that
-emits it: T001-T004 and T208 here, the others in the module of their case.  Registering loads no
+emits it: T001-T004, T007 and T208 here, the others in the module of their case.  Registering loads no
 numpy (the language server and ``--explain`` import this module): numpy-heavy names are imported
 where they are used.
 """
@@ -32,14 +40,16 @@ from typing import TYPE_CHECKING, Callable
 from ...diagnostics import Diagnostic, Severity
 from ...rules.triage_common import register_finding
 from .builder import FindingBuilder, Sources
+from .decoding import decoding_factor, decoding_findings, largest_drift, layer_scales
 from .layer_matching import is_dip, layer_matching_findings
 from .postprocessing import postprocess_findings
 from .preprocessing import data_suspect, diagnose_data_layer
-from .quantization import HpCandidate, quantization_findings, rank_hp_candidates, sim16_verdict
+from .quantization import (HpCandidate, quantization_findings, rank_hp_candidates, sim16_dips_verdict,
+                           sim16_verdict)
 from ..measure.rows import LayerRow, ends, finite, measured_body
 
 if TYPE_CHECKING:  # numpy: imported when a diagnosis runs, not when the T-codes are registered
-    from ..measure.metrics import Metrics, Thresholds
+    from ..measure.metrics import Thresholds
     from .preprocess_fit import PreprocessFit
 
 BUNDLE_HINT = "nnie-triage bundle --layer {layer} …"
@@ -58,13 +68,20 @@ class Diagnosis:
     dips: list[dict] = field(default_factory=list)
     sim16: dict | None = None
     postprocess: dict | None = None
+    decoding: dict | None = None
 
 
-def _magnitude_off(m: Metrics, th: Thresholds) -> bool:
-    """A good cosine with a wrong magnitude (decoding / fraction bits), not quantization noise."""
-    k = m.lsq_scale
-    return (finite(k) and abs(k - 1.0) > th.scale_tolerance) or (finite(m.rel_l2_error)
-                                                                 and m.rel_l2_error > th.magnitude_rel_l2)
+#: The verdict of each inconclusive pattern: "inconclusive: <what>" (the report says the name once:
+#: "Inconclusive: not quantization").
+INCONCLUSIVE = {
+    "nothing_aligned": "inconclusive: nothing aligned",
+    "only_data": "inconclusive: only the data layer compared",
+    "scale_differs": "inconclusive: one layer's scale differs",
+    "not_quantization": "inconclusive: not quantization",
+    "mild_decay": "inconclusive: mild 8-bit decay",
+    "neither": "inconclusive: neither case 3 nor case 4",
+}
+DECODING_VERDICT = "decoding: the NNIE dumps are read with the wrong scale"
 
 
 register_finding(
@@ -74,11 +91,13 @@ register_finding(
     messages={
         "nothing_aligned": ("no tensor pair could be compared (nothing aligned)", "没有可比较的张量对（未能对齐任何张量）"),
         "only_data": ("only the data layer could be compared", "只有数据层可以比较"),
-        "magnitude": ("cosines are all ≥ {good} but {layer}'s absolute error is large ({relative} of its range, "
-                      "best scale {scale}): a magnitude/decoding difference (fixed-point fraction bits, a Scale "
-                      "folded differently), not a case of the guide",
-                      "所有余弦都 ≥ {good}，但 {layer} 的绝对误差很大（占其取值范围的 {relative}，最佳缩放 {scale}）："
-                      "这是幅值/解码差异（定点小数位、Scale 折叠方式不同），不属于指南中的任何情况"),
+        "scale_differs": ("cosines are all ≥ {good} but {layer}'s best scale is {scale} ({octaves} octave(s) from 1, "
+                          "outside the 8-bit band of ±{band}; {count} such layer(s)) while the others agree: that "
+                          "layer's scale differs — a Scale/BatchNorm the mapper folds differently, or that dump read "
+                          "with another scale; compare the layer's parameters (step 4)",
+                          "所有余弦都 ≥ {good}，但 {layer} 的最佳缩放为 {scale}（距 1 有 {octaves} 个倍频程，超出 8 比特的 ±{band} 范围；"
+                          "共 {count} 个这样的层），而其它层一致：该层的缩放不同——mapper 对 Scale/BatchNorm 的折叠方式不同，"
+                          "或该 dump 用了别的缩放读取；请比较该层的参数（第 4 步）"),
         "not_quantization": ("the end falls to {end} but a 16-bit run does not recover it: look at {layer} "
                              "(step 6: {command})",
                              "末层降到 {end}，但 16 比特运行也没有恢复：请检查 {layer}（第 6 步：{command}）"),
@@ -95,14 +114,16 @@ register_finding(
     docs="""
     ## What it finds
     A comparison that does not fit any of the guide's four cases: nothing could be aligned, only the
-    data layer could be compared, the cosines are fine but the magnitudes are not, the end is
-    between `decay_end` and `good` with no middle dip, or a 16-bit run does not recover the end.
-    The message says which, with the numbers.
+    data layer could be compared, the cosines are fine but one layer's best scale lies outside the
+    8-bit band (`drift_band_log2`) while the others agree, the end is between `decay_end` and `good`
+    with no middle dip, or a 16-bit run does not recover the end.  The message says which, with
+    the numbers.  (One factor on every layer is a decoding problem: T006.)
 
     ## Why
     Guide step 1 compares the Caffe run with the NNIE side layer by layer and sorts the result into
-    four cases (steps 2-5).  When none applies, the next step is 6: report the layer to the vendor
-    with a support bundle (`nnie-triage bundle`), or gather better dumps.
+    four cases (steps 2-5).  When none applies, the message says what to look at next: the layer's
+    parameters (step 4) when only its scale differs, the `_hp` candidates for a mild decay, and
+    step 6 — a support bundle (`nnie-triage bundle`) — when a 16-bit run does not help.
 
     ## Example
     ```
@@ -112,13 +133,16 @@ register_finding(
     ## Fix
     None automatic: follow the message (more dumps, a 16-bit run, or a support bundle).
     """,
-    docs_zh="对比结果不属于指南的四种情况：没有任何张量能对齐、只能比较数据层、余弦正常但幅值不对、末层介于 decay_end 与 good 之间且没有中间层下降，"
-            "或 16 比特运行也无法恢复末层精度。下一步是第 6 步：用 `nnie-triage bundle` 打包该层提交给厂商，或补充更完整的 dump。")
+    docs_zh="对比结果不属于指南的四种情况：没有任何张量能对齐、只能比较数据层、余弦正常但某一层的最佳缩放超出 8 比特范围（drift_band_log2）而其它层一致、"
+            "末层介于 decay_end 与 good 之间且没有中间层下降，或 16 比特运行也无法恢复末层精度。消息给出下一步：只有某层缩放不同时检查该层参数（第 4 步），"
+            "轻微衰减时尝试 `_hp` 候选层，16 比特也无效时为第 6 步：用 `nnie-triage bundle` 打包提交。（每一层同一个倍数是解码问题：T006。）")
 
 
 def _inconclusive(diag: Diagnosis, builder: FindingBuilder, msg_id: str, *, severity: Severity,
                   layer: str | None = None, **params) -> None:
-    """T001: `reason` gets the English text, the finding the run's language."""
+    """T001: `reason` gets the English text, the finding the run's language; the verdict names the
+    pattern once ("inconclusive: not quantization")."""
+    diag.verdict = INCONCLUSIVE[msg_id]
     diag.reason = builder.english("T001", msg_id, layer=layer or "?", **params)
     builder.add("T001", msg_id, severity=severity, layer=layer, place=builder.sources.layer_place(layer), **params)
 
@@ -135,11 +159,15 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
-             bundle_hint: str = BUNDLE_HINT) -> Diagnosis:
+             bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None) -> Diagnosis:
+    """The decision tree over `rows`.  `prototxt_problem`: (T007 message id, its parameters) when
+    the prototxt the cfg names could not be used (:func:`prototxt_finding`)."""
     from ..measure.metrics import Thresholds
 
     th = thresholds or Thresholds()
     builder = FindingBuilder(sources)
+    if prototxt_problem is not None:
+        prototxt_finding(builder, *prototxt_problem)
     ordered = sorted(rows, key=lambda r: r.order)
     diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
     _not_compared(ordered, builder)
@@ -200,6 +228,65 @@ def _not_compared(rows: list[LayerRow], builder: FindingBuilder) -> None:
     first = missing[0].name
     builder.add("T004", "uncompared", place=builder.sources.layer_place(first), layer=first, count=len(missing),
                 total=len(missing) + len(compared), compared=len(compared), layers=named)
+
+
+register_finding(
+    __name__,
+    "T007", "prototxt-unavailable", Severity.WARNING, 1,
+    summary=("The prototxt the cfg names is missing or unreadable: the layer order is unknown",
+             "cfg 指定的 prototxt 不存在或无法读取：层顺序未知"),
+    messages={
+        "missing": ("the prototxt the cfg names ({written}) does not exist (looked in {tried}): the layer order, the "
+                    "in-place chains and the net's outputs are unknown, so the rows follow {order} and the verdict "
+                    "rests on that order; fix [prototxt_file] or give --prototxt",
+                    "cfg 指定的 prototxt（{written}）不存在（查找位置：{tried}）：层顺序、原位链和网络输出都未知，"
+                    "各行按{order}排列，结论基于这一顺序；请修正 [prototxt_file] 或用 --prototxt 指定"),
+        "unreadable": ("the prototxt the cfg names ({written}) cannot be used: {error}; the layer order, the in-place "
+                       "chains and the net's outputs are unknown, so the rows follow {order} and the verdict rests "
+                       "on that order; fix the prototxt or give --prototxt",
+                       "cfg 指定的 prototxt（{written}）无法使用：{error}；层顺序、原位链和网络输出都未知，"
+                       "各行按{order}排列，结论基于这一顺序；请修正该 prototxt 或用 --prototxt 指定"),
+        "not_named": ("the cfg names no prototxt ([prototxt_file] missing): the layer order, the in-place chains and "
+                      "the net's outputs are unknown, so the rows follow {order}; give --prototxt",
+                      "cfg 没有指定 prototxt（缺少 [prototxt_file]）：层顺序、原位链和网络输出都未知，各行按{order}排列；"
+                      "请用 --prototxt 指定"),
+        "order_dot": ("cnn_net_tree.dot's order", "cnn_net_tree.dot 的顺序"),
+        "order_files": ("the reference dumps' write times", "参考 dump 的写入时间"),
+    },
+    docs="""
+    ## What it finds
+    A comparison run with a cfg whose `[prototxt_file]` is missing, names a file that does not
+    exist, or names one that cannot be read or parsed.
+
+    ## Why
+    Guide step 1 reads the per-layer similarities in network order: the first divergence, "good
+    start, bad end" (case 2) and the middle dips (case 3) all depend on it, and so do the in-place
+    chains (NN301-NN303) and the net's outputs.  Without the prototxt the triage orders the layers
+    by `cnn_net_tree.dot` or by the reference dumps' write times, which may be wrong; the finding
+    says so instead of sorting quietly.
+
+    ## Example
+    ```
+    [prototxt_file] ./model/det2.prototxt      # no such file
+    ```
+
+    ## Fix
+    None automatic: correct `[prototxt_file]` (see NN006 from `nnie-lint`) or pass `--prototxt`.
+    """,
+    docs_zh="对比时给出的 cfg 缺少 [prototxt_file]、指定的文件不存在或无法读取/解析。指南第 1 步按网络顺序阅读逐层相似度：首个分歧层、"
+            "\"起点好、末层差\"（情况 2）和中间层下降（情况 3）都依赖层顺序，原位链（NN301–NN303）和网络输出也是。没有 prototxt 时，"
+            "排查按 cnn_net_tree.dot 或参考 dump 的写入时间排列各层，可能有误；此发现会明确指出，而不是悄悄排序。请修正 [prototxt_file] 或用 --prototxt 指定。")
+
+
+def prototxt_finding(builder: FindingBuilder, msg_id: str, params: dict) -> None:
+    """T007 on the cfg's ``[prototxt_file]`` (else the cfg): the layer order is unknown.  `params`:
+    ``written``, ``tried``/``error`` and ``order`` ("dot" or "files")."""
+    src = builder.sources
+    params = dict(params)
+    order = builder.text("T007", "order_dot" if params.pop("order", "files") == "dot" else "order_files")
+    place = src.cfg_place("prototxt_file") or src.cfg_home()
+    builder.add("T007", msg_id, place=place, cfg_key="prototxt_file" if src.cfg is not None else None,
+                order=order, **params)
 
 
 register_finding(
@@ -309,6 +396,14 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
         diag.first_divergence = bad_data[0].name
     else:
         diag.first_divergence = next((r.name for r in body if r.cosine < th.good), None)
+    # ------------------------------------------------------------- decoding (before case 1)
+    fit = decoding_factor(rows, th, sim_scale=_sim_data_step(data_rows, src))
+    if fit is not None:
+        diag.decoding = fit.to_dict()
+        diag.next_step = 1
+        diag.verdict = DECODING_VERDICT
+        diag.reason = decoding_findings(fit, builder)
+        return diag
     # ------------------------------------------------------------- case 1
     if bad_data:
         row = bad_data[0]
@@ -337,40 +432,48 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
     layout_dips = [r for r in body if r.layout != "CHW" and is_dip(r, th, end_ids)]
     # ------------------------------------------------------------- case 4
     if all_good and not layout_dips:
-        big = [r for r in body if not th.is_small_error(r.metrics) and _magnitude_off(r.metrics, th)]
-        if not big:
-            diag.postprocess = postprocess_findings(rows, th, builder, postprocess)
-            diag.case, diag.next_step = 4, 5
-            diag.verdict = "post-processing (case 4)"
-            uncompared = uncompared_body(rows)
-            diag.reason = (f"every layer ≥ {th.good} with small absolute error" if not uncompared else
-                           f"every compared layer ({len(body)} of {len(body) + len(uncompared)}) ≥ {th.good} "
-                           f"with small absolute error; {len(uncompared)} not compared (T004)")
+        drift = largest_drift(rows, th)
+        if drift is not None and abs(drift.log2) >= th.drift_band_log2:
+            outside = [s for s in layer_scales(rows, th) if abs(s.log2) >= th.drift_band_log2]
+            diag.next_step = 4
+            _inconclusive(diag, builder, "scale_differs", severity=Severity.WARNING, layer=drift.row.name,
+                          good=th.good, scale=f"{drift.scale:.4g}", octaves=f"{abs(drift.log2):.2f}",
+                          band=th.drift_band_log2, count=len(outside))
             return diag
-        r = big[0]
-        _inconclusive(diag, builder, "magnitude", severity=Severity.WARNING, layer=r.name, good=th.good,
-                      relative=f"{th.relative_error(r.metrics):.3g}", scale=f"{r.metrics.lsq_scale:.4g}")
+        diag.postprocess = postprocess_findings(rows, th, builder, postprocess, drift=drift)
+        diag.case, diag.next_step = 4, 5
+        diag.verdict = "post-processing (case 4)"
+        uncompared = uncompared_body(rows)
+        within = f"every best scale within the 8-bit band (|log2| < {th.drift_band_log2})"
+        diag.reason = (f"every layer ≥ {th.good}, {within}" if not uncompared else
+                       f"every compared layer ({len(body)} of {len(body) + len(uncompared)}) ≥ {th.good}, "
+                       f"{within}; {len(uncompared)} not compared (T004)")
         return diag
     # ------------------------------------------------------------- case 2
     if end_cos < th.decay_end and not all_good:
         confirmed, diag.sim16 = sim16_verdict(rows, rows16, th, builder)
         if confirmed is False:
-            diag.verdict = "inconclusive: not quantization"
             where = diag.sim16.get("first_divergence_16bit") or diag.first_divergence
             _inconclusive(diag, builder, "not_quantization", severity=Severity.INFO, layer=where,
                           end=f"{end_cos:.4f}", command=bundle_hint.format(layer=where))
             return diag
-        if first.cosine < th.good:
-            builder.add("T208", "first_low", place=src.layer_place(first.name), layer=first.name,
-                        cosine=f"{first.cosine:.4f}", good=th.good)
-        diag.hp_candidates = quantization_findings(rows, th, builder)
-        diag.case, diag.next_step = 2, 3
-        diag.verdict = "quantization error (case 2)" + (" — confirmed by the 16-bit run" if confirmed else "")
+        _case2(diag, rows, th, builder, first, confirmed)
         diag.reason = (f"good start ({first.name} {first.cosine:.4f}), end {end_row.name} at {end_cos:.4f} < "
                        f"{th.decay_end}")
         return diag
-    # ------------------------------------------------------------- case 3
     dips = [r for r in body if is_dip(r, th, end_ids)]
+    # ------------------------------------------------------------- case 2: the 16-bit run recovers every dip
+    if dips and rows16 and not layout_dips:
+        sim16 = sim16_dips_verdict(rows, dips, rows16, th, builder)
+        if sim16 is not None:
+            diag.sim16 = sim16
+            _case2(diag, rows, th, builder, first, True, dips=dips)
+            low = min(dips, key=lambda r: r.cosine)
+            diag.reason = (f"{len(dips)} middle layer(s) below {th.middle_dip} at 8 bit (lowest {low.name} "
+                           f"{low.cosine:.4f}), end {end_row.name} at {end_cos:.4f}; the 16-bit run is ≥ {th.good} "
+                           f"at every one of them")
+            return diag
+    # ------------------------------------------------------------- case 3
     if dips:
         diag.dips = layer_matching_findings(rows, th, builder, bundle_hint)
         diag.case, diag.next_step = 3, 4
@@ -393,3 +496,28 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
                       layer=min(low, key=lambda r: r.cosine).name, end=f"{end_cos:.4f}",
                       middle_dip=th.middle_dip, count=len(low), good=th.good)
     return diag
+
+
+def _case2(diag: Diagnosis, rows: list[LayerRow], th: Thresholds, builder: FindingBuilder, first: LayerRow,
+           confirmed: bool | None, *, dips: list[LayerRow] | None = None) -> None:
+    """Case 2's findings (T208, T201/T206/T207/T204) and verdict."""
+    if first.cosine < th.good:
+        builder.add("T208", "first_low", place=builder.sources.layer_place(first.name), layer=first.name,
+                    cosine=f"{first.cosine:.4f}", good=th.good)
+    diag.hp_candidates = quantization_findings(rows, th, builder, dips=dips, confirmed=confirmed)
+    diag.case, diag.next_step = 2, 3
+    diag.verdict = "quantization error (case 2)" + (" — confirmed by the 16-bit run" if confirmed else "")
+
+
+def _sim_data_step(data_rows: list[LayerRow], sources: Sources) -> float | None:
+    """The step of the simulator's data grid the cfg implies for the first data row's input: its
+    data_scale when the norm_type scales, else 1 (integer pixels); None when unknown (no cfg, an
+    unknown norm_type, a feature-map input)."""
+    if not data_rows or sources.project is None:
+        return None
+    prep = sources.project.input_preprocessing(_input_index(data_rows[0], data_rows, sources))
+    if prep is None or prep.semantics is None or prep.is_feature_map:
+        return None
+    if prep.uses_scale:
+        return prep.data_scale or None
+    return 1.0

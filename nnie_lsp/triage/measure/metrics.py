@@ -73,24 +73,46 @@ class Thresholds:
     - ``decay_end``: a final layer below 0.95 after a good start → quantization (case 2).
     - ``middle_dip``: middle layers below 0.90 with a good end → layer matching (case 3).
 
-    The project's own limits [I] (not from the guide):
+    The project's own limits [I] (not from the guide), each with the evidence it rests on
+    (``benchmarks/bench_verdicts.py``; docs/field-facts.md §12):
 
-    - ``small_abs_error``: max abs error / reference range at or below this is "small" (case 4).
+    - ``small_abs_error``: max abs error / reference range at or below this is "small".  No longer a
+      decision (issue 16: 8-bit clipping of a long-tailed layer gives 0.1-0.16 on healthy runs);
+      kept for ``--threshold`` and :meth:`is_small_error`.
     - ``sign_agreement``: below this share of agreeing signs the pair is flagged (sign flips hide
       behind absolute-value cosines).
     - ``data_rel_l2``: a data tensor whose relative L2 error exceeds this is a preprocessing issue
       even when its cosine is 1 (a pure scale difference, such as 1/255 against 1/256).
     - ``scale_tolerance`` / ``magnitude_rel_l2``: a good cosine whose least-squares scale is off by
-      more than ``scale_tolerance``, or whose relative L2 error exceeds ``magnitude_rel_l2``, is a
-      magnitude (decoding) difference, not quantization noise.
+      more than ``scale_tolerance``, or whose relative L2 error exceeds ``magnitude_rel_l2``, is
+      named in case 4's T401 as the largest scale drift (information, not a decision).
+    - ``magnitude_min_size``: layers with fewer elements take no part in magnitude decisions (their
+      best scale is the ratio of one or two values: MTCNN det2's 2-value conv5-1 shows 0.857 on a
+      healthy 8-bit run).
+    - ``drift_band_log2``: a layer with cosine ≥ ``good`` whose best scale k has |log2 k| below this
+      is 8-bit loss (clipping a long tail, gain drift: healthy 8-bit runs reach |log2 k| = 0.175,
+      yufacedetectnet with norm_type 0); outside it, without a decoding factor, one layer's scale
+      differs (a Scale/BatchNorm folded differently: step 4).
+    - ``decoding_min_layers`` / ``decoding_min_log2`` / ``decoding_band_log2`` / ``decoding_share``
+      / ``decoding_data_log2``: a decoding factor K (the median best scale of the layers with at least
+      ``magnitude_min_size`` elements and cosine ≥ ``good``) is called when at least
+      ``decoding_min_layers`` such layers exist, |log2 K| ≥ ``decoding_min_log2`` (a factor of 2 or
+      more: far outside the 8-bit band), at least ``decoding_share`` of them lie within
+      ``decoding_band_log2`` octaves of K (one factor on every layer: decoding runs put 100 % within
+      0.18 octave), and the data layer, when compared, lies within ``decoding_data_log2`` octaves
+      of K (decoded with the same wrong scale) or of 1 (a float data dump read right).
+    - ``decoding_named_log2``: log2 K within this of an integer n names the cause: ±4 fraction bits
+      (16 or 8 instead of 12), −12 inst words not divided by 4096, +12 divided twice.
+    - ``mean_tolerance``: a per-channel mean difference larger than this (grey levels) is a mean
+      to fix (127.5 against 128 is 0.5; the fit's own error on real data is below 0.05).
     - ``sudden_drop``: a cosine drop between neighbouring layers larger than this is more than
       quantization noise usually causes (T206).
     - ``sim16_gain``: a 16-bit run that ends at least ``decay_end`` and gains this much over the
       8-bit run confirms quantization (T202).
     - ``layout_gain``: reading a dump in another layout must raise its cosine by this much to
       explain a dip (T302).
-    - ``negative_share``: share of negative simulator values above which a value is taken to be
-      the one before a rectifying activation (T301 evidence).
+    - ``negative_share``: a rectifying in-place layer (ReLU, PReLU) can explain a dip only when more
+      than this share of the simulator's values are negative (else there is nothing it changes).
     - ``hp_min_loss``: a layer must lose at least this much similarity against its inputs to be
       an `_hp` candidate.
     - ``topk_agreement`` / ``box_iou``: with ``--postprocess``, two classifications agree when their
@@ -113,6 +135,15 @@ class Thresholds:
     hp_min_loss: float = 1e-4
     topk_agreement: float = 0.8
     box_iou: float = 0.5
+    magnitude_min_size: float = 16
+    drift_band_log2: float = 0.5
+    decoding_min_layers: float = 3
+    decoding_min_log2: float = 1.0
+    decoding_band_log2: float = 0.25
+    decoding_share: float = 0.9
+    decoding_data_log2: float = 0.1
+    decoding_named_log2: float = 0.05
+    mean_tolerance: float = 0.25
 
     @classmethod
     def from_mapping(cls, mapping: dict | None) -> "Thresholds":
@@ -125,8 +156,9 @@ class Thresholds:
             raise ValueError(f"unknown threshold(s): {', '.join(bad)} (known: {', '.join(sorted(names))})")
         vals = {k: float(v) for k, v in mapping.items()}
         for k, v in vals.items():
-            if not (0.0 <= v <= 1.0):
-                raise ValueError(f"threshold {k}={v} must be within [0, 1]")
+            lo, hi = _BOUNDS.get(k, (0.0, 1.0))
+            if not (lo <= v <= hi):
+                raise ValueError(f"threshold {k}={v} must be within [{lo:g}, {hi:g}]")
         return replace(cls(), **vals)
 
     def relative_error(self, m: Metrics) -> float:
@@ -162,6 +194,18 @@ class Thresholds:
         if cosine >= self.middle_dip:
             return "poor"
         return "bad"
+
+
+#: Thresholds that are not shares or cosines: their own ranges (every other one is within [0, 1]).
+_BOUNDS = {
+    "magnitude_min_size": (1.0, 1e9),
+    "decoding_min_layers": (1.0, 1e6),
+    "decoding_min_log2": (0.0, 64.0),
+    "drift_band_log2": (0.0, 64.0),
+    "decoding_band_log2": (0.0, 64.0),
+    "decoding_data_log2": (0.0, 64.0),
+    "mean_tolerance": (0.0, 255.0),
+}
 
 
 def cosine(a, b) -> float:

@@ -21,14 +21,20 @@ CASE_TEXT = {
     None: "Inconclusive",
 }
 def verdict_title(doc: dict) -> str:
-    """"Case 2 — quantization error — confirmed by the 16-bit run" (no repeated case name)."""
+    """The verdict, its name said once: "Case 2 — quantization error — confirmed by the 16-bit run",
+    "Inconclusive: not quantization", "Decoding: the NNIE dumps are read with the wrong scale"."""
     case = doc.get("case")
     verdict = str(doc.get("verdict") or "")
-    extra = verdict.split(" — ", 1)[1] if " — " in verdict else ("" if case is not None else verdict)
-    return CASE_TEXT.get(case, "Inconclusive") + (f" — {extra}" if extra else "")
+    if case in CASE_TEXT and case is not None:
+        extra = verdict.split(" — ", 1)[1] if " — " in verdict else ""
+        return CASE_TEXT[case] + (f" — {extra}" if extra else "")
+    if not verdict or verdict.lower() == "inconclusive":
+        return "Inconclusive"
+    return verdict[:1].upper() + verdict[1:]
 
 
 STEP_TEXT = {
+    1: "step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
     2: "step 2: fix the preprocessing in the cfg",
     3: "step 3: quantization — `_hp` layers with compile_mode 2 (or compile_mode 1)",
     4: "step 4: layer matching — de-inplace / compare in the right layout",
@@ -289,7 +295,7 @@ def plot_svg(doc: dict) -> str:
     ax.set_xticks(x)
     ax.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("cosine similarity")
-    ax.set_title(f"{CASE_TEXT.get(doc.get('case'), 'Inconclusive')}", fontsize=10)
+    ax.set_title(verdict_title(doc).split(" — ", 1)[0].split(":", 1)[0], fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
