@@ -81,6 +81,13 @@ UI: Mapping[str, tuple[str, str]] = {
     "hover.field": ("Field", "字段"),
     "hover.rule": ("Rule", "规则"),
     "hover.unknown_code": ("Unknown rule code `{code}`", "未知规则代码 `{code}`"),
+    # hover: the status words of docs/field-facts.md's tags (the English words are the page's own;
+    # features/fact_tags.py)
+    "facts.status.C": ("confirmed", "已确认"),
+    "facts.status.C-u": ("confirmed only by user reports", "仅由用户报告确认"),
+    "facts.status.I": ("inferred", "推断"),
+    "facts.status.?": ("unknown", "未知"),
+    "facts.corpus": ("corpus", "语料"),
     # rename / navigation errors
     "rename.empty": ("The new name is empty", "新名称为空"),
     "rename.bad_chars": ("A name cannot contain quotes, backslashes or line breaks",
@@ -165,8 +172,54 @@ UI: Mapping[str, tuple[str, str]] = {
     "job.running": ("running… {seconds} s", "运行中…{seconds} 秒"),
     "job.done": ("done: {message}", "完成：{message}"),
     "job.busy": ("{command} is already running for {what}", "{command} 已在为 {what} 运行"),
-    "job.out_not_empty": ("{out} already holds {count} file(s): pass overwrite: true or choose another folder",
-                          "{out} 中已有 {count} 个文件：请传入 overwrite: true 或选择其他文件夹"),
+    # workspace diagnostics (lint.workspace; server/workspace_lint.py)
+    "workspace.title": ("NNIE: linting the workspace", "NNIE：正在检查整个工作区"),
+    "workspace.scanning": ("looking for cfg and prototxt files…", "正在查找 cfg 和 prototxt 文件…"),
+    "workspace.progress": ("{done}/{total} files", "{done}/{total} 个文件"),
+    "workspace.done": ("workspace: {files} file(s) linted, {problems} problem(s) in the files not open ({seconds} s)",
+                       "工作区：已检查 {files} 个文件，未打开的文件中有 {problems} 个问题（{seconds} 秒）"),
+    "workspace.capped": ("nnie-lsp: the workspace holds more than {limit} cfg/prototxt files: only the first {limit} "
+                         "are in the Problems list (workspace diagnostics, {roots}); open a sub-folder as the workspace "
+                         "to cover it all",
+                         "nnie-lsp：工作区中的 cfg/prototxt 文件超过 {limit} 个：问题列表只包含前 {limit} 个"
+                         "（工作区诊断，{roots}）；请把子文件夹作为工作区打开以覆盖全部文件"),
+    "workspace.capped_short": ("(capped at {limit} files)", "（上限 {limit} 个文件）"),
+    # a missing optional package (nnie_lsp/extras.py): never an internal error
+    "extra.missing": ("{needed_by} needs {what} (the Python module {module}), which {python} cannot import.",
+                      "{needed_by}需要 {what}（Python 模块 {module}），但 {python} 无法导入它。"),
+    "extra.fix_pip": ("Install it into that Python, then run the command again: {command} (what nnie-lsp's "
+                      "\"{extra}\" extra adds).",
+                      "请把它安装到该 Python 中，然后重新运行命令：{command}（即 nnie-lsp 的 \"{extra}\" 可选依赖）。"),
+    "extra.fix_ensurepip": ("That virtual environment has no pip: add pip, then install it: {command}",
+                            "该虚拟环境没有 pip：请先添加 pip 再安装：{command}"),
+    "extra.why_managed": ("pip does not install into {python}: the system's package manager owns it (PEP 668).",
+                          "pip 不会安装到 {python}：它由系统包管理器管理（PEP 668）。"),
+    "extra.why_no_pip": ("{python} has no pip.", "{python} 没有 pip。"),
+    "extra.fix_apt": ("Install the system's package: {apt}", "请安装系统软件包：{apt}"),
+    "extra.fix_apt_or_venv": ("Install the system's package: {apt} — or make a virtual environment with it ({venv}) "
+                              "and set nnie.interpreter to {venv_python}.",
+                              "请安装系统软件包：{apt} — 或者创建包含它的虚拟环境（{venv}），"
+                              "并把 nnie.interpreter 设为 {venv_python}。"),
+    "extra.fix_venv": ("Make a virtual environment with it: {venv} — then set nnie.interpreter to {venv_python}.",
+                       "请创建包含它的虚拟环境：{venv} — 然后把 nnie.interpreter 设为 {venv_python}。"),
+    "extra.fix_other_python": ("Set nnie.interpreter to a Python 3.10 or newer that has pip (or {what}).",
+                               "请把 nnie.interpreter 设为带有 pip（或 {what}）的 Python 3.10 或更新版本。"),
+    "job.out_not_empty": ("{out} already holds {count} file(s) of an earlier nnie-triage run: pass overwrite: true "
+                          "to replace them, or choose another folder",
+                          "{out} 中已有上一次 nnie-triage 运行写入的 {count} 个文件：传入 overwrite: true 以替换它们，"
+                          "或选择其他文件夹"),
+    "job.out_foreign": ("{out} already holds {count} dump file(s) nnie-triage did not write ({examples}): they are "
+                        "never overwritten — choose another folder, or move them away first",
+                        "{out} 中已有 {count} 个不是 nnie-triage 写入的 dump 文件（{examples}）：它们不会被覆盖 — "
+                        "请选择其他文件夹，或先把它们移走"),
+    "triage.no_dumps": ("{path} {why}: it cannot be the folder of {what} — choose the folder that holds the dump "
+                        "files", "{path} {why}：它不能作为{what}的文件夹 — 请选择存放 dump 文件的文件夹"),
+    "triage.several_cfgs": ("{command}: several cfgs name {prototxt} ({cfgs}): give the cfg to use",
+                            "{command}：有多个 cfg 引用 {prototxt}（{cfgs}）：请指定要使用的 cfg"),
+    "triage.prototxt_missing": ("{cfg} names the prototxt {prototxt}, which does not exist (looked for {where}): "
+                                "the layers cannot be matched to the net — fix [prototxt_file] and run triage again",
+                                "{cfg} 引用的 prototxt {prototxt} 不存在（查找位置：{where}）：无法把各层与网络对应 — "
+                                "请修正 [prototxt_file] 后重新运行排查"),
 }
 
 

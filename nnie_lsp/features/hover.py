@@ -1,6 +1,9 @@
 """Hover markdown for cfg keys and values, layer types, blob names, fields and suppression codes.
 
 Each function returns ``(markdown, range)`` or ``None``; ranges are engine ranges (code points).
+The source and status tags in the texts (``[C, S13]``, ``[I]``) are explained by
+:mod:`.fact_tags` in :func:`cfg_hover` and :func:`prototxt_hover` (and in completion docs): a
+plain word or a link to the entry in ``docs/field-facts.md``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..prototxt.reader import PrototxtDocument
 from ..rules.catalogue import get_rule
 from ..text import Position, Range
 from .common import blob_ref_at, layer_at, suppression_code_at
+from .fact_tags import explain as explain_tags
 
 Hover = tuple[str, Range]
 
@@ -71,7 +75,16 @@ def key_markdown(spec: KeySpec, lang: str = "en") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _explained(hit: Hover | None, lang: str) -> Hover | None:
+    return (explain_tags(hit[0], lang), hit[1]) if hit is not None else None
+
+
 def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None:
+    """Hover in a cfg: a key, a value (with the file a path resolves to), a suppression code."""
+    return _explained(_cfg_hover(project, pos, lang), lang)
+
+
+def _cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None:
     cfg = project.cfg
     if cfg is None:
         return None
@@ -261,6 +274,11 @@ def prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: 
                    net_tree: NetTree | None = None) -> Hover | None:
     """Hover in a prototxt.  On a layer's name, ``net_tree`` (the project's ``cnn_net_tree.dot``)
     adds the mapper's view of the layer."""
+    return _explained(_prototxt_hover(doc, graph, pos, lang, net_tree), lang)
+
+
+def _prototxt_hover(doc: PrototxtDocument, graph: NetGraph, pos: Position, lang: str,
+                    net_tree: NetTree | None) -> Hover | None:
     sup = suppression_hover(doc.line_index.line_text(pos.line), pos, lang)
     if sup is not None:
         return sup

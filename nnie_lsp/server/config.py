@@ -3,7 +3,8 @@
 Shape (VS Code nests dotted keys; flat dotted keys are accepted too)::
 
     {"lint": {"run": "onType" | "onSave", "select": [...], "ignore": [...],
-              "severity": {"NN301": "error"}, "debounce": 300},
+              "severity": {"NN301": "error"}, "debounce": 300,
+              "workspace": false},      # lint every cfg/prototxt of the workspace (server/workspace_lint.py)
      "sourceFramework": "auto" | "caffe" | "darknet" | ...,
      "language": "auto" | "en" | "zh-cn"}
 """
@@ -21,7 +22,8 @@ KNOWN_TOP = {"lint", "sourceFramework", "language", "trace"}
 # which files to claim, the triage pickers' default folders); VS Code sends the whole section,
 # so they are accepted and ignored here
 CLIENT_ONLY_TOP = {"server", "interpreter", "cfgFilePatterns", "locale", "triage"}
-KNOWN_LINT = {"run", "select", "ignore", "severity", "debounce", "extendSelect", "perFileIgnores", "enable"}
+KNOWN_LINT = {"run", "select", "ignore", "severity", "debounce", "extendSelect", "perFileIgnores", "enable",
+              "workspace"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class ServerSettings:
     run: str = "onType"
     debounce_ms: int = 300
     language: str = "auto"
+    workspace: bool = False          # lint.workspace: the Problems list covers every file of the workspace
     lint: Mapping[str, Any] = field(default_factory=dict)  # a [tool.nnie-lint]-shaped mapping
 
     def lint_settings(self, base: LintSettings | None = None) -> LintSettings:
@@ -96,6 +99,9 @@ def parse_settings(raw: Any, lang: str = "en") -> ServerSettings:
     debounce = lint.get("debounce", 300)
     if isinstance(debounce, bool) or not isinstance(debounce, (int, float)) or not 0 <= debounce <= 10000:
         raise SettingsError(i18n.t("settings.bad_debounce", lang, value=debounce))
+    workspace = lint.get("workspace", False)
+    if not isinstance(workspace, bool):
+        raise SettingsError(i18n.t("settings.bad_type", lang, key="nnie.lint.workspace", what="true or false"))
     language = str(data.get("language", "auto") or "auto")
     if language.lower() not in ("auto", "en", "zh-cn", "zh", "zh-hans"):
         raise SettingsError(i18n.t("settings.bad_language", lang, value=language))
@@ -106,7 +112,8 @@ def parse_settings(raw: Any, lang: str = "en") -> ServerSettings:
             mapping[dst] = lint[src]
     if data.get("sourceFramework") is not None:
         mapping["source-framework"] = data["sourceFramework"]
-    settings = ServerSettings(run=run, debounce_ms=int(debounce), language=language.lower(), lint=mapping)
+    settings = ServerSettings(run=run, debounce_ms=int(debounce), language=language.lower(), lint=mapping,
+                              workspace=workspace)
     settings.lint_settings()  # validate now: raises SettingsError
     return settings
 

@@ -1,11 +1,21 @@
-"""The JSON-RPC protocol: every request gets a response, even one whose params are malformed."""
+"""The JSON-RPC protocol: every request gets a response, even one whose params are malformed.
+
+Expected outcomes are not errors of the server: a refused argument, a job that failed with the
+tool's message, a user's Cancel, a missing optional package.  They reach the client as the error
+response (its message is what the user reads) and leave **one line** in the client's log
+(:meth:`~nnie_lsp.server.server.NnieLanguageServer.report_server_error`), never a traceback:
+pygls logs every failed request with ``logger.exception``, so :class:`ExpectedOutcomes` drops
+those records for every :class:`JsonRpcException` but an internal error.  A ``$/cancelRequest``
+for a request that already answered is normal (the client cancels what it no longer needs) and is
+ignored quietly.
+"""
 
 from __future__ import annotations
 
 import logging
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 
 log = logging.getLogger("nnie_lsp.server")
@@ -15,9 +25,30 @@ PARSE_ERROR = -32700        # JSON-RPC 2.0: the body is not JSON
 INVALID_REQUEST = -32600    # JSON, but not a request, response or notification object
 
 
-def request_failed(message: str) -> JsonRpcException:
-    """The error response of a request that could not be done (shown to the user by most clients)."""
-    return JsonRpcException(message=message, code=REQUEST_FAILED)
+def request_failed(message: str, data=None) -> JsonRpcException:
+    """The error response of a request that could not be done (shown to the user by most clients);
+    `data` (JSON) tells a client more, e.g. ``{"missingPackage": {...}}`` (docs/editor-protocol.md)."""
+    return JsonRpcException(message=message, code=REQUEST_FAILED, data=data)
+
+
+def is_expected(error: BaseException) -> bool:
+    """An outcome the client is told in the error response (module doc), not a server bug."""
+    return isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError)
+
+
+class ExpectedOutcomes(logging.Filter):
+    """Drops pygls' traceback records of expected outcomes (module doc)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (error is not None and is_expected(error))
+
+
+def install_log_filter() -> None:
+    """Once per process: pygls' request logger keeps quiet about expected outcomes."""
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, ExpectedOutcomes) for f in logger.filters):
+        logger.addFilter(ExpectedOutcomes())
 
 
 class _Ignored:
@@ -62,6 +93,13 @@ class NnieProtocol(LanguageServerProtocol):
         """A method of LSP or one this server registered (else MethodNotFound, not InvalidParams)."""
         return isinstance(method, str) and (method in lsp.METHOD_TO_TYPES or method in self.fm.features
                                             or method in self.fm.builtin_features)
+
+    def _handle_cancel_notification(self, msg_id):
+        """``$/cancelRequest``: a request that already answered is normal, not a warning."""
+        if msg_id not in self._request_futures:
+            log.debug("cancel for a request that already answered (%s)", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
 
     def handle_message(self, message):
         if message is _IGNORED:

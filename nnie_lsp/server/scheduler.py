@@ -91,6 +91,13 @@ class LintScheduler:
                         versions, self.ls.lint_settings_for(record.path), self.ls.lang, self.ls.encoder(),
                         self.ls.root or os.path.dirname(record.path), next(self._sequence))
 
+    def snapshot_of(self, uri: str, path: str, kind: str) -> Snapshot:
+        """A snapshot for a file that is not open (workspace diagnostics: :mod:`.workspace_lint`)."""
+        documents = self.ls.documents
+        overlay, versions = documents.overlay()
+        return Snapshot(uri, path, kind, None, self.key(), overlay, versions, self.ls.lint_settings_for(path),
+                        self.ls.lang, self.ls.encoder(), self.ls.root or os.path.dirname(path), next(self._sequence))
+
     # ---------------------------------------------------------------- linting
     def compute(self, snap: Snapshot) -> LintResult:
         """Runs in the lint thread."""

@@ -28,7 +28,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__ as VERSION
@@ -38,9 +38,10 @@ from .config import ServerSettings, choose_language, parse_settings, unwrap
 from .convert import Encoder
 from .diagnostic_store import DiagnosticStore
 from .documents import DocumentStore
-from .protocol import NnieProtocol
+from .protocol import NnieProtocol, install_log_filter, is_expected
 from .scheduler import LintScheduler
 from .triage.runner import TriageRunner
+from .workspace_lint import WorkspaceLinter
 
 CONFIGURATION_TIMEOUT = 5  # seconds to wait for workspace/configuration
 
@@ -48,10 +49,12 @@ CONFIGURATION_TIMEOUT = 5  # seconds to wait for workspace/configuration
 class NnieLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("nnie-lsp", VERSION, protocol_cls=NnieProtocol, max_workers=4)
+        install_log_filter()
         self.documents = DocumentStore(lambda uri: self.workspace.get_text_document(uri))
         self.diagnostics = DiagnosticStore()
         self.scheduler = LintScheduler(self)
         self.triage = TriageRunner(self)
+        self.workspace_lint = WorkspaceLinter(self)
         self.settings = ServerSettings()
         self.settings_gen = 0                 # bumped by every settings change: all lints are stale
         self.locale: str | None = None
@@ -91,14 +94,34 @@ class NnieLanguageServer(LanguageServer):
             if reject is not None:  # malformed input from the client, not a server bug
                 reject(error)
                 return
-        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
-            # bad arguments, a failed or cancelled job: the client got the message as the error
-            # response; not a server bug
-            self.log(f"request ended with an error: {error}", lsp.MessageType.Info)
+        if is_expected(error):
+            # bad arguments, a refused or failed job, a Cancel: the client got the message as the
+            # error response; one line in the log (none when the command already wrote it)
+            if not getattr(error, "nnie_logged", False):
+                text = " | ".join(line.strip() for line in str(getattr(error, "message", error)).splitlines()
+                                  if line.strip())
+                self.log(f"request ended: {text}", lsp.MessageType.Info)
             return
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
         self.log(f"nnie-lsp internal error ({getattr(source, '__name__', source)}): {error}\n{text}",
                  lsp.MessageType.Error)
+
+    def outcome(self, command: str, error: JsonRpcException) -> JsonRpcException:
+        """Log an expected outcome of `command` as one line (cancelled: Info; else Warning) and
+        return `error`, marked so that :meth:`report_server_error` does not log it again."""
+        cancelled = error.code == -32800
+        text = " | ".join(line.strip() for line in str(error.message).splitlines() if line.strip())
+        self.log(f"{command}: {text}", lsp.MessageType.Info if cancelled else lsp.MessageType.Warning)
+        error.nnie_logged = True
+        return error
+
+    def client_shows_outcomes(self) -> bool:
+        """The client shows every command's outcome itself (the VS Code client says so with
+        ``experimental.nnie.commandOutcomes``): the server then sends no window/showMessage of its
+        own for it, so that each event is one notification."""
+        experimental = getattr(self.client_capabilities, "experimental", None)
+        nnie = experimental.get("nnie") if isinstance(experimental, dict) else None
+        return isinstance(nnie, dict) and bool(nnie.get("commandOutcomes"))
 
     def encoder(self) -> Encoder:
         return Encoder(self.workspace.position_encoding)
@@ -146,23 +169,28 @@ class NnieLanguageServer(LanguageServer):
         self._lint_settings.clear()
 
     def settings_changed(self) -> None:
-        """pyproject.toml or the editor settings changed: lint everything again."""
+        """pyproject.toml or the editor settings changed: lint everything again (the workspace's
+        unopened files too, when ``lint.workspace`` is on)."""
         self._lint_settings.clear()
         self.scheduler.relint_all()
+        self.workspace_lint.settings_changed()
 
-    async def fetch_configuration(self) -> None:
+    async def fetch_configuration(self) -> bool:
+        """Read the ``nnie`` section; whether settings were applied (and everything linted again)."""
         if not get_capability(self.client_capabilities, "workspace.configuration", False):
-            return
+            return False
         try:
             values = await asyncio.wait_for(self.workspace_configuration_async(lsp.ConfigurationParams(
                 items=[lsp.ConfigurationItem(section="nnie")])), timeout=CONFIGURATION_TIMEOUT)
         except Exception as exc:
             self.log(f"workspace/configuration failed: {exc!r}", lsp.MessageType.Warning)
-            return
+            return False
         value = values[0] if values else None
         if value is not None:
             self.apply_settings(value)
             self.settings_changed()
+            return True
+        return False
 
     # ---------------------------------------------------------------- diagnostics to the client
     def report(self, uri: str) -> list[lsp.Diagnostic]:

@@ -69,3 +69,15 @@ def test_a_deleting_fix():
 def test_the_same_edit_in_two_findings_is_applied_once():
     state = fix_state([_finding(RGB), _finding(RGB)], {CFG: RUN}, _now(RUN.replace("BGR", "RGB")))
     assert state.fixed == {0, 1} and state.explained
+    assert state.applied == 1
+
+
+def test_applied_counts_the_fixes_the_user_applied_not_the_findings():
+    """A plan that holds other findings' fixes (T207 and its T204 candidates) is one fix applied,
+    as "Apply Fixes (1)" said; two independent fixes are two."""
+    plan = _fix((1, 12, 15, "RGB"), (2, 12, 13, "5"))
+    now = RUN.replace("BGR", "RGB").replace("[norm_type] 3", "[norm_type] 5")
+    state = fix_state([_finding(plan), _finding(RGB), _finding(NORM)], {CFG: RUN}, _now(now))
+    assert state.fixed == {0, 1, 2} and state.explained and state.applied == 1
+    state = fix_state([_finding(RGB), _finding(NORM)], {CFG: RUN}, _now(now))
+    assert state.fixed == {0, 1} and state.applied == 2

@@ -191,8 +191,10 @@ def capabilities_of(preset: str) -> lsp.ClientCapabilities:
 
 
 async def start_session(client: EditorClient, preset: str, *, locale: str | None = None,
-                        init_options=None, root: Path | None = None) -> lsp.InitializeResult:
+                        init_options=None, root: Path | None = None, experimental=None) -> lsp.InitializeResult:
     caps = capabilities_of(preset)
+    if experimental is not None:   # e.g. {"nnie": {"commandOutcomes": True}}: what the VS Code client announces
+        caps.experimental = experimental
     result = await client.initialize_session(lsp.InitializeParams(
         capabilities=caps, locale=locale, initialization_options=init_options,
         root_uri=from_fs_path(str(root)) if root else None))
@@ -215,6 +217,14 @@ def project(tmp_path: Path) -> Path:
     shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("*.caffemodel", "make_weights.py"))
     shutil.copy(EXAMPLE / "model.caffemodel", dest / "model.caffemodel")
     return dest
+
+
+def dump_folder(path: Path) -> Path:
+    """`path` as a folder the server takes for dumps (one file named like a dump tensor; the fake
+    nnie-triage reads nothing).  The server refuses a folder without dump files before it runs."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "data_output0_1_1_1.npy").write_bytes(b"")
+    return path
 
 
 def find_line(text: str, needle: str, start: int = 0) -> int:

@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig
 
 from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
 
-from .conftest import SERVER, EditorClient, find_line, make_client, start_session
+from .conftest import SERVER, EditorClient, dump_folder, find_line, make_client, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -107,8 +107,8 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
     await start_session(client, client.preset)
     uri = client.open(project / "model.prototxt", "prototxt")
     await client.diagnostics_for(uri, predicate=lambda ds: "NN301" in codes(ds))
-    (tmp_path / "ref").mkdir()
-    (tmp_path / "sim").mkdir()
+    dump_folder(tmp_path / "ref")
+    dump_folder(tmp_path / "sim")
     result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(tmp_path / "ref"), "sim": str(tmp_path / "sim"),
                                            "cfg": str(project / "tiny_face_inst.cfg")}]))
@@ -143,8 +143,8 @@ async def test_triage_command_annotates_layers(tclient, project, tmp_path):
 async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
     client = tclient
     await start_session(client, client.preset)
-    ref = tmp_path / "slow-ref"
-    ref.mkdir()
+    ref = dump_folder(tmp_path / "slow-ref")
+    dump_folder(tmp_path)
     task = asyncio.ensure_future(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(ref), "sim": str(tmp_path),
                                            "prototxt": str(project / "model.prototxt")}])))
@@ -163,8 +163,7 @@ async def test_triage_cancel_kills_the_job(tclient, project, tmp_path):
             os.kill(pid, 0)  # raises once the process is gone (reaped by the server)
             await asyncio.sleep(0.1)
     # a failing run gives an error response, bad arguments InvalidParams; the server keeps going
-    broken = tmp_path / "broken-ref"
-    broken.mkdir()
+    broken = dump_folder(tmp_path / "broken-ref")
     with pytest.raises(JsonRpcException) as exc:
         await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
             command="nnie.triage", arguments=[{"reference": str(broken), "sim": str(tmp_path)}]))

@@ -159,10 +159,11 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
         "fixed since the run" in d.message for d in triage_items(ds, "T207")))
     assert "stale" not in triage_items(fixed, "T207")[0].message
     info = (await execute(client, "nnie.triageResult", {"prototxt": str(proto)}))["editor"]
-    # the plan (T207) and the three candidates it renamed: their fixes are all in the texts
-    assert info["fixed"] == 4 and info["stale_reasons"] == ["4 of its fixes applied since the run"]
+    # the plan (T207) and the three candidates it renamed: their fixes are all in the texts (4
+    # findings fixed), but the user applied one fix -- the count agrees with "Apply triage fixes (1)"
+    assert info["fixed"] == 4 and info["stale_reasons"] == ["1 of its fixes applied since the run"]
     others = await client.diagnostics_for(proto_uri, predicate=lambda ds: any(
-        "4 of its fixes applied since the run" in d.message for d in triage_items(ds)))
+        "1 of its fixes applied since the run" in d.message for d in triage_items(ds)))
     fixed_layers = {d.data["layer"] for d in triage_items(others, "T204") if "fixed since the run" in d.message}
     assert fixed_layers == {"conv1", "conv4-1", "conv4-2"}
     assert await actions(client, proto_uri, [], ["source.nnieTriage.applyAll"]) == []

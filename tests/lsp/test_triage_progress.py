@@ -26,7 +26,7 @@ from pytest_lsp import ClientServerConfig
 from nnie_lsp.server.triage import jobs
 from nnie_lsp.server.triage.jobs import ProgressRelay, Step, StderrLines, parse_step
 
-from .conftest import REPO, SERVER, EditorClient, make_client, start_session
+from .conftest import REPO, SERVER, EditorClient, dump_folder, make_client, start_session
 
 FAKE = Path(__file__).with_name("fake_triage.py")
 STAGE_MESSAGE = re.compile(r"^(?P<stage>\S.*?)(?: (?P<done>\d+)/(?P<total>\d+))?$")   # "align 12/40", "report"
@@ -155,8 +155,8 @@ async def legacy(lsp_client: EditorClient):
 
 
 def _dumps(tmp_path: Path, reference: str = "ref") -> dict:
-    (tmp_path / reference).mkdir()
-    (tmp_path / "sim").mkdir(exist_ok=True)
+    dump_folder(tmp_path / reference)
+    dump_folder(tmp_path / "sim")
     return {"reference": str(tmp_path / reference), "sim": str(tmp_path / "sim")}
 
 
@@ -243,7 +243,7 @@ async def test_cancel_during_progress_kills_the_job_quietly(fake, project, tmp_p
             os.kill(pid, 0)  # raises once the process is gone (reaped by the server)
             await asyncio.sleep(0.1)
     # the server goes on: the same triage again runs (its job slot was released)
-    (tmp_path / "ref").mkdir()
+    dump_folder(tmp_path / "ref")
     again = await asyncio.wait_for(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triage", arguments=[{"reference": str(tmp_path / "ref"), "sim": dumps["sim"],
                                            "prototxt": str(project / "model.prototxt")}])), 30)

@@ -15,6 +15,7 @@ import {
   RevealOutputChannelOn,
   type ServerOptions,
   State,
+  type StaticFeature,
   TransportKind,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
@@ -33,7 +34,6 @@ import {
   judgeProbe,
   launchFailureMessage,
   noPythonMessage,
-  opencvInstallCommand,
   pipInstallCommand,
   probeInterpreter,
   type ServerCommand,
@@ -180,10 +180,6 @@ export class ServerManager implements vscode.Disposable {
     return this.python ? pipInstallCommand(this.python.argv, this.bundle.wheel) : undefined;
   }
 
-  opencvCommand(): string | undefined {
-    return this.python ? opencvInstallCommand(this.python.argv) : undefined;
-  }
-
   /** Serialises start/stop/restart. */
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
     const next = this.queue.then(job, job);
@@ -293,7 +289,9 @@ export class ServerManager implements vscode.Disposable {
           }
         }
         if (verdict.missingForReference) {
-          this.log(`OpenCV (cv2) is not importable: NNIE: Compute Caffe Reference Dumps needs it (${opencvInstallCommand(candidate.python)}).`);
+          // The remedy depends on the interpreter (pip, a venv without pip, a system Python): the
+          // server says which one works when a command needs OpenCV.
+          this.log(`OpenCV (cv2) is not importable with ${candidate.python.join(' ')}: Compute Caffe Reference Dumps and Emulate NNIE Simulation Dumps need it; running one says how to install it.`);
         }
         return serverCommandFor(candidate, launcher, strategy);
       }
@@ -374,6 +372,7 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('nnie', 'NNIE Language Server', serverOptions, clientOptions);
+    client.registerFeature(commandOutcomesFeature);
     fallback = client.createDefaultErrorHandler(4);
     this.client = client;
     this.disposables.push(
@@ -448,6 +447,21 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 }
+
+/**
+ * Tells the server (`experimental.nnie.commandOutcomes`) that this client shows the outcome of
+ * every command itself (triageUi.ts): the server then sends no window/showMessage of its own for
+ * them, so each event is one notification, not two.
+ */
+export const commandOutcomesFeature: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, nnie: { ...((experimental.nnie as object) ?? {}), commandOutcomes: true } };
+  },
+  initialize() {},
+  getState: () => ({ kind: 'static' }),
+  clear() {},
+};
 
 /**
  * The server's work-done progress (triage, reference, emulate) as notifications with a Cancel

@@ -11,6 +11,8 @@ export interface NnieSettings {
     select: string[] | null;
     ignore: string[];
     severity: Record<string, string>;
+    /** Lint every cfg and prototxt of the workspace (the Problems list covers files not open). */
+    workspace: boolean;
   };
   sourceFramework: string;
   language: string;
@@ -46,6 +48,7 @@ export function readSettings(get: Getter): NnieSettings {
         severity && typeof severity === 'object' && !Array.isArray(severity)
           ? Object.fromEntries(Object.entries(severity as Record<string, unknown>).filter(([, v]) => typeof v === 'string')) as Record<string, string>
           : {},
+      workspace: get<unknown>('lint.workspace', false) === true,
     },
     sourceFramework: String(get<unknown>('sourceFramework', 'auto') ?? 'auto'),
     language: String(get<unknown>('language', 'auto') ?? 'auto'),

@@ -3,7 +3,7 @@
  * (nnie_lsp/docs/editor-protocol.md, triage schema v2 in nnie_lsp/docs/triage-schema.md), the
  * notification text, the inputs the pickers start from, and the folders their dialogs open in.
  */
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 /** Commands the server announces (vscode-languageclient registers them; never register these ids). */
 export const SERVER_COMMANDS = {
@@ -15,6 +15,7 @@ export const SERVER_COMMANDS = {
   clear: 'nnie.clearTriageResults',
   reference: 'nnie.reference',
   emulate: 'nnie.emulate',
+  checkFolder: 'nnie.checkFolder',
 } as const;
 
 /** Kept for callers of the first client version. */
@@ -41,6 +42,28 @@ export interface Discovery {
   dot?: InputRef | null;
   looked_for?: string[];
   notes?: string[];
+  /** role -> the places looked at and why each was not taken */
+  tried?: Partial<Record<InputKind, Array<{ path: string; why: string }>>>;
+  /** `[prototxt_file]` as the cfg writes it, and where it was looked for when it does not exist */
+  prototxt_named?: string | null;
+  prototxt_tried?: string[];
+  /** the cfgs naming the prototxt asked about (more than one: the user chooses) */
+  cfgs?: string[];
+}
+
+/** What `nnie.checkFolder` says about a folder. */
+export interface FolderState {
+  path: string;
+  exists: boolean;
+  is_folder: boolean;
+  files: number;
+  written_by_nnie_triage: number;
+  foreign_dumps: number;
+  foreign_examples?: string[];
+  can_overwrite: boolean;
+  empty: boolean;
+  holds_dumps: boolean;
+  why_not_dumps?: string | null;
 }
 
 export interface TriageArguments {
@@ -197,6 +220,8 @@ export interface EditorRecord {
   stale_reasons?: string[];
   /** findings whose fix is already in the texts (their message says so; they offer no fix) */
   fixed?: number;
+  /** what the user must know about this run (e.g. the prototxt the cfg names does not exist) */
+  warnings?: string[];
 }
 
 export interface Finding {
@@ -237,6 +262,7 @@ export interface TriageSummary {
   stale: boolean;
   cfg?: string;
   prototxt?: string;
+  warnings: string[];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -277,7 +303,7 @@ export function plainTextReport(result: TriageResult): string {
 export function summarizeTriageResult(raw: unknown): TriageSummary {
   if (!isObject(raw)) {
     const text = raw === null || raw === undefined ? 'the server returned no result' : `unexpected result ${JSON.stringify(raw)}`;
-    return { message: `NNIE triage: ${text}.`, level: 'error', case: null, textReport: text, applicableFixes: 0, stale: false };
+    return { message: `NNIE triage: ${text}.`, level: 'error', case: null, textReport: text, applicableFixes: 0, stale: false, warnings: [] };
   }
   const result = raw as TriageResult;
   const editor: EditorRecord = isObject(result.editor) ? result.editor : {};
@@ -292,7 +318,11 @@ export function summarizeTriageResult(raw: unknown): TriageSummary {
   }
   const findingsWithFix = (result.findings ?? []).filter((f) => isObject(f) && isObject(f.fix)).length;
   const applicableFixes = stale ? 0 : typeof editor.fixes?.applicable === 'number' ? editor.fixes.applicable : findingsWithFix;
-  const problem = caseNumber !== null || !!str(result.first_divergence ?? undefined);
+  const warnings = (editor.warnings ?? []).filter((w): w is string => typeof w === 'string' && w.trim() !== '');
+  if (warnings.length) {
+    message += ` — warning: ${warnings.join('; ')}`;
+  }
+  const problem = caseNumber !== null || !!str(result.first_divergence ?? undefined) || warnings.length > 0;
   return {
     message,
     level: problem ? 'warning' : 'info',
@@ -303,6 +333,7 @@ export function summarizeTriageResult(raw: unknown): TriageSummary {
     stale,
     cfg: str(editor.cfg ?? undefined) ?? str(result.inputs?.cfg),
     prototxt: str(editor.prototxt ?? undefined) ?? str(result.inputs?.prototxt),
+    warnings,
   };
 }
 
@@ -327,4 +358,131 @@ export function describeJobResult(kind: 'reference' | 'emulate', raw: unknown): 
   }
   const what = kind === 'reference' ? 'Caffe reference dumps' : 'emulated NNIE dumps';
   return `NNIE: wrote ${typeof job.files === 'number' ? job.files : 'the'} ${what}${job.out ? ` to ${job.out}` : ''}.`;
+}
+
+// ---------------------------------------------------------------- no dead ends
+
+/** Words for the dump folders a triage needs. */
+export const INPUT_WORDS: Record<InputKind, string> = {
+  reference: 'Caffe reference dumps',
+  sim: 'NNIE simulation dumps',
+  sim16: '16-bit run dumps',
+};
+
+/** What each missing input's next step is: the command that makes it. */
+export const NEXT_STEP: Record<'reference' | 'sim', { button: string; command: 'reference' | 'emulate' }> = {
+  reference: { button: 'Compute Reference Dumps', command: 'reference' },
+  sim: { button: 'Emulate NNIE Dumps', command: 'emulate' },
+};
+
+export const CHOOSE_FOLDER = 'Choose Folder…';
+
+/**
+ * The modal shown when required inputs were not found beside the cfg: what was looked for and
+ * where (the server's `tried` list), and the buttons that can move on — make the dumps, or choose
+ * a folder that holds them.
+ */
+export function missingInputsPrompt(missing: Array<'reference' | 'sim'>, discovery: Discovery | undefined, cfg: string | undefined): {
+  message: string;
+  detail: string;
+  buttons: string[];
+} {
+  const what = missing.map((k) => INPUT_WORDS[k]).join(' and ');
+  const where = discovery?.folder ?? (cfg ? dirname(cfg) : undefined);
+  const message = `NNIE triage: no ${what} found${cfg ? ` beside ${basename(cfg)}` : ''}.`;
+  const lines: string[] = [];
+  for (const kind of missing) {
+    const tried = discovery?.tried?.[kind] ?? [];
+    if (tried.length) {
+      lines.push(`${INPUT_WORDS[kind]} — looked for:`);
+      for (const t of tried) {
+        lines.push(`  • ${shortPath(t.path, where).replace(/\/$/, '')}/ ${t.why}`);
+      }
+    } else {
+      lines.push(`${INPUT_WORDS[kind]}: none given and none found${where ? ` in ${where}` : ''}.`);
+    }
+  }
+  if (where) {
+    lines.push(`(in ${where})`);
+  }
+  const buttons = missing.map((k) => NEXT_STEP[k].button);
+  buttons.push(CHOOSE_FOLDER);
+  lines.push('', `${missing.map((k) => `${NEXT_STEP[k].button}: ${k === 'reference' ? 'run the Caffe net (OpenCV) on the cfg\'s image' : 'simulate the mapper\'s 8-bit run from the cfg'}`).join('; ')}; or choose folders that hold the dumps.`);
+  return { message, detail: lines.join('\n'), buttons };
+}
+
+/** Why a chosen input folder cannot be used (undefined: it holds dumps). */
+export function folderProblem(kind: InputKind, state: FolderState | undefined): string | undefined {
+  if (!state || state.holds_dumps) {
+    return undefined;
+  }
+  const why = state.why_not_dumps ?? (state.exists ? 'holds no dump files' : 'does not exist');
+  return `NNIE triage: ${state.path} ${why} — it cannot be the folder of the ${INPUT_WORDS[kind]}. Choose the folder that holds the dump files (RuyiStudio's output/, nnie_mapper's mapper_quant/).`;
+}
+
+export const OVERWRITE = 'Overwrite';
+export const CHOOSE_OTHER = 'Choose Another Folder…';
+
+/**
+ * The question before `nnie.reference` / `nnie.emulate` writes into a folder that is not empty:
+ * "Overwrite" only when every dump there is nnie-triage's own (the tool never overwrites other
+ * dumps: it refuses them); undefined when the folder is free.
+ */
+export function outputPrompt(state: FolderState | undefined): { message: string; detail: string; buttons: string[] } | undefined {
+  if (!state || state.empty || !state.is_folder) {
+    return undefined;
+  }
+  const name = `${basename(state.path)}/`;
+  if (state.foreign_dumps > 0) {
+    const examples = state.foreign_examples?.length ? ` (${state.foreign_examples.join(', ')}${state.foreign_dumps > state.foreign_examples.length ? ', …' : ''})` : '';
+    return {
+      message: `NNIE: ${name} already holds ${state.foreign_dumps} dump file(s) nnie-triage did not write.`,
+      detail: `They are never overwritten${examples}. Write the new dumps to another folder, or move them away first.`,
+      buttons: [CHOOSE_OTHER],
+    };
+  }
+  if (state.written_by_nnie_triage > 0) {
+    return {
+      message: `NNIE: ${name} holds ${state.written_by_nnie_triage} file(s) of an earlier run of this command.`,
+      detail: 'Overwrite them (only the files that run wrote are replaced), or write the dumps to another folder?',
+      buttons: [OVERWRITE, CHOOSE_OTHER],
+    };
+  }
+  return undefined;
+}
+
+/** The `missingPackage` object of a server error (`data.missingPackage`, editor-protocol.md). */
+export interface MissingPackage {
+  module: string;
+  package: string;
+  extra: string;
+  requirement: string;
+  command?: string | null;
+  python?: string;
+}
+
+export function missingPackageOf(data: unknown): MissingPackage | undefined {
+  const value = isObject(data) ? data.missingPackage : undefined;
+  return isObject(value) && typeof value.module === 'string' ? (value as unknown as MissingPackage) : undefined;
+}
+
+/** The quick pick items when several cfgs could be meant: open ones first, then by path. */
+export function cfgChoices(cfgs: string[], open: string[], root: string | undefined): Array<{ label: string; description: string; detail?: string; path: string }> {
+  const isOpen = new Set(open);
+  return [...new Set(cfgs)]
+    .sort((a, b) => Number(isOpen.has(b)) - Number(isOpen.has(a)) || (a < b ? -1 : a > b ? 1 : 0))
+    .map((path) => ({ label: basename(path), description: shortPath(dirname(path), root), detail: isOpen.has(path) ? 'open in the editor' : undefined, path }));
+}
+
+/** The warning before a triage whose cfg names a prototxt that does not exist. */
+export function missingPrototxtPrompt(discovery: Discovery | undefined): { message: string; detail: string } | undefined {
+  if (!discovery?.prototxt_named || discovery.prototxt) {
+    return undefined;
+  }
+  const cfg = discovery.cfg ? basename(discovery.cfg) : 'the cfg';
+  const where = (discovery.prototxt_tried ?? []).slice(0, 3).join('\n  • ');
+  return {
+    message: `NNIE triage: ${cfg} names the prototxt ${discovery.prototxt_named}, which does not exist.`,
+    detail: `Looked for:\n  • ${where || discovery.prototxt_named}\n\nWithout the net the layers cannot be matched to it. Fix [prototxt_file] in ${cfg} first, or run the triage anyway.`,
+  };
 }

@@ -6,7 +6,7 @@
  * Palette commands use their own ids (`nnie.runTriage` …): the server's ids (`nnie.triage` …) are
  * registered by vscode-languageclient, and reach `executeCommand` below when a code lens runs them.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, type LanguageClient, type Middleware, ResponseError } from 'vscode-languageclient/node';
@@ -16,15 +16,26 @@ import { config, type ServerManager, showActionableError } from './serverManager
 import { shouldClaimAsNnieCfg } from './sniff';
 import {
   buildTriageArguments,
+  CHOOSE_FOLDER,
+  CHOOSE_OTHER,
+  cfgChoices,
   defaultJobFolder,
   describeJobResult,
   type Discovery,
   dialogStartFolder,
   type FolderSettings,
+  type FolderState,
+  folderProblem,
   INPUT_KINDS,
   INPUT_LABEL,
   type InputKind,
   initialInputs,
+  missingInputsPrompt,
+  missingPackageOf,
+  missingPrototxtPrompt,
+  NEXT_STEP,
+  OVERWRITE,
+  outputPrompt,
   SERVER_COMMANDS,
   shortPath,
   summarizeTriageResult,
@@ -69,16 +80,21 @@ export class TriageUi implements vscode.Disposable {
     if (command === SERVER_COMMANDS.openReport && typeof arg.html === 'string') {
       return { shown: await this.reports.open(arg.html) };
     }
-    if (command === SERVER_COMMANDS.triage) {
-      this.mgr.claimProgress();
-      const result = await this.guard('NNIE triage', () => Promise.resolve(next(command, args)));
-      if (result !== undefined) {
-        this.showResult(result);
+    // The server's own commands run from a code lens: sent directly (vscode-languageclient's
+    // default path would log the failure once more and turn a Cancel into an error).
+    if (command === SERVER_COMMANDS.triage || command === SERVER_COMMANDS.applyFixes) {
+      const client = await this.mgr.runningClient();
+      if (!client) {
+        return undefined;
       }
-      return result;
-    }
-    if (command === SERVER_COMMANDS.applyFixes) {
-      const result = await this.guard('NNIE: applying the triage fixes', () => Promise.resolve(next(command, args)));
+      if (command === SERVER_COMMANDS.triage) {
+        const result = await this.guard('NNIE triage', () => this.send<unknown>(client, command, arg));
+        if (result !== undefined) {
+          this.showResult(result);
+        }
+        return result;
+      }
+      const result = await this.guard('NNIE: applying the triage fixes', () => this.send<unknown>(client, command, arg));
       if (result !== undefined) {
         this.announceApplied(result);
       }
@@ -99,51 +115,81 @@ export class TriageUi implements vscode.Disposable {
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
   }
 
-  /** Runs a request; a cancelled one ends quietly, a failed one shows its message. Undefined on either. */
+  /**
+   * Runs a request; a cancelled one ends quietly, a failed one shows its message — one notification
+   * per event. The server already wrote the outcome of its own requests to the log (one line), so
+   * only a failure on this side is logged here. Undefined on either.
+   */
   private async guard<T>(what: string, job: () => Promise<T>): Promise<T | undefined> {
     try {
       return await job();
     } catch (e) {
-      if (e instanceof ResponseError && e.code === REQUEST_CANCELLED) {
-        this.mgr.log(`${what}: cancelled.`);
+      if ((e instanceof ResponseError && e.code === REQUEST_CANCELLED) || e instanceof vscode.CancellationError) {
         void vscode.window.setStatusBarMessage(`${what}: cancelled`, 5000);
         return undefined;
       }
       const detail = e instanceof Error ? e.message : String(e);
-      const message = `${what} failed: ${detail}`;
-      this.mgr.logError(message);
-      if (/\bcv2\b|opencv/i.test(detail) && this.mgr.opencvCommand()) {
-        const command = this.mgr.opencvCommand()!;
-        void showActionableError(this.output, `${message} — the Caffe reference needs OpenCV. Fix: run ${command}`, command);
-      } else if (/\bnumpy\b|google\.protobuf/i.test(detail) && this.mgr.pipCommand()) {
+      if (!(e instanceof ResponseError)) {
+        this.mgr.logError(`${what} failed: ${detail}`);
+      }
+      const missing = e instanceof ResponseError ? missingPackageOf(e.data) : undefined;
+      if (missing) {
+        // e.g. "NNIE reference (Caffe forward) needs OpenCV (…), which <python> cannot import. Install …"
+        void showActionableError(this.output, /^NNIE\b/.test(detail) ? detail : `NNIE: ${detail}`, missing.command ?? undefined);
+      } else if (/\bnumpy\b|google\.protobuf/i.test(detail) && /No module named/.test(detail) && this.mgr.pipCommand()) {
         const command = this.mgr.pipCommand()!;
-        void showActionableError(this.output, `${message} — Fix: run ${command}`, command);
+        void showActionableError(this.output, `${what} failed: ${detail} — Fix: run ${command}`, command);
       } else {
-        void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && this.output.show(true));
+        void vscode.window.showErrorMessage(`${what} failed: ${detail}`, 'Show Output').then((c) => c && this.output.show(true));
       }
       return undefined;
     }
   }
 
-  /** The cfg (and prototxt) a command works on: the active editor's, an open one, else one from the workspace. */
+  /**
+   * The cfg (and prototxt) a command works on: the active cfg; for an active prototxt the cfg that
+   * names it (several: the user picks; none: the prototxt alone, when `required` allows); else the
+   * workspace's cfgs — one is taken, several are offered in a quick pick (never one chosen silently).
+   */
   private async chooseTarget(required: 'cfg' | 'any'): Promise<Target | undefined> {
     const active = vscode.window.activeTextEditor?.document;
     if (active?.uri.scheme === 'file' && (active.languageId === NNIE_CFG_LANGUAGE || this.looksLikeCfg(active.uri.fsPath, active.languageId))) {
       return { cfg: active.uri.fsPath };
     }
-    if (active?.uri.scheme === 'file' && active.languageId === PROTOTXT_LANGUAGE && required === 'any') {
-      return { prototxt: active.uri.fsPath };
-    }
-    const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.languageId === NNIE_CFG_LANGUAGE);
-    const cfgs = new Set(open.map((d) => d.uri.fsPath));
-    if (cfgs.size !== 1) {
-      for (const uri of await vscode.workspace.findFiles('**/*.cfg', '**/{node_modules,.git,.nnie-triage}/**', 500)) {
-        if (this.looksLikeCfg(uri.fsPath, 'plaintext')) {
-          cfgs.add(uri.fsPath);
-        }
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.languageId === NNIE_CFG_LANGUAGE).map((d) => d.uri.fsPath);
+    if (active?.uri.scheme === 'file' && active.languageId === PROTOTXT_LANGUAGE) {
+      const prototxt = active.uri.fsPath;
+      const client = await this.mgr.runningClient();
+      if (!client) {
+        return undefined;
+      }
+      const found = await this.guard('NNIE: finding the cfg of the prototxt', () => this.send<Discovery>(client, SERVER_COMMANDS.discover, { prototxt }));
+      if (!found) {
+        return undefined;
+      }
+      const cfgs = found.cfgs ?? [];
+      if (cfgs.length === 1 || (!cfgs.length && found.cfg)) {
+        return { cfg: cfgs[0] ?? found.cfg ?? undefined, prototxt };
+      }
+      if (cfgs.length > 1) {
+        const pick = await vscode.window.showQuickPick(cfgChoices(cfgs, open, root), {
+          title: `NNIE: ${cfgs.length} cfgs name ${basename(prototxt)} — which one?`,
+          placeHolder: 'The cfg of the run to use (its folder holds the dumps)',
+        });
+        return pick ? { cfg: pick.path, prototxt } : undefined;
+      }
+      if (required === 'any') {
+        return { prototxt };
       }
     }
-    const list = [...cfgs].sort();
+    const cfgs = new Set(open);
+    for (const uri of await vscode.workspace.findFiles('**/*.cfg', '**/{node_modules,.git,.nnie-triage,.venv}/**', 500)) {
+      if (this.looksLikeCfg(uri.fsPath, 'plaintext')) {
+        cfgs.add(uri.fsPath);
+      }
+    }
+    const list = [...cfgs];
     if (list.length === 1) {
       return { cfg: list[0] };
     }
@@ -151,11 +197,10 @@ export class TriageUi implements vscode.Disposable {
       void vscode.window.showWarningMessage('NNIE: no nnie_mapper cfg found in the workspace: open the cfg of the net and run the command again.');
       return undefined;
     }
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const pick = await vscode.window.showQuickPick(
-      list.map((path) => ({ label: basename(path), description: shortPath(dirname(path), root), path })),
-      { title: 'NNIE: which nnie_mapper cfg?', placeHolder: 'The cfg of the net (its folder holds the dumps)' },
-    );
+    const pick = await vscode.window.showQuickPick(cfgChoices(list, open, root), {
+      title: `NNIE: ${list.length} nnie_mapper cfgs in the workspace — which one?`,
+      placeHolder: 'The cfg of the net (its folder holds the dumps)',
+    });
     return pick ? { cfg: pick.path } : undefined;
   }
 
@@ -175,8 +220,8 @@ export class TriageUi implements vscode.Disposable {
 
   // ---------------------------------------------------------------- triage
 
-  async runTriage(): Promise<void> {
-    const target = await this.chooseTarget('any');
+  async runTriage(given?: Target): Promise<void> {
+    const target = given ?? (await this.chooseTarget('any'));
     if (!target) {
       return;
     }
@@ -185,10 +230,28 @@ export class TriageUi implements vscode.Disposable {
       return;
     }
     const discovery = await this.guard('NNIE: finding the triage inputs', () => this.send<Discovery>(client, SERVER_COMMANDS.discover, target));
-    const cfg = target.cfg ?? discovery?.cfg ?? undefined;
-    const prototxt = target.prototxt ?? discovery?.prototxt ?? undefined;
-    const cfgFolder = cfg ? dirname(cfg) : discovery?.folder ?? (prototxt ? dirname(prototxt) : undefined);
+    if (!discovery) {
+      return;
+    }
+    const cfg = target.cfg ?? discovery.cfg ?? undefined;
+    const prototxt = target.prototxt ?? discovery.prototxt ?? undefined;
+    const cfgFolder = cfg ? dirname(cfg) : discovery.folder ?? (prototxt ? dirname(prototxt) : undefined);
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    for (const note of discovery.notes ?? []) {
+      this.mgr.log(`discovery: ${note}`);
+    }
+    // The cfg names a prototxt that does not exist: say so before anything runs.
+    const noNet = missingPrototxtPrompt(discovery);
+    if (noNet) {
+      const choice = await vscode.window.showWarningMessage(noNet.message, { modal: true, detail: noNet.detail }, 'Open the cfg', 'Run Anyway');
+      if (choice === 'Open the cfg' && cfg) {
+        await this.openAt(cfg, '[prototxt_file]');
+        return;
+      }
+      if (choice !== 'Run Anyway') {
+        return;
+      }
+    }
     const settings = config();
     const folderSettings: FolderSettings = {
       reference: settings.get<string>('triage.referenceFolder'),
@@ -196,10 +259,27 @@ export class TriageUi implements vscode.Disposable {
       sim16: settings.get<string>('triage.sim16Folder'),
     };
     const inputs = initialInputs(discovery, folderSettings, cfgFolder, root, (p) => existsSync(p));
-    for (const note of discovery?.notes ?? []) {
-      this.mgr.log(`discovery: ${note}`);
+    // Inputs not found: what was looked for and where, and the next step that makes them.
+    const missing = (['reference', 'sim'] as const).filter((k) => !inputs[k]);
+    if (missing.length) {
+      const prompt = missingInputsPrompt(missing, discovery, cfg);
+      const buttons = cfg ? prompt.buttons : [CHOOSE_FOLDER];
+      const choice = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...buttons);
+      if (!choice) {
+        return;
+      }
+      if (choice !== CHOOSE_FOLDER) {
+        const kind = missing.find((k) => NEXT_STEP[k].button === choice)!;
+        await this.runJob(NEXT_STEP[kind].command, { cfg, prototxt, then: 'triage' });
+        return;
+      }
+      for (const kind of missing) {
+        if (!(await this.chooseFolder(client, kind, inputs, cfgFolder, root))) {
+          return;
+        }
+      }
     }
-    const chosen = await this.pickInputs(inputs, cfg, cfgFolder, root, discovery);
+    const chosen = await this.pickInputs(client, inputs, cfg, cfgFolder, root, discovery);
     if (!chosen) {
       return;
     }
@@ -210,20 +290,22 @@ export class TriageUi implements vscode.Disposable {
     }
   }
 
+  /** Opens `path` with the cursor on the first line holding `needle`. */
+  private async openAt(path: string, needle: string): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+    const line = Math.max(0, doc.getText().split(/\r?\n/).findIndex((l) => l.includes(needle)));
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
+  }
+
   /** The inputs picker: Enter runs; a row opens the folder dialog for that input. */
   private async pickInputs(
+    client: LanguageClient,
     inputs: TriageInputs,
     cfg: string | undefined,
     cfgFolder: string | undefined,
     root: string | undefined,
     discovery: Discovery | undefined,
   ): Promise<TriageInputs | undefined> {
-    // The two required folders first, when nothing gave them.
-    for (const kind of ['reference', 'sim'] as const) {
-      if (!inputs[kind] && !(await this.chooseFolder(kind, inputs, cfgFolder, root))) {
-        return undefined;
-      }
-    }
     const base = cfgFolder ?? root;
     const lookedFor16 = (discovery?.looked_for ?? [])
       .filter((l) => l.startsWith('sim16'))
@@ -270,26 +352,43 @@ export class TriageUi implements vscode.Disposable {
       if (pick.action === 'clear' && pick.input) {
         delete inputs[pick.input];
       } else if (pick.input) {
-        await this.chooseFolder(pick.input, inputs, cfgFolder, root);
+        await this.chooseFolder(client, pick.input, inputs, cfgFolder, root);
       }
     }
   }
 
-  private async chooseFolder(kind: InputKind, inputs: TriageInputs, cfgFolder: string | undefined, root: string | undefined): Promise<boolean> {
-    const start = dialogStartFolder(kind, inputs, cfgFolder, root);
-    const picked = await vscode.window.showOpenDialog({
-      canSelectFiles: false,
-      canSelectFolders: true,
-      canSelectMany: false,
-      defaultUri: start ? vscode.Uri.file(start) : undefined,
-      title: `NNIE triage: folder with the ${INPUT_LABEL[kind].replace(', optional', ' (optional)')}`,
-      openLabel: kind === 'reference' ? 'Use as reference' : kind === 'sim' ? 'Use as simulation' : 'Use as 16-bit run',
-    });
-    if (!picked?.length) {
-      return false;
+  /** A folder dialog for one input; a folder without dumps is refused with the reason (and the dialog offered again). */
+  private async chooseFolder(
+    client: LanguageClient,
+    kind: InputKind,
+    inputs: TriageInputs,
+    cfgFolder: string | undefined,
+    root: string | undefined,
+  ): Promise<boolean> {
+    for (;;) {
+      const start = dialogStartFolder(kind, inputs, cfgFolder, root);
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFiles: false,
+        canSelectFolders: true,
+        canSelectMany: false,
+        defaultUri: start ? vscode.Uri.file(start) : undefined,
+        title: `NNIE triage: folder with the ${INPUT_LABEL[kind].replace(', optional', ' (optional)')}`,
+        openLabel: kind === 'reference' ? 'Use as reference' : kind === 'sim' ? 'Use as simulation' : 'Use as 16-bit run',
+      });
+      if (!picked?.length) {
+        return false;
+      }
+      const state = await this.guard('NNIE: checking the folder', () => this.send<FolderState>(client, SERVER_COMMANDS.checkFolder, { folder: picked[0].fsPath }));
+      const problem = folderProblem(kind, state);
+      if (!problem) {
+        inputs[kind] = { path: picked[0].fsPath, origin: 'chosen' };
+        return true;
+      }
+      const again = await vscode.window.showWarningMessage(problem, { modal: true }, CHOOSE_FOLDER);
+      if (again !== CHOOSE_FOLDER) {
+        return false;
+      }
     }
-    inputs[kind] = { path: picked[0].fsPath, origin: 'chosen' };
-    return true;
   }
 
   /** The notification (verdict and first divergence, "Open Report", "Apply Fixes"), the text report in the output channel. */
@@ -397,14 +496,20 @@ export class TriageUi implements vscode.Disposable {
 
   // ---------------------------------------------------------------- reference / emulate
 
-  async runJob(kind: 'reference' | 'emulate'): Promise<void> {
-    const target = await this.chooseTarget('cfg');
+  /**
+   * `nnie.reference` / `nnie.emulate` for a cfg. Before it runs, the output folder is checked by the
+   * server: "Overwrite" is offered only for files an earlier run of nnie-triage wrote (other dumps
+   * are never overwritten: only another folder is offered). With `then: 'triage'` (the next step
+   * of a triage whose inputs were missing) the triage runs again afterwards.
+   */
+  async runJob(kind: 'reference' | 'emulate', given?: Target & { then?: 'triage' }): Promise<void> {
+    const target = given?.cfg ? given : await this.chooseTarget('cfg');
     const cfg = target?.cfg;
     if (!cfg) {
       return;
     }
     let bits: 8 | 16 = 8;
-    if (kind === 'emulate') {
+    if (kind === 'emulate' && !given?.then) {
       const pick = await vscode.window.showQuickPick(
         [
           { label: '8-bit', description: 'like [compile_mode] 0', bits: 8 as const },
@@ -417,35 +522,43 @@ export class TriageUi implements vscode.Disposable {
       }
       bits = pick.bits;
     }
+    const client = await this.mgr.runningClient();
+    if (!client) {
+      return;
+    }
     const args: Record<string, unknown> = { cfg };
     if (kind === 'emulate') {
       args.bits = bits;
     }
-    const out = defaultJobFolder(kind, cfg, bits);
-    const existing = countFiles(out);
-    if (existing > 0) {
-      const choice = await vscode.window.showWarningMessage(
-        `NNIE: ${basename(out)}/ beside the cfg already holds ${existing} file(s).`,
-        { modal: true, detail: 'Overwrite them, or write the dumps to another folder?' },
-        'Overwrite',
-        'Choose Another Folder…',
-      );
-      if (choice === 'Overwrite') {
-        args.overwrite = true;
-      } else if (choice === 'Choose Another Folder…') {
-        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, defaultUri: vscode.Uri.file(dirname(cfg)), openLabel: 'Write here' });
-        if (!picked?.length) {
-          return;
-        }
-        args.out = picked[0].fsPath;
-        args.overwrite = countFiles(picked[0].fsPath) > 0;
-      } else {
+    let out = defaultJobFolder(kind, cfg, bits);
+    for (;;) {
+      const state = await this.guard('NNIE: checking the output folder', () => this.send<FolderState>(client, SERVER_COMMANDS.checkFolder, { folder: out }));
+      if (!state) {
         return;
       }
-    }
-    const client = await this.mgr.runningClient();
-    if (!client) {
-      return;
+      const prompt = outputPrompt(state);
+      if (!prompt) {
+        break;
+      }
+      const useThem = kind === 'reference' && state.foreign_dumps > 0 && out === defaultJobFolder(kind, cfg) ? ['Run Triage With Them'] : [];
+      const choice = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...useThem, ...prompt.buttons);
+      if (choice === OVERWRITE) {
+        args.overwrite = true;
+        break;
+      }
+      if (choice === 'Run Triage With Them') {
+        await this.runTriage({ cfg, prototxt: target?.prototxt });
+        return;
+      }
+      if (choice !== CHOOSE_OTHER) {
+        return;
+      }
+      const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, defaultUri: vscode.Uri.file(dirname(cfg)), openLabel: 'Write here' });
+      if (!picked?.length) {
+        return;
+      }
+      out = picked[0].fsPath;
+      args.out = out;
     }
     const title = kind === 'reference' ? 'NNIE: computing the Caffe reference dumps' : `NNIE: emulating the ${bits}-bit NNIE dumps`;
     const result = await this.guard(title, () => this.send<unknown>(client, kind === 'reference' ? SERVER_COMMANDS.reference : SERVER_COMMANDS.emulate, args));
@@ -454,10 +567,14 @@ export class TriageUi implements vscode.Disposable {
     }
     const message = describeJobResult(kind, result);
     this.mgr.log(message);
+    if (given?.then === 'triage') {
+      void vscode.window.setStatusBarMessage(message, 8000);
+      await this.runTriage({ cfg, prototxt: target?.prototxt });
+      return;
+    }
     const choice = await vscode.window.showInformationMessage(message, 'Run Triage');
     if (choice === 'Run Triage') {
-      await vscode.window.showTextDocument(vscode.Uri.file(cfg), { preview: true });
-      await this.runTriage();
+      await this.runTriage({ cfg });
     }
   }
 
@@ -478,13 +595,5 @@ function readHead(path: string): string {
     }
   } catch {
     return '';
-  }
-}
-
-function countFiles(folder: string): number {
-  try {
-    return statSync(folder).isDirectory() ? readdirSync(folder).length : 0;
-  } catch {
-    return 0;
   }
 }

@@ -9,7 +9,7 @@ describe('settings', () => {
     assert.deepEqual(readSettings(getter({})), {
       server: { command: [] },
       interpreter: '',
-      lint: { run: 'onType', select: null, ignore: [], severity: {} },
+      lint: { run: 'onType', select: null, ignore: [], severity: {}, workspace: false },
       sourceFramework: 'auto',
       language: 'auto',
       cfgFilePatterns: [],

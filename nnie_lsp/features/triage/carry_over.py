@@ -164,9 +164,12 @@ def summary(result: Mapping, lang: str = "en") -> str:
     # the verdict names its case itself ("preprocessing mismatch (case 1)", "inconclusive: …"): the
     # line says it once
     verdict = re.sub(r"\s*\(case \d\)", "", verdict)
+    inconclusive = re.match(r"^inconclusive(: |$)", verdict) is not None or not verdict
     verdict = re.sub(r"^inconclusive(: |$)", "", verdict).strip()
     if case:
         text = i18n.t("triage.summary_case", lang, case=case, verdict=verdict)
+    elif not inconclusive:  # a verdict outside the guide's cases names itself ("decoding: …")
+        text = verdict[:1].upper() + verdict[1:]
     elif verdict:
         text = i18n.t("triage.summary_inconclusive", lang, verdict=verdict)
     else:

@@ -26,10 +26,14 @@ CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now, 
 class FixState(NamedTuple):
     """``fixed``: indexes (in the result's finding order) of findings whose fix, or one of its
     alternatives, is in the current texts; ``explained``: the run's texts changed, and every change
-    is one of those fixes."""
+    is one of those fixes; ``applied``: how many fixes that is, as the user applied them -- one per
+    distinct change, a fix whose edits are all part of another applied fix not counted (the T207
+    `_hp` plan holds the renames of the T204 candidates it chose: "Apply Fixes (1)" applies one
+    fix, even though four findings are fixed by it)."""
 
     fixed: frozenset[int] = frozenset()
     explained: bool = False
+    applied: int = 0
 
 
 def _by_path(fix: Fix) -> dict[str, list[TextEdit]]:
@@ -124,4 +128,15 @@ def fix_state(findings: Sequence[Diagnostic], run_texts: Mapping[str, str], curr
                         for path in changed)
     except (ValueError, IndexError):
         explained = False
-    return FixState(frozenset(fixed), explained)
+    return FixState(frozenset(fixed), explained, _distinct(applied))
+
+
+def _edit_keys(fix: Fix) -> frozenset:
+    return frozenset((os.path.abspath(fe.path), fe.edit.range, fe.edit.new_text) for fe in fix.edits)
+
+
+def _distinct(fixes: Sequence[Fix]) -> int:
+    """How many of `fixes` are changes of their own: equal ones count once, and one whose edits
+    are all among another's edits counts as part of that one."""
+    keys = list({_edit_keys(fix) for fix in fixes if fix.edits})
+    return sum(1 for k in keys if not any(k < other for other in keys))

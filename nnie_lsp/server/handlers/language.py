@@ -9,6 +9,7 @@ from pygls.capabilities import get_capability
 
 from ...features import completion as completion_features
 from ...features import hover as hover_features
+from ...features.fact_tags import explain as explain_tags
 from ...text import LineIndex
 from ..server import NnieLanguageServer
 from .common import HandlerTable, document_at, guard
@@ -76,7 +77,8 @@ async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
                 text_format = lsp.InsertTextFormat.Snippet
             else:
                 insert = completion_features.plain_from_snippet(insert)
-        documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation) \
+        documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown,
+                                          value=explain_tags(item.documentation, ls.lang)) \
             if item.documentation else None
         out.append(lsp.CompletionItem(
             label=item.label, kind=COMPLETION_KINDS.get(item.kind), detail=item.detail or None,

@@ -46,7 +46,8 @@ async def initialized(ls: NnieLanguageServer, params: lsp.InitializedParams) -> 
                 timeout=CONFIGURATION_TIMEOUT)
         except Exception as exc:
             ls.log(f"could not register for configuration changes: {exc!r}", lsp.MessageType.Info)
-    await ls.fetch_configuration()
+    if not await ls.fetch_configuration():
+        ls.workspace_lint.settings_changed()     # the initializationOptions' lint.workspace
     asyncio.ensure_future(_load_stored_triage(ls))
 
 

@@ -22,6 +22,7 @@ def did_open(ls: NnieLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
     if record is None:
         return
     asyncio.ensure_future(ls.triage.results.load_beside(os.path.dirname(record.path)))   # results stored beside it
+    ls.workspace_lint.opened(item.uri)
     if not ls.pull:
         ls.scheduler.schedule(item.uri, 0.0, related=True, force=True)
     elif len(ls.documents) > 1:
@@ -65,6 +66,13 @@ def did_close(ls: NnieLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
         ls.scheduler.relint_dependents(record.path)
     elif len(ls.documents):
         ls.refresh_pull()
+    ls.workspace_lint.closed(record.path)
+
+
+@handlers.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: NnieLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    """cfg/prototxt files changed on disk (watched for workspace diagnostics)."""
+    ls.workspace_lint.files_changed(params.changes)
 
 
 async def pull_diagnostics(ls: NnieLanguageServer, params: lsp.DocumentDiagnosticParams):

@@ -122,11 +122,12 @@ async def apply_fixes(ls: NnieLanguageServer, *args):
         return {"applied": False, "fixes": 0, "skipped": [i18n.t("triage.no_result", ls.lang, what="this file")]}
     data, count, left_out = ls.triage.results.fix_all_data(entry, can_create_files(ls.client_capabilities))
     if data is None:
-        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
+        if not ls.client_shows_outcomes():   # else the client shows the response: one message
+            ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
         return {"applied": False, "fixes": 0, "skipped": left_out}
     response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(
         edit=workspace_edit(data), label=i18n.t("triage.fix_all", ls.lang, count=count)))
-    if left_out:
+    if left_out and not ls.client_shows_outcomes():
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
     return {"applied": bool(response and response.applied), "fixes": count, "skipped": left_out,
             "failure": getattr(response, "failure_reason", None)}

@@ -36,7 +36,8 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from ... import i18n
-from ...features.triage.annotations import triage_cli
+from ... import extras
+from ...features.triage.annotations import TRIAGE_CMD_ENV, triage_cli
 from ..protocol import request_failed
 
 if TYPE_CHECKING:
@@ -306,6 +307,18 @@ async def _follow(run: _Run, relay: ProgressRelay, progress_lines: bool) -> tupl
     return returncode, out.result(), lines.text()
 
 
+def _failure(ls: NnieLanguageServer, title: str, returncode: int | None, messages: str, *, custom: bool):
+    """The error of a job that failed: the tool's own error line; for a missing optional package
+    (OpenCV, matplotlib) what to install, with ``data.missingPackage`` for the client (its
+    ``command`` installs it into the server's Python; with a custom ``nnie-triage`` command the
+    interpreter is not known, and the tool's words stand)."""
+    module = None if custom else extras.missing_module(messages)
+    if module is not None:
+        text, data = extras.missing_message(module, title, ls.lang)
+        return request_failed(text, data={"missingPackage": data})
+    return request_failed(i18n.t("triage.failed", ls.lang, code=returncode, error=messages.strip()[-2000:]))
+
+
 async def run_job(ls: NnieLanguageServer, command: Sequence[str], *, title: str, message: str,
                   running: str = "job.running", cwd: str | None = None) -> tuple[str, Progress]:
     """Run `command` (an ``nnie-triage`` command line gets ``--progress json``); its stdout.  The
@@ -349,13 +362,14 @@ async def run_job(ls: NnieLanguageServer, command: Sequence[str], *, title: str,
         raise JsonRpcRequestCancelled(f"{title} cancelled")
     relay.flush()
     if returncode != 0:
-        text = i18n.t("triage.failed", lang, code=returncode, error=messages.strip()[-2000:])
-        progress.end(text)
-        try:
-            ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=text))
-        except Exception:
-            pass
-        raise request_failed(text)
+        error = _failure(ls, title, returncode, messages, custom=prefix is None or bool(os.environ.get(TRIAGE_CMD_ENV)))
+        progress.end(error.message)
+        if not ls.client_shows_outcomes():   # a client that shows only window/showMessage
+            try:
+                ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=error.message))
+            except Exception:
+                pass
+        raise error
     tail = messages.strip()
     if tail:
         ls.log(tail[-4000:])

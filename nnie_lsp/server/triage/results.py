@@ -239,7 +239,7 @@ class TriageResults:
             roles = [role for role in roles if role not in ("cfg", "prototxt")]
         reasons = tuple(carry_over.stale_reasons(roles, lang))
         if fixes.explained:
-            reasons += (carry_over.fixed_reason(len(fixes.fixed), lang),)
+            reasons += (carry_over.fixed_reason(fixes.applied, lang),)
         placed = carry_over.place_findings(record.result, run_texts, self.current_text,
                                            carry_over.stale_note(reasons, lang), fixed=fixes.fixed,
                                            fixed_note=carry_over.fixed_note(lang))

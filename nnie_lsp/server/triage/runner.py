@@ -17,13 +17,12 @@ import uuid
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ... import i18n
 from ...features.triage import annotations as triage_features
 from ...features.triage import carry_over as result_features
-from ...project import DiskProvider, project_for_file
-from ...settings import LintSettings
+from ...project import DiskProvider, cfgs_naming
 from ...text import read_text
 from .jobs import Busy, run_job
 from ..protocol import request_failed
@@ -73,32 +72,76 @@ class TriageRunner:
         except (OSError, ValueError):
             return None
 
-    def cfg_of_prototxt(self, prototxt: str) -> str | None:
-        """The cfg beside `prototxt` that names it, else the cfg of its newest stored result."""
+    def cfgs_of_prototxt(self, prototxt: str) -> list[str]:
+        """The cfgs beside `prototxt` (its folder and the parent) that name it."""
         overlay, _versions = self.ls.documents.overlay()
         try:
-            project = project_for_file(prototxt, settings=LintSettings(), provider=DiskProvider(overlay), is_cfg=False)
-            if project.cfg_path:
-                return project.cfg_path
-        except Exception as exc:  # an unreadable project: fall back to the stored results
+            return cfgs_naming(prototxt, DiskProvider(overlay), self.ls.root)
+        except Exception as exc:  # an unreadable folder: fall back to the stored results
             self.ls.log(f"no cfg for {prototxt}: {exc!r}", lsp.MessageType.Info)
+            return []
+
+    def cfg_of_prototxt(self, prototxt: str, command: str = "nnie.triage") -> str | None:
+        """The cfg of `prototxt`: the one beside it that names it; among several, the one of its
+        newest stored result, else none is picked silently (InvalidParams naming them); without
+        any, the cfg of its newest stored result."""
+        cfgs = self.cfgs_of_prototxt(prototxt)
         entry = self.results.entry_for(prototxt)
-        return entry.record.cfg if entry is not None else None
+        stored = entry.record.cfg if entry is not None else None
+        if len(cfgs) == 1:
+            return cfgs[0]
+        if len(cfgs) > 1:
+            if stored in cfgs:
+                return stored
+            raise JsonRpcInvalidParams(i18n.t("triage.several_cfgs", self.ls.lang, command=command,
+                                              prototxt=os.path.basename(prototxt),
+                                              cfgs=", ".join(os.path.relpath(c, os.path.dirname(prototxt))
+                                                             for c in cfgs)))
+        return stored
 
     def discovery(self, args: Sequence) -> dict:
+        """``nnie.discoverTriageInputs``: what lies beside the cfg; for a prototxt named by several
+        cfgs, ``cfg`` null and ``cfgs`` the candidates (the client asks which)."""
         values = self.arguments("nnie.discoverTriageInputs", args, triage_features.LOOKUP_KEYS)
-        cfg = values.get("cfg") or (self.cfg_of_prototxt(values["prototxt"]) if values.get("prototxt") else None)
+        prototxt = values.get("prototxt")
+        cfgs = [values["cfg"]] if values.get("cfg") else (self.cfgs_of_prototxt(prototxt) if prototxt else [])
+        cfg = cfgs[0] if len(cfgs) == 1 else None
+        if cfg is None and prototxt and not cfgs:
+            entry = self.results.entry_for(prototxt)
+            cfg = entry.record.cfg if entry is not None else None
+        if cfg is None and prototxt:      # several cfgs name it (the client asks which), or none does
+            return {"cfg": None, "cfgs": cfgs, "prototxt": prototxt, "folder": os.path.dirname(prototxt),
+                    "reference": None, "sim": None, "sim16": None, "dot": None, "looked_for": [], "notes": [],
+                    "tried": {}, "prototxt_named": None, "prototxt_tried": []}
         if cfg is None:
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.discoverTriageInputs",
                                               error="give a cfg, or a prototxt a cfg beside it names"))
         from ...triage.inputs.beside_cfg import discover
-        return discover(cfg, reader=self.read).to_json()
+        return {**discover(cfg, reader=self.read).to_json(), "cfgs": cfgs or [cfg]}
+
+    def check_folder(self, args: Sequence) -> dict:
+        """``nnie.checkFolder {folder}``: what a folder holds, for the editor's choices before it
+        runs anything (an input folder must hold dumps; an output folder with dumps nnie-triage did
+        not write cannot be overwritten)."""
+        from ...triage.inputs.beside_cfg import output_state
+        values = self.arguments("nnie.checkFolder", args, {"folder": "path"})
+        if not values.get("folder"):
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.checkFolder",
+                                              error="folder is required"))
+        return output_state(values["folder"]).to_json()
 
     # ---------------------------------------------------------------- nnie.triage
     async def run(self, args: Sequence) -> dict:
-        """Run one triage; the compare JSON plus the ``editor`` object."""
+        """Run one triage; the compare JSON plus the ``editor`` object.  Every expected outcome
+        (bad arguments, inputs not found, the tool's failure, Cancel) is one log line."""
+        try:
+            return await self._run(args)
+        except JsonRpcException as exc:
+            raise self.ls.outcome("nnie.triage", exc) from None
+
+    async def _run(self, args: Sequence) -> dict:
         from ...triage import store
-        from ...triage.inputs.beside_cfg import DiscoveryError
+        from ...triage.inputs.beside_cfg import DiscoveryError, why_not_dumps
         from ...triage.pipeline import TriageRequest, find_inputs
         lang = self.ls.lang
         try:
@@ -117,15 +160,22 @@ class TriageRunner:
                                 reader=self.read)
         except DiscoveryError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
+        for role in ("reference", "sim", "sim16"):   # a folder without dumps: refused before anything runs
+            path = getattr(found, role)
+            why = why_not_dumps(path) if path else None
+            if why is not None:
+                raise JsonRpcInvalidParams(i18n.t("triage.no_dumps", lang, what=i18n.t(f"triage.what.{role}", lang),
+                                                  path=path, why=why))
         prototxt = found.prototxt
+        warnings = self._warnings(found)
         owner = cfg or prototxt
         inputs = {role: found.origin(role) for role in ROLES}
         texts = {path: text for path in (cfg, prototxt) if path and (text := _disk_text(path)) is not None}
-        html = None
+        html, made = None, []
         if owner:
             html = os.path.join(store.store_dir(owner), f".tmp-{uuid.uuid4().hex}.html")
             try:
-                os.makedirs(os.path.dirname(html), exist_ok=True)
+                made = _makedirs(os.path.dirname(html))
             except OSError as exc:
                 self.ls.log(i18n.t("triage.store_failed", lang, error=str(exc)), lsp.MessageType.Warning)
                 html = None
@@ -138,6 +188,7 @@ class TriageRunner:
                                           cwd=os.path.dirname(owner) if owner else None)
         except BaseException:
             _unlink(html)
+            _remove_empty(made)
             raise
         finally:
             self.busy.release(claim)
@@ -147,6 +198,7 @@ class TriageRunner:
                 raise ValueError("not an object")
         except ValueError as exc:
             _unlink(html)
+            _remove_empty(made)
             message = i18n.t("triage.failed", lang, code=0, error=f"invalid JSON: {exc}")
             progress.end(message)
             raise request_failed(message) from None
@@ -158,7 +210,22 @@ class TriageRunner:
         entry = self.results.add(record)
         progress.end(i18n.t("triage.done", lang, verdict=result_features.summary(result, lang)))
         self.results.show_everywhere()
-        return self.results.result_with_editor(entry, text_report)
+        response = self.results.result_with_editor(entry, text_report)
+        response["editor"]["warnings"] = warnings
+        return response
+
+    def _warnings(self, found) -> list[str]:
+        """What the user must know about a run that goes ahead: the prototxt the cfg names does
+        not exist (the layers cannot be matched to the net)."""
+        discovery = getattr(found, "found", None)
+        discovery = getattr(discovery, "discovery", None)
+        named = getattr(discovery, "prototxt_named", None)
+        if not named or found.prototxt:
+            return []
+        text = i18n.t("triage.prototxt_missing", self.ls.lang, cfg=os.path.basename(discovery.cfg or "the cfg"),
+                      prototxt=named, where=", ".join(discovery.prototxt_tried[:3]))
+        self.ls.log(text, lsp.MessageType.Warning)
+        return [text]
 
     def _save(self, record: StoredTriage, html: str | None, text_report: str | None) -> None:
         from ...triage import store
@@ -175,7 +242,13 @@ class TriageRunner:
     # ---------------------------------------------------------------- nnie.reference / nnie.emulate
     async def run_tool(self, kind: str, args: Sequence) -> dict:
         """``nnie-triage reference`` or ``emulate`` for a cfg; the folder written and what the tool said."""
-        from ...triage.inputs.beside_cfg import EMULATED_16BIT_DIR, discover
+        try:
+            return await self._run_tool(kind, args)
+        except JsonRpcException as exc:
+            raise self.ls.outcome(f"nnie.{kind}", exc) from None
+
+    async def _run_tool(self, kind: str, args: Sequence) -> dict:
+        from ...triage.inputs.beside_cfg import EMULATED_16BIT_DIR, discover, output_state
         from ...triage.inputs.folder_names import CAFFE_OUTPUT_DIR, EMULATED_DIR
         lang = self.ls.lang
         command_name = f"nnie.{kind}"
@@ -197,11 +270,14 @@ class TriageRunner:
         bits = values.get("bits", 8)
         default = CAFFE_OUTPUT_DIR if kind == "reference" else (EMULATED_16BIT_DIR if bits == 16 else EMULATED_DIR)
         out = values.get("out") or os.path.join(os.path.dirname(cfg), default)
-        if os.path.exists(out) and not os.path.isdir(out):
+        state = output_state(out)
+        if state.exists and not state.is_dir:
             raise bad(f"out: {out} is a file")
-        existing = _file_count(out)
-        if existing and not values.get("overwrite"):
-            raise bad(i18n.t("job.out_not_empty", lang, out=out, count=existing))
+        if state.foreign:   # the tool never overwrites them: refused whatever `overwrite` says
+            raise JsonRpcInvalidParams(i18n.t("job.out_foreign", lang, out=out, count=state.foreign,
+                                              examples=", ".join(state.foreign_examples)))
+        if state.ours and not values.get("overwrite"):
+            raise JsonRpcInvalidParams(i18n.t("job.out_not_empty", lang, out=out, count=state.ours))
         arguments = [kind, "--cfg", cfg, "--prototxt", prototxt, "--caffemodel", caffemodel, "-o", out]
         for image in values.get("image", ()):
             arguments += ["--image", image]
@@ -211,9 +287,13 @@ class TriageRunner:
                 arguments += ["--hp", layer]
         command = triage_features.triage_cli(*arguments)
         claim = self.busy.claim(command_name, cfg, lang)
+        made = [] if state.exists else [out]
         try:
             out_text, progress = await run_job(self.ls, command, title=i18n.t(f"job.title.{kind}", lang),
                                                message=os.path.basename(cfg), cwd=os.path.dirname(cfg))
+        except BaseException:
+            _remove_empty(made)      # no empty output folder is left after a failure
+            raise
         finally:
             self.busy.release(claim)
         lines = [line for line in out_text.splitlines() if line.strip()]
@@ -244,6 +324,29 @@ def _file_count(folder: str) -> int:
         return sum(1 for entry in os.scandir(folder) if entry.is_file())
     except OSError:
         return 0
+
+
+def _makedirs(folder: str) -> list[str]:
+    """Create `folder` and its missing parents; the folders created, deepest first."""
+    made = []
+    path = os.path.abspath(folder)
+    while not os.path.exists(path):
+        made.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    os.makedirs(folder, exist_ok=True)
+    return made
+
+
+def _remove_empty(folders: Sequence[str]) -> None:
+    """Remove the folders a failed run created, deepest first, when nothing was put in them."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:   # not empty, or already gone
+            pass
 
 
 def _unlink(path: str | None) -> None:

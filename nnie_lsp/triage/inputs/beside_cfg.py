@@ -75,6 +75,12 @@ class Discovery:
     inputs: Mapping[str, Found | None] = field(default_factory=dict)
     looked_for: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: role -> the places looked at for it and why each was not taken (``{"path", "why"}``)
+    tried: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
+    #: the prototxt as the cfg writes it (``[prototxt_file]``), and where it was looked for when
+    #: it does not exist (then :attr:`prototxt` is None)
+    prototxt_named: str | None = None
+    prototxt_tried: tuple[str, ...] = ()
 
     def get(self, role: str) -> Found | None:
         return self.inputs.get(role)
@@ -84,11 +90,13 @@ class Discovery:
         return found.path if found is not None else None
 
     def missing(self, role: str) -> str:
-        """A sentence saying where `role` was looked for (for an error message)."""
+        """A sentence saying where `role` was looked for and what was there (for an error message)."""
         where = self.folder or "(no cfg folder)"
         wanted = {"reference": f"{CAFFE_OUTPUT_DIR}/ (RuyiStudio's Caffe output)",
                   "sim": f"{MAPPER_QUANT_DIR}/ or {EMULATED_DIR}/"}.get(role, role)
-        return f"no {role} given and none found beside the cfg: looked for {wanted} in {where}"
+        seen = "; ".join(f"{os.path.basename(t['path'])}/ {t['why']}" for t in self.tried.get(role, ()))
+        return f"no {role} given and none found beside the cfg: looked for {wanted} in {where}" + (
+            f" ({seen})" if seen else "")
 
     def to_json(self) -> dict:
         out = {"cfg": self.cfg, "folder": self.folder, "prototxt": self.prototxt, "caffemodel": self.caffemodel}
@@ -97,6 +105,9 @@ class Discovery:
             out[role] = found.to_json() if found is not None else None
         out["looked_for"] = list(self.looked_for)
         out["notes"] = list(self.notes)
+        out["tried"] = {role: [dict(t) for t in tried] for role, tried in self.tried.items()}
+        out["prototxt_named"] = self.prototxt_named
+        out["prototxt_tried"] = list(self.prototxt_tried)
         return out
 
 
@@ -144,11 +155,82 @@ def holds_dumps(folder: str) -> bool:
     return False
 
 
-def _dump_folder(folder: str, name: str) -> str | None:
+def _dump_folder(folder: str, name: str, tried: list | None = None) -> str | None:
     path = os.path.join(folder, name)
-    # nnie-triage's own output with several images holds them in sub-folders, listed by its manifest
-    ours = os.path.isfile(os.path.join(path, DUMP_MANIFEST))
-    return path if os.path.isdir(path) and (ours or holds_dumps(path)) else None
+    why = why_not_dumps(path)
+    if why is None:
+        return path
+    if tried is not None:
+        tried.append({"path": path, "why": why})
+    return None
+
+
+def why_not_dumps(path: str) -> str | None:
+    """None when `path` is a folder of dumps (dump files, or nnie-triage's manifest: its output
+    with several images holds them in sub-folders); else why not, in a few words."""
+    if not os.path.exists(path):
+        return "does not exist"
+    if not os.path.isdir(path):
+        return "is a file, not a folder"
+    if os.path.isfile(os.path.join(path, DUMP_MANIFEST)) or holds_dumps(path):
+        return None
+    files = sum(1 for e in _entries(path) if _is_file(e))
+    if not files:
+        return "is empty" if not _entries(path) else "holds no files (only folders)"
+    return f"holds no dump files ({files} other file{'s' if files != 1 else ''})"
+
+
+@dataclass(frozen=True)
+class OutputState:
+    """What an output folder of ``nnie-triage reference``/``emulate`` holds now.  The tool replaces
+    only the files its own previous run wrote (listed in its manifest) and refuses a folder with
+    other dump files (:func:`nnie_lsp.triage.inputs.image_sets.prepare_output`): ``foreign`` > 0
+    means the run would be refused, overwrite or not."""
+
+    path: str
+    exists: bool
+    is_dir: bool
+    files: int                  # files in it (not counting sub-folders' files)
+    ours: int                   # files the previous nnie-triage run listed in its manifest
+    foreign: int                # dump files nnie-triage did not write there
+    foreign_examples: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.exists or (self.is_dir and self.files == 0 and self.ours == 0 and self.foreign == 0)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "exists": self.exists, "is_folder": self.is_dir, "files": self.files,
+                "written_by_nnie_triage": self.ours, "foreign_dumps": self.foreign,
+                "foreign_examples": list(self.foreign_examples),
+                "can_overwrite": self.is_dir and self.foreign == 0 and not self.empty,
+                "empty": self.empty, "holds_dumps": self.exists and why_not_dumps(self.path) is None,
+                "why_not_dumps": why_not_dumps(self.path)}
+
+
+def output_state(path: str) -> OutputState:
+    """:class:`OutputState` of `path` (the same rule as ``prepare_output``: dump-like names not in
+    the manifest, in the folder and its sub-folders that do not start with a dot)."""
+    from .image_sets import read_manifest
+    from ...dumpio.names import is_ignored_file, parse_dump_name
+
+    path = os.path.abspath(path)
+    if not os.path.exists(path):
+        return OutputState(path, False, False, 0, 0, 0)
+    if not os.path.isdir(path):
+        return OutputState(path, True, False, 0, 0, 0)
+    manifest = read_manifest(path) or {}
+    ours = {os.path.normpath(f) for f in manifest.get("files", [])}
+    files = sum(1 for e in _entries(path) if _is_file(e))
+    foreign: list[str] = []
+    for root, dirs, names in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            rel = os.path.normpath(os.path.relpath(os.path.join(root, name), path))
+            if rel != DUMP_MANIFEST and rel not in ours and parse_dump_name(name) is not None \
+                    and not is_ignored_file(name):
+                foreign.append(rel)
+    return OutputState(path, True, True, files, len(ours), len(foreign), tuple(sorted(foreign)[:3]))
 
 
 def _default_reader(path: str) -> str | None:
@@ -266,24 +348,34 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
     notes: list[str] = []
     prototxt = caffemodel = None
     compile_mode = None
+    prototxt_named = None
+    prototxt_tried: tuple[str, ...] = ()
+    tried: dict[str, list] = {}
     if text is None:
         notes.append(f"cannot read {cfg}")
     else:
         base = cwd or folder
-        prototxt = _resolve(cfg, text, "prototxt_file", base)
+        prototxt_named = _cfg_value(text, "prototxt_file")
+        if prototxt_named is not None:
+            where = resolve_written(prototxt_named, cfg_bases(cfg, base), os.path.exists)
+            prototxt = where.resolved
+            if prototxt is None:
+                prototxt_tried = tuple(where.candidates)
+                notes.append(f"the cfg names the prototxt {prototxt_named}, which does not exist (looked for "
+                             + ", ".join(prototxt_tried[:3]) + ")")
         caffemodel = _resolve(cfg, text, "caffemodel_file", base)
         compile_mode = _compile_mode(text)
     if inputs["reference"] is None and "reference" in look_for:
-        found = _dump_folder(folder, CAFFE_OUTPUT_DIR)
+        found = _dump_folder(folder, CAFFE_OUTPUT_DIR, tried.setdefault("reference", []))
         if found is not None:
             inputs["reference"] = Found(found, "discovered", f"{CAFFE_OUTPUT_DIR}/ beside the cfg "
                                         "(RuyiStudio's Get Caffe Output folder)")
     if inputs["sim"] is None and "sim" in look_for:
-        found = _dump_folder(folder, MAPPER_QUANT_DIR)
+        found = _dump_folder(folder, MAPPER_QUANT_DIR, tried.setdefault("sim", []))
         if found is not None:
             inputs["sim"] = Found(found, "discovered", f"{MAPPER_QUANT_DIR}/ beside the cfg (written by nnie_mapper)")
         else:
-            found = _dump_folder(folder, EMULATED_DIR)
+            found = _dump_folder(folder, EMULATED_DIR, tried["sim"])
             if found is not None:
                 inputs["sim"] = Found(found, "discovered", f"{EMULATED_DIR}/ beside the cfg: an emulated 8-bit run "
                                       f"(nnie-triage emulate), not a mapper run (no {MAPPER_QUANT_DIR}/ found)")
@@ -296,7 +388,9 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
         dot = os.path.join(folder, NET_TREE_FILE)
         if os.path.isfile(dot):
             inputs["dot"] = Found(dot, "discovered", f"{NET_TREE_FILE} beside the cfg (written by nnie_mapper)")
-    return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes))
+    return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes),
+                     {role: tuple(places) for role, places in tried.items() if inputs.get(role) is None},
+                     prototxt_named, prototxt_tried)
 
 
 # ------------------------------------------------------------------ the compare command's inputs
