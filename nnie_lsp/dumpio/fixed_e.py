@@ -32,26 +32,22 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 import numpy as np
+
+from . import text_parts
+from .text_parts import MAX_CARRY, MIN_PART_CHUNKS, ReadAt, Reader, split_points
 
 __all__ = ["CHUNK", "line_format", "parse_parts", "parse_stream", "parser_threads", "split_points"]
 
 #: bytes read and parsed per step: the buffer and the per-line work arrays stay in the L2 cache
 CHUNK = 1 << 19
-#: the longest partial line carried from one piece to the next (longer lines are not this format)
-MAX_CARRY = 256
+# MAX_CARRY (text_parts): the longest partial line carried from one piece to the next (longer
+# lines are not this format)
 _FRONT = MAX_CARRY + 64  # room for the carried line, the newline before it and 30 bytes of look-back
 _BACK = 64
-#: the fewest pieces worth a thread of their own
-MIN_PART_CHUNKS = 8
 #: the shortest line of the format: ``d.<16 digits>e+dd`` and its newline
 MIN_LINE = 23
-
-# a reader fills the memoryview it is given with the next bytes of the text; 0 at the end
-Reader = Callable[[memoryview], int]
 
 _U64 = np.uint64
 
@@ -144,17 +140,6 @@ class _Work:
 
 
 _PER_THREAD = threading.local()
-
-
-def _thread_work() -> _Work:
-    """This thread's buffers, kept between calls: allocating and first touching their 4 MB costs
-    about 1 ms, a fifth of parsing a 5 MB file.  Only scratch space is kept, never a value: every
-    byte a parse reads is written by that parse first (the newline before the text, the bytes
-    after it) or discarded (the bytes before a line that the first gathered word holds)."""
-    work = getattr(_PER_THREAD, "work", None)
-    if work is None or work.chunk != CHUNK:
-        work = _PER_THREAD.work = _Work()
-    return work
 
 
 def _swar8(x: np.ndarray, tmp: np.ndarray) -> None:
@@ -338,22 +323,10 @@ def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
     """The values of a ``%.{frac}e`` text (one value per line; the first byte starts a line) that
     ``read`` hands out piece by piece; at most ``capacity`` values (None beyond).  A last line
     without its newline is read as if it had one.  None when a line is not the format."""
-    work = _thread_work()
+    work = text_parts.thread_work(_PER_THREAD, _Work, CHUNK)  # scratch space: every byte read is written first
     buf = work.buf
-    out = np.empty(max(capacity, 1))
-    count = 0
-    carry = 0  # bytes of the partial line kept just before _FRONT
-    while True:
-        got = read(memoryview(buf)[_FRONT : _FRONT + CHUNK])
-        at_end = got == 0
-        if at_end:
-            if carry == 0:
-                break
-            buf[_FRONT] = 10  # the last line's missing newline
-            got = 1
-        begin = _FRONT - carry  # the first line's first byte
-        end = _FRONT + got
-        buf[begin - 1] = 10  # the newline before it (the previous piece's last, or the text's start)
+
+    def piece(out: np.ndarray, count: int, begin: int, end: int) -> tuple[int, int] | None:
         scan_end = (end + 7) & ~7
         buf[end : scan_end + 8] = 0  # nothing stale after the text (the newline scan, next-byte reads)
         scan_start = begin & ~7
@@ -364,23 +337,15 @@ def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
         has_nl = work.has_nl[: eq_words.size]
         np.not_equal(eq_words, 0, out=has_nl)
         nl_words = np.flatnonzero(has_nl)
-        tail_start = begin
-        if nl_words.size:
-            done = _parse_piece(work, eq, nl_words, scan_start, begin, frac, out, count)
-            if done is None:
-                return None
-            last, lines = done
-            count += lines
-            tail_start = last + 1
-        carry = end - tail_start
-        if carry > MAX_CARRY or (at_end and carry):
+        if not nl_words.size:
+            return begin, 0  # no line end yet: carry it all
+        done = _parse_piece(work, eq, nl_words, scan_start, begin, frac, out, count)
+        if done is None:
             return None
-        if carry:
-            buf[_FRONT - carry : _FRONT] = buf[tail_start:end]
-        if at_end:
-            break
-    out.resize(count, refcheck=False)
-    return out
+        last, lines = done
+        return last + 1, lines
+
+    return text_parts.parse_pieces(buf, read, capacity, _FRONT, CHUNK, MAX_CARRY, piece)
 
 
 def _parse_piece(work: _Work, eq: np.ndarray, nl_words: np.ndarray, scan_start: int, begin: int,
@@ -403,53 +368,9 @@ def _parse_piece(work: _Work, eq: np.ndarray, nl_words: np.ndarray, scan_start: 
     return int(nl[-1]), nl.size
 
 
-def split_points(size: int, parts: int, read_at: Callable[[memoryview, int], int]) -> list[int] | None:
-    """Offsets cutting a text of ``size`` bytes into ``parts`` pieces of about the same size, each
-    just after a newline (``read_at(view, offset)`` reads bytes at an offset); None when a line
-    near a cut is longer than :data:`MAX_CARRY`."""
-    points = [0]
-    window = bytearray(MAX_CARRY + 1)
-    for i in range(1, parts):
-        guess = size * i // parts
-        if guess <= points[-1]:
-            continue
-        got = read_at(memoryview(window), guess - 1)
-        nl = bytes(window[:got]).find(b"\n")
-        if nl < 0:
-            return None
-        if guess + nl < size:
-            points.append(guess + nl)
-    points.append(size)
-    return sorted(set(points))
-
-
-def parse_parts(read_at: Callable[[memoryview, int], int], size: int, frac: int,
-                threads: int) -> np.ndarray | None:
+def parse_parts(read_at: ReadAt, size: int, frac: int, threads: int) -> np.ndarray | None:
     """The values of a ``%.{frac}e`` text of ``size`` bytes read with ``read_at(view, offset)``,
     in up to ``threads`` parts parsed at once (one part: a single-core run).  A part is at least
     :data:`MIN_PART_CHUNKS` pieces: a new thread's buffers cost about 1 ms to set up."""
-    parts = min(threads, size // (MIN_PART_CHUNKS * CHUNK))
-    points = split_points(size, parts, read_at) if parts > 1 else [0, size]
-    if points is None:
-        return None
-
-    def run(part: tuple[int, int]) -> np.ndarray | None:
-        begin, stop = part
-        position = begin
-
-        def read(view: memoryview) -> int:
-            nonlocal position
-            got = read_at(view[: stop - position], position) if position < stop else 0
-            position += got
-            return got
-
-        return parse_stream(read, (stop - begin) // MIN_LINE + 1, frac)
-
-    spans = list(zip(points[:-1], points[1:]))
-    if len(spans) == 1:
-        return run(spans[0])
-    with ThreadPoolExecutor(len(spans)) as pool:
-        results = list(pool.map(run, spans))
-    if any(values is None for values in results):
-        return None
-    return np.concatenate(results)
+    return text_parts.parse_parts(read_at, size, threads, CHUNK,
+                                  lambda read, part_bytes: parse_stream(read, part_bytes // MIN_LINE + 1, frac))

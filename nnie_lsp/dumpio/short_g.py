@@ -40,12 +40,11 @@ per-line work of a validating parse, not the file's size, sets it.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 import numpy as np
 
-from .fixed_e import MIN_PART_CHUNKS, split_points
+from . import text_parts
+from .text_parts import ReadAt, Reader
 
 __all__ = ["CHUNK", "MAX_LINE", "line_format", "parse_parts", "parse_stream"]
 
@@ -154,15 +153,6 @@ class _Work:
 
 
 _PER_THREAD = threading.local()
-
-
-def _thread_work() -> _Work:
-    """This thread's buffers, kept between calls: scratch space only (every byte a parse reads from
-    its text buffer was written by that parse first, or is masked off)."""
-    work = getattr(_PER_THREAD, "work", None)
-    if work is None or work.chunk != CHUNK:
-        work = _PER_THREAD.work = _Work()
-    return work
 
 
 def _ladder(x: np.ndarray, tmp: np.ndarray) -> None:
@@ -320,71 +310,28 @@ def _parse_other(lo: np.ndarray, hi: np.ndarray, length: np.ndarray, minus: np.n
     return points
 
 
-def parse_stream(read: Callable[[memoryview], int], capacity: int) -> np.ndarray | None:
+def parse_stream(read: Reader, capacity: int) -> np.ndarray | None:
     """The values of a short ``%g`` text (one value per line; the first byte starts a line) that
     ``read`` hands out piece by piece; at most ``capacity`` values (None beyond).  A last line
     without its newline is read as if it had one.  None when a line is not this format."""
-    work = _thread_work()
+    work = text_parts.thread_work(_PER_THREAD, _Work, CHUNK)  # scratch space: every byte read is written first
     buf = work.buf
-    out = np.empty(max(capacity, 1))
-    count = 0
-    carry = 0
-    while True:
-        got = read(memoryview(buf)[_FRONT : _FRONT + CHUNK])
-        at_end = got == 0
-        if at_end:
-            if carry == 0:
-                break
-            buf[_FRONT] = 10  # the last line's missing newline
-            got = 1
-        begin = _FRONT - carry
-        end = _FRONT + got
-        buf[begin - 1] = 10
+
+    def piece(out: np.ndarray, count: int, begin: int, end: int) -> tuple[int, int] | None:
         buf[end : end + 16] = 0
         window = max(begin, end - MAX_LINE - 1)
         last = bytes(buf[window:end]).rfind(b"\n")
         stop = window + last + 1 if last >= 0 else begin  # no line end yet: carry it all
-        if stop > begin:
-            lines = _parse_lines(work, begin, stop, out[count:])
-            if lines is None:
-                return None
-            count += lines
-        carry = end - stop
-        if carry > MAX_LINE or (at_end and carry):
-            return None
-        if carry:
-            buf[_FRONT - carry : _FRONT] = buf[stop:end]
-        if at_end:
-            break
-    out.resize(count, refcheck=False)
-    return out
+        if stop == begin:
+            return begin, 0
+        lines = _parse_lines(work, begin, stop, out[count:])
+        return None if lines is None else (stop, lines)
+
+    return text_parts.parse_pieces(buf, read, capacity, _FRONT, CHUNK, MAX_LINE, piece)
 
 
-def parse_parts(read_at: Callable[[memoryview, int], int], size: int, threads: int) -> np.ndarray | None:
+def parse_parts(read_at: ReadAt, size: int, threads: int) -> np.ndarray | None:
     """The values of a short ``%g`` text of ``size`` bytes read with ``read_at(view, offset)``, in up
     to ``threads`` parts parsed at once (one part: a single-core run)."""
-    parts = min(threads, size // (MIN_PART_CHUNKS * CHUNK))
-    points = split_points(size, parts, read_at) if parts > 1 else [0, size]
-    if points is None:
-        return None
-
-    def run(part: tuple[int, int]) -> np.ndarray | None:
-        begin, stop = part
-        position = begin
-
-        def read(view: memoryview) -> int:
-            nonlocal position
-            got = read_at(view[: stop - position], position) if position < stop else 0
-            position += got
-            return got
-
-        return parse_stream(read, (stop - begin) // 2 + 1)
-
-    spans = list(zip(points[:-1], points[1:]))
-    if len(spans) == 1:
-        return run(spans[0])
-    with ThreadPoolExecutor(len(spans)) as pool:
-        results = list(pool.map(run, spans))
-    if any(values is None for values in results):
-        return None
-    return np.concatenate(results)
+    return text_parts.parse_parts(read_at, size, threads, CHUNK,
+                                  lambda read, part_bytes: parse_stream(read, part_bytes // 2 + 1))

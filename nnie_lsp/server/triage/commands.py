@@ -21,7 +21,7 @@ from ...features.triage import carry_over
 from ..convert import can_create_files, workspace_edit
 from ..server import NnieLanguageServer
 from .results import Entry
-from ..handlers.common import HandlerTable, guard
+from ..handlers.common import HandlerTable, document_at, guard
 
 handlers = HandlerTable()
 
@@ -40,17 +40,17 @@ EMULATE = "nnie.emulate"
 async def inlay_hint(ls: NnieLanguageServer, params: lsp.InlayHintParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None or record.kind != "prototxt":
-        return None
-    result = ls.triage.result_for(record.path)
+    result = ls.triage.result_for(record.path) if record is not None else None
     if result is None:
+        return None  # no triage result: the prototxt is not parsed at all
+    at = await document_at(ls, uri, kind="prototxt")
+    if at is None:
         return None
-    doc, _graph = await ls.scheduler.prototxt_model(uri)
     encoder = ls.encoder()
     first, last = params.range.start.line, params.range.end.line
-    return [lsp.InlayHint(position=encoder.position(doc.line_index, note.hint_at), label=note.label,
+    return [lsp.InlayHint(position=encoder.position(at.li, note.hint_at), label=note.label,
                           padding_left=True, tooltip=note.message)
-            for note in triage_features.annotations(result, doc, ls.lang) if first <= note.hint_at.line <= last]
+            for note in triage_features.annotations(result, at.doc, ls.lang) if first <= note.hint_at.line <= last]
 
 
 @handlers.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
