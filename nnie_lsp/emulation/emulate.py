@@ -11,6 +11,9 @@ What is emulated (docs/field-facts.md §10.1, §11):
 - Convolution / Deconvolution / InnerProduct weights are quantized with the same quantizer
   (per layer); biases are kept;
 - `_hp` layers (or every layer with compile_mode 1) use the 16-bit variant;
+- optionally, clips that also cover other calibration images (``calibration_max``, the maxima of
+  :func:`float_read_maxima`) and clips moved by a few grid steps (``clip_offsets``: another
+  calibration, the `_hp` benchmark's mismatch mode);
 - dumped outputs are on the 20.12 fixed-point grid.
 
 Fault injection for tests and demos: extra noise that grows with depth, an in-place layer the
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
@@ -47,6 +51,12 @@ class EmulationOptions:
     split_inplace: frozenset[str] = frozenset()  # in-place layers the mapper runs separately
     hwc_layers: frozenset[str] = frozenset()  # reported outputs written in H,W,C order
     keep_inputs: bool = False  # record every quantized layer input (SimRun.layer_inputs)
+    # (blob, bits) -> octaves: the clip moved by this much (another calibration's clip; the `_hp`
+    # benchmark's mismatch mode, quant.seeded_clip_offsets)
+    clip_offsets: Mapping[tuple[str, int], float] = field(default_factory=dict)
+    # (blob, version) -> a max |x| from calibration images not run here (float_read_maxima):
+    # the clips cover it too, as the mapper's clips cover its whole image list (§5.6)
+    calibration_max: Mapping[tuple[str, int], float] = field(default_factory=dict)
 
 
 @dataclass
@@ -152,7 +162,9 @@ def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
                 if opts.quantize_activations and not fused_inside and b not in network_inputs:
                     key = (b, version[b], bits)
                     if key not in quantized:
-                        clip = q.clip_value(np.concatenate([x.reshape(-1) for x in xs]) if count > 1 else xs[0])
+                        clip = q.clip_value(np.concatenate([x.reshape(-1) for x in xs]) if count > 1 else xs[0],
+                                            opts.calibration_max.get((b, version[b]), 0.0))
+                        clip = q.shifted(clip, opts.clip_offsets.get((b, bits), 0.0))
                         clips[b] = clip
                         quantized[key] = [q.quantize(x, clip) for x in xs]
                     xs = quantized[key]
@@ -189,6 +201,43 @@ def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
                                              layer_id=layer_id))
         layer_id += 1
     return runs
+
+
+def float_read_maxima(net: CaffeNet, images: list[dict[str, np.ndarray]]) -> dict[tuple[str, int], float]:
+    """The largest |x| of every value the NNIE quantizes (a blob read by a chain of the NNIE
+    segment, keyed by (blob, version) as :func:`emulate_images` counts versions) over ``images``,
+    run in floating point one image at a time -- the calibration statistic of the images of a list
+    that are not emulated themselves (``EmulationOptions.calibration_max``) [I]: a clip then covers
+    them as the mapper's clips cover its whole list (docs/field-facts.md §5.6), at the cost of one
+    float run per image instead of one emulation per `_hp` set."""
+    out: dict[tuple[str, int], float] = {}
+    chains = net.chains()
+    for inputs in images:
+        blobs = {k: np.asarray(v, dtype=np.float32) for k, v in inputs.items()}
+        network_inputs = set(blobs)
+        version = {k: 0 for k in network_inputs}
+        off_nnie: set[str] = set()
+        for chain in chains:
+            head = chain[0]
+            if _cpu_side(head, off_nnie):
+                for layer in chain:
+                    off_nnie.update(layer.tops)
+                continue
+            for layer in chain:
+                xs = []
+                for b in layer.bottoms:
+                    if b not in blobs:
+                        raise ValueError(f"layer {layer.name!r}: bottom {b!r} is never produced")
+                    x = blobs[b]
+                    if not (layer is not head and b == head.tops[0]) and b not in network_inputs and x.size:
+                        key = (b, version[b])
+                        out[key] = max(out.get(key, 0.0), float(np.max(np.abs(x))))
+                    xs.append(x)
+                for top, y in zip(layer.tops, run_layer(layer, xs, layer.blobs)):
+                    blobs[top] = y.astype(np.float32)
+                for top in layer.tops:
+                    version[top] = version.get(top, -1) + 1
+    return out
 
 
 def _cpu_side(head: LayerDef, off_nnie: set[str]) -> str | None:

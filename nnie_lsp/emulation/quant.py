@@ -17,6 +17,11 @@ we model it as the same logarithmic sign-magnitude code with 15 magnitude bits a
 triage needs (a 16-bit run that confirms or rejects quantization as the cause).
 
 Fixed point 20.12 (dump encoding, §10.1/§10.2): value = int32 / 4096.
+
+Clip offsets [I]: another calibration (the mapper's own statistic, more images) gives clips a few
+grid steps away from the emulation's; :func:`seeded_clip_offsets` draws such offsets (per blob and
+bit width, in octaves) for the `_hp` benchmark's harder mismatch mode, and
+``EmulationOptions.clip_offsets`` applies them.
 """
 
 from __future__ import annotations
@@ -52,14 +57,27 @@ class LogQuantizer:
         """The code of 0: the "-0" pattern (0x80 in 8-bit mode, §16.5)."""
         return self.sign_bit
 
-    def clip_value(self, data: np.ndarray) -> float:
+    def clip_value(self, data: np.ndarray, at_least: float = 0.0) -> float:
         """Clipping value for a tensor: max |x| rounded up so that steps*log2(clip) is an integer
-        (the gfpq table constraint, §3.4). All-zero data gets 1e-6 like the mapper's warning."""
+        (the gfpq table constraint, §3.4). All-zero data gets 1e-6 like the mapper's warning.
+        ``at_least``: a max |x| seen elsewhere (other calibration images) that the clip covers too."""
         amax = float(np.max(np.abs(data))) if np.size(data) else 0.0
+        return self.clip_for_max(max(amax, at_least))
+
+    def clip_for_max(self, amax: float) -> float:
+        """The clip of a tensor whose largest magnitude is ``amax`` (see :meth:`clip_value`)."""
         if not np.isfinite(amax) or amax <= 0.0:
             amax = 1e-6
         k = self.steps_per_octave
         return float(2.0 ** (np.ceil(k * np.log2(amax) - 1e-9) / k))
+
+    def shifted(self, clip: float, octaves: float) -> float:
+        """``clip`` moved by ``octaves`` (log2 units), kept on this quantizer's clip grid: the clip
+        another calibration would have chosen (a step of the 8-bit grid is 1/16 octave)."""
+        if not octaves:
+            return clip
+        k = self.steps_per_octave
+        return float(2.0 ** (np.round(k * (np.log2(clip) + octaves)) / k))
 
     def z(self, clip: float) -> int:
         k = self.steps_per_octave
@@ -123,3 +141,23 @@ def to_fixed_20_12(data: np.ndarray) -> np.ndarray:
     q = np.rint(np.asarray(data, dtype=np.float64) * FIXED_POINT_SCALE)
     q = np.clip(q, np.iinfo(np.int32).min, np.iinfo(np.int32).max)
     return (q / FIXED_POINT_SCALE).astype(np.float32)
+
+
+def seeded_clip_offsets(blobs, seed: int, steps: tuple[int, int] = (1, 3),
+                        widths: tuple[int, ...] = (8, 16)) -> dict[tuple[str, int], float]:
+    """A clip offset per (blob, bit width): ±``steps[0]`` … ``steps[1]`` steps of 2^(1/16), in
+    octaves (sign and size drawn independently per blob and width). Deterministic: the offsets of a
+    blob depend on ``seed``, its name and the width only, not on the other blobs or their order."""
+    import zlib
+
+    low, high = steps
+    if not 0 <= low <= high:
+        raise ValueError(f"steps {steps!r}: 0 <= low <= high")
+    out: dict[tuple[str, int], float] = {}
+    for blob in blobs:
+        for width in widths:
+            rng = np.random.default_rng((seed, zlib.crc32(blob.encode("utf-8")), width))
+            size = int(rng.integers(low, high + 1))
+            sign = 1 if rng.random() < 0.5 else -1
+            out[(blob, width)] = sign * size / 16.0
+    return out

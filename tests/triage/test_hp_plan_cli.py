@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nnie_lsp.lint_paths import choose_fixes, lint_files, write_atomic
@@ -51,7 +52,7 @@ def test_plan_from_the_cfg_alone_and_its_fix_lints_clean(project, capsys):
     before = {d.code for d in lint_files([cfg], settings=LintSettings()).diagnostics}
     graph_before = project_for_file(cfg, settings=LintSettings()).graph
     doc = _json(capsys, "--cfg", cfg)
-    assert doc["schema_version"] == 1 and doc["plan"]["layers"] == ["conv7"] and doc["plan"]["reaches_target"]
+    assert doc["schema_version"] == 2 and doc["plan"]["layers"] == ["conv7"] and doc["plan"]["reaches_target"]
     assert doc["final_outputs"] == ["head"] and doc["mapper_runs"] == {"planning": 0, "to_confirm": 1}
     assert doc["curve"][0]["hp_layers"] == 0 and doc["curve"][1]["added"] == "conv7"
     assert doc["baseline"]["similarity"] < doc["target"] <= doc["curve"][1]["similarity"]
@@ -158,3 +159,55 @@ def test_no_plan_when_the_real_16bit_run_misses_the_target(scenario_dirs, capsys
                 "--sim-16bit", str(noisy["nnie"]))
     assert doc["agreement"]["verdict"] == "unreachable" and doc["plan"] is None
     assert doc["agreement"]["final"]["real_16bit"] < doc["target"]
+
+
+# ---------------------------------------------------------------- the whole list, the cost, a run's clips
+
+def _prepared(project):
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.reference.net import load_net
+    from nnie_lsp.reference.run_inputs import load_run_inputs
+
+    inputs = load_run_inputs(str(project["cfg"]), count=None)
+    net = load_net(inputs.prototxt, inputs.caffemodel)
+    return net, [prepare_inputs(net, image.sources, inputs.preprocessing) for image in inputs.images]
+
+
+def test_the_clips_cover_the_list_and_the_plan_tells_its_cost(project, capsys):
+    doc = _json(capsys, "--cfg", str(project["cfg"]))
+    assert doc["inputs"]["calibration_images"] == 2 and len(doc["inputs"]["images"]) == 1
+    assert any("the clips cover all 2 images of the list" in note for note in doc["notes"])
+    plan = doc["plan"]
+    assert plan["compile_mode_1"] is False and plan["chosen"] in ("greedy", "prefix")
+    conv, first, head = 8 * 24 * 24 * 8 * 9, 8 * 24 * 24 * 3 * 9, 4 * 24 * 24 * 8  # DeepNetSpec: 10 convs
+    assert plan["layers"] == ["conv7"]
+    assert plan["cost"] == {"share": round(conv / (first + 9 * conv + head), 7), "macs_16bit": conv,
+                            "total": first + 9 * conv + head}
+    assert doc["curve"][0]["mac_share_16bit"] == 0.0 and doc["learned_clips"] == []
+    assert main(["hp-plan", "--cfg", str(project["cfg"])]) == 0
+    assert "cost: " in capsys.readouterr().out
+
+
+def test_a_real_run_with_other_clips_is_learned_from(project, capsys, tmp_path):
+    """A "real" 8-bit run whose clips are 1–3 steps off the emulation's (its input dumps show them):
+    hp-plan --sim takes its clips before checking and planning."""
+    from nnie_lsp.emulation.emulate import EmulationOptions, emulate_images, write_sim_dumps
+    from nnie_lsp.emulation.quant import seeded_clip_offsets
+    from nnie_lsp.triage.hp_plan.oracle import HpOracle
+
+    net, images = _prepared(project)
+    offsets = seeded_clip_offsets(sorted({t for layer in net.layers for t in layer.tops}), seed=2, widths=(8,))
+    runs = emulate_images(net, images, EmulationOptions(clip_offsets=offsets, keep_inputs=True))
+    sim = tmp_path / "mapper_quant"
+    write_sim_dumps(runs[-1], sim)  # the mapper dumps the last image
+    planner = HpOracle.build(net, images[-1:], calibration=images[:-1]).clips(())
+    expected = {blob: round(16 * np.log2(runs[-1].clips[blob] / planner[(blob, 8)]))
+                for (blob, bits) in planner if bits == 8}
+    doc = _json(capsys, "--cfg", str(project["cfg"]), "--sim", str(sim))
+    learned = {row["blob"]: row["steps"] for row in doc["learned_clips"]}
+    assert learned == {blob: steps for blob, steps in expected.items() if steps}
+    assert learned and all(row["bits"] == 8 for row in doc["learned_clips"])
+    agreement = doc["agreement"]
+    assert agreement["verdict"] == "agrees"
+    assert agreement["final"]["emulated_8bit"] == pytest.approx(agreement["final"]["real_8bit"], abs=1e-6)
+    assert doc["plan"]["reaches_target"]

@@ -128,3 +128,61 @@ def test_cpu_side_layers_are_no_candidates(tmp_path):
     oracle = HpOracle.build(net, [image])
     assert "tail_cpu" not in oracle.candidates() and oracle.final_tops == ["head"]
     assert [name for name, _ in oracle.skipped] == ["tail_cpu"]
+
+
+# ---------------------------------------------------------------- calibration over the list, other clips
+
+def test_calibration_images_and_clip_offsets_equal_the_emulation(deep):
+    """The planner's oracle scores the last image with clips over the whole list (the other images'
+    float maxima) and, corrected, with moved clips: every set still equals ``emulate_images`` with
+    the same ``calibration_max`` and ``clip_offsets``."""
+    from nnie_lsp.emulation.emulate import float_read_maxima
+    from nnie_lsp.emulation.quant import seeded_clip_offsets
+
+    net, images = deep
+    maxima = float_read_maxima(net, images[:-1])
+    alone = HpOracle.build(net, images[-1:])
+    listed = HpOracle.build(net, images[-1:], calibration=images[:-1])
+    assert listed.calibration_images == 2 and listed.calibration_max == maxima
+    # the list's clips cover the other images: never below the last image's own
+    own, over_list = alone.clips(()), listed.clips(())
+    assert over_list.keys() == own.keys() and all(over_list[k] >= own[k] for k in own)
+    assert any(over_list[k] > own[k] for k in own)
+    offsets = seeded_clip_offsets(sorted({t for layer in net.layers for t in layer.tops}), seed=7)
+    shifted = listed.with_clip_offsets(offsets)
+    assert listed.with_clip_offsets(offsets) is shifted  # one oracle per set of offsets
+    for oracle, options in ((listed, {}), (shifted, {"clip_offsets": offsets})):
+        for hp in _sets(oracle.candidates(), 3, seed=4):
+            (run,) = emulate_images(net, images[-1:], EmulationOptions(hp_layers=hp, calibration_max=maxima, **options))
+            got = oracle.blobs(hp)[0]
+            for out in run.outputs:
+                np.testing.assert_array_equal(got[out.top], out.value, err_msg=f"{sorted(hp)} {out.top}")
+
+
+def test_clip_mismatch_mode_is_deterministic(deep):
+    """``seeded_clip_offsets``: ±1…3 steps of 2^(1/16) per blob and width, the same for the same
+    seed whatever the order or the other blobs, another draw for another seed; the emulation's
+    clips move by exactly those steps."""
+    from nnie_lsp.emulation.quant import seeded_clip_offsets
+
+    net, images = deep
+    blobs = sorted({t for layer in net.layers for t in layer.tops})
+    first = seeded_clip_offsets(blobs, seed=11)
+    assert first == seeded_clip_offsets(list(reversed(blobs)), seed=11)
+    assert {k: v for k, v in first.items() if k[0] in blobs[:3]} == seeded_clip_offsets(blobs[:3], seed=11)
+    assert set(first) == {(b, w) for b in blobs for w in (8, 16)}
+    assert {round(abs(v) * 16) for v in first.values()} <= {1, 2, 3}
+    assert {v > 0 for v in first.values()} == {True, False}
+    assert first != seeded_clip_offsets(blobs, seed=12)
+    assert seeded_clip_offsets(blobs, seed=11, steps=(2, 2), widths=(8,)).keys() == {(b, 8) for b in blobs}
+    oracle = HpOracle.build(net, images)
+    eight_bit = {k: v for k, v in first.items() if k[1] == 8}
+    moved = oracle.with_clip_offsets(eight_bit)
+    # the first quantized read (conv2 reads conv1) sees the same values either way: its clip moves
+    # by exactly the offset
+    first_read = ("conv1", 8)
+    assert first_read in oracle.clips(())
+    ratio = np.log2(moved.clips(())[first_read] / oracle.clips(())[first_read]) * 16
+    assert ratio == pytest.approx(eight_bit[first_read] * 16)
+    again = oracle.with_clip_offsets(dict(seeded_clip_offsets(blobs, seed=11, widths=(8,))))
+    assert again is moved and again.score(()).similarity == moved.score(()).similarity

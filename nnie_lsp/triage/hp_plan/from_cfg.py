@@ -2,10 +2,16 @@
 preprocessing of every input and the image lists (read the way ``reference`` and ``emulate`` read
 them, :mod:`nnie_lsp.reference.run_inputs`); options override the cfg.
 
-The images: the LAST ``K`` lines of each input's image list (the mapper dumps the last one,
-docs/field-facts.md §10.1), in list order, as :func:`nnie_lsp.reference.run_inputs.load_run_inputs`
-takes them for ``reference`` and ``emulate``; their clips are taken together, as the mapper
-calibrates on its list (§5.6).
+The images: the clips cover the WHOLE image list, as the mapper calibrates on it
+(docs/field-facts.md §5.6); the LAST ``K`` lines (the mapper dumps the last one, §10.1) are the
+images scored, emulated for every `_hp` set, the others are run once in floating point for their
+maxima (:mod:`.oracle`).  ``--image`` replaces the list: then the given images are all there is.
+
+With ``--sim`` (and ``--sim-16bit``), what the real runs show corrects the emulation before the
+plan (:mod:`.learn`): the clips read from their input dumps, then the aim from the real 8-bit run's
+loss against the corrected emulation's.  A confirming run of a plan is such a run too: run
+``hp-plan --sim`` on it (the prototxt then holds the `_hp` names) and the plan is made again from
+what it shows.
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ from ...diagnostics import Fix
 from ...diagnostic_json import rel
 from ..progress import NO_PROGRESS, Reporter
 from .agreement import Agreement, check_agreement
+from .learn import Observation, adopt_clips, aim_for, clips_from_dumps, loss_ratio
 from .oracle import HpOracle
 from .planner import HpPlan, PlanError, plan_fix, plan_hp
 
-#: Progress (percent): the cfg and images read, the net loaded, the real runs checked; then the plan.
+#: Progress (percent): the cfg and images read, the net loaded and the list calibrated, the real
+#: runs checked; then the plan.
 INPUTS_AT, LOADED_AT, CHECKED_AT = 2.0, 10.0, 20.0
 
 
@@ -50,12 +58,14 @@ class HpPlanRun:
     agreement: Agreement | None
     fix: Fix | None
     notes: list[str] = field(default_factory=list)
+    calibration_images: int = 1  # images of the list the clips cover (scored ones included)
+    clip_offsets: dict[tuple[str, int], float] = field(default_factory=dict)  # adopted from the real runs
 
 
 def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> HpPlanRun:
-    """The plan of `request`.  Progress: ``inputs`` (the cfg, the images), ``load`` (the net and the
-    emulation's inputs), ``check`` (with ``sim``: the emulation against the real runs), then the
-    planner's ``rank`` and ``hp layer K`` (:func:`.planner.plan_hp`)."""
+    """The plan of `request`.  Progress: ``inputs`` (the cfg, the images), ``load`` (the net, the
+    emulation's inputs and the list's float maxima), ``check`` (with ``sim``: the real runs' clips
+    and the emulation against them), then the planner's ``rank`` and ``hp layer K`` (:func:`.planner.plan_hp`)."""
     from ...reference.caffe_forward import prepare_inputs
     from ...reference.net import NetLoadError, load_net
     from ...reference.run_inputs import Overrides, load_run_inputs
@@ -66,8 +76,9 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     if request.sim16 and not request.sim:
         raise PlanError("--sim-16bit needs --sim (the 8-bit run it is checked beside)")
     progress.part(0, INPUTS_AT).step("inputs", 0, 1)
+    # the whole list: its last `images` are scored, the clips cover all of it
     inputs = load_run_inputs(request.cfg, prototxt=request.prototxt, caffemodel=request.caffemodel,
-                             images=list(request.image) or None, count=request.images,
+                             images=list(request.image) or None, count=None,
                              overrides=Overrides(transpose=request.transpose))
     progress.part(0, INPUTS_AT).step("inputs", 1, 1)
     cfg, prototxt, caffemodel = request.cfg, str(inputs.prototxt), str(inputs.caffemodel)
@@ -78,36 +89,59 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     except NetLoadError as exc:
         raise PlanError(str(exc)) from exc
     _weights_behind_hp_names(net, caffemodel)
-    image_sets = [[str(label) for label in image.labels] for image in inputs.images]
+    everything = inputs.images
+    count = len(everything) if request.images is None else min(request.images, len(everything))
+    if request.images is not None and request.images > len(everything) and inputs.list_length is not None:
+        inputs.notes.append(f"--images {request.images}: the image list holds {len(everything)}; planning on all of them")
+    scored, others = everything[len(everything) - count:], everything[:len(everything) - count]
+    image_sets = [[str(label) for label in image.labels] for image in scored]
     notes = list(inputs.notes)
-    oracle = HpOracle.build(net, [prepare_inputs(net, image.sources, inputs.preprocessing) for image in inputs.images])
+    prepared = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in scored]
+    calibration = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in others]
+    oracle = HpOracle.build(net, prepared, calibration=calibration)
     loading.step("load", 1, 1)
+    if others:
+        notes.append(f"the clips cover all {len(everything)} images of the list, as the mapper calibrates on it; "
+                     f"scored on the last {count} (the mapper dumps the last; --images all scores every one)")
     agreement = None
+    adopted: dict[tuple[str, int], float] = {}
     if request.sim:
         checking = progress.part(LOADED_AT, CHECKED_AT)
         checking.step("check", 0, 1)
+        runs = [(request.sim, frozenset())]
+        if request.sim16:
+            runs.append((request.sim16, frozenset(oracle.candidates())))
+        for folder, layers in runs:
+            clips, read_notes = clips_from_dumps(folder, oracle)
+            notes.extend(read_notes)
+            oracle, changed = adopt_clips(oracle, Observation(layers, None, clips, source=Path(folder).name))
+            adopted.update(changed)
+        if adopted:
+            notes.append(f"{len(adopted)} clip(s) of the real runs differ from the emulation's: planned with the "
+                         "real ones")
         agreement = check_agreement(oracle, prototxt, request.sim, request.sim16, request.target,
                                     image=", ".join(rel(f) for f in image_sets[-1]))
         checking.step("check", 1, 1)
-    listed = inputs.list_length
-    if listed is not None and len(image_sets) < listed:
-        notes.append(f"planned on {len(image_sets)} of the {listed} images of the list; the mapper calibrates "
-                     f"on all of them: --images all plans closer to it")
     plan = fix = None
     aim = request.target
     if agreement is not None and not agreement.blocks_plan:
         promised, real = agreement.emulated_final_8bit, agreement.real_final_8bit
         if promised is not None and real is not None and promised > real:
-            aim = min(1.0, request.target + promised - real)
-            notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
-                         f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real)")
+            ratio = loss_ratio(real, promised)
+            aim = aim_for(request.target, ratio)
+            if aim > request.target:
+                notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
+                             f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real: {ratio:.2f}× the loss)")
     if agreement is None or not agreement.blocks_plan:
         plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead,
                        progress=progress.part(CHECKED_AT if request.sim else LOADED_AT, 100))
-        if plan.layers:
+        if plan.compile_mode_1:
+            fix = plan_fix((), prototxt, cfg, compile_mode_1=True)
+        elif plan.layers:
             fix = plan_fix(plan.layers, prototxt, cfg)
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
-                     oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes)
+                     oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes,
+                     calibration_images=len(everything), clip_offsets=adopted)
 
 
 def _weights_behind_hp_names(net, caffemodel: str) -> None:

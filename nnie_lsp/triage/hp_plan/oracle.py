@@ -23,6 +23,15 @@ Final similarity: the cosine (:func:`~nnie_lsp.triage.measure.metrics.cosine`) o
 NNIE segment — a top no later NNIE layer reads — against the float run, per image; a set's
 ``similarity`` is the worst of them over outputs and images.  Several images are emulated the way
 ``emulate_images`` does it: side by side, with every clip taken over all of them.
+
+Calibration over the whole image list (the mapper's own behaviour, docs/field-facts.md §5.6): the
+images scored are emulated for every set; the other images of the list (``calibration``) are run
+once in floating point and their largest |x| per quantized read is what every clip also covers
+(``EmulationOptions.calibration_max``) — the clips of the mapper, which calibrates on the whole list
+and dumps its last image, at the cost of the images scored [I].
+
+What a real run shows can correct the oracle: :meth:`HpOracle.with_clip_offsets` moves the clips
+(per blob and bit width) to those a mapper run used (:mod:`.learn`).
 """
 
 from __future__ import annotations
@@ -32,11 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...fixes import HP_SUFFIX
-from ...emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, quantize_weights
+from ...emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
 from ...reference.net import CaffeNet, LayerDef
 from ...reference.numpy_forward import run_layer
 from ...emulation.quant import quantizer_for, to_fixed_20_12
 from ..measure.metrics import cosine
+from .cost import MacShare, NetMacs, mac_share, prototxt_macs
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,7 @@ class _State:
 
     blobs: list[dict[str, np.ndarray]]
     version: dict[str, int]
-    quantized: dict[tuple[str, int, int], list[np.ndarray]]
+    quantized: dict[tuple[str, int, int], tuple[float, list[np.ndarray]]]  # (blob, version, bits) -> (clip, per image)
 
     def copy(self) -> "_State":
         return _State([dict(image) for image in self.blobs], dict(self.version), dict(self.quantized))
@@ -107,8 +117,9 @@ class _Chain:
 @dataclass
 class HpOracle:
     """Final similarity of any `_hp` set on one net and its images (one input dict per image, each
-    input (1, C, H, W)); activation clips are taken over all the images together, as the mapper
-    calibrates on the whole image list (docs/field-facts.md §5.6)."""
+    input (1, C, H, W)); activation clips are taken over all the images together and over the
+    ``calibration_max`` of the list's other images, as the mapper calibrates on the whole image
+    list (docs/field-facts.md §5.6), then moved by ``clip_offsets`` (octaves per blob and width)."""
 
     net: CaffeNet
     images: list[dict[str, np.ndarray]]
@@ -116,18 +127,34 @@ class HpOracle:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     final_tops: list[str] = field(default_factory=list)
     float_blobs: list[dict[str, np.ndarray]] = field(default_factory=list)  # per image, every blob
+    calibration_max: dict[tuple[str, int], float] = field(default_factory=dict)  # (blob, version) -> max |x|
+    calibration_images: int = 0  # the list's images behind calibration_max
+    clip_offsets: dict[tuple[str, int], float] = field(default_factory=dict)  # (blob, bits) -> octaves
+    macs: NetMacs | None = None  # MACs per conv/deconv/fc layer (None: the prototxt is not known)
     evaluations: int = 0  # sets evaluated (cache hits not counted)
     _weights: dict[tuple[str, int], list[np.ndarray]] = field(default_factory=dict)
     _cache: dict[frozenset[str], Score] = field(default_factory=dict)
     _base_bits: tuple[int, ...] | None = None
     _base_states: list[_State] = field(default_factory=list)
+    _family: dict[frozenset, "HpOracle"] = field(default_factory=dict)  # clip offsets -> oracle (shared)
 
     @classmethod
-    def build(cls, net: CaffeNet, images: list[dict[str, np.ndarray]]) -> "HpOracle":
+    def build(cls, net: CaffeNet, images: list[dict[str, np.ndarray]], *,
+              calibration: list[dict[str, np.ndarray]] | None = None,
+              clip_offsets: dict[tuple[str, int], float] | None = None,
+              macs: NetMacs | None = None) -> "HpOracle":
+        """``images``: the images scored (each emulated for every set); ``calibration``: the image
+        list's other images, whose float maxima the clips cover too; ``clip_offsets``: clips moved
+        by this many octaves per (blob, bits); ``macs``: the net's MACs (default: from
+        ``net.prototxt`` at the images' size, when known)."""
         if not images:
             raise ValueError("the `_hp` oracle needs at least one image")
         images = [{k: np.asarray(v, dtype=np.float32) for k, v in image.items()} for image in images]
-        oracle = cls(net=net, images=images)
+        oracle = cls(net=net, images=images, clip_offsets=dict(clip_offsets or {}))
+        if calibration:
+            oracle.calibration_max = float_read_maxima(net, calibration)
+            oracle.calibration_images = len(calibration)
+        oracle.macs = macs if macs is not None else _macs_of(net, images[0])
         # the CPU-side cut is the emulation's own (PriorBox, DetectionOutput, `_cpu`, what they feed)
         float_run = emulate(net, images[0], EmulationOptions(quantize_weights=False, quantize_activations=False))
         oracle.skipped = list(float_run.skipped)
@@ -171,6 +198,35 @@ class HpOracle:
         """Every chain head of the NNIE segment (all of them `_hp` = compile_mode 1)."""
         return [c.head.name for c in self.chains]
 
+    def chain_layers(self) -> list[tuple[str, list[str]]]:
+        """(head, the chain's layer names) for every chain of the NNIE segment, network order."""
+        return [(c.head.name, [layer.name for layer in c.layers]) for c in self.chains]
+
+    def mac_share(self, hp_layers) -> MacShare | None:
+        """The share of the NNIE segment's MACs at 16 bit with ``hp_layers`` `_hp` (None: unknown)."""
+        if self.macs is None:
+            return None
+        return mac_share(self.chain_layers(), self.macs, hp_layers)
+
+    def with_clip_offsets(self, offsets: dict[tuple[str, int], float]) -> "HpOracle":
+        """The same net, images and calibration with these clip offsets (replacing the current
+        ones): another oracle with its own caches (one per set of offsets, kept: asking again gives
+        the same oracle); the float run and the quantized weights are shared."""
+        clean = {key: float(value) for key, value in offsets.items() if value}
+        key = frozenset(clean.items())
+        if key == frozenset(self.clip_offsets.items()):
+            return self
+        if not self._family:
+            self._family[frozenset(self.clip_offsets.items())] = self
+        known = self._family.get(key)
+        if known is None:  # one oracle per set of offsets: its cached evaluations are reused
+            known = self._family[key] = HpOracle(
+                net=self.net, images=self.images, chains=self.chains, skipped=self.skipped,
+                final_tops=self.final_tops, float_blobs=self.float_blobs, calibration_max=self.calibration_max,
+                calibration_images=self.calibration_images, clip_offsets=clean, macs=self.macs,
+                _weights=self._weights, _family=self._family)
+        return known
+
     # ------------------------------------------------------------------ evaluation
 
     def score(self, hp_layers) -> Score:
@@ -195,6 +251,12 @@ class HpOracle:
         """Every blob per image with `hp_layers` at 16 bit, as dumped (on the 20.12 grid)."""
         end = self._run(frozenset(hp_layers))
         return [{name: to_fixed_20_12(value) for name, value in image.items()} for image in end.blobs]
+
+    def clips(self, hp_layers) -> dict[tuple[str, int], float]:
+        """The clip of every quantized read with `hp_layers` at 16 bit, by (blob, bits): what a run
+        of that set shows in its input dumps (a blob read at two versions: the last)."""
+        end = self._run(frozenset(hp_layers))
+        return {(blob, bits): clip for (blob, _version, bits), (clip, _xs) in end.quantized.items()}
 
     def _start_state(self) -> _State:
         return _State([dict(image) for image in self.images], {k: 0 for k in self.images[0]}, {})
@@ -232,9 +294,11 @@ class HpOracle:
                         key = (b, version[b], width)
                         if key not in quantized:
                             q = quantizer_for(width)
-                            clip = q.clip_value(np.concatenate([x.reshape(-1) for x in xs]) if len(xs) > 1 else xs[0])
-                            quantized[key] = [q.quantize(x, clip) for x in xs]
-                        xs = quantized[key]
+                            clip = q.clip_value(np.concatenate([x.reshape(-1) for x in xs]) if len(xs) > 1 else xs[0],
+                                                self.calibration_max.get((b, version[b]), 0.0))
+                            clip = q.shifted(clip, self.clip_offsets.get((b, width), 0.0))
+                            quantized[key] = (clip, [q.quantize(x, clip) for x in xs])
+                        xs = quantized[key][1]
                     reads.append(xs)
                 weights = self._layer_weights(layer, width)
                 for i, image in enumerate(blobs):
@@ -252,3 +316,15 @@ class HpOracle:
         if key not in self._weights:
             self._weights[key] = quantize_weights(layer, layer.blobs, quantizer_for(width))
         return self._weights[key]
+
+
+def _macs_of(net: CaffeNet, image: dict[str, np.ndarray]) -> NetMacs | None:
+    """The net's MACs at the size of the images run (None when the prototxt is not known or not
+    readable: the plan then reports no cost)."""
+    if net.prototxt is None:
+        return None
+    shapes = {name: (1, *np.shape(value)[1:]) for name, value in image.items()}
+    try:
+        return prototxt_macs(net.prototxt, shapes)
+    except (OSError, ValueError):
+        return None
