@@ -380,7 +380,7 @@ def write_branchy_net(folder: str | Path, *, seed: int = 21, size: int = 32) -> 
     """``branchy.prototxt`` (Concat + in-place ReLU), ``branchy_split.prototxt`` (the same net with
     that ReLU de-inplaced) and ``branchy.caffemodel`` (He-initialised from ``seed``).  The net is
     meant to be fed ``x / 255`` (norm_type 3, data_scale 1/255)."""
-    from nnie_lsp.reference.net import caffe_pb2
+    from nnie_lsp.testing.hp_synthetic import conv_caffemodel_bytes
 
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
@@ -388,18 +388,8 @@ def write_branchy_net(folder: str | Path, *, seed: int = 21, size: int = 32) -> 
     proto.write_text(branchy_prototxt(size=size), encoding="utf-8")
     split = root / "branchy_split.prototxt"
     split.write_text(branchy_prototxt(size=size, split=True), encoding="utf-8")
-    msg = caffe_pb2().NetParameter()
-    msg.name = "branchy"
-    for name, blobs in _branchy_weights(seed).items():
-        layer = msg.layer.add()
-        layer.name = name
-        layer.type = "Convolution"
-        for arr in blobs:
-            blob = layer.blobs.add()
-            blob.shape.dim.extend(int(d) for d in arr.shape)
-            blob.data.extend(arr.reshape(-1).tolist())
     model = root / "branchy.caffemodel"
-    model.write_bytes(msg.SerializeToString())
+    model.write_bytes(conv_caffemodel_bytes("branchy", _branchy_weights(seed)))
     return {"prototxt": proto, "split_prototxt": split, "caffemodel": model}
 
 

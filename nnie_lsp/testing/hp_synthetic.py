@@ -74,12 +74,16 @@ def prototxt_text(spec: DeepNetSpec) -> str:
 
 
 def caffemodel_bytes(spec: DeepNetSpec) -> bytes:
+    return conv_caffemodel_bytes(spec.name, _weights(spec))
+
+
+def conv_caffemodel_bytes(net_name: str, weights: dict[str, list[np.ndarray]]) -> bytes:
+    """A serialized caffemodel holding ``weights`` (layer name -> its blobs) for Convolution layers."""
     from nnie_lsp.reference.net import caffe_pb2
 
-    pb2 = caffe_pb2()
-    msg = pb2.NetParameter()
-    msg.name = spec.name
-    for name, blobs in _weights(spec).items():
+    msg = caffe_pb2().NetParameter()
+    msg.name = net_name
+    for name, blobs in weights.items():
         layer = msg.layer.add()
         layer.name = name
         layer.type = "Convolution"
