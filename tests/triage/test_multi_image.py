@@ -134,3 +134,20 @@ def test_a_mapper_folder_pairs_with_the_last_image(project, capsys, tmp_path):
     assert doc["images"] is None and doc["case"] == 4
     assert any("compared with image 2 only" in n for n in doc["alignment_notes"])
     assert doc["inputs"]["reference"].endswith("image2_dark")
+
+
+def test_a_decoding_image_is_named_so_not_inconclusive():
+    """An image whose dumps are read with the wrong scale (T006) is a decoding fault in the
+    several-image summary, ordered after the guide's cases and before inconclusive."""
+    from types import SimpleNamespace
+
+    from nnie_lsp.triage.measure.images import CASE_NAMES, _headline, _outcome
+
+    decoding = SimpleNamespace(diagnosis=SimpleNamespace(case=None, decoding={"factor": 16.0}))
+    inconclusive = SimpleNamespace(diagnosis=SimpleNamespace(case=None, decoding=None))
+    healthy = SimpleNamespace(diagnosis=SimpleNamespace(case=4, decoding=None))
+    assert [_outcome(r) for r in (decoding, inconclusive, healthy)] == ["decoding", None, 4]
+    assert "decoding" in CASE_NAMES["decoding"] and "inconclusive" not in CASE_NAMES["decoding"]
+    assert _headline(["decoding", None]) is None  # the last image's outcome wins a tie
+    assert _headline(["decoding", "decoding", None, None, 4]) == "decoding"  # else decoding before inconclusive
+    assert _headline([None, None, 4, 4, "decoding"]) == 4  # and the guide's case before both

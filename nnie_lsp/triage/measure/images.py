@@ -26,7 +26,19 @@ from .rows import ends
 
 #: Short names of the guide's cases for the sentences about the images.
 CASE_NAMES = {1: "case 1 (preprocessing)", 2: "case 2 (quantization)", 3: "case 3 (layer matching)",
-              4: "case 4 (post-processing)", None: "an inconclusive result"}
+              4: "case 4 (post-processing)", "decoding": "a decoding fault (the NNIE dumps read with the wrong scale)",
+              None: "an inconclusive result"}
+#: Order of the outcomes when images tie: the guide's cases, then a decoding fault, then inconclusive.
+_ORDER = {1: 1, 2: 2, 3: 3, 4: 4, "decoding": 5, None: 6}
+
+
+def _outcome(result) -> int | str | None:
+    """An image's outcome: its guide case, ``"decoding"`` (T006: no case of the guide, but not
+    inconclusive either), or None."""
+    diag = result.diagnosis
+    if diag.case is None and getattr(diag, "decoding", None):
+        return "decoding"
+    return diag.case
 
 
 def sixteen_bit_by_image(sim16, pairs: list[ImagePair]) -> dict[int, Path]:
@@ -47,20 +59,20 @@ def _end_cosine(result) -> float | None:
     return min(values) if values else None
 
 
-def _headline(cases: list[int | None]) -> int | None:
+def _headline(cases: list[int | str | None]) -> int | str | None:
     counts = Counter(cases)
     best = max(counts.values())
     tied = [c for c in counts if counts[c] == best]
     if cases[-1] in tied:
         return cases[-1]
-    return min(tied, key=lambda c: (c is None, c or 0))
+    return min(tied, key=_ORDER.__getitem__)
 
 
 def combine(pairs: list[ImagePair], results: list, notes: list[str], reference, sim):
     """One result for several images: the representative image's diagnosis, every layer's cosine
     per image (min / median in the JSON), and the cases of all images."""
     count = len(results)
-    cases = [r.diagnosis.case for r in results]
+    cases = [_outcome(r) for r in results]
     headline = _headline(cases)
     rep_index = max(i for i, c in enumerate(cases) if c == headline)
     rep = results[rep_index]
@@ -69,7 +81,7 @@ def combine(pairs: list[ImagePair], results: list, notes: list[str], reference, 
         row.cosine_images = tuple(m.get((row.name, row.blob)) for m in per_image)
     same = cases.count(headline)
     summary = [f"{CASE_NAMES[headline]} on {'all ' + str(count) if same == count else f'{same} of {count}'} images"]
-    for case in sorted({c for c in cases if c != headline}, key=lambda c: (c is None, c or 0)):
+    for case in sorted({c for c in cases if c != headline}, key=_ORDER.__getitem__):
         which = [i for i, c in enumerate(cases) if c == case]
         shown = ", ".join(_image_name(pairs[i], results[i]) for i in which)
         summary.append(f"{CASE_NAMES[case]} on one image only: {shown}" if len(which) == 1
