@@ -3,7 +3,7 @@
   nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
-                      [--lang en|zh] [--progress auto|json|none]
+                      [--lang en|zh] [--regenerate] [--progress auto|json|none]
   nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
@@ -41,6 +41,8 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 #: Progress (percent): the inputs found; the result computed (the report is written after it).
 INPUTS_SHARE, RESULT_AT = 2.0, 97.0
+#: With --regenerate: the emulation made again (then the comparison up to RESULT_AT).
+REGENERATED_AT = 60.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,7 +66,8 @@ def _image_count(text: str) -> int | None:
 
 #: The stages each command reports with --progress (nnie_lsp/docs/triage-schema.md, "Progress").
 PROGRESS_STAGES = {
-    "compare": "inputs, align, measure, diagnose (several images: 'image K/N'), report",
+    "compare": "inputs, regenerate (with --regenerate), align, measure, diagnose (several images: 'image K/N'), "
+               "report",
     "reference": "inputs, load, forward (done/total: images)",
     "emulate": "inputs, load, forward, write (done/total: images)",
     "hp-plan": "inputs, load, check (with --sim), rank, 'hp layer K' (the K-th pick), report",
@@ -130,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "default all): per-layer cosine as min and median over the images")
     c.add_argument("--clips", help="an emulated dump folder (nnie-triage emulate) whose clips decode 8-bit "
                    "…_quant.nonlinear.hex input dumps that have no dequantized twin")
+    c.add_argument("--regenerate", action="store_true",
+                   help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
+                   "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
     _add_progress_arg(c, "compare")
     b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
     b.add_argument("--layer", required=True)
@@ -268,7 +274,13 @@ def cmd_compare(args) -> int:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))
         request = replace(request, thresholds=_thresholds(args.threshold))
-        result = pipeline.triage(request, progress=progress.part(INPUTS_SHARE, RESULT_AT))
+        start = INPUTS_SHARE
+        if args.regenerate:
+            run = pipeline.regenerate(request, progress=progress.part(INPUTS_SHARE, REGENERATED_AT))
+            print(f"regenerated the emulation in {run.folder}/ with the current cfg ({len(run.files)} dumps)",
+                  file=sys.stderr)
+            start = REGENERATED_AT
+        result = pipeline.triage(request, progress=progress.part(start, RESULT_AT))
         progress.step("report", 0, 1)   # the terminal bar ends here: the report may go to the terminal
         _write_report(args, result.to_json())
         progress.step("report", 1, 1)

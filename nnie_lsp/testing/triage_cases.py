@@ -166,7 +166,9 @@ def build_dumps(recipe: dict, case_dir: str | Path, *, cache: bool = True) -> li
     written = []
     for side in SIDES:
         if (src / side).is_dir():
-            shutil.copytree(src / side, case_dir / side)
+            # shutil.copy, not copy2: the dumps are made now, after the case's cfg (a cached set keeps
+            # no older file times, which T008 would read as "made with an older cfg")
+            shutil.copytree(src / side, case_dir / side, copy_function=shutil.copy)
             written.append(side)
     if not cache:
         shutil.rmtree(src)

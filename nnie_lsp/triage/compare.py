@@ -403,7 +403,8 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                 cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
                 thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
                 progress: Reporter | None = None, lang: str = "en",
-                clips: dict[str, float] | None = None, clips_origin: str | None = None) -> TriageResult:
+                clips: dict[str, float] | None = None, clips_origin: str | None = None,
+                stale: dict | None = None) -> TriageResult:
     """Compare two dump sets (one image) and diagnose; `lang` ("en" or "zh") is the findings'
     language. ``clips`` (blob -> clip, from an emulation of the same cfg) decode 8-bit input dumps
     that have no dequantized twin; by default those of the simulator folder's own manifest (an
@@ -451,7 +452,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt if graph is not None else None),
-                    prototxt_problem=prototxt_problem)
+                    prototxt_problem=prototxt_problem, stale=stale)
     progress.step("diagnose", 1, 1)
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,

@@ -104,6 +104,8 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     except ImageSetError as exc:
         raise compare.TriageInputError(str(exc)) from exc
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
+    from .diagnose.staleness import check as dumps_predate_cfg
+    stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest)
     results = []
     for k, pair in enumerate(pairs):
         steps = progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)).renamed(
@@ -111,12 +113,42 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         results.append(compare.run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
             dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
-            clips=clips, clips_origin=origin, progress=steps))
+            clips=clips, clips_origin=origin, stale=stale, progress=steps))
     if len(results) == 1:
         result = results[0]
         result.notes = notes + result.notes
         return result
     return combine(pairs, results, notes, reference, sim)
+
+
+NOT_OURS = ("the NNIE dumps in {sim} were not written by nnie-triage: re-run nnie_mapper with the current cfg "
+            "(--regenerate re-emulates only a folder `nnie-triage emulate` wrote)")
+
+
+def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
+    """Re-emulate the request's NNIE side with its cfg as it is now, into the same folder (nnie-triage
+    wrote it: its manifest says so, so overwriting is allowed), with the options the manifest
+    records (format, bits, ``_hp`` layers, input dumps, number of images).  A folder nnie-triage did
+    not write raises ValueError (:data:`NOT_OURS`).  Returns the :class:`~.inputs.dump_runs.RunReport`."""
+    from .inputs.image_sets import read_manifest
+
+    if request.cfg is None:
+        raise ValueError("--regenerate needs --cfg (the emulation is made again with it)")
+    if request.sim is None or not Path(request.sim).is_dir():
+        raise ValueError(f"--regenerate: no NNIE dump folder {request.sim or ''}".strip())
+    manifest = read_manifest(request.sim)
+    if manifest is None or manifest.get("command") != "emulate":
+        raise ValueError(NOT_OURS.format(sim=request.sim))
+    from nnie_lsp.emulation.emulate import EmulationOptions
+    from nnie_lsp.reference.run_inputs import load_run_inputs
+    from .inputs.dump_runs import write_emulation_run
+
+    images = manifest.get("images") or [None]
+    inputs = load_run_inputs(request.cfg, count=len(images))
+    options = EmulationOptions(bits=int(manifest.get("bits") or 8), hp_layers=frozenset(manifest.get("hp_layers") or ()),
+                               keep_inputs=bool(manifest.get("input_dumps")))
+    return write_emulation_run(inputs, request.sim, options, manifest.get("format") or "mapper_quant",
+                               progress=(progress or NO_PROGRESS).renamed("regenerate"))
 
 
 def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) -> tuple[dict | None, str | None]:

@@ -31,7 +31,7 @@ TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the nnie-triage command (tes
 
 #: The argument object of each editor command (docs/editor-protocol.md): key -> kind.
 TRIAGE_KEYS = {"cfg": "path", "prototxt": "path", "reference": "path", "sim": "path", "sim16": "path",
-               "dot": "path", "discover": "bool"}
+               "dot": "path", "discover": "bool", "regenerate": "bool"}
 LOOKUP_KEYS = {"cfg": "path", "prototxt": "path"}
 REPORT_KEYS = {"html": "path", "text": "path", "json": "path", "cfg": "path", "prototxt": "path"}
 REFERENCE_KEYS = {"cfg": "path", "prototxt": "path", "caffemodel": "path", "image": "paths", "out": "path",
@@ -110,6 +110,7 @@ class TriageArgs:
     sim16: str | None = None
     dot: str | None = None
     discover: bool | None = None
+    regenerate: bool | None = None   # re-emulate the NNIE side with the current cfg first (--regenerate)
 
     @staticmethod
     def parse(raw: Any, base_dir: str | None = None) -> "TriageArgs":
@@ -135,6 +136,8 @@ def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en
                         ("--dot", args.dot), ("--html", html)):
         if value:
             cmd += [flag, value]
+    if args.regenerate:
+        cmd += ["--regenerate"]
     if i18n.is_zh(lang):
         cmd += ["--lang", "zh"]
     return cmd

@@ -180,7 +180,8 @@ class TriageRunner:
                 self.ls.log(i18n.t("triage.store_failed", lang, error=str(exc)), lsp.MessageType.Warning)
                 html = None
         command = triage_features.triage_command(triage_features.TriageArgs(
-            found.reference, found.sim, cfg, prototxt, found.sim16, found.dot), html=html, lang=lang)
+            found.reference, found.sim, cfg, prototxt, found.sim16, found.dot, regenerate=targs.regenerate),
+            html=html, lang=lang)
         claim = self.busy.claim("nnie.triage", owner or found.sim, lang)
         try:
             out, progress = await run_job(self.ls, command, title=i18n.t("triage.title", lang),

@@ -159,19 +159,27 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
-             bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None) -> Diagnosis:
+             bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None,
+             stale: dict | None = None) -> Diagnosis:
     """The decision tree over `rows`.  `prototxt_problem`: (T007 message id, its parameters) when
-    the prototxt the cfg names could not be used (:func:`prototxt_finding`)."""
+    the prototxt the cfg names could not be used (:func:`prototxt_finding`).  `stale`: the NNIE dumps
+    predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld."""
     from ..measure.metrics import Thresholds
 
     th = thresholds or Thresholds()
     builder = FindingBuilder(sources)
+    if stale is not None:
+        from .staleness import add_finding
+        add_finding(builder, stale)
     if prototxt_problem is not None:
         prototxt_finding(builder, *prototxt_problem)
     ordered = sorted(rows, key=lambda r: r.order)
     diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
     _not_compared(ordered, builder)
     diag.findings = builder.items
+    if stale is not None:
+        from .staleness import withhold_fixes
+        diag.findings = withhold_fixes(builder, diag.findings)
     return diag
 
 

@@ -46,9 +46,13 @@ def _folders(out: Path, inputs) -> list[Path]:
 
 
 def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[Path], **extra) -> dict:
+    from ..diagnose.staleness import cfg_record
+
     return {
         "command": command,
         "cfg": str(inputs.cfg.resolve()) if inputs.cfg else None,
+        # the cfg the dumps were made with: a later triage says when it changed since (T008)
+        **cfg_record(inputs.cfg),
         "prototxt": str(inputs.prototxt),
         "caffemodel": str(inputs.caffemodel),
         "preprocessing": inputs.describe_preprocessing,
@@ -123,5 +127,5 @@ def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_qua
     clips = {blob: round(clip, 9) for blob, clip in runs[0].clips.items()}
     write_manifest(out, _manifest("emulate", inputs, folders, out, files, format=fmt, bits=options.bits,
                                   hp_layers=sorted(options.hp_layers), clips=clips,
-                                  calibration_images=len(runs)))
+                                  calibration_images=len(runs), input_dumps=bool(options.keep_inputs)))
     return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped))

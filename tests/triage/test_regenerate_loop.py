@@ -1,0 +1,90 @@
+"""Issue 17, point 1: verdict → fix → compare on the old dumps (T008 first, no reverting fix) →
+``compare --regenerate`` (case 4), on a copy of examples/triage/channel_swap."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nnie_lsp.cli.triage import main
+
+pytest.importorskip("cv2")
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "triage"
+
+
+def _copy(tmp_path) -> Path:
+    shutil.copytree(EXAMPLE / "channel_swap", tmp_path / "channel_swap")   # copy2: the dump times kept
+    shutil.copytree(EXAMPLE / "model", tmp_path / "model")
+    shutil.copy2(EXAMPLE / "test1.jpg", tmp_path / "test1.jpg")
+    return tmp_path / "channel_swap"
+
+
+def _compare(capsys, cfg: Path, *extra) -> dict:
+    assert main(["compare", "--cfg", str(cfg), "--format", "json", "--progress", "none", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _apply(fix: dict) -> None:
+    for e in fix["edits"]:
+        path = Path(os.path.abspath(e["path"]))   # relative to the working folder, as the JSON says
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        assert e["line"] == e["end_line"]
+        line = lines[e["line"] - 1]
+        lines[e["line"] - 1] = line[:e["column"] - 1] + e["new_text"] + line[e["end_column"] - 1:]
+        path.write_text("".join(lines), encoding="utf-8")
+
+
+def _bump(cfg: Path) -> None:
+    """The cfg's change time after the dumps' (the fix is made after the mapper ran)."""
+    t = max(p.stat().st_mtime for p in cfg.parent.rglob("*") if p.is_file()) + 10
+    os.utime(cfg, (t, t))
+
+
+def test_mapper_dumps_older_than_the_fixed_cfg(tmp_path, capsys):
+    folder = _copy(tmp_path)
+    cfg = folder / "sim.cfg"
+    doc = _compare(capsys, cfg)
+    assert doc["case"] == 1 and doc["findings"][0]["code"] != "T008"
+    t102 = next(f for f in doc["findings"] if f["code"] == "T102")
+    _apply(t102["fix"])
+    assert "[RGB_order] RGB" in cfg.read_text(encoding="utf-8")
+    _bump(cfg)
+    doc = _compare(capsys, cfg)
+    first = doc["findings"][0]
+    assert first["code"] == "T008" and "judged by file times only" in first["message"]
+    assert first["message"].startswith("the NNIE dumps were made with the old cfg: re-run nnie_mapper")
+    assert all(f["fix"] is None for f in doc["findings"])
+    t102 = next(f for f in doc["findings"] if f["code"] == "T102")
+    assert "fix withheld: the NNIE dumps predate the cfg" in t102["message"]
+    # mapper dumps: --regenerate refuses
+    assert main(["compare", "--cfg", str(cfg), "--regenerate", "--progress", "none"]) == 2
+    assert "were not written by nnie-triage: re-run nnie_mapper" in capsys.readouterr().err
+
+
+def test_emulation_regenerated_after_the_fix_gives_case_4(tmp_path, capsys):
+    folder = _copy(tmp_path)
+    cfg = folder / "sim.cfg"
+    shutil.rmtree(folder / "mapper_quant")
+    shutil.rmtree(folder / "output")
+    # Caffe side: the net is RGB-trained; the NNIE side: an emulation of the cfg (BGR)
+    assert main(["reference", "--cfg", str(cfg), "--rgb-order", "RGB", "--progress", "none"]) == 0
+    assert main(["emulate", "--cfg", str(cfg), "--progress", "none"]) == 0
+    manifest = json.loads((folder / "mapper_quant_emulated" / "nnie-triage-dumps.json").read_text(encoding="utf-8"))
+    assert manifest["cfg_keys"]["RGB_order"] == ["BGR"] and len(manifest["cfg_sha256"]) == 64
+    capsys.readouterr()
+    doc = _compare(capsys, cfg)
+    assert doc["case"] == 1
+    t102 = next(f for f in doc["findings"] if f["code"] == "T102")
+    _apply(t102["fix"])
+    doc = _compare(capsys, cfg)   # the old emulation: the manifest says what changed (no file times)
+    first = doc["findings"][0]
+    assert first["code"] == "T008" and "(RGB_order: BGR → RGB)" in first["message"]
+    assert first["line"] == 7 and first.get("cfg_key") == "RGB_order"
+    assert all(f["fix"] is None for f in doc["findings"])
+    assert not any("BGR" in json.dumps(f["fix"]) for f in doc["findings"] if f["fix"])
+    doc = _compare(capsys, cfg, "--regenerate")
+    assert doc["case"] == 4
+    assert [f["code"] for f in doc["findings"]] == ["T401"]
