@@ -136,7 +136,8 @@ register_finding(
     Every finding compares the Caffe side with what the NNIE side computed, and the NNIE side
     follows the cfg it was made with.  After a fix to the cfg (T102 `[RGB_order] RGB`), the old
     dumps still show the old problem, and a fix computed from them would undo the one just made.
-    So the other findings' fixes are withheld until the dumps are made again.
+    So the other findings' fixes are withheld until the dumps are made again: guide step 1 (compare
+    every layer on one image) needs both sides made with the same cfg.
 
     ## Example
     ```
