@@ -3,6 +3,8 @@
 //   node esbuild.mjs --production  minified bundle, no source map (used by vsce)
 //   node esbuild.mjs --watch       rebuild on change
 //   node esbuild.mjs --tests       bundle test/*.test.ts into dist/test/
+// Besides the extension, the report webview's script (src/reportWebview.ts, with Chart.js) is
+// bundled for the browser into dist/reportWebview.js, which the webview loads as a local resource.
 import * as esbuild from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,16 +46,33 @@ async function main() {
     sourcesContent: false,
     metafile: true,
   };
+  const webview = {
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome114',
+    format: 'iife',
+    logLevel: 'warning',
+    entryPoints: ['src/reportWebview.ts'],
+    outfile: 'dist/reportWebview.js',
+    minify: production,
+    sourcemap: !production,
+    sourcesContent: false,
+    metafile: true,
+  };
   if (watch) {
     const ctx = await esbuild.context(options);
     await ctx.watch();
+    await (await esbuild.context(webview)).watch();
     console.log('[esbuild] watching…');
     return;
   }
   const t0 = Date.now();
-  const result = await esbuild.build(options);
+  const [result, view] = await Promise.all([esbuild.build(options), esbuild.build(webview)]);
   const bytes = result.metafile.outputs['dist/extension.js']?.bytes ?? 0;
-  console.log(`[esbuild] dist/extension.js ${(bytes / 1024).toFixed(0)} KB in ${Date.now() - t0} ms${production ? ' (production)' : ''}`);
+  const viewBytes = view.metafile.outputs['dist/reportWebview.js']?.bytes ?? 0;
+  console.log(
+    `[esbuild] dist/extension.js ${(bytes / 1024).toFixed(0)} KB, dist/reportWebview.js ${(viewBytes / 1024).toFixed(0)} KB in ${Date.now() - t0} ms${production ? ' (production)' : ''}`,
+  );
 }
 
 main().catch((e) => {

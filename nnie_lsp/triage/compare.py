@@ -84,6 +84,7 @@ class TriageResult:
     elapsed_s: float = 0.0
     input_codes: list = field(default_factory=list)  # input_codes.CodeFileReport per code file
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
+    places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -115,6 +116,8 @@ class TriageResult:
                 row["max_abs_error"] = None
             if r.cosine_images is not None:  # several images: the distribution of this layer's cosine
                 row.update(_spread(r.cosine_images))
+            if r.name in self.places:  # the layer's name (or the input's) in the prototxt
+                row["path"], row["line"], row["column"] = self.places[r.name]
             rows.append(row)
         return {
             "schema_version": SCHEMA_VERSION,
@@ -464,7 +467,22 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                         unmatched_ref=[_tensor_name(t) for t in getattr(al, "unmatched_ref", [])],
                         unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
                         notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
-                        elapsed_s=time.perf_counter() - t0, input_codes=code_reports)
+                        elapsed_s=time.perf_counter() - t0, input_codes=code_reports,
+                        places=_row_places(rows, sources))
+
+
+def _row_places(rows: list[LayerRow], sources: Sources) -> dict[str, tuple[str, int, int]]:
+    """Where each row's layer (or network input) is named in the prototxt, 1-based, as the
+    findings write places (``path`` relative to the working directory)."""
+    from ..diagnostic_json import rel
+
+    out: dict[str, tuple[str, int, int]] = {}
+    for r in rows:
+        place = sources.node_place(r.name)
+        if place is not None:
+            path, rng = place
+            out[r.name] = (rel(path), rng.start.line + 1, rng.start.character + 1)
+    return out
 
 
 def _graph_or_problem(prototxt: str | Path | None, cfg: str | Path | None,

@@ -10,8 +10,9 @@ import html
 import io
 import json
 import math
-import re
 from typing import Any
+
+from .svg_plot import cosine_plot_svg
 
 CASE_TEXT = {
     1: "Case 1 — preprocessing mismatch",
@@ -265,60 +266,25 @@ def render_markdown(doc: dict) -> str:
 
 # ------------------------------------------------------------------------------- plot + HTML
 def plot_svg(doc: dict) -> str:
-    """Per-layer cosine plot as an inline SVG string (thresholds drawn, first divergence marked)."""
-    import matplotlib
+    """Per-layer cosine plot as an inline SVG string (thresholds drawn, first divergence marked, a
+    hover title per point): :mod:`.svg_plot`, which needs no plotting library."""
+    return cosine_plot_svg(doc, title=verdict_title(doc).split(" — ", 1)[0].split(":", 1)[0])
 
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
 
-    rows = [r for r in doc["layers"] if isinstance(r.get("cosine"), (int, float))]
-    names = [r["name"] for r in rows]
-    cos = [float(r["cosine"]) for r in rows]
-    fig = Figure(figsize=(max(6.0, 0.45 * len(rows) + 2), 3.8), dpi=96)
-    ax = fig.add_subplot(1, 1, 1)
-    x = list(range(len(rows)))
-    ax.plot(x, cos, marker="o", color="#1f6feb", linewidth=1.5, label="cosine")
-    th = doc.get("thresholds", {})
-    for key, colour, label in (("data_layer", "#2da44e", "data layer"), ("good", "#2da44e", "good"),
-                               ("decay_end", "#d29922", "decay end"), ("middle_dip", "#cf222e", "middle dip")):
-        if key in th:
-            ax.axhline(th[key], color=colour, linestyle="--" if key != "data_layer" else ":", linewidth=0.9,
-                       label=f"{label} {th[key]}")
-    fd = doc.get("first_divergence")
-    if fd in names:
-        i = names.index(fd)
-        ax.axvline(i, color="#cf222e", linewidth=1.2)
-        ax.annotate(f"first divergence: {fd}", (i, cos[i]), textcoords="offset points", xytext=(6, -14),
-                    color="#cf222e", fontsize=8)
-    lo = min(cos + ([th["middle_dip"]] if "middle_dip" in th else [])) if cos else 0.0
-    ax.set_ylim(max(-1.05, lo - 0.05), 1.01)
-    ax.set_xticks(x)
-    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("cosine similarity")
-    ax.set_title(verdict_title(doc).split(" — ", 1)[0].split(":", 1)[0], fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg")
-    svg = buf.getvalue()
-    start = svg.find("<svg")
-    svg = svg[start:] if start >= 0 else svg
-    # inline SVG in HTML5 needs no namespace declarations; drop them and the RDF metadata so the
-    # page holds no URL at all (self-contained, nothing a browser could try to fetch)
-    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
-    svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
-    return svg
-
+#: The plot's place in the page: the editor's webview puts its interactive plot between these.
+PLOT_START, PLOT_END = "<!-- nnie-plot:start -->", "<!-- nnie-plot:end -->"
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1f2328;max-width:1200px}
 h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.6em}
+.table-wrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
-td.l,th.l{text-align:left} tr.fd td{background:#ffebe9;font-weight:600}
+td.l,th.l{text-align:left} td.name{overflow-wrap:anywhere;min-width:6em} tr.fd td{background:#ffebe9;font-weight:600}
 .ok{color:#1a7f37}.low{color:#9a6700}.poor{color:#bc4c00}.bad{color:#cf222e}.nan{color:#8250df}
 .verdict{font-size:1.1em;padding:8px 12px;border-left:4px solid #cf222e;background:#f6f8fa}
-code{background:#f6f8fa;padding:1px 4px;border-radius:4px} .sev-error{color:#cf222e}.sev-warning{color:#9a6700}
+code{background:#f6f8fa;padding:1px 4px;border-radius:4px;overflow-wrap:anywhere} .sev-error{color:#cf222e}.sev-warning{color:#9a6700}
+.plot svg{height:auto}
+@media (max-width:760px){body{margin:12px}.opt{display:none}td,th{padding:2px 4px}}
 """
 
 
@@ -332,12 +298,14 @@ def render_html(doc: dict) -> str:
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
              + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + input_code_lines(doc)) + "</div>"]
-    try:
-        svg = plot_svg(doc)
+    svg = plot_svg(doc)
+    parts.append(PLOT_START)
+    if svg:
         parts.append("<h2>Per-layer similarity</h2>")
         parts.append(f"<div class=\"plot\">{svg}</div>")
-    except Exception as exc:  # matplotlib missing: the page stays useful
-        parts.append(f"<p><i>plot unavailable: {e(str(exc))}</i></p>")
+    else:
+        parts.append("<p><i>no layer has a cosine: nothing to plot</i></p>")
+    parts.append(PLOT_END)
     if doc.get("findings"):
         parts.append("<h2>Findings</h2><ul>")
         for f in doc["findings"]:
@@ -360,26 +328,28 @@ def render_html(doc: dict) -> str:
                             if ed.get("file_content") else "") + "</li>")
         parts.append("</ul>")
     if doc.get("hp_candidates"):
-        parts.append("<h2><code>_hp</code> candidates</h2><table><tr><th>rank</th><th class=l>layer</th>"
+        parts.append("<h2><code>_hp</code> candidates</h2><div class=\"table-wrap\"><table><tr><th>rank</th><th class=l>layer</th>"
                      "<th>single-layer loss</th><th>cosine</th><th class=l>rename</th></tr>")
         for c in doc["hp_candidates"]:
             parts.append(f"<tr><td>{c['rank']}</td><td class=l>{e(c['layer'])}</td><td>{c['single_layer_loss']:.4f}"
                          f"</td><td>{e(_f(c['cosine'], 4))}</td><td class=l>{e(c['rename'])}</td></tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
     several = bool(doc.get("images"))
-    parts.append("<h2>Layers</h2><table><tr><th>#</th><th class=l>layer</th><th class=l>matched by</th><th>conf</th>"
-                 "<th class=l>shape</th><th>cosine</th>" + ("<th>min</th><th>median</th>" if several else "")
-                 + "<th>max abs err</th><th>rel L2</th><th>SQNR dB</th><th class=l>status</th></tr>")
+    # .opt columns give way on a narrow page (the editor's panel beside the text); the table scrolls
+    parts.append("<h2>Layers</h2><div class=\"table-wrap\"><table class=\"layers\"><tr><th>#</th><th class=l>layer</th>"
+                 "<th class=\"l opt\">matched by</th><th class=opt>conf</th><th class=\"l opt\">shape</th><th>cosine</th>"
+                 + ("<th>min</th><th>median</th>" if several else "")
+                 + "<th>max abs err</th><th class=opt>rel L2</th><th class=opt>SQNR dB</th><th class=l>status</th></tr>")
     for i, r in enumerate(doc["layers"]):
         cls = " class=\"fd\"" if r.get("first_divergence") else ""
         st = r.get("status") or ""
-        parts.append(f"<tr{cls}><td>{i}</td><td class=l>{e(r['name'])}{' ◀' if r.get('first_divergence') else ''}"
-                     f"</td><td class=l>{e(r.get('matched_by') or '')}</td><td>{e(_f(r.get('confidence'), 2))}</td>"
-                     f"<td class=l>{e(_shape(r.get('shape')))}</td><td class=\"{e(st)}\">{e(_f(r.get('cosine')))}</td>"
+        parts.append(f"<tr{cls}><td>{i}</td><td class=\"l name\">{e(r['name'])}{' ◀' if r.get('first_divergence') else ''}"
+                     f"</td><td class=\"l opt\">{e(r.get('matched_by') or '')}</td><td class=opt>{e(_f(r.get('confidence'), 2))}</td>"
+                     f"<td class=\"l opt\">{e(_shape(r.get('shape')))}</td><td class=\"{e(st)}\">{e(_f(r.get('cosine')))}</td>"
                      + (f"<td>{e(_f(r.get('cosine_min')))}</td><td>{e(_f(r.get('cosine_median')))}</td>" if several else "")
-                     + f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td>{e(_f(r.get('rel_l2_error'), 4))}</td>"
-                     f"<td>{e(_f(r.get('sqnr_db'), 1))}</td><td class=\"l {e(st)}\">{e(st)}</td></tr>")
-    parts.append("</table>")
+                     + f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td class=opt>{e(_f(r.get('rel_l2_error'), 4))}</td>"
+                     f"<td class=opt>{e(_f(r.get('sqnr_db'), 1))}</td><td class=\"l {e(st)}\">{e(st)}</td></tr>")
+    parts.append("</table></div>")
     um = doc.get("unmatched", {})
     if um.get("reference") or um.get("sim"):
         parts.append(f"<p>Unmatched — Caffe: {e(', '.join(um.get('reference', [])) or 'none')}; NNIE: "
