@@ -16,7 +16,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Iterable, Mapping, NamedTuple, TYPE_CHECKING
 
-from .shapes import infer_shapes
+from .shapes import declared_inputs, infer_shapes
 
 if TYPE_CHECKING:
     from .graph import GraphLayer, NetGraph
@@ -90,7 +90,7 @@ def batch_dependence(graph: "NetGraph", inputs: "str | Iterable[str]", batch: in
     layer order; empty when setting the batch of those inputs to ``batch`` computes the same per
     image."""
     names = {inputs} if isinstance(inputs, str) else set(inputs)
-    declared = [i for i in graph.inputs if i.name in names and i.shape]
+    declared = [i for i in declared_inputs(graph) if i.name in names and i.shape]
     changed = [i for i in declared if i.shape[0] != batch]
     if not changed:
         return []

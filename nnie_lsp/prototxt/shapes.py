@@ -1,23 +1,64 @@
-"""Blob shape inference (Caffe semantics, N x C x H x W) for the common layer types.
+"""Blob shape inference (Caffe semantics, N x C x H x W): the driver.
 
-Formulas follow BVLC Caffe's ``Reshape`` implementations (and the extension layers' usual
-implementations, noted where inferred).  Unknown layer types, missing parameters or unknown
-input shapes give ``None`` for the affected tops; inference goes on for the rest of the net.
-Checked against OpenCV ``getLayersShapes`` in the tests.  Reshape's ``dim: 0`` / ``dim: -1`` rules:
-docs/field-facts.md §16.4; NNIE pooling always rounds up (ceil mode): docs/field-facts.md §7.5.
+The per-type rules are in :mod:`.shape_rules`.  Unknown stays unknown: a layer whose type is
+unknown, whose parameters the schema rejected (so they were not read: a converter's
+``upsample_param { height_scale: 2 }`` is not ``scale: 2``), that has no shape rule or whose rule
+cannot tell its output gives ``None`` for its tops, and so does every layer reading a ``None``
+blob — never a shape computed from defaults.  Each such root is a :class:`ShapeStop` (what
+NN022 reports); layers whose parameters do not fit their inputs are :class:`ShapeProblem` s
+(NN021).  Checked against OpenCV ``getLayersShapes`` in the tests.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Callable, Mapping, NamedTuple, TYPE_CHECKING
+from bisect import bisect_right
+from typing import Mapping, NamedTuple, TYPE_CHECKING
+
+from .shape_rules import (
+    INPUT_LAYER_TYPES,
+    SHAPE_RULES,
+    ShapeProblem,
+    _Unknown,
+    conv_out,
+    declared_tops,
+    deconv_out,
+    pool_out,
+)
 
 if TYPE_CHECKING:
+    from ..text import Range
     from .graph import GraphLayer, NetGraph
 
-__all__ = ["ShapeInference", "ShapeProblem", "infer_shapes", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES"]
+__all__ = ["ShapeInference", "ShapeProblem", "ShapeStop", "DeclaredInput", "infer_shapes", "declared_inputs",
+           "unread_layers", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES", "REPORTED_ELSEWHERE"]
 
 Shape = tuple[int, ...]
+
+
+class ShapeStop(NamedTuple):
+    """A place where shape inference stops: the outputs of ``layer`` (or the blob ``blob``) are
+    unknown although everything it reads is known.
+
+    ``kind``: ``"unknown_type"`` (``detail`` = the type), ``"unread"`` (the schema rejected a field
+    of the layer: ``detail`` = its path, e.g. ``upsample_param.height_scale``; ``code`` = the
+    reader's NN010/NN011/NN012; ``range`` = the field), ``"python"`` (``detail`` = module.class),
+    ``"data"`` (a data layer: its shape comes from the data it reads), ``"no_rule"`` (a known type
+    nnie-lint has no shape rule for), ``"rule"`` (the rule could not tell: ``detail`` = why),
+    ``"no_input_shape"`` (a top-level input declares no shape), and three causes other codes
+    report: ``"problem"`` (NN021), ``"no_input_param"`` (NN021), ``"undefined"`` (a blob no layer
+    produces, NN013).  ``reached``: some layer reads a blob left unknown by this stop."""
+
+    kind: str
+    layer: int | None
+    blob: str | None = None
+    detail: str = ""
+    code: str = ""
+    range: "Range | None" = None
+    reached: bool = False
+
+
+#: stop kinds another rule already reports (NN021, NN013): NN022 says nothing about them
+REPORTED_ELSEWHERE = frozenset({"problem", "no_input_param", "undefined"})
 
 
 class ShapeInference(NamedTuple):
@@ -27,460 +68,173 @@ class ShapeInference(NamedTuple):
     notes: list[tuple[int, str]]
     # layers whose parameters do not fit their input (Caffe refuses them), in layer order
     problems: list[ShapeProblem]
+    # where inference stopped (roots of unknown shapes), in layer order
+    stops: list[ShapeStop] = []
 
 
-class _Unknown(Exception):
-    pass
+class DeclaredInput(NamedTuple):
+    """A blob whose shape the net declares: a top-level input, or a top of an Input, DummyData or
+    MemoryData layer (``layer`` = its index)."""
+
+    name: str
+    shape: Shape | None
+    layer: int | None
 
 
-class ShapeProblem(_Unknown):
-    """A layer whose parameters do not fit its input: Caffe (and nnie_mapper) refuse to set the
-    net up.  ``kind`` names the check (e.g. ``"count"`` for a Reshape whose element count
-    changes); ``details`` holds the numbers for the message (``input`` shape, ``count``, ``dim``
-    index in ``reshape_param.shape`` …)."""
-
-    def __init__(self, layer: int, kind: str, **details) -> None:
-        super().__init__(f"{kind}: {details}")
-        self.layer = layer
-        self.kind = kind
-        self.details = details
-
-
-# ---------------------------------------------------------------------------------------------
-# formulas
-
-
-def conv_out(size: int, kernel: int, pad: int, stride: int, dilation: int = 1) -> int:
-    """Caffe ConvolutionLayer: floor((in + 2*pad - (dilation*(k-1)+1)) / stride) + 1."""
-    ext = dilation * (kernel - 1) + 1
-    return (size + 2 * pad - ext) // stride + 1
-
-
-def deconv_out(size: int, kernel: int, pad: int, stride: int, dilation: int = 1) -> int:
-    """Caffe DeconvolutionLayer: stride*(in-1) + dilation*(k-1)+1 - 2*pad."""
-    ext = dilation * (kernel - 1) + 1
-    return stride * (size - 1) + ext - 2 * pad
-
-
-def pool_out(size: int, kernel: int, pad: int, stride: int, ceil_mode: bool = True) -> int:
-    """Caffe PoolingLayer (rounds up by default; drops a last window starting in the padding)."""
-    if ceil_mode:
-        out = int(math.ceil((size + 2 * pad - kernel) / stride)) + 1
-    else:
-        out = (size + 2 * pad - kernel) // stride + 1
-    if pad and (out - 1) * stride >= size + pad:
-        out -= 1
+def declared_inputs(graph: "NetGraph") -> list[DeclaredInput]:
+    """Every blob whose shape the file declares (what ``input_shapes`` of :func:`infer_shapes`
+    may replace), in file order of the layers."""
+    out = [DeclaredInput(i.name, i.shape, i.layer) for i in graph.inputs if i.style != "Input layer"]
+    for gl in graph.layers:
+        if gl.type in INPUT_LAYER_TYPES:
+            out.extend(DeclaredInput(t, s, gl.index) for t, s in zip(gl.tops, declared_tops(gl)))
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# helpers
+def _field_path(node, offset: int) -> tuple[str, "Range | None"]:
+    """The dotted path (below the layer) of the deepest field at ``offset``, and its name range."""
+    names: list[str] = []
+    found = None
+    cur = node
+    while True:
+        nxt = None
+        for c in cur[3]:
+            if c[7] <= offset < max(c[8], c[7] + 1):
+                nxt = c
+                break
+        if nxt is None:
+            break
+        names.append(nxt[0])
+        found = cur = nxt
+    return ".".join(names), (found.name_range if found is not None else None)
 
 
-def _need(shape: Shape | None, ndim: int | None = None) -> Shape:
-    if shape is None:
-        raise _Unknown("input shape unknown")
-    if ndim is not None and len(shape) < ndim:
-        raise _Unknown(f"expected a {ndim}-D input, got {len(shape)}-D")
-    return shape
-
-
-def _axis(axis: int, ndim: int) -> int:
-    a = axis + ndim if axis < 0 else axis
-    if not 0 <= a < max(ndim, 1):
-        raise _Unknown(f"axis {axis} out of range for a {ndim}-D blob")
-    return a
-
-
-def _spatial(p, name: str, default: int, hw_names: tuple[str, str]) -> tuple[int, int]:
-    """kernel/pad/stride/dilation for 2-D from repeated or optional `name` plus *_h/*_w."""
-    h_name, w_name = hw_names
-    if h_name and p.HasField(h_name) or (w_name and p.HasField(w_name)):
-        h = getattr(p, h_name) if p.HasField(h_name) else default
-        w = getattr(p, w_name) if p.HasField(w_name) else default
-        return h, w
-    v = getattr(p, name)
-    if isinstance(v, int):  # optional scalar (PoolingParameter)
-        return (v, v) if p.HasField(name) else (default, default)
-    vals = list(v)
-    if not vals:
-        return default, default
-    if len(vals) == 1:
-        return vals[0], vals[0]
-    return vals[0], vals[1]
-
-
-# ---------------------------------------------------------------------------------------------
-# rules: (layer, bottom shapes) -> top shapes
-
-
-def _same(gl: "GraphLayer", ins: list[Shape | None]) -> list[Shape | None]:
-    s = ins[0] if ins else None
-    return [s] * len(gl.tops)
-
-
-def _conv(gl, ins):
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.convolution_param
-    if not p.HasField("num_output"):
-        raise _Unknown("num_output missing")
-    kh, kw = _spatial(p, "kernel_size", 0, ("kernel_h", "kernel_w"))
-    if kh <= 0 or kw <= 0:
-        raise _Unknown("kernel size missing")
-    ph, pw = _spatial(p, "pad", 0, ("pad_h", "pad_w"))
-    sh, sw = _spatial(p, "stride", 1, ("stride_h", "stride_w"))
-    dh, dw = _spatial(p, "dilation", 1, ("", ""))
-    if sh <= 0 or sw <= 0:
-        raise _Unknown("stride must be positive")
-    if gl.type == "Deconvolution":
-        h, w = deconv_out(x[2], kh, ph, sh, dh), deconv_out(x[3], kw, pw, sw, dw)
-    else:
-        h, w = conv_out(x[2], kh, ph, sh, dh), conv_out(x[3], kw, pw, sw, dw)
-    return [(x[0], p.num_output, h, w)] * len(gl.tops)
-
-
-def _pool(gl, ins):
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.pooling_param
-    if p.global_pooling:
-        return [(x[0], x[1], 1, 1)] * len(gl.tops)
-    kh, kw = _spatial(p, "kernel_size", 0, ("kernel_h", "kernel_w"))
-    if kh <= 0 or kw <= 0:
-        raise _Unknown("kernel size missing")
-    ph, pw = _spatial(p, "pad", 0, ("pad_h", "pad_w"))
-    sh, sw = _spatial(p, "stride", 1, ("stride_h", "stride_w"))
-    if sh <= 0 or sw <= 0:
-        raise _Unknown("stride must be positive")
-    ceil_mode = p.round_mode == p.CEIL if hasattr(p, "round_mode") else True
-    h, w = pool_out(x[2], kh, ph, sh, ceil_mode), pool_out(x[3], kw, pw, sw, ceil_mode)
-    # Caffe: a second top (MAX only) holds the argmax mask, same shape
-    return [(x[0], x[1], h, w)] * len(gl.tops)
-
-
-def _inner_product(gl, ins):
-    x = _need(ins[0] if ins else None)
-    p = gl.param.inner_product_param
-    if not p.HasField("num_output"):
-        raise _Unknown("num_output missing")
-    a = _axis(p.axis, len(x))
-    return [tuple(x[:a]) + (p.num_output,)] * len(gl.tops)
-
-
-def _eltwise(gl, ins):
-    known = [s for s in ins if s is not None]
-    if not known:
-        raise _Unknown("input shapes unknown")
-    return [ins[0] if ins[0] is not None else known[0]] * len(gl.tops)
-
-
-def _concat(gl, ins):
-    p = gl.param.concat_param
-    if any(s is None for s in ins) or not ins:
-        raise _Unknown("input shape unknown")
-    nd = len(ins[0])
-    axis = p.concat_dim if (p.HasField("concat_dim") and not p.HasField("axis")) else p.axis
-    a = _axis(axis, nd)
-    total = 0
-    for s in ins:
-        if len(s) != nd:
-            raise _Unknown("inputs have different numbers of axes")
-        total += s[a]
-    out = list(ins[0])
-    out[a] = total
-    return [tuple(out)] * len(gl.tops)
-
-
-def _flatten(gl, ins):
-    x = _need(ins[0] if ins else None)
-    p = gl.param.flatten_param
-    a = _axis(p.axis, len(x))
-    e = _axis(p.end_axis, len(x))
-    return [tuple(x[:a]) + (math.prod(x[a:e + 1]),) + tuple(x[e + 1:])] * len(gl.tops)
-
-
-def _reshape(gl, ins):
-    """Caffe ``ReshapeLayer``: ``shape`` replaces input axes ``[axis, axis + num_axes)`` (all by
-    default); ``dim: 0`` copies input axis ``axis + k``, one ``dim: -1`` is inferred, and the
-    element count must not change.  Inconsistent parameters raise :class:`ShapeProblem`."""
-    p = gl.param.reshape_param
-    dims = list(p.shape.dim)
-    inferred = [k for k, d in enumerate(dims) if d == -1]
-    # LayerSetUp checks: these do not need the input shape
-    if len(inferred) > 1:
-        raise ShapeProblem(gl.index, "two_inferred", dim=inferred[1], dims=tuple(dims))
-    for k, d in enumerate(dims):
-        if d < -1:
-            raise ShapeProblem(gl.index, "negative_dim", dim=k, value=d, dims=tuple(dims))
-    if p.num_axes < -1:
-        raise ShapeProblem(gl.index, "num_axes", num_axes=p.num_axes, axis=p.axis, dims=tuple(dims))
-    x = _need(ins[0] if ins else None)
-    nd = len(x)
-    start = p.axis + nd + 1 if p.axis < 0 else p.axis
-    if not 0 <= start <= nd:
-        raise ShapeProblem(gl.index, "axis", axis=p.axis, input=x, dims=tuple(dims))
-    end = nd if p.num_axes == -1 else start + p.num_axes
-    if end > nd:
-        raise ShapeProblem(gl.index, "num_axes", num_axes=p.num_axes, axis=p.axis, input=x, dims=tuple(dims))
-    shape = list(x[:start]) + dims + list(x[end:])
-    for k, d in enumerate(dims):
-        if d == 0:
-            if start + k >= nd:
-                raise ShapeProblem(gl.index, "copy_missing", dim=k, axis=start + k, input=x, dims=tuple(dims))
-            shape[start + k] = x[start + k]
-    total = math.prod(x)
-    if inferred:
-        at = start + inferred[0]
-        known = math.prod(d for i, d in enumerate(shape) if i != at)
-        if known == 0:
-            raise _Unknown("a copied dim is 0: -1 cannot be inferred")
-        if total % known:
-            raise ShapeProblem(gl.index, "not_divisible", dim=inferred[0], input=x, count=total,
-                               known=known, dims=tuple(dims))
-        shape[at] = total // known
-    elif math.prod(shape) != total:
-        raise ShapeProblem(gl.index, "count", input=x, output=tuple(shape), count=total,
-                           output_count=math.prod(shape), dims=tuple(dims))
-    return [tuple(shape)] * len(gl.tops)
-
-
-def _permute(gl, ins):
-    x = _need(ins[0] if ins else None)
-    order = list(gl.param.permute_param.order)
-    for a in range(len(x)):
-        if a not in order:
-            order.append(a)
-    if sorted(order) != list(range(len(x))):
-        raise _Unknown("bad permute order")
-    return [tuple(x[a] for a in order)] * len(gl.tops)
-
-
-def _upsample(gl, ins):
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.upsample_param
-    if p.HasField("upsample_h") and p.HasField("upsample_w"):
-        h, w = p.upsample_h, p.upsample_w
-    else:
-        sh = p.scale_h if p.HasField("scale_h") else p.scale
-        sw = p.scale_w if p.HasField("scale_w") else p.scale
-        h, w = x[2] * sh, x[3] * sw
-        if p.pad_out_h:
-            h -= 1
-        if p.pad_out_w:
-            w -= 1
-    return [(x[0], x[1], h, w)] * len(gl.tops)
-
-
-def _slice(gl, ins):
-    x = _need(ins[0] if ins else None)
-    p = gl.param.slice_param
-    axis = p.slice_dim if (p.HasField("slice_dim") and not p.HasField("axis")) else p.axis
-    a = _axis(axis, len(x))
-    n = len(gl.tops)
-    points = list(p.slice_point)
-    if points:
-        if len(points) != n - 1:
-            raise _Unknown("slice_point count must be #tops - 1")
-        bounds = [0] + points + [x[a]]
-        sizes = [bounds[k + 1] - bounds[k] for k in range(n)]
-    else:
-        if n == 0 or x[a] % n:
-            raise _Unknown("axis not divisible by #tops")
-        sizes = [x[a] // n] * n
-    out = []
-    for size in sizes:
-        s = list(x)
-        s[a] = size
-        out.append(tuple(s))
-    return out
-
-
-def _priorbox(gl, ins):
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.prior_box_param
-    ars = [1.0]
-    for ar in p.aspect_ratio:
-        if any(abs(ar - a) < 1e-6 for a in ars):
+def unread_layers(graph: "NetGraph") -> dict[int, ShapeStop]:
+    """Layers of ``graph`` whose block holds a reader error (a field the schema rejects, a bad
+    value, a syntax error): their parameters were not read as written.  One ``"unread"`` stop
+    per such layer, at its first error."""
+    doc = getattr(graph, "doc", None)
+    if doc is None or not doc.errors or not graph.layers:
+        return {}
+    spans = sorted((gl.source.node[7], gl.source.node[8], gl) for gl in graph.layers)
+    starts = [s for s, _, _ in spans]
+    out: dict[int, ShapeStop] = {}
+    li = doc.line_index
+    for err in doc.errors:
+        off = li.offset(err.range.start)
+        k = bisect_right(starts, off) - 1
+        if k < 0:
             continue
-        ars.append(ar)
-        if p.flip:
-            ars.append(1.0 / ar)
-    num_priors = len(ars) * len(p.min_size) + len(p.max_size)
-    return [(1, 2, x[2] * x[3] * num_priors * 4)] * len(gl.tops)
+        start, end, gl = spans[k]
+        if off >= end or gl.index in out:
+            continue
+        path, rng = _field_path(gl.source.node, off)
+        out[gl.index] = ShapeStop("unread", gl.index, detail=path, code=err.code, range=rng or err.range)
+    return out
 
 
-def _reorg(gl, ins):
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.reorg_param
-    s = p.stride
-    if s <= 0:
-        raise _Unknown("stride must be positive")
-    if p.reverse:
-        if x[1] % (s * s):
-            raise _Unknown("channels not divisible by stride^2")
-        return [(x[0], x[1] // (s * s), x[2] * s, x[3] * s)] * len(gl.tops)
-    if x[2] % s or x[3] % s:
-        raise _Unknown("H/W not divisible by stride")
-    return [(x[0], x[1] * s * s, x[2] // s, x[3] // s)] * len(gl.tops)
+def _layer_stop(gl: "GraphLayer", unread: dict[int, ShapeStop]) -> ShapeStop | None:
+    """Why ``gl``'s outputs cannot be inferred whatever its inputs (``None``: its rule may run)."""
+    from .layers import is_data_layer, lookup
 
-
-def _crop(gl, ins):
-    if len(ins) < 2 or ins[0] is None or ins[1] is None:
-        raise _Unknown("Crop needs two bottoms with known shapes")
-    x, ref = ins[0], ins[1]
-    a = _axis(gl.param.crop_param.axis, len(x))
-    return [tuple(x[:a]) + tuple(ref[a:])] * len(gl.tops)
-
-
-def _interp(gl, ins):
-    # PSPNet InterpLayer (inferred from its implementation; not in BVLC)
-    x = _need(ins[0] if ins else None, 4)
-    p = gl.param.interp_param
-    h_in = x[2] + p.pad_beg + p.pad_end
-    w_in = x[3] + p.pad_beg + p.pad_end
-    if p.HasField("height") and p.HasField("width"):
-        h, w = p.height, p.width
-    elif p.HasField("zoom_factor") and p.HasField("shrink_factor"):
-        h = (h_in - 1) // p.shrink_factor + 1
-        w = (w_in - 1) // p.shrink_factor + 1
-        h = h + (h - 1) * (p.zoom_factor - 1)
-        w = w + (w - 1) * (p.zoom_factor - 1)
-    elif p.HasField("shrink_factor"):
-        h = (h_in - 1) // p.shrink_factor + 1
-        w = (w_in - 1) // p.shrink_factor + 1
-    elif p.HasField("zoom_factor"):
-        h = h_in + (h_in - 1) * (p.zoom_factor - 1)
-        w = w_in + (w_in - 1) * (p.zoom_factor - 1)
-    else:
-        raise _Unknown("no output size parameters")
-    return [(x[0], x[1], h, w)] * len(gl.tops)
-
-
-def _custom(gl, ins):
-    shapes = [tuple(s.dim) for s in gl.param.custom_param.shape]
-    if len(shapes) < len(gl.tops):
-        raise _Unknown("custom_param needs one shape per top")
-    return shapes[:len(gl.tops)]
-
-
-def _roi_pooling(gl, ins):
-    if len(ins) < 2 or ins[0] is None or ins[1] is None:
-        raise _Unknown("ROIPooling needs the feature map and ROI shapes")
-    p = gl.param.roi_pooling_param
-    return [(ins[1][0], ins[0][1], p.pooled_h, p.pooled_w)] * len(gl.tops)
-
-
-def _psroi_pooling(gl, ins):
-    if len(ins) < 2 or ins[1] is None:
-        raise _Unknown("PSROIPooling needs the ROI shape")
-    p = gl.param.psroi_pooling_param
-    return [(ins[1][0], p.output_dim, p.group_size, p.group_size)] * len(gl.tops)
-
-
-def _input(gl, ins):
-    shapes = [tuple(s.dim) for s in gl.param.input_param.shape]
-    if not shapes:
-        raise _Unknown("Input layer without shape")
-    if len(shapes) == 1:
-        return [shapes[0]] * len(gl.tops)
-    if len(shapes) < len(gl.tops):
-        raise _Unknown("Input layer needs one shape per top")
-    return shapes[:len(gl.tops)]
-
-
-def _declared_input_tops(gl) -> list[Shape | None]:
-    try:
-        return list(_input(gl, []))
-    except _Unknown:
-        return [None] * len(gl.tops)
-
-
-def _crelu(gl, ins):
-    # CReLU = Concat(ReLU(x), ReLU(-x)) along channels [inferred]
-    x = _need(ins[0] if ins else None, 2)
-    return [(x[0], 2 * x[1]) + tuple(x[2:])] * len(gl.tops)
-
-
-def _tile(gl, ins):
-    x = _need(ins[0] if ins else None)
-    p = gl.param.tile_param
-    a = _axis(p.axis, len(x))
-    s = list(x)
-    s[a] *= p.tiles
-    return [tuple(s)] * len(gl.tops)
-
-
-_SAME_TYPES = (
-    "ReLU", "PReLU", "Sigmoid", "TanH", "BatchNorm", "Scale", "Bias", "Dropout", "Power",
-    "AbsVal", "BNLL", "ELU", "Exp", "Log", "Threshold", "LRN", "MVN", "Normalize", "Softmax",
-    "Swish", "Mish", "Clip", "Split", "RReLU", "ShuffleChannel", "ReLU6", "HardSigmoid",
-)
-
-SHAPE_RULES: dict[str, Callable] = {t: _same for t in _SAME_TYPES}
-SHAPE_RULES.update({
-    "Convolution": _conv,
-    "DepthwiseConvolution": _conv,
-    "ConvolutionDepthwise": _conv,
-    "Deconvolution": _conv,
-    "Pooling": _pool,
-    "InnerProduct": _inner_product,
-    "Eltwise": _eltwise,
-    "Concat": _concat,
-    "Flatten": _flatten,
-    "Reshape": _reshape,
-    "Permute": _permute,
-    "Upsample": _upsample,
-    "Slice": _slice,
-    "PriorBox": _priorbox,
-    "Reorg": _reorg,
-    "PassThrough": _reorg,
-    "Crop": _crop,
-    "Interp": _interp,
-    "Custom": _custom,
-    "ROIPooling": _roi_pooling,
-    "PSROIPooling": _psroi_pooling,
-    "Input": _input,
-    "CReLU": _crelu,
-    "Tile": _tile,
-})
+    if gl.type not in SHAPE_RULES and lookup(gl.type) is None:
+        return ShapeStop("unknown_type", gl.index, detail=gl.type)
+    if gl.index in unread:
+        return unread[gl.index]
+    if gl.type in SHAPE_RULES:
+        return None
+    if gl.type == "Python" and not gl.source.is_v1:
+        p = gl.param.python_param
+        return ShapeStop("python", gl.index, detail=".".join(x for x in (p.module, p.layer) if x) or "?")
+    if is_data_layer(gl.type) and not gl.bottoms:
+        return ShapeStop("data", gl.index, detail=gl.type)
+    return ShapeStop("no_rule", gl.index, detail=gl.type)
 
 
 def infer_shapes(graph: "NetGraph", input_shapes: "Mapping[str, Shape | None] | None" = None) -> ShapeInference:
     """Shapes of every blob of ``graph``.  ``input_shapes`` replaces the declared shape of the
-    net inputs it names (top-level inputs and Input-layer tops), e.g. to ask what the net would
-    compute with another batch."""
+    net inputs it names (:func:`declared_inputs`: top-level inputs and the tops of Input,
+    DummyData and MemoryData layers), e.g. to ask what the net would compute with another batch."""
     overrides = dict(input_shapes or {})
-    res = ShapeInference({}, {}, [], [])
-    blobs = res.blobs
+    res = ShapeInference({}, {}, [], [], [])
+    blobs, stops = res.blobs, res.stops
+    origin: dict[str, int] = {}  # unknown blob -> index in stops of the stop that left it unknown
+    reached: set[int] = set()
     for inp in graph.inputs:
         if inp.style != "Input layer":
             blobs[inp.name] = overrides.get(inp.name, inp.shape)
+            if blobs[inp.name] is None:
+                origin[inp.name] = len(stops)
+                stops.append(ShapeStop("no_input_shape", None, blob=inp.name, range=inp.range))
+    unread = unread_layers(graph)
     for gl in graph.layers:
         ins = [blobs.get(b) for b in gl.bottoms]
-        rule = SHAPE_RULES.get(gl.type)
-        tops: list[Shape | None]
-        if gl.type == "Input" and any(t in overrides for t in gl.tops):
-            declared = _declared_input_tops(gl)
-            tops = [overrides[t] if t in overrides else declared[k] for k, t in enumerate(gl.tops)]
-        elif rule is None:
+        unknown_from = None  # the stop index an unknown input comes from
+        for b, s in zip(gl.bottoms, ins):
+            if s is not None:
+                continue
+            if b not in origin:  # read but never written nor declared
+                origin[b] = len(stops)
+                stops.append(ShapeStop("undefined", gl.index, blob=b))
+            reached.add(origin[b])
+            if unknown_from is None:
+                unknown_from = origin[b]
+        tops, stop = _layer_tops(gl, ins, overrides, unread, res)
+        if stop is not None and (unknown_from is None or stop.kind != "rule"):
+            # a cause of its own (a "rule" stop behind an unknown input is only that input)
+            unknown_from = len(stops)
+            stops.append(stop)
+        elif unknown_from is not None:
             tops = [None] * len(gl.tops)
-            res.notes.append((gl.index, f"no shape rule for layer type {gl.type!r}"))
-        else:
-            try:
-                tops = list(rule(gl, ins))
-            except ShapeProblem as problem:
-                tops = [None] * len(gl.tops)
-                res.notes.append((gl.index, str(problem)))
-                res.problems.append(problem)
-            except _Unknown as e:
-                tops = [None] * len(gl.tops)
-                res.notes.append((gl.index, str(e)))
-            except (ValueError, ZeroDivisionError, IndexError, OverflowError, AttributeError) as e:
-                tops = [None] * len(gl.tops)
-                res.notes.append((gl.index, f"{type(e).__name__}: {e}"))
-        if len(tops) < len(gl.tops):
-            tops += [None] * (len(gl.tops) - len(tops))
-        tops = [t if t is None or all(d >= 0 for d in t) else None for t in tops]
         res.layer_tops[gl.index] = tuple(tops)
         for t, s in zip(gl.tops, tops):
             blobs[t] = s
+            if s is None and unknown_from is not None:
+                origin[t] = unknown_from
+            else:
+                origin.pop(t, None)
+    for k in reached:
+        stops[k] = stops[k]._replace(reached=True)
     return res
+
+
+def _layer_tops(gl, ins, overrides, unread, res) -> tuple[list[Shape | None], ShapeStop | None]:
+    """The tops of one layer, and the stop when they are unknown for a reason of its own."""
+    n = len(gl.tops)
+    if gl.type in INPUT_LAYER_TYPES and gl.index not in unread:
+        tops = declared_tops(gl)
+        tops = [overrides.get(t, s) if t in overrides else s for t, s in zip(gl.tops, tops)]
+        if all(s is not None for s in tops):
+            return tops, None
+        kind = "no_input_param" if gl.type == "Input" and not gl.param.HasField("input_param") else "rule"
+        res.notes.append((gl.index, f"{gl.type} layer without a shape for every top"))
+        return tops, ShapeStop(kind, gl.index, detail=f"{gl.type} declares no shape for every top")
+    stop = _layer_stop(gl, unread)
+    if stop is not None:
+        res.notes.append((gl.index, f"{stop.kind}: {stop.detail}"))
+        # a layer that cannot be set up is reported (NN021) even when its shape is unknown
+        if stop.kind == "unread" or gl.type not in SHAPE_RULES:
+            return [None] * n, stop
+    rule = SHAPE_RULES[gl.type]
+    try:
+        tops = list(rule(gl, ins))
+    except ShapeProblem as problem:
+        res.notes.append((gl.index, str(problem)))
+        res.problems.append(problem)
+        return [None] * n, ShapeStop("problem", gl.index, detail=problem.kind)
+    except _Unknown as e:
+        res.notes.append((gl.index, str(e)))
+        return [None] * n, ShapeStop("rule", gl.index, detail=str(e))
+    except (ValueError, ZeroDivisionError, IndexError, OverflowError, AttributeError) as e:
+        res.notes.append((gl.index, f"{type(e).__name__}: {e}"))
+        return [None] * n, ShapeStop("rule", gl.index, detail=f"{type(e).__name__}: {e}")
+    tops += [None] * (n - len(tops))
+    bad = next((t for t in tops if t is not None and any(d < 0 for d in t)), None)
+    if bad is not None or any(t is None for t in tops[:n]):
+        if bad is not None:
+            detail = f"output size {'×'.join(map(str, bad))} is not positive"
+        else:
+            detail = "input shape unknown" if any(s is None for s in ins) else "a top is unknown"
+        res.notes.append((gl.index, detail))
+        return [None] * n, ShapeStop("rule", gl.index, detail=detail)
+    return tops[:n], None

@@ -10,28 +10,64 @@ from ._proto import child, children, names_text, top_level
 from .registry import rule
 
 
-def _batch_dim_nodes(doc, g):
-    """(input name, node of its first dim) for each input whose shape is declared."""
+def _elements(nodes):
+    """Each written value of repeated fields given as ``name: v`` lines or ``name: [v, …]`` lists."""
     out = []
-    shapes = top_level(doc, "input_shape")
-    dims = top_level(doc, "input_dim")
+    for n in nodes:
+        out.extend(n.children if n.kind == "list" else (n,))
+    return out
+
+
+def _first_dim(shape_node):
+    """The node of the first ``dim`` of a ``BlobShape`` block (``dim: 8`` or ``dim: [8, …]``)."""
+    dims = _elements(children(shape_node, "dim")) if shape_node is not None else []
+    return dims[0] if dims else None
+
+
+def _per_top(nodes, k: int, n_tops: int):
+    """Caffe's rule for Input/DummyData shapes: one for every top, or one per top."""
+    if len(nodes) == 1:
+        return nodes[0]
+    return nodes[k] if k < len(nodes) else None
+
+
+def _layer_batch_nodes(layer):
+    """(top, node of its batch) for an Input, DummyData or MemoryData layer."""
+    node, tops, out = layer.source.node, layer.tops, []
+    if layer.type == "Input":
+        shapes = children(child(node, "input_param"), "shape")
+        out = [(t, _first_dim(_per_top(shapes, k, len(tops)))) for k, t in enumerate(tops)]
+    elif layer.type == "DummyData":
+        p = child(node, "dummy_data_param")
+        shapes = children(p, "shape")
+        if shapes:
+            out = [(t, _first_dim(_per_top(shapes, k, len(tops)))) for k, t in enumerate(tops)]
+        else:  # legacy num / channels / height / width, once or once per top
+            nums = _elements(children(p, "num"))
+            out = [(t, _per_top(nums, k, len(tops)) if nums else None) for k, t in enumerate(tops)]
+    elif layer.type == "MemoryData" and tops:  # batch_size: the data top (the label top follows it)
+        out = [(tops[0], child(node, "memory_data_param", "batch_size"))]
+    return [(t, d) for t, d in out if d is not None]
+
+
+def _batch_dim_nodes(doc, g):
+    """(input name, node of its first dim) for each input whose shape is declared: top-level
+    ``input`` + ``input_shape`` / ``input_dim`` (line or list forms), and the tops of Input,
+    DummyData and MemoryData layers (every form of a net input the schema has)."""
+    out = []
     # as the graph reads them (prototxt/graph.py _inputs): a non-string `input:` names no input
-    names = [n.value for n in doc.nodes if n.name == "input" and n.kind == "scalar" and isinstance(n.value, str)]
+    names = [n.value for n in _elements(top_level(doc, "input")) if isinstance(n.value, str)]
+    shapes = [e for e in _elements(top_level(doc, "input_shape")) if e.kind == "message"]
+    dims = _elements(top_level(doc, "input_dim"))
     for k, name in enumerate(names):
-        if k < len(shapes):
-            d = children(shapes[k], "dim")
-            if d:
-                out.append((name, d[0]))
-        elif len(dims) >= 4 * (k + 1):
-            out.append((name, dims[4 * k]))
+        if shapes:
+            d = _first_dim(shapes[k]) if k < len(shapes) else None
+        else:
+            d = dims[4 * k] if len(dims) >= 4 * (k + 1) else None
+        if d is not None:
+            out.append((name, d))
     for layer in g.layers:
-        if layer.type == "Input":
-            shapes_l = children(child(layer.source.node, "input_param"), "shape")
-            for j, top in enumerate(layer.tops):
-                s = shapes_l[j] if j < len(shapes_l) else (shapes_l[0] if len(shapes_l) == 1 else None)
-                d = children(s, "dim") if s is not None else ()
-                if d:
-                    out.append((top, d[0]))
+        out.extend(_layer_batch_nodes(layer))
     return out
 
 

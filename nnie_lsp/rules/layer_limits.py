@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..diagnostics import Severity
 from ..lang import pick
 from ..prototxt.batch import BATCH_AXIS_FIELDS
+from ..prototxt.shapes import unread_layers
 from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule
 
@@ -57,7 +58,10 @@ def nn018(project, ctx):
     Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
     wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
-    user-reported).
+    user-reported).  A Reshape's output rank and batch dim are read as Caffe does with `axis` and
+    `num_axes` (`axis: 1 num_axes: 1 shape { dim: 2 dim: 9 }` makes a 4-D blob 5-D; its first
+    dim is not the batch); where that needs an input shape nnie-lint does not know, and for the
+    Eltwise and width checks past a layer shape inference stops at (NN022), nothing is said.
 
     One finding per cause: the same limit broken the same way in several layers (every Permute
     and Reshape of the channel-shuffle blocks of a ShuffleNet, say) is reported once, at the first
@@ -86,11 +90,12 @@ def nn018(project, ctx):
 
 def _limit_places(g, ctx):
     """Every place breaking a limit, in layer order (NN018 then keeps one finding per cause)."""
-    shapes = {}
+    shapes, tops_of = {}, {}
     try:
         shapes = g.blob_shapes() or {}
+        tops_of = g.layer_shapes() or {}
     except Exception:  # shape inference is best effort
-        shapes = {}
+        shapes, tops_of = {}, {}
     for layer in g.layers:
         src, p, t = layer.source, layer.source.param, layer.type
         name = layer.name
@@ -136,13 +141,8 @@ def _limit_places(g, ctx):
                     lo = 0 if fname.startswith("pad") else 1
                     if v < lo or v > 255:
                         yield Place("intparam", n.value_range, name, {"field": fname, "value": n.value_text})
-        if t == "Reshape":
-            dims = children(child(src.node, "reshape_param", "shape"), "dim")
-            if dims and len(dims) != 4:
-                yield Place("reshape", layer_anchor(src), name, {"n": len(dims)}, Severity.WARNING)
-            elif dims and _num(dims[0].value) not in (0, None):
-                yield Place("reshape_batch", dims[0].value_range, name, {"layer": name, "n": dims[0].value_text},
-                            Severity.WARNING)
+        if t == "Reshape" and not src.is_v1:
+            yield from _reshape_places(layer, shapes, tops_of.get(layer.index, ()))
         axis_field = BATCH_AXIS_FIELDS.get(t)
         if axis_field is not None:
             pnode = child(src.node, axis_field[0])
@@ -159,6 +159,41 @@ def _limit_places(g, ctx):
             s = shapes.get(top)
             if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
                 yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
+
+
+def _reshape_places(layer, shapes, tops):
+    """NN018's Reshape checks, as Caffe's ``ReshapeLayer`` reads ``axis``/``num_axes``: ``shape``
+    replaces the input axes ``[axis, axis + num_axes)``, so the output rank is the input's minus
+    the replaced axes plus the dims, and the first dim is the batch only when ``axis`` is 0.
+    With other than the defaults (axis 0, all axes) both need the input's rank: unknown when
+    its shape is unknown, and then nothing is said."""
+    src, name = layer.source, layer.name
+    dims = _dim_elements(child(src.node, "reshape_param", "shape"))
+    if not dims:
+        return
+    p = layer.param.reshape_param
+    out = tops[0] if tops else None
+    if out is not None:
+        rank = len(out)
+    elif p.axis == 0 and p.num_axes == -1:
+        rank = len(dims)  # the shape replaces every axis: the rank is written
+    else:
+        return
+    if rank != 4:
+        yield Place("reshape", layer_anchor(src), name, {"n": rank}, Severity.WARNING)
+        return
+    inp = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+    start = p.axis if p.axis >= 0 else (p.axis + len(inp) + 1 if inp is not None else None)
+    if start == 0 and _num(dims[0].value) not in (0, None):
+        yield Place("reshape_batch", dims[0].value_range, name, {"layer": name, "n": dims[0].value_text},
+                    Severity.WARNING)
+
+
+def _dim_elements(shape_node):
+    out = []
+    for n in children(shape_node, "dim"):
+        out.extend(n.children if n.kind == "list" else (n,))
+    return out
 
 
 def _is_global_pool(src) -> bool:
@@ -180,13 +215,17 @@ def _num(v):
 @rule("NN019", "stride1-pool-shrinks-map", Severity.WARNING, step=None,
       summary=("A 2×2 stride-1 max pooling shrinks the map by one (darknet keeps the size)",
                "2×2、步长 1 的最大池化会使特征图缩小 1（darknet 保持尺寸不变）"),
-      messages={"shrink": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} {out} from {inp}: darknet's size-2 stride-1 maxpool keeps {inp}, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
+      messages={"shrink_unknown": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} one row and one column smaller than its input (its shape is unknown here): darknet's size-2 stride-1 maxpool keeps the size, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
+                                 "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 比输入少一行一列（此处输入形状未知）：darknet 的 size=2 stride=1 maxpool 保持尺寸不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致"),
+                "shrink": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} {out} from {inp}: darknet's size-2 stride-1 maxpool keeps {inp}, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
                            "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 从 {inp} 变为 {out}：darknet 的 size=2 stride=1 maxpool 保持 {inp} 不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致")})
 def nn019(project, ctx):
     """
     ## What it finds
     A MAX Pooling layer with a 2×2 kernel, stride 1 and no padding — the darknet2caffe translation
-    of darknet's `[maxpool] size=2 stride=1` (yolov3-tiny's 6th pooling layer).
+    of darknet's `[maxpool] size=2 stride=1` (yolov3-tiny's 6th pooling layer).  A layer whose
+    parameters could not be read as written (a field the schema rejects, such as a converter's
+    `ceil_mode`) is not judged.
 
     ## Why
     Darknet pads that layer on the right and bottom and keeps the feature-map size (13×13 stays
@@ -214,7 +253,10 @@ def nn019(project, ctx):
     if not pools:
         return
     shapes = None
+    unread = unread_layers(g)
     for layer in pools:
+        if layer.index in unread:  # parameters not read as written (a fork's field): unknown
+            continue
         p = layer.source.param.pooling_param
         if p.pool != 0 or p.global_pooling:  # MAX only
             continue
@@ -234,5 +276,6 @@ def nn019(project, ctx):
         fmt = lambda sh: "×".join(str(x) for x in sh[2:]) if sh and len(sh) == 4 else "?"
         if inp and out and len(inp) == 4 and len(out) == 4 and out[2] == inp[2]:
             continue  # already size-preserving (e.g. an extra pad layer before it)
-        yield ctx.diag("shrink", doc.path, layer_anchor(layer.source), layer=layer.name,
+        known = inp and out and len(inp) == 4 and len(out) == 4
+        yield ctx.diag("shrink" if known else "shrink_unknown", doc.path, layer_anchor(layer.source), layer=layer.name,
                        blob=layer.tops[0] if layer.tops else "?", inp=fmt(inp), out=fmt(out))

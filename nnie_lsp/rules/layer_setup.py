@@ -1,6 +1,7 @@
 """NN021: a layer the net cannot be set up with — Caffe and nnie_mapper stop building the net.
 
-An inconsistent Reshape (Caffe's ``ReshapeLayer`` checks, found by the shape inference) and an
+An inconsistent Reshape (Caffe's ``ReshapeLayer`` checks, found by the shape inference), a Concat
+of inputs that differ beyond the concat axis (``ConcatLayer::Reshape``), and an
 ``Input`` layer without ``input_param`` (nnie_mapper: "input layer has no input param!",
 docs/field-facts.md §16.3).  Registered when :mod:`.schema_rules` is loaded.
 
@@ -28,6 +29,19 @@ def _dim_nodes(layer):
     if len(nodes) == 1 and nodes[0].kind == "list":
         nodes = nodes[0].children
     return shape, nodes
+
+
+def _concat_place(layer, problem):
+    """A Concat problem: its range (the mismatching bottom) and the message parameters."""
+    d = problem.details
+    bottoms = layer.source.bottoms
+    k, k0 = d["bottom"], d["first_bottom"]
+    rng = bottoms[k][1] if k < len(bottoms) else (layer.source.type_range or layer_anchor(layer.source))
+    name = lambda i: layer.bottoms[i] if i < len(layer.bottoms) else "?"
+    params = {"layer": layer.name, "blob": name(k), "shape": _shape_text(d["input"]),
+              "first_blob": name(k0), "first": _shape_text(d["first"]), "axis": d["axis"],
+              "ndim": len(d["input"]), "first_ndim": len(d["first"]), "at": d.get("at", "")}
+    return rng, params
 
 
 def _problem_range(layer, problem):
@@ -88,12 +102,16 @@ def _reshape_params(layer, problem) -> dict:
                              "Reshape 层 \"{layer}\"：num_axes {num_axes} 既不是 -1（全部维）也不是非负数"),
           "num_axes": ("Reshape \"{layer}\": num_axes {num_axes} (from axis {axis}) is out of range for the {ndim}-D input {input}",
                        "Reshape 层 \"{layer}\"：num_axes {num_axes}（从 axis {axis} 起）超出 {ndim} 维输入 {input} 的范围"),
+          "concat_shape": ("Concat \"{layer}\" joins \"{blob}\" {shape} to \"{first_blob}\" {first} along axis {axis}, but they differ on axis {at}: every axis but the concat axis must match (Caffe: \"All inputs must have the same shape, except at concat_axis.\")",
+                           "Concat 层 \"{layer}\" 沿第 {axis} 维拼接 \"{blob}\" {shape} 与 \"{first_blob}\" {first}，但两者第 {at} 维不同：除拼接维外各维必须相同（Caffe：\"All inputs must have the same shape, except at concat_axis.\"）"),
+          "concat_axes": ("Concat \"{layer}\" joins \"{blob}\" {shape} ({ndim} axes) to \"{first_blob}\" {first} ({first_ndim} axes): all inputs must have the same number of axes (Caffe: \"All inputs must have the same #axes.\")",
+                          "Concat 层 \"{layer}\" 拼接的 \"{blob}\" {shape}（{ndim} 维）与 \"{first_blob}\" {first}（{first_ndim} 维）维数不同：所有输入的维数必须相同（Caffe：\"All inputs must have the same #axes.\"）"),
           "input_param": ("Input layer \"{layer}\" has no input_param: nnie_mapper stops with \"input layer has no input param!\"; declare input_param {{ shape {{ dim: 1 dim: C dim: H dim: W }} }}",
                           "Input 层 \"{layer}\" 没有 input_param：nnie_mapper 会报错 \"input layer has no input param!\"；请声明 input_param {{ shape {{ dim: 1 dim: C dim: H dim: W }} }}"),
       },
       docs_zh=("层参数与其输入不符，Caffe 与 nnie_mapper 都无法建立网络：Reshape 的元素个数改变、-1 无法整除推断、"
                "出现两个 -1、dim 为 0 却没有对应的输入维、axis/num_axes 越界（按 Caffe ReshapeLayer 的规则检查，"
-               "消息给出元素个数）；以及没有 input_param 的 Input 层（mapper 报错 \"input layer has no input param!\"）。"
+               "消息给出元素个数）；Concat 的输入在拼接维以外的维上不同或维数不同；以及没有 input_param 的 Input 层（mapper 报错 \"input layer has no input param!\"）。"
                "这些不是 NNIE 的限制（NN018），而是网络本身的错误。"))
 def nn021(project, ctx):
     """
@@ -104,11 +122,17 @@ def nn021(project, ctx):
       count is not divisible by the other dims, two dims are -1, a 0 copies an axis the input
       does not have, a dim is negative, or `axis`/`num_axes` is out of range.  The message gives
       the shapes and element counts.
+    - A Concat whose inputs differ on an axis other than the concat axis (8×32×32 and 3×64×64
+      along channels), or have different numbers of axes — checked as Caffe's `ConcatLayer`
+      does, among the inputs whose shapes are known.
     - An `Input` layer without `input_param`.
+
+    Shapes are only those the file states: past a layer whose parameters could not be read or
+    whose type is unknown nothing is checked (NN022 says where).
 
     ## Why
     Caffe stops setting up the net (`output count must match input count`, `new shape contains
-    multiple -1 dims`, …) and so does nnie_mapper; for the Input layer the mapper stops with
+    multiple -1 dims`, `All inputs must have the same shape, except at concat_axis.`, …) and so does nnie_mapper; for the Input layer the mapper stops with
     `input layer has no input param!` (seen in real mapper logs) although Caffe would accept a
     shape set later from Python.  Typical causes: a Reshape that hard-codes the batch or a
     feature size of another input size, or a converter that left the shape of an input out.
@@ -147,4 +171,8 @@ def nn021(project, ctx):
             message = "num_axes_value"  # found before the input shape is known: num_axes < -1
         elif message == "count" and not problem.details.get("dims") and not problem.details.get("output"):
             message = "no_shape"
+        if message.startswith("concat"):
+            rng, params = _concat_place(layer, problem)
+            yield ctx.diag(message, doc.path, rng, **params)
+            continue
         yield ctx.diag(message, doc.path, _problem_range(layer, problem), **_reshape_params(layer, problem))

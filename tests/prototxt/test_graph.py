@@ -134,7 +134,8 @@ def test_small_net_queries():
     assert g.blobs()[0] == "data"
     shapes = g.blob_shapes()
     assert shapes["conv"] == (1, 4, 8, 8) and shapes["c2"] == (1, 4, 8, 8)
-    assert shapes["cat"] == (1, 7, 8, 8)
+    # "sum" reads "ghost", which no layer produces: its shape and everything after it is unknown
+    assert shapes["sum"] is None and shapes["cat"] is None
 
 
 def test_graph_on_broken_file():

@@ -157,15 +157,21 @@ def test_no_rule_reports_a_layer_the_test_net_excludes(tmp_path):
 def test_the_ignored_layers_are_said_once_with_their_reasons(tmp_path):
     path, diags = _lint(tmp_path, TRAIN_VAL)
     (note,) = [d for d in diags if d.code == "NN020"]
-    assert note.message.startswith("9 layers are not part of the TEST net")
+    assert note.message.startswith("judged: the TEST net nnie_mapper converts (phase: TEST, level 0, no stages); "
+                                   "9 layers are not part of it")
     assert 'include { phase: TRAIN } ×7' in note.message and "exclude { phase: TEST }" in note.message
     assert 'include { stage: "train" }' in note.message
     assert (note.range.start.line, note.range.start.character) == (2, 8)  # the TRAIN data layer's name
-    assert len(note.related) == 8
+    # the TEST Accuracy reads "label", which only the TRAIN data layer makes: said here, not as NN013
+    assert 'nothing in it produces "label" (made only by "data", outside it)' in note.message
+    assert note.severity.label == "warning"
+    assert len(note.related) == 9
     assert note.related[0].message == 'layer "conv1": include { phase: TRAIN }'
-    assert {r.range.start.line for r in note.related} == set(range(19, 27))
+    assert {r.range.start.line for r in note.related[:8]} == set(range(19, 27))
+    assert note.related[8].message == 'layer "acc" reads "label"'
+    assert not [d for d in diags if d.code == "NN013"]
     _, zh = _lint(tmp_path, TRAIN_VAL, lang="zh")
-    assert "不属于 nnie_mapper 转换的 TEST 网络" in next(d for d in zh if d.code == "NN020").message
+    assert "不属于该网络" in next(d for d in zh if d.code == "NN020").message
 
 
 def test_v1_layers_outside_the_test_net_are_not_reported_as_legacy(tmp_path):
@@ -288,3 +294,95 @@ def test_channel_shuffle_blocks_are_one_finding_per_limit(tmp_path):
                 assert other == f'"{layer}"'
             else:  # the same field in each block, exact range
                 assert other == first
+
+
+# -- unknown stays unknown (issue 18) ------------------------------------------------------------
+
+CONVERTER_UPSAMPLE = """layer { name: "images" type: "Input" top: "images" input_param { shape { dim: 1 dim: 3 dim: 160 dim: 160 } } }
+layer { name: "Conv_100" type: "Convolution" bottom: "images" top: "236" convolution_param { num_output: 18 kernel_size: 1 stride: 8 } }
+layer { name: "Conv_110" type: "Convolution" bottom: "images" top: "205" convolution_param { num_output: 18 kernel_size: 1 stride: 4 } }
+layer {
+  name: "Resize_120"
+  type: "Upsample"
+  bottom: "236"
+  top: "242"
+  upsample_param {
+    height_scale: 2
+    width_scale: 2
+    mode: NEAREST
+  }
+}
+layer { name: "Concat_121" type: "Concat" bottom: "242" bottom: "205" top: "243" concat_param { axis: 1 } }
+layer { name: "Resize_130" type: "Upsample" bottom: "243" top: "252" upsample_param { height_scale: 2 width_scale: 2 mode: NEAREST } }
+layer { name: "Conv_140" type: "Convolution" bottom: "252" top: "260" convolution_param { num_output: 18 kernel_size: 1 } }
+layer { name: "Reshape_150" type: "Reshape" bottom: "260" top: "270" reshape_param { shape { dim: 1 dim: 3 dim: 6 dim: 80 dim: 80 } } }
+layer { name: "Eltwise_151" type: "Eltwise" bottom: "260" bottom: "205" top: "271" }
+"""
+
+
+def test_a_field_the_schema_rejects_makes_the_shapes_after_it_unknown(tmp_path):
+    path, diags = _lint(tmp_path, CONVERTER_UPSAMPLE)
+    codes = sorted(d.code for d in diags)
+    assert "NN021" not in codes  # no element count stated from a scale taken as 1
+    assert not [d for d in diags if d.code == "NN018" and "Eltwise" in d.message]
+    (stop,) = [d for d in diags if d.code == "NN022"]
+    assert stop.range.start.line == 9  # the height_scale line, 0-based
+    assert 'Upsample layer "Resize_120" (line 10)' in stop.message
+    assert "upsample_param.height_scale is not in the schema" in stop.message
+    assert 'also stops at "Resize_130"' in stop.message
+    (rel,) = stop.related
+    assert rel.range.start.line == 15 and "upsample_param.height_scale" in rel.message
+    g_tops = _shapes(CONVERTER_UPSAMPLE)
+    assert g_tops["236"] == (1, 18, 20, 20) and g_tops["205"] == (1, 18, 40, 40)
+    assert all(g_tops[b] is None for b in ("242", "243", "252", "260", "270", "271"))
+    _, zh = _lint(tmp_path, CONVERTER_UPSAMPLE, lang="zh")
+    (stop_zh,) = [d for d in zh if d.code == "NN022"]
+    assert "形状推断" in stop_zh.message and "Resize_120" in stop_zh.message
+
+
+def _shapes(text: str):
+    from nnie_lsp.prototxt import build_graph, parse_prototxt
+    return build_graph(parse_prototxt(text)).blob_shapes()
+
+
+def test_concat_message_names_both_inputs_and_the_axis(tmp_path):
+    text = ('name: "Darkent2Caffe"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 64 dim: 64 }\n'
+            'layer { bottom: "data" top: "layer0-conv" name: "layer0-conv" type: "Convolution" '
+            'convolution_param { num_output: 8 kernel_size: 3 pad: 1 stride: 2 } }\n'
+            'layer { bottom: "layer0-conv" bottom: "data" top: "layer1-route" name: "layer1-route" type: "Concat" }\n')
+    _, diags = _lint(tmp_path, text)
+    (d,) = [d for d in diags if d.code == "NN021"]
+    assert d.message.startswith('Concat "layer1-route" joins "data" 1×3×64×64 to "layer0-conv" 1×8×32×32 along axis 1, '
+                                "but they differ on axis 2")
+
+
+def test_reshape_rank_follows_axis_and_num_axes(tmp_path):
+    text = ('name: "s"\ninput: "data"\ninput_shape { dim: 1 dim: 116 dim: 28 dim: 28 }\n'
+            'layer { name: "split" type: "Reshape" bottom: "data" top: "split" '
+            "reshape_param { axis: 1 num_axes: 1 shape { dim: 2 dim: 58 } } }\n"
+            'layer { name: "m" type: "Mystery" bottom: "data" top: "m" }\n'
+            'layer { name: "tail" type: "Reshape" bottom: "m" top: "tail" reshape_param { axis: 2 shape { dim: -1 } } }\n')
+    _, diags = _lint(tmp_path, text)
+    found = [d for d in diags if d.code == "NN018"]
+    assert [d.message.split(":")[0] for d in found] == ["Reshape to 5 dims"]  # "tail": input rank unknown
+
+
+def test_stride1_pool_with_unknown_input_says_so(tmp_path):
+    text = ('name: "t"\ninput: "data"\ninput_shape { dim: 1 dim: 512 dim: 13 dim: 13 }\n'
+            'layer { name: "m" type: "Mystery" bottom: "data" top: "m" }\n'
+            'layer { name: "layer12-maxpool" type: "Pooling" bottom: "m" top: "layer12-maxpool" '
+            "pooling_param { pool: MAX kernel_size: 2 stride: 1 pad: 0 } }\n")
+    _, diags = _lint(tmp_path, text)
+    (d,) = [d for d in diags if d.code == "NN019"]
+    assert "one row and one column smaller" in d.message and "?" not in d.message
+
+
+def test_dummy_data_input_batch_fix_keeps_the_shape(tmp_path):
+    text = ('layer { name: "DummyData1" type: "DummyData" top: "DummyData1" '
+            "dummy_data_param { shape { dim: 10 dim: 3 dim: 8 dim: 8 } } }\n"
+            'layer { name: "fc" type: "InnerProduct" bottom: "DummyData1" top: "fc" inner_product_param { num_output: 4 } }\n'
+            'layer { name: "r" type: "Reshape" bottom: "fc" top: "r" reshape_param { shape { dim: 10 dim: -1 } } }\n')
+    _, diags = _lint(tmp_path, text)
+    (d,) = [d for d in diags if d.code == "NN017"]
+    assert 'input "DummyData1" declares batch 10' in d.message
+    assert not d.fix.is_safe and 'Reshape "r" hard-codes the batch' in d.message
