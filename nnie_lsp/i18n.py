@@ -154,6 +154,18 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.lens_stale": ("[stale] ", "[已过期] "),
     "triage.lens_apply": ("Apply triage fixes ({count})", "应用排查修复（{count}）"),
     "triage.lens_rerun": ("Run triage again", "重新运行排查"),
+    # the loop after a fix (issue 17): dumps older than the cfg, regenerate, confirmed fixed
+    "triage.regenerate": ("Regenerate and triage again", "重新生成仿真并再次排查"),
+    "triage.remap": ("re-run nnie_mapper with the current cfg, then triage again",
+                     "请用当前 cfg 重新运行 nnie_mapper，然后再次排查"),
+    "triage.step.regenerate": ("regenerate the emulation with the current cfg, then triage again",
+                               "用当前 cfg 重新生成仿真，然后再次排查"),
+    "triage.lens_remap": ("The NNIE dumps predate the cfg: {remap}", "NNIE dump 早于当前 cfg：{remap}"),
+    "triage.summary_old_dumps": ("{what}; the findings describe the old cfg", "{what}；以下结论描述的是旧 cfg"),
+    "triage.old_dumps": ("The NNIE dumps were made with the old cfg", "NNIE dump 是用旧的 cfg 生成的"),
+    "triage.confirmed": ("Confirmed fixed: {items}", "已确认修复：{items}"),
+    "triage.save_first": ("save {file} first: the emulation is made again from the cfg on disk",
+                          "请先保存 {file}：仿真将根据磁盘上的 cfg 重新生成"),
     "triage.fix_all": ("Apply all triage fixes ({count})", "应用全部排查修复（{count}）"),
     "triage.left_out": (" — {count} left out: {reason}", " — 未包含 {count} 项：{reason}"),
     "triage.cannot_create": ("this fix creates {file}, and this editor cannot create files through LSP: "

@@ -1,6 +1,6 @@
 """Regenerate the triage demo dump sets from the real MTCNN P-Net (det1, input 20x20).
 
-    .venv/bin/python examples/triage/make_demo.py [--image PATH]
+    .venv/bin/python examples/triage/make_demo.py [--image PATH] [channel_swap|quant_noise ...]
 
 Each folder is laid out as a real project folder is after the tools ran in it, so that
 `nnie-triage compare --cfg <folder>/sim.cfg` (and the editor's `nnie.triage` with the cfg alone)
@@ -9,6 +9,13 @@ finds everything by itself (nnie_lsp/docs/editor-protocol.md, "Discovery"):
     sim.cfg          the NNIE-side cfg; its paths resolve from its own folder (../model/det1.*)
     output/          Caffe side (OpenCV Caffe forward), RuyiStudio "Get Caffe Output" format
     mapper_quant/    NNIE side (numpy NNIE 8-bit emulation), nnie_mapper's mapper_quant format
+
+channel_swap is made by the tools themselves, so that the cfg is its only fault: output/ is
+`nnie-triage reference --cfg sim.cfg --rgb-order RGB` (the net is RGB-trained), mapper_quant/ is
+`nnie-triage emulate --cfg sim.cfg` (the cfg says BGR) with its manifest (nnie-triage-dumps.json,
+paths made relative).  So the editor's loop works on a copy: case 1 -> set [RGB_order] RGB ->
+"Regenerate and triage again" (the emulation made again with the fixed cfg) -> case 4.
+quant_noise is a seeded scenario (nnie_lsp/testing/scenarios.py, MTCNN's true preprocessing).
     compile_mode1/   quant_noise only: a copy of the project run at compile_mode 1
         sim.cfg        [compile_mode] 1
         mapper_quant/  the 16-bit run
@@ -18,6 +25,8 @@ Try e.g. `.venv/bin/nnie-triage compare --cfg examples/triage/quant_noise/sim.cf
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import shutil
 import sys
@@ -26,11 +35,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
+from nnie_lsp.cli.triage import main as triage_main  # noqa: E402
 from nnie_lsp.testing.scenarios import scenarios, write_scenario  # noqa: E402
-from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR  # noqa: E402
+from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, MAPPER_QUANT_DIR  # noqa: E402
 
 DEMOS = ("channel_swap", "quant_noise")
 SIXTEEN_BIT_RUN = "compile_mode1"
+LOOP_NOTE = ("output/ and mapper_quant/ were written by `nnie-triage reference --rgb-order RGB` and `nnie-triage "
+             "emulate` (the cfg's [RGB_order] is the only fault): after the fix [RGB_order] RGB, "
+             "`nnie-triage compare --cfg sim.cfg --regenerate` (the editor: \"Regenerate and triage again\") "
+             "gives case 4\n")
 
 
 def _set(cfg_text: str, key: str, value: str) -> str:
@@ -47,9 +61,40 @@ def _cfg(cfg_text: str, up: str, compile_mode: int = 0) -> str:
     return _set(cfg_text, "compile_mode", str(compile_mode))
 
 
+def _made_by_the_tools(out: Path) -> None:
+    """channel_swap: both sides made again by `nnie-triage reference` / `emulate` from the cfg, so
+    that the cfg's [RGB_order] is the only fault and the emulation can be regenerated after the fix."""
+    cfg = out / "sim.cfg"
+    for folder in (CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR):
+        shutil.rmtree(out / folder)
+    for argv in (["reference", "--cfg", str(cfg), "--rgb-order", "RGB", "-o", str(out / CAFFE_OUTPUT_DIR)],
+                 ["emulate", "--cfg", str(cfg), "-o", str(out / MAPPER_QUANT_DIR)]):
+        if triage_main([*argv, "--progress", "none"]) != 0:
+            raise SystemExit(f"nnie-triage {argv[0]} failed")
+    for folder in (CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR):
+        _relative_manifest(out / folder)
+
+
+def _relative_manifest(folder: Path) -> None:
+    """The manifest's paths relative to its folder (the example is copied and moved)."""
+    path = folder / DUMP_MANIFEST
+    if not path.is_file():
+        return
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("cfg", "prototxt", "caffemodel"):
+        if doc.get(key):
+            doc[key] = os.path.relpath(doc[key], folder)
+    for image in doc.get("images") or []:
+        if image.get("label") and os.path.isabs(image["label"]):
+            image["label"] = os.path.relpath(image["label"], folder)
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     default_img = HERE.parent.parent.parent / "shared" / "corpus" / "models" / "mtcnn" / "test1.jpg"
+    ap.add_argument("names", nargs="*", choices=[[], *DEMOS], default=[], metavar="NAME",
+                    help=f"the demos to make again (default: all of {', '.join(DEMOS)})")
     ap.add_argument("--image", default=str(HERE / "test1.jpg" if (HERE / "test1.jpg").exists() else default_img))
     args = ap.parse_args()
     image = Path(args.image)
@@ -59,7 +104,7 @@ def main() -> int:
     if not (HERE / "test1.jpg").exists():
         shutil.copy(image, HERE / "test1.jpg")
     all_sc = scenarios()
-    for name in DEMOS:
+    for name in args.names or DEMOS:
         out = HERE / name
         if out.exists():
             shutil.rmtree(out)
@@ -69,13 +114,16 @@ def main() -> int:
         paths["nnie"].rename(out / MAPPER_QUANT_DIR)
         cfg_text = paths["cfg"].read_text()
         paths["cfg"].write_text(_cfg(cfg_text, "../"))
+        (out / "images.txt").write_text("../test1.jpg\n")
+        if name == "channel_swap":
+            _made_by_the_tools(out)
         if "nnie16" in paths:
             run16 = out / SIXTEEN_BIT_RUN
             run16.mkdir()
             paths["nnie16"].rename(run16 / MAPPER_QUANT_DIR)
             (run16 / "sim.cfg").write_text(_cfg(cfg_text, "../../", compile_mode=1))
-        (out / "images.txt").write_text("../test1.jpg\n")
-        (out / "README.txt").write_text(f"{name}: {sc.description}; expected case {sc.expected_case}\n")
+        (out / "README.txt").write_text(f"{name}: {sc.description}; expected case {sc.expected_case}\n"
+                                        + (LOOP_NOTE if name == "channel_swap" else ""))
         print(f"{name}: {sc.description}")
     return 0
 

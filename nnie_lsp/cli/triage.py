@@ -133,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "default all): per-layer cosine as min and median over the images")
     c.add_argument("--clips", help="an emulated dump folder (nnie-triage emulate) whose clips decode 8-bit "
                    "…_quant.nonlinear.hex input dumps that have no dequantized twin")
+    c.add_argument("--previous", default="auto", metavar="FILE|auto|none",
+                   help="the earlier result of this cfg (the record the editor stores, .nnie-triage/<cfg stem>.json; "
+                   "default auto: that one when it exists): the fixes applied since, and made again in the dumps, "
+                   "are listed as confirmed fixed")
     c.add_argument("--regenerate", action="store_true",
                    help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
                    "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
@@ -274,6 +278,7 @@ def cmd_compare(args) -> int:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))
         request = replace(request, thresholds=_thresholds(args.threshold))
+        earlier = pipeline.earlier_result(request, None if args.previous == "none" else args.previous)
         start = INPUTS_SHARE
         if args.regenerate:
             run = pipeline.regenerate(request, progress=progress.part(INPUTS_SHARE, REGENERATED_AT))
@@ -282,26 +287,34 @@ def cmd_compare(args) -> int:
             start = REGENERATED_AT
         result = pipeline.triage(request, progress=progress.part(start, RESULT_AT))
         progress.step("report", 0, 1)   # the terminal bar ends here: the report may go to the terminal
-        _write_report(args, result.to_json())
+        doc = result.to_json()
+        doc.update(pipeline.follow_up(request, doc, earlier))
+        _write_report(args, doc)
         progress.step("report", 1, 1)
     return EXIT_OK
 
 
 def _write_report(args, doc: dict) -> None:
+    from nnie_lsp.triage.confirmation import lines as confirmation_lines
     from nnie_lsp.triage.report import render as report
 
+    follow = confirmation_lines(doc)   # "Confirmed fixed: …", once, after the report
     if args.format == "json":
         text = report.to_json_text(doc) + "\n"
     elif args.format == "markdown":
-        text = report.render_markdown(doc)
+        text = report.render_markdown(doc) + "".join(f"\n**{line}**\n" for line in follow)
     else:
         text = None
     if args.output:
-        Path(args.output).write_text(text if text is not None else report.render_text(doc), encoding="utf-8")
+        if text is None:
+            text = report.render_text(doc) + "".join(line + "\n" for line in follow)
+        Path(args.output).write_text(text, encoding="utf-8")
     elif text is not None:
         sys.stdout.write(text)
     else:
         report.render_terminal(doc)
+        for line in follow:
+            print(line)
     if args.html:
         Path(args.html).write_text(report.render_html(doc), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)

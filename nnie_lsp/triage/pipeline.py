@@ -23,6 +23,7 @@ numpy (:func:`triage` loads the numerical stack when it runs).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, TextIO
@@ -149,6 +150,31 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
                                keep_inputs=bool(manifest.get("input_dumps")))
     return write_emulation_run(inputs, request.sim, options, manifest.get("format") or "mapper_quant",
                                progress=(progress or NO_PROGRESS).renamed("regenerate"))
+
+
+def earlier_result(request: TriageRequest, previous: str | None = "auto"):
+    """The earlier result for the request's cfg (:mod:`.confirmation`): `previous` is a stored
+    record's path, ``"auto"`` (the one the editor stores beside the cfg, when there is one) or None.
+    A record of another cfg is None; a file that is not a record raises ValueError."""
+    from .confirmation import read_previous
+    from .store import store_paths
+
+    if previous is None or request.cfg is None:
+        return None
+    if previous == "auto":
+        previous = store_paths(os.path.abspath(request.cfg)).json
+        if not Path(previous).is_file():
+            return None
+    return read_previous(previous, request.cfg)
+
+
+def follow_up(request: TriageRequest, doc: Mapping, earlier) -> dict:
+    """What the result adds when it follows `earlier` (:func:`earlier_result`): the fixes it
+    confirms (``confirmed_fixed``) and those still awaiting dumps made again
+    (``awaiting_confirmation``); ``{}`` without an earlier result."""
+    from .confirmation import assess
+
+    return assess(earlier, doc, sim=request.sim, lang=request.lang)
 
 
 def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) -> tuple[dict | None, str | None]:

@@ -74,6 +74,8 @@ export interface TriageArguments {
   sim16?: string;
   dot?: string;
   discover?: boolean;
+  /** re-emulate the NNIE side with the current cfg first ("Regenerate and triage again") */
+  regenerate?: boolean;
 }
 
 /** One chosen input: where its folder came from decides the label in the picker. */
@@ -222,6 +224,31 @@ export interface EditorRecord {
   fixed?: number;
   /** what the user must know about this run (e.g. the prototxt the cfg names does not exist) */
   warnings?: string[];
+  /**
+   * The NNIE dumps predate the cfg: the one action the server decided — `regenerate` (an emulation
+   * nnie-triage wrote: `nnie.triage` with `arguments`, which hold `regenerate: true`) or `mapper`
+   * (no command: words only, nnie_mapper runs outside the editor).
+   */
+  remake?: Remake | null;
+  /** "Confirmed fixed: T102 …" (the engine's `confirmed_fixed`, in the server's words), or null */
+  confirmed?: string | null;
+}
+
+export interface Remake {
+  action: 'regenerate' | 'mapper';
+  title: string;
+  command?: string | null;
+  arguments?: TriageArguments | null;
+}
+
+/** An earlier finding whose fix the dumps made again confirm (triage-schema.md, "Confirmed fixed"). */
+export interface ConfirmedFix {
+  code: string;
+  name?: string;
+  title?: string;
+  path?: string;
+  line?: number | null;
+  cfg_line?: string | null;
 }
 
 export interface Finding {
@@ -244,6 +271,7 @@ export interface TriageResult {
   first_divergence?: string | null;
   findings?: Finding[];
   inputs?: Record<string, unknown>;
+  confirmed_fixed?: ConfirmedFix[];
   editor?: EditorRecord;
 }
 
@@ -263,6 +291,8 @@ export interface TriageSummary {
   cfg?: string;
   prototxt?: string;
   warnings: string[];
+  /** The one button when the dumps predate the cfg ("Regenerate and triage again"), with its `nnie.triage` arguments. */
+  regenerate?: { label: string; args: TriageArguments };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -318,10 +348,19 @@ export function summarizeTriageResult(raw: unknown): TriageSummary {
   }
   const findingsWithFix = (result.findings ?? []).filter((f) => isObject(f) && isObject(f.fix)).length;
   const applicableFixes = stale ? 0 : typeof editor.fixes?.applicable === 'number' ? editor.fixes.applicable : findingsWithFix;
+  const confirmed = str(editor.confirmed ?? undefined) ?? confirmedLine(result.confirmed_fixed);
+  if (confirmed) {
+    message += ` — ${confirmed}`;
+  }
   const warnings = (editor.warnings ?? []).filter((w): w is string => typeof w === 'string' && w.trim() !== '');
   if (warnings.length) {
     message += ` — warning: ${warnings.join('; ')}`;
   }
+  const remake = isObject(editor.remake) ? editor.remake : undefined;
+  const regenerate =
+    remake?.action === 'regenerate' && isObject(remake.arguments) && remake.arguments.regenerate === true
+      ? { label: str(remake.title) ?? REGENERATE_LABEL, args: remake.arguments }
+      : undefined;
   const problem = caseNumber !== null || !!str(result.first_divergence ?? undefined) || warnings.length > 0;
   return {
     message,
@@ -329,12 +368,29 @@ export function summarizeTriageResult(raw: unknown): TriageSummary {
     case: caseNumber,
     reportHtml: str(editor.report?.html ?? undefined),
     textReport: str(editor.text_report) ?? plainTextReport(result),
-    applicableFixes,
+    // a result whose dumps predate the cfg offers no fix: only the remake (regenerate, or the mapper's words)
+    applicableFixes: remake ? 0 : applicableFixes,
     stale,
     cfg: str(editor.cfg ?? undefined) ?? str(result.inputs?.cfg),
     prototxt: str(editor.prototxt ?? undefined) ?? str(result.inputs?.prototxt),
     warnings,
+    regenerate,
   };
+}
+
+/** The button of a result whose emulated dumps predate the cfg (the server sends its own, translated, title). */
+export const REGENERATE_LABEL = 'Regenerate and triage again';
+
+/** "Confirmed fixed: T102 <title> (sim.cfg:7 [RGB_order] RGB)" from the engine objects, for a result without `editor.confirmed`. */
+export function confirmedLine(items: ConfirmedFix[] | undefined): string | undefined {
+  const parts = (Array.isArray(items) ? items : [])
+    .filter((e) => isObject(e) && typeof e.code === 'string')
+    .map((e) => {
+      const file = str(e.path) ? basename(e.path as string) + (typeof e.line === 'number' ? `:${e.line}` : '') : '';
+      const where = file ? ` (${file}${str(e.cfg_line ?? undefined) ? ` ${e.cfg_line}` : ''})` : '';
+      return `${e.code} ${str(e.title) ?? str(e.name) ?? ''}`.trim() + where;
+    });
+  return parts.length ? `Confirmed fixed: ${parts.join('; ')}` : undefined;
 }
 
 // ---------------------------------------------------------------- reference / emulate jobs

@@ -39,6 +39,8 @@ import {
   SERVER_COMMANDS,
   shortPath,
   summarizeTriageResult,
+  type EditorRecord,
+  type TriageArguments,
   type TriageInputs,
 } from './triage';
 
@@ -88,6 +90,9 @@ export class TriageUi implements vscode.Disposable {
         return undefined;
       }
       if (command === SERVER_COMMANDS.triage) {
+        if (arg.regenerate === true && !(await this.saveInputs(arg))) {
+          return undefined;
+        }
         const result = await this.guard('NNIE triage', () => this.send<unknown>(client, command, arg));
         if (result !== undefined) {
           this.showResult(result);
@@ -96,7 +101,7 @@ export class TriageUi implements vscode.Disposable {
       }
       const result = await this.guard('NNIE: applying the triage fixes', () => this.send<unknown>(client, command, arg));
       if (result !== undefined) {
-        this.announceApplied(result);
+        this.announceApplied(result, arg as Target);
       }
       return result;
     }
@@ -135,7 +140,8 @@ export class TriageUi implements vscode.Disposable {
       const missing = e instanceof ResponseError ? missingPackageOf(e.data) : undefined;
       if (missing) {
         // e.g. "NNIE reference (Caffe forward) needs OpenCV (…), which <python> cannot import. Install …"
-        void showActionableError(this.output, /^NNIE\b/.test(detail) ? detail : `NNIE: ${detail}`, missing.command ?? undefined);
+        // one message: an "Install <package>" button (into the extension's folder) where it can work, else the server's remedy
+        void this.mgr.offerMissingPackage(missing, detail);
       } else if (/\bnumpy\b|google\.protobuf/i.test(detail) && /No module named/.test(detail) && this.mgr.pipCommand()) {
         const command = this.mgr.pipCommand()!;
         void showActionableError(this.output, `${what} failed: ${detail} — Fix: run ${command}`, command);
@@ -391,13 +397,45 @@ export class TriageUi implements vscode.Disposable {
     }
   }
 
-  /** The notification (verdict and first divergence, "Open Report", "Apply Fixes"), the text report in the output channel. */
+  /**
+   * Before a regenerate: the cfg (and prototxt) saved — the emulation is made from the files on
+   * disk, and an unsaved fix would be lost. False when the user's file could not be saved.
+   */
+  private async saveInputs(arg: { cfg?: unknown; prototxt?: unknown }): Promise<boolean> {
+    const paths = [arg.cfg, arg.prototxt].filter((p): p is string => typeof p === 'string' && p !== '');
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.isDirty && doc.uri.scheme === 'file' && paths.includes(doc.uri.fsPath)) {
+        if (!(await doc.save())) {
+          void vscode.window.showWarningMessage(`NNIE: ${basename(doc.uri.fsPath)} could not be saved; the emulation is made from the files on disk — save it, then regenerate.`);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** "Regenerate and triage again": the emulation made again with the current cfg, then compared (progress and Cancel as every triage). */
+  async regenerate(args: TriageArguments, prototxt?: string): Promise<void> {
+    const client = await this.mgr.runningClient();
+    if (!client || !(await this.saveInputs({ cfg: args.cfg, prototxt: args.prototxt ?? prototxt }))) {
+      return;
+    }
+    const result = await this.guard('NNIE triage', () => this.send<unknown>(client, SERVER_COMMANDS.triage, { ...args, regenerate: true }));
+    if (result !== undefined) {
+      this.showResult(result);
+    }
+  }
+
+  /** The notification (verdict and first divergence, "Open Report", "Apply Fixes" — or, when the dumps predate the cfg, only "Regenerate and triage again"), the text report in the output channel. */
   showResult(raw: unknown): void {
     const summary = summarizeTriageResult(raw);
     this.channel.clear();
     this.channel.appendLine(summary.textReport);
     this.mgr.log(`Triage result: ${summary.message}${summary.reportHtml ? ` (report: ${summary.reportHtml})` : ''}`);
     const buttons: string[] = [];
+    if (summary.regenerate) {
+      buttons.push(summary.regenerate.label);
+    }
     if (summary.reportHtml) {
       buttons.push('Open Report');
     }
@@ -409,7 +447,9 @@ export class TriageUi implements vscode.Disposable {
     const show =
       summary.level === 'error' ? vscode.window.showErrorMessage : summary.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(summary.message, ...buttons).then(async (choice) => {
-      if (choice === 'Open Report' && summary.reportHtml) {
+      if (summary.regenerate && choice === summary.regenerate.label) {
+        await this.regenerate(summary.regenerate.args, summary.prototxt);
+      } else if (choice === 'Open Report' && summary.reportHtml) {
         await this.reports.open(summary.reportHtml);
       } else if (choice === applyLabel) {
         await this.applyFixes({ cfg: summary.cfg, prototxt: summary.prototxt });
@@ -419,15 +459,49 @@ export class TriageUi implements vscode.Disposable {
     });
   }
 
-  private announceApplied(raw: unknown): void {
+  private announceApplied(raw: unknown, target?: Target): void {
     const result = (raw ?? {}) as { applied?: boolean; fixes?: number; skipped?: unknown[] };
     const skipped = Array.isArray(result.skipped) ? result.skipped.map((s) => (typeof s === 'string' ? s : JSON.stringify(s))) : [];
     const why = skipped.length ? ` (left out: ${skipped.join('; ')})` : '';
-    const message = result.applied
-      ? `NNIE: applied ${result.fixes ?? 0} triage fix(es)${why} — review the changes, save, and run the mapper again.`
-      : `NNIE: no triage fix applied${why}.`;
+    if (!result.applied) {
+      const message = `NNIE: no triage fix applied${why}.`;
+      this.mgr.log(message);
+      void vscode.window.showWarningMessage(message);
+      return;
+    }
+    void this.afterApplied(`NNIE: applied ${result.fixes ?? 0} triage fix(es)${why}`, target);
+  }
+
+  /**
+   * After "Apply Fixes": the NNIE dumps now predate the cfg. The stored result says what makes
+   * them again — for an emulation nnie-triage wrote, the one button "Regenerate and triage again";
+   * for the mapper's dumps, the words "re-run nnie_mapper with the current cfg, then triage again".
+   */
+  private async afterApplied(applied: string, target: Target | undefined): Promise<void> {
+    const client = target && (target.cfg || target.prototxt) ? await this.mgr.runningClient() : undefined;
+    let stored: unknown;
+    if (client && target) {
+      try {
+        stored = await this.send<unknown>(client, SERVER_COMMANDS.result, target);
+      } catch {
+        stored = undefined;   // the fixes were applied: only the next step stays unknown
+      }
+    }
+    const remake = (stored as { editor?: EditorRecord } | undefined)?.editor?.remake;
+    const summary = stored ? summarizeTriageResult(stored) : undefined;
+    if (summary?.regenerate) {
+      const message = `${applied} — review the changes, then ${summary.regenerate.label.toLowerCase()} (the emulation is made again with the cfg as it is now).`;
+      this.mgr.log(message);
+      const choice = await vscode.window.showInformationMessage(message, summary.regenerate.label);
+      if (choice === summary.regenerate.label) {
+        await this.regenerate(summary.regenerate.args, summary.prototxt);
+      }
+      return;
+    }
+    const next = remake?.action === 'mapper' && remake.title ? remake.title : 're-run nnie_mapper with the current cfg, then triage again';
+    const message = `${applied} — review the changes, save, and ${next}.`;
     this.mgr.log(message);
-    void (result.applied ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
+    void vscode.window.showInformationMessage(message);
   }
 
   async applyFixes(target: Target): Promise<void> {
@@ -437,7 +511,7 @@ export class TriageUi implements vscode.Disposable {
     }
     const result = await this.guard('NNIE: applying the triage fixes', () => this.send<unknown>(client, SERVER_COMMANDS.applyFixes, target));
     if (result !== undefined) {
-      this.announceApplied(result);
+      this.announceApplied(result, target);
     }
   }
 

@@ -13,7 +13,9 @@ A run's findings point at the cfg and the prototxt *as the run read them* (the s
   order, never an alternative, never a single ``_hp`` candidate (T204: the T207 plan already
   chooses among them), none that overlaps one taken before;
 - :func:`summary`, :func:`next_step_text`, :func:`lens_titles`: the words of the notification and
-  the code lens.
+  the code lens; :func:`dumps_predate_cfg` and :func:`remake`: the one action when the NNIE dumps
+  are older than the cfg ("Regenerate and triage again", or the words "re-run nnie_mapper …");
+  :func:`confirmed_text`: "Confirmed fixed: …".
 """
 
 from __future__ import annotations
@@ -150,14 +152,35 @@ def fix_counts(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:
 
 # ------------------------------------------------------------------ words
 
-def next_step_text(result: Mapping, lang: str = "en") -> str:
+def next_step_text(result: Mapping, lang: str = "en", remake: Mapping | None = None) -> str:
+    """The guide's next step; when the NNIE dumps predate the cfg (`remake`, :func:`remake`), making
+    them again comes first."""
+    if remake:
+        return i18n.t("triage.step.regenerate" if remake.get("action") == "regenerate" else "triage.remap", lang)
     step = result.get("next_step")
     key = f"triage.step.{step}"
     return i18n.t(key, lang) if key in i18n.UI else str(step or "")
 
 
+def _old_dumps_summary(result: Mapping, lang: str) -> str | None:
+    """For a result whose first finding is T008: "The NNIE dumps were made with the old cfg
+    (RGB_order: BGR → RGB); the findings describe the old cfg"."""
+    findings = [f for f in result.get("findings") or [] if isinstance(f, Mapping)]
+    if not findings or findings[0].get("code") != "T008":
+        return None
+    what = i18n.t("triage.old_dumps", lang)
+    changes = re.search(r"[(（]([^()（）]+?)[)）][:：]", str(findings[0].get("message") or ""))
+    if changes:
+        what += f"（{changes.group(1)}）" if i18n.is_zh(lang) else f" ({changes.group(1)})"
+    return i18n.t("triage.summary_old_dumps", lang, what=what)
+
+
 def summary(result: Mapping, lang: str = "en") -> str:
-    """One line for a notification: the case, the verdict and the first divergence."""
+    """One line for a notification: the case, the verdict and the first divergence (first of all:
+    the NNIE dumps predate the cfg, T008)."""
+    old = _old_dumps_summary(result, lang)
+    if old is not None:
+        return old
     verdict = str(result.get("verdict") or "")
     case = result.get("case")
     first = result.get("first_divergence")
@@ -197,26 +220,74 @@ def stale_note(reasons: Sequence[str], lang: str = "en") -> str:
     return i18n.t("triage.stale", lang, reasons="; ".join(reasons)) if reasons else ""
 
 
-def lens_titles(result: Mapping, *, stale: bool, applicable: int, lang: str = "en") -> dict[str, str]:
-    """The code lens titles: ``report`` always, ``apply`` when fixes apply, ``rerun`` when stale."""
-    title = i18n.t("triage.lens", lang, summary=summary(result, lang), step=next_step_text(result, lang))
+def lens_titles(result: Mapping, *, stale: bool, applicable: int, lang: str = "en",
+                remake: Mapping | None = None) -> dict[str, str]:
+    """The code lens titles: ``report`` always, ``apply`` when fixes apply; when the NNIE dumps
+    predate the cfg (`remake`) ``regenerate`` (an emulation nnie-triage wrote) or ``remap`` (the
+    mapper's dumps: words only, no command can make them), else ``rerun`` when stale."""
+    title = i18n.t("triage.lens", lang, summary=summary(result, lang), step=next_step_text(result, lang, remake))
     titles = {"report": (i18n.t("triage.lens_stale", lang) if stale else "") + title}
-    if applicable and not stale:
+    if applicable and not stale and not remake:
         titles["apply"] = i18n.t("triage.lens_apply", lang, count=applicable)
-    if stale:
+    if remake and remake.get("action") == "regenerate":
+        titles["regenerate"] = i18n.t("triage.regenerate", lang)
+    elif remake:
+        titles["remap"] = i18n.t("triage.lens_remap", lang, remap=i18n.t("triage.remap", lang))
+    elif stale:
         titles["rerun"] = i18n.t("triage.lens_rerun", lang)
     return titles
 
 
+def dumps_predate_cfg(result: Mapping, changed: Sequence[str], run_cfg: str | None, now_cfg: str | None) -> bool:
+    """The NNIE dumps of a stored result were made with another cfg (or prototxt) than the current
+    one: the result says so (T008), or the cfg (a key that changes what the net computes) or the
+    prototxt changed after the run while the dumps did not (`changed`: the roles of
+    :func:`nnie_lsp.triage.store.changed_inputs`, before any is explained by a fix)."""
+    from ...triage.diagnose.staleness import IRRELEVANT_KEYS, cfg_values
+
+    if "sim" in changed:
+        return False      # the dumps were made again after the run: triage again says what now
+    if any(isinstance(f, Mapping) and f.get("code") == "T008" for f in result.get("findings") or []):
+        return True
+    if "prototxt" in changed:
+        return True
+    if "cfg" in changed and run_cfg is not None and now_cfg is not None:
+        def keys(text: str) -> dict:
+            return {k: v for k, v in cfg_values(text).items() if k not in IRRELEVANT_KEYS}
+        return keys(run_cfg) != keys(now_cfg)
+    return False
+
+
+def remake(*, regenerable: bool, arguments: Mapping, lang: str = "en") -> dict:
+    """The editor's one action when the dumps predate the cfg: ``regenerate`` (``nnie.triage``
+    with `arguments` and ``regenerate: true``) for an emulation nnie-triage wrote; else ``mapper``
+    (no command: nnie_mapper runs outside the editor)."""
+    if regenerable:
+        return {"action": "regenerate", "title": i18n.t("triage.regenerate", lang),
+                "command": "nnie.triage", "arguments": {**arguments, "regenerate": True}}
+    return {"action": "mapper", "title": i18n.t("triage.remap", lang), "command": None, "arguments": None}
+
+
+def confirmed_text(result: Mapping, lang: str = "en") -> str | None:
+    """"Confirmed fixed: T102 <title> (sim.cfg:7 [RGB_order] RGB)" from the result's
+    ``confirmed_fixed`` (the engine decided, :mod:`nnie_lsp.triage.confirmation`), or None."""
+    from ...triage.confirmation import describe
+
+    items = [describe(e) for e in result.get("confirmed_fixed") or [] if isinstance(e, Mapping)]
+    return i18n.t("triage.confirmed", lang, items="; ".join(items)) if items else None
+
+
 def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, int], text_report: str | None,
-                lang: str = "en", fixed: int = 0) -> dict:
+                lang: str = "en", fixed: int = 0, remake: Mapping | None = None) -> dict:
     """The ``editor`` object the ``nnie.triage`` command adds to the compare JSON
     (docs/editor-protocol.md); `record` is a :class:`nnie_lsp.triage.store.StoredTriage`."""
     paths = record.paths
     return {
         "version": 1,
         "summary": summary(record.result, lang),
-        "next_step": next_step_text(record.result, lang),
+        "next_step": next_step_text(record.result, lang, remake),
+        "remake": dict(remake) if remake else None,
+        "confirmed": confirmed_text(record.result, lang),
         "cfg": record.cfg,
         "prototxt": record.prototxt,
         "inputs": {role: record.inputs.get(role) for role in ("reference", "sim", "sim16", "dot")},

@@ -20,7 +20,7 @@ from ...features.triage import annotations as triage_features
 from ...features.triage import carry_over
 from ..convert import can_create_files, workspace_edit
 from ..server import NnieLanguageServer
-from .results import Entry
+from .results import Entry, rerun_arguments
 from ..handlers.common import HandlerTable, document_at, guard
 
 handlers = HandlerTable()
@@ -62,7 +62,7 @@ async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
         return None
     view = ls.triage.results.view(entry)
     titles = carry_over.lens_titles(entry.record.result, stale=view.stale,
-                                         applicable=view.counts.get("applicable", 0), lang=ls.lang)
+                                    applicable=view.counts.get("applicable", 0), lang=ls.lang, remake=view.remake)
     top = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0))
     which = {"cfg": entry.record.cfg, "prototxt": entry.record.prototxt}
     paths = entry.record.paths
@@ -72,14 +72,14 @@ async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
     if "apply" in titles:
         lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["apply"], command=APPLY_FIXES,
                                                                    arguments=[which])))
-    if "rerun" in titles:
-        rerun = {"cfg": entry.record.cfg} if entry.record.cfg else {"prototxt": entry.record.prototxt}
-        for role in ("reference", "sim", "sim16", "dot"):
-            found = entry.record.inputs.get(role)
-            if found and found.get("origin") == "given":
-                rerun[role] = found["path"]
+    if "regenerate" in titles and view.remake:      # an emulation: made again with the current cfg, then compared
+        lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["regenerate"], command=TRIAGE,
+                                                                   arguments=[view.remake["arguments"]])))
+    elif "remap" in titles:   # the mapper's dumps: words, no command (the mapper runs outside the editor)
+        lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["remap"], command="")))
+    elif "rerun" in titles:
         lenses.append(lsp.CodeLens(range=top, command=lsp.Command(title=titles["rerun"], command=TRIAGE,
-                                                                   arguments=[rerun])))
+                                                                   arguments=[rerun_arguments(entry.record)])))
     return lenses
 
 

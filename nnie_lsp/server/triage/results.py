@@ -72,6 +72,27 @@ def _read(store, path: str) -> tuple[StoredTriage | None, str]:
         return None, str(exc)
 
 
+def _regenerable(sim: str | None) -> bool:
+    """The NNIE dumps are an emulation `nnie-triage emulate` wrote (its manifest says so): only
+    those can be made again from the editor (``nnie.triage`` with ``regenerate: true``)."""
+    if not sim or not os.path.isdir(sim):
+        return False
+    from ...triage.inputs.image_sets import read_manifest
+    manifest = read_manifest(sim)
+    return manifest is not None and manifest.get("command") == "emulate"
+
+
+def rerun_arguments(record: StoredTriage) -> dict:
+    """``nnie.triage`` arguments that run a stored result's triage again: its cfg (else its
+    prototxt) and the inputs the user gave (the others are found again)."""
+    rerun = {"cfg": record.cfg} if record.cfg else {"prototxt": record.prototxt}
+    for role in ("reference", "sim", "sim16", "dot"):
+        found = record.inputs.get(role)
+        if found and found.get("origin") == "given":
+            rerun[role] = found["path"]
+    return rerun
+
+
 def _stat(path: str) -> tuple[int, int] | None:
     try:
         info = os.stat(path)
@@ -96,6 +117,7 @@ class View:
     placed: carry_over.Placed
     counts: dict
     fixed: int = 0      # findings whose fix is already in the texts (features/triage/fixed_since_run.py)
+    remake: dict | None = None   # the NNIE dumps predate the cfg: regenerate, or re-run the mapper
 
     @property
     def stale(self) -> bool:
@@ -234,6 +256,7 @@ class TriageResults:
         if cached is not None and cached[0] == key:
             return cached[1]
         run_texts = self._run_texts(record)
+        changed = list(roles)
         fixes = carry_over.fixes_in_texts(record.result, run_texts, self.current_text)
         if fixes.explained:  # every change to the cfg / prototxt is one of the result's own fixes
             roles = [role for role in roles if role not in ("cfg", "prototxt")]
@@ -246,7 +269,12 @@ class TriageResults:
         counts = carry_over.fix_counts(placed.diagnostics)
         if reasons:
             counts["applicable"] = counts["safe"] = 0
-        view = View(reasons, placed, counts, len(fixes.fixed))
+        remake = None
+        if carry_over.dumps_predate_cfg(record.result, changed, record.texts.get("cfg"),
+                                        self.current_text(record.cfg) if record.cfg else None):
+            remake = carry_over.remake(regenerable=_regenerable(record.input_path("sim")),
+                                       arguments=rerun_arguments(record), lang=lang)
+        view = View(reasons, placed, counts, len(fixes.fixed), remake)
         self._views[record.owner] = (key, view)
         return view
 
@@ -258,7 +286,8 @@ class TriageResults:
             except (OSError, ValueError):
                 text_report = None
         return carry_over.editor_info(entry.record, stale_reasons=view.stale_reasons, counts=view.counts,
-                                      fixed=view.fixed, text_report=text_report, lang=self.ls.lang)
+                                      fixed=view.fixed, text_report=text_report, lang=self.ls.lang,
+                                      remake=view.remake)
 
     def result_with_editor(self, entry: Entry, text_report: str | None = None) -> dict:
         return {**entry.record.result, "editor": self.editor_info(entry, text_report)}

@@ -167,6 +167,10 @@ class TriageRunner:
                 raise JsonRpcInvalidParams(i18n.t("triage.no_dumps", lang, what=i18n.t(f"triage.what.{role}", lang),
                                                   path=path, why=why))
         prototxt = found.prototxt
+        for path in (cfg, prototxt) if targs.regenerate else ():   # the emulation reads them from disk
+            editor = self.read(path) if path else None
+            if editor is not None and editor != _disk_text(path):
+                raise JsonRpcInvalidParams(i18n.t("triage.save_first", lang, file=os.path.basename(path)))
         warnings = self._warnings(found)
         owner = cfg or prototxt
         inputs = {role: found.origin(role) for role in ROLES}
@@ -313,9 +317,10 @@ def _disk_text(path: str) -> str | None:
 
 
 def _text_report(result: dict) -> str | None:
+    from ...triage.confirmation import lines as confirmation_lines
     from ...triage.report import render as report
     try:
-        return report.render_text(result)
+        return report.render_text(result) + "".join(line + "\n" for line in confirmation_lines(result))
     except Exception:  # a report the renderer does not know (another tool version): the JSON is kept
         return None
 

@@ -56,7 +56,9 @@ def cfg_record(cfg: str | Path | None) -> dict:
     return {"cfg_sha256": hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), "cfg_keys": keys}
 
 
-def _newest_dump_mtime(folder: Path) -> float | None:
+def newest_dump_mtime(folder: str | Path) -> float | None:
+    """The modification time of the newest file in `folder` and its direct sub-folders (dot-files
+    left out), or None."""
     newest = None
     try:
         entries = list(os.scandir(folder))
@@ -94,7 +96,7 @@ def check(cfg: str | Path | None, sim: str | Path | None, manifest: dict | None)
         return {"how": "manifest", "changes": changes, "folder": str(sim)} if changes else None
     if manifest is not None:   # an emulation of an older nnie-triage: no record, and its file times say little
         return None
-    newest = _newest_dump_mtime(Path(sim))
+    newest = newest_dump_mtime(Path(sim))
     cfg_time = Path(cfg).stat().st_mtime
     if newest is None or cfg_time <= newest + MTIME_MARGIN_S:
         return None
