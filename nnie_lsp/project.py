@@ -11,7 +11,6 @@ values and files as the lint.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from typing import NamedTuple, TYPE_CHECKING
@@ -102,6 +101,9 @@ class Project(NamedTuple):
     net_tree: NetTree | None = None
     # files the project needed but did not read, with the reason (safe_io)
     unreadable: tuple[UnreadableFile, ...] = ()
+    # the ONNX model the prototxt was converted from (the NN5xx checks): the `onnx` setting
+    # (`--onnx`), else `<prototxt stem>.onnx` beside the prototxt (:func:`onnx_for`)
+    onnx_path: str | None = None
 
     @property
     def cfg_path(self) -> str | None:
@@ -225,7 +227,20 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                    binary_prototxt=binary, marked_siblings=siblings,
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
                    preprocessing=side.preprocessing, mapper_logs=mapper_logs, net_tree=net_tree,
-                   unreadable=tuple(unreadable))
+                   unreadable=tuple(unreadable),
+                   onnx_path=onnx_for(settings, prototxt_path) if proto_doc is not None else None)
+
+
+def onnx_for(settings: LintSettings, prototxt_path: str | None) -> str | None:
+    """The ONNX model a prototxt was converted from: the `onnx` setting (an absolute path, or
+    relative to the working directory), else `<prototxt stem>.onnx` beside the prototxt."""
+    if settings.onnx:
+        return os.path.abspath(settings.onnx)
+    if prototxt_path:
+        beside = os.path.splitext(prototxt_path)[0] + ".onnx"
+        if os.path.isfile(beside):
+            return beside
+    return None
 
 
 def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvider | None = None,
@@ -299,23 +314,37 @@ def looks_binary(text: str) -> bool:
 
 def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
                 cwd: str | None = None) -> list[str]:
-    """Mapper cfg files beside the prototxt (its folder and the parent) whose prototxt_file names it."""
+    """Mapper cfg files beside the prototxt (its folder and the parent) whose prototxt_file names it.
+
+    Cheap (nnie-lint's start-up pays it for every prototxt): a cfg whose text does not hold the
+    prototxt's file name is not parsed (nor is the cfg reader imported for it); only the cfgs
+    that hold the name are parsed and their ``[prototxt_file]`` resolved.  A cfg that names the
+    prototxt through a link of another name is not found."""
     provider = provider or DiskProvider()
-    cwd = cwd or os.getcwd()
     target = os.path.abspath(prototxt_path)
+    name = os.path.basename(target).casefold()
     d = os.path.dirname(target)
     found = []
     for folder in (d, os.path.dirname(d)):
-        for cfg in sorted(glob.glob(os.path.join(glob.escape(folder), "*.cfg"))):
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.lower().endswith(".cfg"))
+        except OSError:
+            continue
+        for cfg_name in names:
+            cfg = os.path.join(folder, cfg_name)
+            if cfg in found:
+                continue
+            dec = provider.read_text(cfg, safe_io.CFG)
+            if dec is None or name not in dec.text.casefold():
+                continue
             from .cfg.paths import cfg_bases, resolve_path
             from .cfg.reader import looks_like_mapper_cfg
 
-            dec = provider.read_text(cfg)
-            if dec is None or not looks_like_mapper_cfg(dec.text):
+            if not looks_like_mapper_cfg(dec.text):
                 continue
             doc = cached_cfg(dec.text, cfg)
             for e in doc.get("prototxt_file"):
-                resolved, _ = resolve_path(e.value, cfg_bases(cfg, cwd), provider.exists)
+                resolved, _ = resolve_path(e.value, cfg_bases(cfg, cwd or os.getcwd()), provider.exists)
                 if resolved and _same_file(resolved, target):
                     found.append(os.path.abspath(cfg))
                     break

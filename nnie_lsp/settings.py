@@ -30,6 +30,7 @@ class LintSettings(NamedTuple):
     extra_inplace_pairs: tuple[tuple[str, str], ...] = ()            # (producer type, in-place type)
     lang: str = "en"
     origin: str | None = None                                          # pyproject.toml used, if any
+    onnx: str | None = None   # the ONNX model the prototxt was converted from (the NN5xx checks)
 
     # ------------------------------------------------------------------ selection
     def is_selected(self, code: str, default_enabled: bool) -> bool:
@@ -96,7 +97,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
     base = base or LintSettings()
     where = origin or "settings"
     known = {"select", "extend-select", "ignore", "per-file-ignores", "severity",
-             "source-framework", "extra-inplace-pairs", "lang"}
+             "source-framework", "extra-inplace-pairs", "lang", "onnx"}
     norm = {str(k).replace("_", "-"): v for k, v in dict(data).items()}
     unknown = sorted(set(norm) - known)
     if unknown:
@@ -137,6 +138,14 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
         out["extra_inplace_pairs"] = tuple((a, b) for a, b in pairs)
     if "lang" in norm:
         out["lang"] = normalize_lang(str(norm["lang"]))
+    if "onnx" in norm:
+        value = norm["onnx"]
+        if not isinstance(value, str) or not value.strip():
+            raise SettingsError(f"{where}: onnx must be the path of an ONNX model (a string)")
+        # relative to the pyproject.toml that names it (editor settings: as given)
+        if origin and os.path.isfile(origin) and not os.path.isabs(value):
+            value = os.path.join(os.path.dirname(os.path.abspath(origin)), value)
+        out["onnx"] = value
     return base._replace(origin=origin or base.origin, **out)
 
 

@@ -38,8 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="nnie-lint", formatter_class=_help_formatter,
         description="Lint HiSilicon NNIE nnie_mapper .cfg files and their Caffe .prototxt before running the mapper.",
-        epilog="Exit status: 0 no errors or warnings, 1 findings, 2 usage or internal error.")
-    p.add_argument("paths", nargs="*", help="files or folders (folders: *.prototxt and NNIE mapper *.cfg); '-' reads stdin")
+        epilog="What is linted: each file is told by its content (first 8 KB). A mapper cfg stands for its "
+               "project: the cfg, the prototxt it names, its image lists and mean files, and the mapper output "
+               "beside it (mapper_debug.log / mapper_error.log, cnn_net_tree.dot). A net (any extension) is linted "
+               "with the cfg beside it that names it. Mapper logs and cnn_net_tree.dot given with a cfg are read as "
+               "its mapper output. Solver files, RUNTIME.txt, dumps, image lists and other files are named on "
+               "stderr and not linted. Exit status: 0 no errors or warnings, 1 findings, 2 usage or internal error.")
+    p.add_argument("paths", nargs="*",
+                   help="files or folders (folders: nets -- *.prototxt, and *.pt / *.pbtxt holding a net -- and "
+                        "NNIE mapper *.cfg); '-' reads stdin")
     p.add_argument("--format", "--output-format", dest="format",
                    choices=("text", "json", "sarif", "github"), default=None,
                    help="output format (default: text; github when GITHUB_ACTIONS is set)")
@@ -60,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mapper-log", metavar="FILE", action="append", default=[],
                    help="read this nnie_mapper log (mapper_error.log, mapper_debug.log or a saved console log) "
                         "instead of the mapper_debug.log / mapper_error.log beside the cfg; repeatable")
+    p.add_argument("--onnx", metavar="MODEL",
+                   help="the ONNX model the prototxt was converted from: check the conversion (NN5xx; "
+                        "default: <prototxt name>.onnx beside it, or onnx in [tool.nnie-lint])")
     p.add_argument("--no-color", action="store_true", help="plain text output")
     p.add_argument("--force-exclude", action="store_true", help=argparse.SUPPRESS)  # pre-commit convention
     p.add_argument("--quiet", "-q", action="store_true", help="no summary line")
@@ -151,7 +161,9 @@ def _main(argv: list[str] | None = None) -> int:
             base = _config_settings(args.config)
         overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
                      "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
-                     "lang": lang}
+                     "lang": lang, "onnx": os.path.abspath(args.onnx) if args.onnx else None}
+        if args.onnx and not os.path.isfile(args.onnx):
+            raise InputError(f"--onnx {args.onnx}: no such file")
         paths = list(args.paths)
         stdin = None
         if "-" in paths:
@@ -204,7 +216,9 @@ def _main(argv: list[str] | None = None) -> int:
             extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
             fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
             logs = f" and {len(mapper_logs)} mapper log(s)" if mapper_logs else ""
-            print(f"{len(files)} file(s){logs} checked: {summary}{extra}{fixed}.", file=sys.stderr)
+            named = len(getattr(res, "checked", files)) - len(files)
+            more = f" (and {named} file(s) their cfgs name)" if named > 0 else ""
+            print(f"{len(files)} file(s){logs} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
     if not_written:

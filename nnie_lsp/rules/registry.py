@@ -30,7 +30,8 @@ CFG = "cfg"            # a mapper cfg (project.cfg)
 TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
 NEEDS = (None, CFG, TRIAGE)
 
-STEP_GROUPS = {2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
+#: step 0: before mapping, the conversion that made the Caffe net (ONNX → Caffe, the NN5xx codes)
+STEP_GROUPS = {0: "Before mapping: conversion (ONNX → Caffe)", 2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
                4: "Layer matching (guide step 4)"}
 
 
@@ -38,7 +39,7 @@ class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity
-    step: int | None            # troubleshooting-guide step the rule serves (1-6), None for schema
+    step: int | None            # troubleshooting-guide step the rule serves (1-6; 0: the ONNX → Caffe conversion before it), None for schema
     summary: tuple[str, str]    # one line, (en, zh)
     messages: Messages          # message/fix-title ids -> (en, zh)
     check: Callable[..., Iterable[Diagnostic]]
@@ -72,7 +73,7 @@ class Rule(NamedTuple):
             return "Lint meta"
         if self.code.startswith("T"):
             return f"Triage (guide step {self.step})" if self.step else "Triage"
-        return STEP_GROUPS.get(self.step or 0, "Config and schema")
+        return STEP_GROUPS.get(self.step, "Config and schema")
 
     def explain(self, lang: str = "en") -> str:
         lines = [f"# {self.code} ({self.name})", ""]

@@ -5,6 +5,8 @@ Case keys:
   name          what the case shows
   cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional)
   files         {relative path = text} extra files (mean files, image lists, images)
+  onnx, caffemodel   names of binary files in tests/data/onnx/ (built by its build.py) copied beside
+                the prototxt as `net.onnx` / `net.caffemodel` (the NN5xx conversion cases)
   select        codes to enable (default: the file's rule code)
   settings      extra [tool.nnie-lint] options (e.g. source-framework)
   expect        ["NN301 net.prototxt:12:15 safe-fix", ...]: code, file, 1-based line and column where
@@ -50,6 +52,10 @@ def _write(tmp: Path, case: dict) -> list[str]:
     if "prototxt" in case:
         (tmp / "net.prototxt").write_text(case["prototxt"], encoding="utf-8")
         files.append(str(tmp / "net.prototxt"))
+    for key in ("onnx", "caffemodel"):  # binary: copied from tests/data/onnx/
+        if key in case:
+            data = (Path(__file__).parents[1] / "data" / "onnx" / f"{case[key]}.{key}").read_bytes()
+            (tmp / f"net.{key}").write_bytes(data)
     for rel, text in case.get("files", {}).items():
         p = tmp / rel
         p.parent.mkdir(parents=True, exist_ok=True)
