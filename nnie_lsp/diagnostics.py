@@ -100,3 +100,32 @@ class Diagnostic(NamedTuple):
 
     def sort_key(self):
         return (self.path, self.range.start.line, self.range.start.character, self.code)
+
+
+def group_repeated(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Repeated identical findings shown once: diagnostics of one file with the same code,
+    severity and message and no fix become the first of them, its message ending "(the same in N
+    more)" and the others added as related locations (after its own).  Order is kept; findings
+    with a fix or alternatives stay apart (each keeps its own edit).  What every face shows
+    (CLI text/JSON/SARIF/GitHub, the server's diagnostics); ``--fix`` and the exit status use
+    the findings as the engine made them."""
+    diags = list(diags)
+    groups: dict[tuple, list[Diagnostic]] = {}
+    order: list[tuple] = []
+    for i, d in enumerate(diags):
+        key = ((d.path, d.code, d.severity, d.message) if d.fix is None and not d.alternatives
+               else ("#", i))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(d)
+    out = []
+    for key in order:
+        first, *rest = groups[key]
+        if rest:
+            zh = any("\u4e00" <= ch <= "\u9fff" for ch in first.message)  # the message's own language
+            same, suffix = ("相同", f"（另有 {len(rest)} 处相同）") if zh else ("the same", f" (the same in {len(rest)} more)")
+            more = tuple(Related(d.path, d.range, same) for d in rest)
+            first = first._replace(message=first.message + suffix, related=first.related + more)
+        out.append(first)
+    return out

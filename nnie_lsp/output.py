@@ -1,5 +1,8 @@
 """Diagnostic renderers for the command line: text, JSON, SARIF 2.1.0, GitHub annotations.
 
+Every renderer shows repeated identical findings once ("the same in N more", the others as
+related locations: :func:`nnie_lsp.diagnostics.group_repeated`).
+
 The JSON shape of a diagnostic and its fix is :mod:`nnie_lsp.diagnostic_json`'s (``rel``,
 ``rule_url`` and ``RULES_DOC`` are re-exported from there)."""
 
@@ -9,7 +12,7 @@ import os
 
 from . import __version__
 from .diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Severity, group_repeated
 from .lang import pick
 from .rules.catalogue import all_rules
 
@@ -20,13 +23,13 @@ __all__ = ["RULES_DOC", "rel", "rule_url", "render_json", "render_text", "render
 def render_json(diags: list[Diagnostic]) -> str:
     import json
 
-    return json.dumps([encode_diagnostic(d) for d in diags], ensure_ascii=False, indent=2) + "\n"
+    return json.dumps([encode_diagnostic(d) for d in group_repeated(diags)], ensure_ascii=False, indent=2) + "\n"
 
 
 def render_text(diags: list[Diagnostic], *, color: bool = False, show_fixes: bool = True) -> str:
     lines = []
     styles = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36", Severity.HINT: "2"}
-    for d in diags:
+    for d in group_repeated(diags):
         loc = f"{rel(d.path)}:{d.range.start.line + 1}:{d.range.start.character + 1}:"
         mark = ""
         if d.fix is not None and show_fixes:
@@ -49,7 +52,7 @@ def render_github(diags: list[Diagnostic]) -> str:
         return esc(s).replace(":", "%3A").replace(",", "%2C")
 
     out = []
-    for d in diags:
+    for d in group_repeated(diags):
         r = d.range
         out.append(f"::{kinds[d.severity]} title={prop(d.code + ' ' + rule_name(d.code))},file={prop(rel(d.path))},"
                    f"line={r.start.line + 1},col={r.start.character + 1},endLine={r.end.line + 1},"
@@ -62,7 +65,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     results = []
-    for d in diags:
+    for d in group_repeated(diags):
         r = d.range
         res = {
             "ruleId": d.code, "ruleIndex": index.get(d.code, 0), "level": levels[d.severity],

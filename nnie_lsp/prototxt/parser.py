@@ -25,7 +25,6 @@ from .decode import (
     BadValue,
     MsgInfo,
     decode_token,
-    did_you_mean,
     generic_value,
     parse_float,
     string_value,
@@ -364,7 +363,10 @@ class Parser:
 
     def _unknown_field_message(self, mi: MsgInfo, name: str) -> str:
         msg = f'Message type "{mi.full_name}" has no field named "{name}".'
-        hint = did_you_mean(name, mi.names)
+        from .schema import field_suggestion  # only for an unknown field (start-up)
+
+        close = field_suggestion(mi.full_name, name, mi.names)
+        hint = f' Did you mean "{close}"?' if close else ""
         if not hint:
             # a field of an enclosing message: probably a misplaced '}'
             for outer in self.mi_stack[:-1]:

@@ -5,6 +5,9 @@
 - :func:`field_info` -- the same for one field;
 - :func:`param_field_for_type` -- the ``LayerParameter`` ``*_param`` field of a layer type;
 - :func:`layer_types_for_param` -- the reverse;
+- :func:`field_suggestion` / :func:`param_block_suggestion` / :func:`type_suggestion` -- the
+  did-you-mean for an unknown field, a layer's parameter block and a layer type, among names of
+  the same kind only (:mod:`.close_names` decides what is close);
 - docs come from the comments of ``nnie_lsp/grammar/caffe.proto`` (the generated module keeps
   no comments), read once, lazily.
 """
@@ -34,6 +37,9 @@ __all__ = [
     "param_field_for_type",
     "layer_types_for_param",
     "layer_param_fields",
+    "field_suggestion",
+    "param_block_suggestion",
+    "type_suggestion",
     "PROTO_PATH",
 ]
 
@@ -154,6 +160,50 @@ def param_field_for_type(layer_type: str) -> str | None:
 
 def layer_types_for_param(param_field: str) -> tuple[str, ...]:
     return tuple(t for t, s in LAYERS.items() if s.param_field == param_field)
+
+
+# ---------------------------------------------------------------------------------------------
+# did-you-mean among names of the same kind
+
+LAYER_MESSAGE = "caffe.LayerParameter"
+
+
+def is_param_block(message: str, name: str) -> bool:
+    """A layer's ``*_param`` block: which one is right depends on the layer's type."""
+    return message == LAYER_MESSAGE and name.endswith("_param")
+
+
+def field_suggestion(message: str, name: str, candidates: Sequence[str]) -> str | None:
+    """The field of `message` that the unknown field `name` is a typo of, among fields of the
+    same kind: in a layer, a plain field (``botom`` -> ``bottom``) is compared with the plain
+    fields only, and a ``*_param`` block gets no suggestion here -- the only right block is the
+    layer type's own (:func:`param_block_suggestion`), never another type's (``bn_param`` is not
+    ``mvn_param``)."""
+    from .close_names import close_name
+
+    if is_param_block(message, name):
+        return None
+    if message == LAYER_MESSAGE:
+        candidates = [c for c in candidates if not c.endswith("_param")]
+    return close_name(name, candidates)
+
+
+def param_block_suggestion(layer_type: str, name: str) -> str | None:
+    """The layer type's own parameter block when `name` is a typo of it
+    (``upsampe_param`` in an Upsample layer -> ``upsample_param``), else None."""
+    from .close_names import close_name
+
+    own = param_field_for_type(layer_type) if layer_type else None
+    return close_name(name, [own]) if own else None
+
+
+def type_suggestion(layer_type: str) -> str | None:
+    """The known layer type that `layer_type` is a typo of (``Relu`` -> ``ReLU``), or None."""
+    from .close_names import close_name
+
+    if layer_type in LAYERS:
+        return None
+    return close_name(layer_type, list(LAYERS))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Config rules NN001-NN009: the mapper cfg itself (syntax, keys, values, files)."""
+"""Config rules NN001-NN005, NN007, NN008: the mapper cfg itself (syntax, keys, values, comments,
+log level).  The files it names (NN006, NN009): :mod:`.cfg_file_rules`."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ def _first_line_range(doc) -> Range:
       summary=("cfg line is not `[key] value`, blank or a `#` comment",
                "cfg 行不是 `[键] 值`、空行或 `#` 注释"),
       messages={"bad": ("not a cfg entry: {detail}; write `[key] value`",
-                        "不是合法的配置行：{detail}；应写作 `[键] 值`")})
+                        "不是合法的配置行：{detail}；应写作 `[键] 值`"),
+                "other_comment": ("`{start}` does not start a comment in the documented cfg form (only `#` lines are seen in real cfgs); whether nnie_mapper skips this line is not known: use `#`",
+                                  "在文档记载的 cfg 写法中 `{start}` 不是注释符（真实 cfg 中只见到 `#` 注释行）；nnie_mapper 是否跳过这一行未知：请改用 `#`")})
 def nn001(project, ctx):
     """
     ## What it finds
@@ -42,6 +45,10 @@ def nn001(project, ctx):
     [norm_type] 3        # right
     ```
 
+    A line starting with `;` or `//` is a warning, not an error: whether the mapper skips it as
+    a comment is not known (docs/field-facts.md §2 [?]); only `#` comment lines are seen in cfgs
+    the mapper accepts.
+
     ## Fix
     No automatic fix: the intended key and value cannot be guessed safely.
     """
@@ -49,6 +56,11 @@ def nn001(project, ctx):
     if cfg is None:
         return
     for err in cfg.errors:
+        start = cfg.line_index.line_text(err.range.start.line).lstrip()[:2]
+        if start[:1] == ";" or start == "//":
+            # the mapper's handling is unknown (docs/field-facts.md §2 [?]): a hedged warning
+            yield ctx.diag("other_comment", cfg.path, err.range, severity=WARNING, start=start[:1] if start[:1] == ";" else start)
+            continue
         detail = getattr(err, "message_zh", "") if is_zh(ctx.lang) else ""
         yield ctx.diag("bad", cfg.path, err.range, detail=detail or err.message)
 
@@ -123,8 +135,8 @@ def nn002(project, ctx):
                 "kind": ("[{key}] names a {found} file; it expects {expected}",
                          "[{key}] 指向的是 {found} 文件；应为 {expected}"),
                 "set": ("Change to {value}", "改为 {value}"),
-                "semicolon": ("[{key}] `;` does not start a comment in a cfg: the mapper reads \"{value}\" as the value; put the comment on its own line after `#`",
-                              "[{key}] cfg 中 `;` 不是注释符：mapper 会把 \"{value}\" 整体当作取值；请把注释单独放一行并以 `#` 开头"),
+                "semicolon": ("[{key}] `;` after the value: whether nnie_mapper treats `;` as a comment is not known; if it does not, it reads \"{value}\" as the value: put the comment on its own line after `#`",
+                              "[{key}] 值后面有 `;`：nnie_mapper 是否把 `;` 当作注释符未知；若不是，mapper 会把 \"{value}\" 整体当作取值：请把注释单独放一行并以 `#` 开头"),
                 "move_semicolon": ("Move `{comment}` to a `#` comment line above", "把 `{comment}` 移到上一行作为 `#` 注释")},
       fix="safe/unsafe")
 def nn003(project, ctx):
@@ -145,9 +157,9 @@ def nn003(project, ctx):
     [data_scale] 0.00392156862745098
     ```
 
-    A value followed by `; comment` (seen in cfgs in the wild): `;` does not start a comment in a
-    cfg, so the mapper reads the comment as part of the value (whether it strips it is not
-    documented: docs/field-facts.md §16.4 [?]).
+    A value followed by `; comment` (seen in cfgs in the wild) is a warning, worded as unknown:
+    whether the mapper strips a `;` comment is not documented (docs/field-facts.md §16.4 [?]); if
+    it does not, it reads the comment as part of the value (the same uncertainty as NN007's `#`).
 
     ## Fix
     Offered when the intended value is unambiguous (upper-case `RGB`, `1/255` written as a decimal,
@@ -173,7 +185,8 @@ def nn003(project, ctx):
                      (cfg.path, TextEdit(Range(kept_end, e.value_range.end), ""))]
             short = comment if len(comment) <= 40 else comment[:37] + "..."
             fix = ctx.fix("move_semicolon", edits, safe=False, comment=short)
-            yield ctx.diag("semicolon", cfg.path, e.value_range, fix=fix, key=e.key, value=e.value)
+            # unknown mapper behaviour (docs/field-facts.md §2, §16.4 [?]): a hedged warning, as NN007
+            yield ctx.diag("semicolon", cfg.path, e.value_range, severity=WARNING, fix=fix, key=e.key, value=e.value)
             continue
         wrong = _wrong_file_kind(e.key, e.value)
         if wrong:
@@ -266,6 +279,8 @@ def nn004(project, ctx):
 @rule("NN005", "missing-cfg-key", ERROR, step=None, needs=CFG,
       summary=("A required cfg key is missing", "缺少必需的配置键"),
       messages={"missing": ("required key [{key}] is missing{note}", "缺少必需的配置键 [{key}]{note}"),
+                "missing_inferred": ("key [{key}] is missing: the vendor table lists no default for it and every real cfg sets it, so the mapper probably needs it (not documented)",
+                                     "缺少配置键 [{key}]：厂商的表格没有列出其默认值，且所有真实 cfg 都设置了它，因此 mapper 很可能需要它（文档未说明）"),
                 "add": ("Add [{key}] {value}", "添加 [{key}] {value}"),
                 "ms_note": (" (a MindSpore Lite nnie.cfg omits it because MindSpore supplies it)",
                             "（MindSpore Lite 的 nnie.cfg 会省略该项，由 MindSpore 提供）")},
@@ -279,7 +294,9 @@ def nn005(project, ctx):
 
     ## Why
     Without them nnie_mapper stops before quantization; a missing `[mean_file]` with norm_type 0/3
-    is an easy one to forget because the value is not used.
+    is an easy one to forget because the value is not used.  `[image_type]` and `[norm_type]`
+    have no default in the vendor table and every real cfg sets them; that the mapper needs them
+    is our inference (docs/field-facts.md §3.1 [I]), so their absence is a warning that says so.
 
     ## Example
     ```
@@ -311,82 +328,12 @@ def nn005(project, ctx):
                 placeholder = cfg_keys.NULL_PATH_PLACEHOLDER
                 edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", placeholder, after=cfg.get("norm_type")[-1]))]
                 fix = ctx.fix("add", edits, safe=True, key="mean_file", value=placeholder)
+        if "[I]" in (spec.required_note or ""):
+            # required by our reading only (docs/field-facts.md §3.1 Decisions [I]): a hedged warning
+            yield ctx.diag("missing_inferred", cfg.path, _first_line_range(cfg), severity=WARNING, fix=fix, key=spec.name)
+            continue
         note = ctx.text("ms_note") if mindspore_like and spec.name in ("prototxt_file", "caffemodel_file") else ""
         yield ctx.diag("missing", cfg.path, _first_line_range(cfg), fix=fix, key=spec.name, note=note)
-
-
-@rule("NN006", "file-not-found", ERROR, step=None, needs=CFG,
-      summary=("A file the cfg names does not exist", "cfg 中引用的文件不存在"),
-      messages={"missing": ("[{key}] file not found: {file} (looked in {where})",
-                            "[{key}] 指向的文件不存在：{file}（已查找 {where}）"),
-                "images": ("{missing} of {total} images listed in {list} not found (first: line {line}: {image})",
-                           "{list} 中 {total} 张图片有 {missing} 张不存在（第一个：第 {line} 行 {image}）"),
-                "image_line": ("image not found: {image}", "图片不存在：{image}"),
-                "empty_list": ("image list {list} names no images", "图片列表 {list} 是空的"),
-                "unreadable": ("[{key}] {file}: {reason}", "[{key}] {file}：{reason}"),
-                "windows": ("[{key}] is a Windows path ({file}); it cannot be checked on this system",
-                            "[{key}] 是 Windows 路径（{file}），无法在当前系统上检查")})
-def nn006(project, ctx):
-    """
-    ## What it finds
-    A path in `[prototxt_file]`, `[caffemodel_file]`, `[image_list]` (and every image listed in it),
-    `[mean_file]` (unless `null` with norm_type 0/3) or `[roi_coordinate_file]` that does not exist.
-    Relative paths are tried against the cfg's folder, the working directory, then the folders
-    above the cfg (nnie_mapper resolves them against the directory it runs in).  A path that names
-    something the lint does not read is reported too, with the reason: a folder, a FIFO, a device
-    or a socket instead of a regular file, a symbolic link loop or a link to a missing file, a file
-    without read permission, or a file larger than the lint reads for its kind (README,
-    "Reliability").
-
-    ## Why
-    The mapper fails late (sometimes after parsing the whole net) or, for a stale RuyiStudio
-    `mark_prototxt/..._mark_nnie_<time>.prototxt`, maps an old net.  A missing calibration image
-    silently shrinks the calibration set.
-
-    ## Example
-    ```
-    [caffemodel_file] ./model/yolov3.caffemodel     # no such file
-    ```
-
-    ## Fix
-    None automatic: correct the path.
-    """
-    cfg = project.cfg
-    if cfg is None:
-        return
-    unreadable = {id(u.ref.entry): u.problem for u in getattr(project, "unreadable", ()) if u.ref is not None}
-    for r in project.refs:
-        e = r.entry
-        problem = unreadable.get(id(e))
-        if problem is not None:
-            yield ctx.diag("unreadable", cfg.path, e.value_range, key=e.key, file=r.written,
-                           reason=problem.describe(ctx.lang))
-            continue
-        if r.foreign:
-            yield ctx.diag("windows", cfg.path, e.value_range, severity=INFO, key=e.key, file=r.written)
-            continue
-        if r.is_null or r.resolved:
-            continue
-        if not r.written.strip():
-            continue  # NN003 reports the empty value
-        if _semicolon_comment(r.written):
-            continue  # NN003 reports `; comment` after the path (one finding per cause)
-        where = ", ".join(os.path.dirname(c) or "." for c in r.candidates[:3])
-        yield ctx.diag("missing", cfg.path, e.value_range, key=e.key, file=r.written, where=where)
-    for il in project.image_lists:
-        e = il.ref.entry
-        name = os.path.basename(il.ref.resolved or il.ref.written)
-        if not il.lines:
-            yield ctx.diag("empty_list", cfg.path, e.value_range, severity=WARNING, list=name)
-            continue
-        missing = il.missing
-        if not missing:
-            continue
-        related = [ctx.related("image_line", il.ref.resolved, Range.of(m.line, 0, m.line, len(m.text)), image=m.text)
-                   for m in missing[:5]]
-        first = missing[0]
-        yield ctx.diag("images", cfg.path, e.value_range, related=related, missing=len(missing),
-                       total=len(il.lines), list=name, line=first.line + 1, image=first.text)
 
 
 @rule("NN007", "inline-comment", WARNING, step=None, needs=CFG,
@@ -468,48 +415,3 @@ def nn008(project, ctx):
     if e is not None and config.value("log_level") == 3:
         fix = ctx.fix("lower", [(cfg.path, set_cfg_value(e, "2"))], safe=False)
         yield ctx.diag("slow", cfg.path, e.value_range, fix=fix)
-
-
-@rule("NN009", "stale-marked-prototxt", WARNING, step=None, needs=CFG,
-      summary=("`[prototxt_file]` names an older RuyiStudio marked prototxt", "`[prototxt_file]` 指向较旧的 RuyiStudio 标记 prototxt"),
-      messages={"stale": ("[prototxt_file] names {used}, but RuyiStudio has written a newer marked prototxt of this net: {newest}",
-                          "[prototxt_file] 指向 {used}，但 RuyiStudio 已生成该网络更新的标记 prototxt：{newest}"),
-                "use": ("Use {newest}", "改用 {newest}")},
-      fix="unsafe")
-def nn009(project, ctx):
-    """
-    ## What it finds
-    A cfg whose `[prototxt_file]` is a RuyiStudio marked prototxt
-    (`mark_prototxt/<name>_mark_nnie_<yyyymmddhhmmss>.prototxt`) while the same folder holds a newer
-    one of the same net with different content (a newer mark holding the same net — same text, or
-    the same layers and parameters once parsed — is not reported).
-
-    ## Why
-    RuyiStudio writes a new marked prototxt each time the net is marked and points `[prototxt_file]`
-    at it — but users report it sometimes fails to update that line, so the mapper silently maps
-    an old version of the net (every later triage step then chases a net you are not looking at).
-
-    ## Example
-    ```
-    [prototxt_file] ./mark_prototxt/mobilefacenet_mark_nnie_20190723102335.prototxt
-    # mark_prototxt/ also holds mobilefacenet_mark_nnie_20190801093012.prototxt
-    ```
-
-    ## Fix
-    Unsafe: point `[prototxt_file]` at the newest marked prototxt (only you know which one you
-    meant to map).
-    """
-    cfg, origin = project.cfg, project.prototxt_origin
-    if cfg is None or origin is None or not project.marked_siblings or not origin.resolved:
-        return
-    newest = project.marked_siblings[0]
-    if os.path.basename(newest) == os.path.basename(origin.resolved) or project.marked_newest_same:
-        return  # the newest mark holds the same net: nothing is stale
-    written = origin.written.strip()
-    new_value = os.path.join(os.path.dirname(written), os.path.basename(newest)) if os.path.dirname(written) \
-        else os.path.basename(newest)
-    if "\\" in written and "/" not in written:
-        new_value = new_value.replace("/", "\\")
-    fix = ctx.fix("use", [(cfg.path, set_cfg_value(origin.entry, new_value))], safe=False, newest=os.path.basename(newest))
-    yield ctx.diag("stale", cfg.path, origin.entry.value_range, fix=fix,
-                   used=os.path.basename(origin.resolved), newest=os.path.basename(newest))

@@ -45,6 +45,17 @@ _DARKNET = re.compile(r"^layer\d+-(conv|bn|scale|act|upsample|route|shortcut|max
 _PYTORCH2CAFFE = re.compile(r"_blob\d+$")
 _ONNX_OP = re.compile(r"^(Conv|Relu|Sigmoid|Mul|Add|Concat|MaxPool|Resize|Reshape|Transpose|BatchNormalization|Gemm|LeakyRelu|Upsample|Slice|Split|Clip|HardSigmoid|GlobalAveragePool|Flatten|Softmax)_\d+$")
 _MXNET = re.compile(r"(_fwd$|^_plus\d+|^_mulscalar\d+|^_minusscalar\d+|^stage\d+_unit\d+|^bn_data$|_relu_fwd$|^_copy\d+)")
+# MXNet Gluon block prefixes (docs/field-facts.md §16.6): "<class name in lower case><counter>_" of the
+# model zoo and GluonCV nets, then a child block "<kind><counter>" (mobilenet0_conv0, resnetv10_stage1_conv0,
+# mobilenetv20_features_batchnorm0, insightface RetinaFace's mobilenet0_conv0)
+_GLUON = re.compile(r"^(alexnet|densenet|inception3|mobilenet|mobilenetv2|mobilenetv3|resnetv1b?|resnetv2"
+                    r"|squeezenet|vgg|ssd|yolov3|darknetv3|fasterrcnn|hybridsequential)\d+_"
+                    r"([a-z]+\d*_)*(conv|batchnorm|dense|pool|relu|activation|flatten|dropout|hybridsequential)\d+")
+# ONNX exports of PyTorch >= 1.13: nodes named by module scope "/layer1/layer1.0/conv1/Conv", values
+# "/conv1/Conv_output_0" (docs/field-facts.md §16.6)
+_ONNX_SCOPE = re.compile(r"^(/[\w.]+)*/(Conv|Relu|Sigmoid|Mul|Add|Concat|MaxPool|Resize|Reshape|Transpose"
+                         r"|BatchNormalization|Gemm|LeakyRelu|Slice|Split|Clip|HardSigmoid|GlobalAveragePool"
+                         r"|AveragePool|Flatten|Softmax|ConvTranspose)(_\d+)?(_output_\d+)?$")
 
 
 def rgb_evidence(project, lang: str = "en") -> list[str]:
@@ -75,9 +86,16 @@ def rgb_evidence(project, lang: str = "en") -> list[str]:
     elif len(numeric) >= max(3, len(names) // 4):
         say(f"ONNX/PyTorch converter numeric blob names (\"{numeric[0]}\", …)",
             f"ONNX/PyTorch 转换工具的数字 blob 名（\"{numeric[0]}\" 等）")
-    h = sample(_MXNET)
+    h = sample(_ONNX_SCOPE)
     if len(h) >= 3:
-        say(f"mxnet2caffe names ({h[0]}, …)", f"mxnet2caffe 风格的名称（{h[0]} 等）")
+        say(f"PyTorch ONNX export scope names ({h[0]}, …)", f"PyTorch 导出 ONNX 的作用域名（{h[0]} 等）")
+    h = sample(_GLUON)
+    if len(h) >= 3:
+        say(f"MXNet Gluon block names ({h[0]}, …)", f"MXNet Gluon 模块名（{h[0]} 等）")
+    else:
+        h = sample(_MXNET)
+        if len(h) >= 3:
+            say(f"mxnet2caffe names ({h[0]}, …)", f"mxnet2caffe 风格的名称（{h[0]} 等）")
     # SiLU written as Sigmoid × x: YOLOv5 and other PyTorch nets
     sig_tops = {l.tops[0] for l in graph.layers if l.type == "Sigmoid" and l.tops}
     silu = [l for l in graph.layers if l.type == "Eltwise" and len(l.bottoms) == 2 and
@@ -106,7 +124,9 @@ def nn108(project, ctx):
     ## What it finds
     A net whose layer and blob names or patterns show it was converted from an RGB-trained framework
     — darknet2caffe (`layer86-upsample`), PytorchToCaffe (`conv_blob1`), ONNX converters
-    (`Conv_0`, numeric blobs such as `"292"`), mxnet2caffe (`stage1_unit1_…`), SiLU written as
+    (`Conv_0`, numeric blobs such as `"292"`, PyTorch ≥ 1.13 scope names `/layer1/layer1.0/conv1/Conv`),
+    mxnet2caffe (`stage1_unit1_…`), MXNet Gluon block names (`mobilenet0_conv0`, `resnetv10_conv0`:
+    the model zoo's and GluonCV's prefixes, docs/field-facts.md §16.6), SiLU written as
     Sigmoid × x — or a declared `source-framework` of that kind, while `[RGB_order]` is BGR or unset
     (default BGR). The message names the evidence.
 

@@ -1,22 +1,20 @@
-"""Schema and graph rules NN010-NN016 and NN020: the prototxt as nnie_mapper will read it.
+"""Schema and graph rules NN010-NN014 and NN016: the prototxt as nnie_mapper will read it.
 
 Syntax, unknown fields and bad values (from the reader), undefined bottoms, duplicate layer names,
-unsupported layer types, legacy forms and the layers outside the TEST net.  The input batch
-(NN017) is in :mod:`.input_batch`, the documented NNIE layer limits (NN018-NN019) in
-:mod:`.layer_limits` and the layers the net cannot be set up with (NN021) in
-:mod:`.layer_setup`, imported here so that loading this module registers them all.
+legacy forms.  The layers NNIE cannot map (NN015) are in :mod:`.layer_support`, which net is
+judged (NN020) in :mod:`.judged_net`, the input batch (NN017) in :mod:`.input_batch`, the
+documented NNIE layer limits (NN018-NN019) in :mod:`.layer_limits` and the layers the net cannot
+be set up with (NN021) in :mod:`.layer_setup`; the rule index (:mod:`.index`) says which module
+registers which code.
 
 Rules look at the TEST net nnie_mapper converts (``project.graph.layers``); layers of other
-phases (``graph.excluded``) are only counted by NN020.  Syntax and schema errors (NN010-NN012)
+phases (``graph.excluded``) are only named by NN020.  Syntax and schema errors (NN010-NN012)
 are reported everywhere in the file: the mapper's parser reads it whole.
 """
 
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from ..lang import pick
-from ..prototxt import layers as layer_table
-from ..prototxt.python_layers import python_layer_advice
 from ..text import Range, TextEdit
 from ._proto import layer_anchor, line_directives, names_text, top_level
 from .registry import rule
@@ -104,14 +102,72 @@ def nn011(project, ctx):
     doc = project.prototxt
     if doc is None:
         return
+    owned = _fork_param_blocks(project) if any(e.code == "NN011" for e in doc.errors) else {}
+    idx = doc.line_index
     for err in doc.errors:
         if err.code != "NN011":
             continue
-        idx = doc.line_index
-        if doc.text[idx.offset(err.range.start):idx.offset(err.range.end)] == "ceil_mode":
+        name = doc.text[idx.offset(err.range.start):idx.offset(err.range.end)]
+        if name == "ceil_mode":
             yield ctx.diag("ceil_mode", doc.path, err.range)
+        elif err.range in owned:
+            continue  # the layer's type is reported by NN015, its block with it
         else:
-            yield ctx.diag("err", doc.path, err.range, message=err.message)
+            yield ctx.diag("err", doc.path, err.range, message=_with_block_hint(project, err, name, ctx))
+
+
+def _layer_blocks(project):
+    """(layer source, its direct child node) for every ``*_param`` block directly in a layer."""
+    for ls in project.prototxt.layers:
+        for n in ls.node.children:
+            if n.name.endswith("_param") and n.field is None:
+                yield ls, n
+
+
+def _fork_param_blocks(project) -> dict:
+    """Name ranges of the parameter blocks that belong to a layer type NN015 reports (a fork's
+    ``bn_param`` in a ``type: "BN"`` layer of the judged net): one finding for the layer."""
+    from ..prototxt.fork_layers import fork_layer
+    from ..prototxt.schema import param_field_for_type
+    from .layer_support import FORK, UNKNOWN, layer_verdicts
+
+    g = project.graph
+    if g is None:
+        return {}
+    reported = {id(v.layer.source) for v in layer_verdicts(g)
+                if v.kind in (FORK, UNKNOWN) or fork_layer(v.layer.type) is not None}
+    out = {}
+    for ls, n in _layer_blocks(project):
+        if id(ls) not in reported:
+            continue
+        fork = fork_layer(ls.type)
+        own = fork.param_field if fork is not None else _snake_param(ls.type)
+        if n.name == own or n.name == param_field_for_type(ls.type):
+            out[n.name_range] = ls
+    return out
+
+
+def _snake_param(layer_type: str) -> str:
+    import re
+
+    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", layer_type)
+    s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
+    return s.lower() + "_param"
+
+
+def _with_block_hint(project, err, name, ctx) -> str:
+    """An unknown ``*_param`` block in a layer gets a did-you-mean only for the layer type's own
+    block (``upsampe_param`` in an Upsample layer), never another type's (the reader gives none)."""
+    from ..prototxt.schema import is_param_block, param_block_suggestion
+
+    msg = err.message
+    if not is_param_block("caffe.LayerParameter", name) or not msg.startswith('Message type "caffe.LayerParameter"'):
+        return msg
+    for ls, n in _layer_blocks(project):
+        if n.name_range == err.range:
+            close = param_block_suggestion(ls.type, name)
+            return msg + (f' Did you mean "{close}" (the {ls.type} layer\'s block)?' if close else "")
+    return msg
 
 
 @rule("NN012", "bad-value", Severity.ERROR, step=None,
@@ -142,8 +198,11 @@ def nn012(project, ctx):
       summary=("A bottom blob is never produced", "bottom 引用的 blob 没有被任何层产生"),
       messages={"undefined": ("bottom \"{blob}\" of layer \"{layer}\" is not produced by any earlier layer or input{hint}{more}",
                               "层 \"{layer}\" 的 bottom \"{blob}\" 不是任何前面的层或输入产生的{hint}{more}"),
+                "several": ("bottoms {blobs} of layer \"{layer}\" are not produced by any earlier layer or input{hint}{more}",
+                            "层 \"{layer}\" 的 bottom {blobs} 不是任何前面的层或输入产生的{hint}{more}"),
                 "more": ("; also read by {n} more: {layers}", "；另有 {n} 个层也读取它：{layers}"),
                 "also": ("layer \"{layer}\" also reads \"{blob}\"", "层 \"{layer}\" 也读取 \"{blob}\""),
+                "same_layer": ("bottom \"{blob}\" of the same layer is not produced either", "同一层的 bottom \"{blob}\" 也没有被产生"),
                 "hint": ("; did you mean \"{suggestion}\"?", "；是否应为 \"{suggestion}\"？"),
                 "later": (" (layer \"{producer}\" produces it later: layers must be in topological order)",
                           "（层 \"{producer}\" 在后面才产生它：层必须按拓扑顺序排列）"),
@@ -164,17 +223,21 @@ def nn013(project, ctx):
     layer { name: "relu1" type: "ReLU" bottom: "conv_1" top: "conv1" }   # blob is "conv1"
     ```
 
-    One finding per missing blob, at its first reader; the other layers reading it are related
-    locations (a net cut before a deleted head often has one blob read by dozens of layers).
+    One finding per cause: the missing blobs a layer is the first to read are one finding at that
+    layer (a Concat reading six deleted heads is one finding); the other layers reading them are
+    related locations (a net cut before a deleted head often has one blob read by dozens of layers).
+    A blob made only by layers outside the judged net (a `phase: TRAIN` data layer of a training
+    file) is not reported here: NN020 says that the judged net has no producer for it.
 
     ## Fix
     Unsafe: rename to the closest defined blob, when one is close enough (in every layer that
-    reads the missing blob).
+    reads the missing blob), offered when the finding is about one blob.
     """
     doc, g = project.prototxt, project.graph
     if doc is None or g is None:
         return
     defined = {i.name for i in g.inputs}
+    outside = {t for e in g.excluded for t in e.layer.tops}  # NN020's to say
     later_producer = {}
     for layer in g.layers:
         for t in layer.tops:
@@ -186,7 +249,7 @@ def nn013(project, ctx):
             defined.update(layer.tops)
             continue
         for blob, rng in layer.source.bottoms:
-            if blob in defined:
+            if blob in defined or (blob in outside and blob not in later_producer):
                 continue
             if blob not in readers:
                 import difflib  # only for a missing blob (start-up)
@@ -196,35 +259,51 @@ def nn013(project, ctx):
             readers.setdefault(blob, []).append((layer, rng))
         defined.update(layer.tops)
     directives = line_directives(doc) if readers else []
+    by_first: dict[int, list] = {}  # first reader's layer index -> [(blob, places)]
     for blob, places in readers.items():
-        suggestion = close_at_first[blob]
         grouped = []
         for layer, rng in places:
             probe = ctx.diag("undefined", doc.path, rng, blob=blob, layer=layer.name, hint="", more="")
             if any(d.covers(probe) for d in directives):  # a suppressed place silences only itself
-                yield _undefined(ctx, doc, blob, [(layer, rng)], suggestion, later_producer)
+                yield _undefined(ctx, doc, [(blob, [(layer, rng)])], close_at_first, later_producer)
             else:
                 grouped.append((layer, rng))
         if grouped:
-            yield _undefined(ctx, doc, blob, grouped, suggestion, later_producer)
+            by_first.setdefault(grouped[0][0].index, []).append((blob, grouped))
+    for group in by_first.values():
+        yield _undefined(ctx, doc, group, close_at_first, later_producer)
 
 
-def _undefined(ctx, doc, blob, places, suggestion, later_producer):
-    """NN013 for one missing blob: at its first reader, the other readers as related places."""
+def _undefined(ctx, doc, blobs, close_at_first, later_producer):
+    """NN013 for the missing blobs one layer reads first: at its first missing bottom; the
+    layer's other missing bottoms and the other readers are related places."""
+    blob, places = blobs[0]
     (layer, rng), others = places[0], places[1:]
     hint = ""
     fix = None
     if blob in later_producer and later_producer[blob] != layer.name:
         hint = ctx.text("later", producer=later_producer[blob])
-    elif suggestion:
+    elif close_at_first.get(blob) and len(blobs) == 1:
+        suggestion = close_at_first[blob]
         hint = ctx.text("hint", suggestion=suggestion)
         from ..fixes import replace_string_token
         fix = ctx.fix("rename", [(doc.path, replace_string_token(doc, r, suggestion)) for _, r in places],
                       safe=False, suggestion=suggestion)
-    more = ctx.text("more", n=len(others), layers=names_text([other.name for other, _ in others])) if others else ""
-    related = [ctx.related("also", doc.path, r, blob=blob, layer=other.name) for other, r in others]
-    return ctx.diag("undefined", doc.path, rng, fix=fix, related=related, blob=blob, layer=layer.name,
-                    hint=hint, more=more)
+    related = []
+    for other_blob, other_places in blobs[1:]:
+        related.append(ctx.related("same_layer", doc.path, other_places[0][1], blob=other_blob))
+    for b, ps in blobs:
+        related += [ctx.related("also", doc.path, r, blob=b, layer=other.name)
+                    for other, r in (ps[1:] if b == blob else ps[1:])]
+    readers = [other.name for other, _ in others]
+    for _, ps in blobs[1:]:
+        readers += [other.name for other, _ in ps[1:] if other.name not in readers]
+    more = ctx.text("more", n=len(readers), layers=names_text(readers)) if readers else ""
+    if len(blobs) == 1:
+        return ctx.diag("undefined", doc.path, rng, fix=fix, related=related, blob=blob, layer=layer.name,
+                        hint=hint, more=more)
+    return ctx.diag("several", doc.path, rng, fix=fix, related=related, layer=layer.name, hint=hint, more=more,
+                    blobs=names_text([b for b, _ in blobs]))
 
 
 @rule("NN014", "duplicate-layer-name", Severity.ERROR, step=None,
@@ -265,90 +344,6 @@ def nn014(project, ctx):
                            related=[ctx.related("first", doc.path, layer_anchor(f.source), name=layer.name)])
         else:
             first[layer.name] = layer
-
-
-@rule("NN015", "unsupported-layer", Severity.ERROR, step=None,
-      summary=("Layer type NNIE does not support", "NNIE 不支持的层类型"),
-      messages={"unsupported": ("layer type \"{type}\" is not supported by NNIE: {advice}",
-                                "NNIE 不支持层类型 \"{type}\"：{advice}"),
-                "unknown": ("unknown layer type \"{type}\"{hint}; NNIE only maps known Caffe and extension layers: rewrite it as Custom or Proposal, or name the layer \"*_cpu\"",
-                            "未知的层类型 \"{type}\"{hint}；NNIE 只映射已知的 Caffe 层和扩展层：请改写为 Custom 或 Proposal，或将层名加 \"_cpu\" 后缀"),
-                "hint": (" (did you mean \"{suggestion}\"?)", "（是否应为 \"{suggestion}\"？）"),
-                "advice_default": ("rewrite it as Custom (tensor outputs) or Proposal (one box output), or name the layer \"{name}_cpu\" and implement it on the CPU",
-                                   "请改写为 Custom（输出张量）或 Proposal（输出检测框），或将层名改为 \"{name}_cpu\" 并在 CPU 上实现"),
-                "advice_cut": ("cut the net before it and run it on the CPU (usual practice for {type}), or rewrite it as Custom",
-                               "通常的做法是在它之前截断网络并在 CPU 上实现（{type} 的惯例），或改写为 Custom"),
-                "advice_train": ("it is a training-only layer: delete it from the deploy prototxt",
-                                 "这是仅用于训练的层：请从部署用 prototxt 中删除"),
-                "python": ("Python layer \"{layer_class}\" does not run on NNIE: {advice}",
-                           "Python 层 \"{layer_class}\" 无法在 NNIE 上运行：{advice}")})
-def nn015(project, ctx):
-    """
-    ## What it finds
-    A layer whose type NNIE cannot map: training-only layers (Data, Accuracy, SoftmaxWithLoss…),
-    detection heads normally done on the CPU (PriorBox, DetectionOutput, Region/Yolo), private or
-    misspelled types.  Layers named `*_cpu` (user CPU layers), `Custom` and `Proposal` are accepted.
-
-    ## Why
-    The HiSVP guide (§3.1.4) asks you to rewrite non-supported layers as `Proposal` (box output,
-    exactly one top) or `Custom` (tensor outputs with `custom_param` shapes), or to mark them
-    `_cpu`; the net is then split into NNIE and CPU segments.  The mapper otherwise fails at "net
-    parsing".
-
-    A pycaffe `type: "Python"` layer gets the advice of its class (`python_param { layer: … }`):
-    Faster R-CNN / R-FCN's `ProposalLayer` is needed at inference and becomes NNIE's `Proposal`
-    layer with `[net_type] 1` (docs/field-facts.md §7.3, §16.4); training-only classes
-    (`AnchorTargetLayer`, `ProposalTargetLayer`, `SpatialDropout`) are deleted; `RoIDataLayer`
-    becomes an input declaration; other classes get the general advice.
-
-    ## Example
-    ```
-    layer { name: "detection_out" type: "DetectionOutput" ... }    # run on the CPU instead
-    layer { name: "proposal" type: "Python" bottom: "rpn_cls_prob_reshape" bottom: "rpn_bbox_pred"
-            bottom: "im_info" top: "rois"
-            python_param { module: "rpn.proposal_layer" layer: "ProposalLayer" } }   # -> Proposal
-    ```
-
-    ## Fix
-    None automatic: it is a design decision where to cut the net.
-    """
-    doc, g = project.prototxt, project.graph
-    if doc is None or g is None:
-        return
-    for layer in g.layers:
-        t = layer.type
-        if not t or layer_table.is_cpu_layer_name(layer.name):
-            continue
-        spec = layer_table.lookup(t)
-        if spec is not None and spec.support != "unsupported":
-            continue
-        rng = layer.source.type_range or layer_anchor(layer.source)
-        if t == "Python" and not layer.source.is_v1:
-            yield _python_layer(layer, rng, doc, ctx)
-            continue
-        if spec is None:
-            close = layer_table.suggest(t)
-            hint = ctx.text("hint", suggestion=close) if close else ""
-            yield ctx.diag("unknown", doc.path, rng, type=t, hint=hint)
-            continue
-        if spec.training_only:
-            advice = ctx.text("advice_train")
-        elif spec.category == "detection":
-            advice = ctx.text("advice_cut", type=t)
-        else:
-            advice = ctx.text("advice_default", name=layer.name)
-        yield ctx.diag("unsupported", doc.path, rng, type=t, advice=advice)
-
-
-def _python_layer(layer, rng, doc, ctx):
-    """NN015 for a pycaffe layer: the advice depends on its class (``python_param.layer``)."""
-    layer_class = layer.param.python_param.layer
-    known = python_layer_advice(layer_class) if layer_class else None
-    if known is None:
-        advice = ctx.text("advice_default", name=layer.name)
-    else:
-        advice = pick((known.en, known.zh), ctx.lang)
-    return ctx.diag("python", doc.path, rng, layer_class=layer_class or "?", advice=advice)
 
 
 @rule("NN016", "legacy-form", Severity.WARNING, step=None,
@@ -413,55 +408,3 @@ def nn016(project, ctx):
         new = f"\n{indent}".join(parts)
         fix = ctx.fix("convert", [(doc.path, TextEdit(Range(dims[0].range.start, dims[-1].range.end), new))], safe=True)
     yield ctx.diag("input_dim", doc.path, Range(dims[0].range.start, dims[min(3, len(dims) - 1)].range.end), fix=fix)
-
-
-@rule("NN020", "layers-outside-test-net", Severity.INFO, step=None,
-      summary=("Layers outside the TEST net are not checked", "不属于 TEST 网络的层不做检查"),
-      messages={"excluded": ("{n} layers are not part of the TEST net nnie_mapper converts ({reasons}) and are not checked: {layers}",
-                             "{n} 个层不属于 nnie_mapper 转换的 TEST 网络（{reasons}），不做检查：{layers}"),
-                "one": ("layer \"{layer}\" is not part of the TEST net nnie_mapper converts ({reasons}) and is not checked",
-                        "层 \"{layer}\" 不属于 nnie_mapper 转换的 TEST 网络（{reasons}），不做检查"),
-                "also": ("layer \"{layer}\": {reason}", "层 \"{layer}\"：{reason}")},
-      docs_zh=("BVLC 的 train_val.prototxt 同时包含 TRAIN 与 TEST 两个阶段的层（`include { phase: TRAIN }` 等），"
-               "nnie_mapper 转换的是部署/TEST 网络。不属于 TEST 网络的层不参与任何检查，这里每个文件只提示一次被忽略的层数；"
-               "语法与字段错误（NN010-NN012）仍在整个文件中报告，因为 mapper 会解析整个文件。"))
-def nn020(project, ctx):
-    """
-    ## What it finds
-    Layers that Caffe's phase rules leave out of the TEST net (`include { phase: TRAIN }`,
-    `exclude { phase: TEST }`, a `stage` or `min_level` the deploy net does not have).  Said once
-    per file, at the first such layer, with the others as related locations.
-
-    ## Why
-    A BVLC `train_val.prototxt` holds the layers of both phases, often with the same names; NNIE
-    converts the deploy/TEST net (docs/field-facts.md §16.4), so the other layers are not part of
-    the NNIE net and no rule reports them as NNIE problems.  This note says which layers were
-    left out, so that a layer you expected to be checked is not silently skipped.  Syntax and
-    schema errors (NN010-NN012) are still reported in those layers: the mapper's parser reads the
-    whole file.
-
-    ## Example
-    ```
-    layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN } ... }
-    layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TEST } ... }
-    ```
-
-    ## Fix
-    None needed.  To convert, a deploy prototxt without the training layers is the usual input.
-    """
-    doc, g = project.prototxt, project.graph
-    if doc is None or g is None or not g.excluded:
-        return
-    counts: dict[str, int] = {}
-    for excluded in g.excluded:
-        counts[excluded.reason] = counts.get(excluded.reason, 0) + 1
-    reasons = "; ".join(r if n == 1 else f"{r} ×{n}" for r, n in counts.items())
-    first, others = g.excluded[0], g.excluded[1:]
-    related = [ctx.related("also", doc.path, layer_anchor(e.layer.source), layer=e.layer.name or e.layer.type,
-                           reason=e.reason) for e in others]
-    rng = layer_anchor(first.layer.source)
-    if not others:
-        yield ctx.diag("one", doc.path, rng, layer=first.layer.name or first.layer.type, reasons=reasons)
-        return
-    names = names_text([e.layer.name or e.layer.type for e in g.excluded])
-    yield ctx.diag("excluded", doc.path, rng, related=related, n=len(g.excluded), reasons=reasons, layers=names)

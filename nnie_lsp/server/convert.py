@@ -32,7 +32,7 @@ from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
 from ..diagnostic_json import RULES_DOC, rule_url
-from ..diagnostics import Diagnostic, Fix
+from ..diagnostics import Diagnostic, Fix, group_repeated
 from ..features.actions import Action
 from ..text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
@@ -236,6 +236,13 @@ def to_code_action(action: Action, lines: LineSource, enc: Encoder,
                                  for e in edits]
     return lsp.CodeAction(title=action.title, kind=action.kind, diagnostics=diagnostics or None,
                           is_preferred=action.preferred or None, edit=lsp.WorkspaceEdit(changes=changes))
+
+
+def to_lsp_diagnostics(diags: Iterable[Diagnostic], lines: LineSource, enc: Encoder,
+                       versions: dict[str, int], source: str = SOURCE) -> list[lsp.Diagnostic]:
+    """The engine's findings for the client, repeated identical ones shown once ("the same in N
+    more", the others in ``relatedInformation``: :func:`nnie_lsp.diagnostics.group_repeated`)."""
+    return [to_lsp_diagnostic(d, lines, enc, versions, source) for d in group_repeated(diags)]
 
 
 def to_lsp_diagnostic(d: Diagnostic, lines: LineSource, enc: Encoder, versions: dict[str, int],

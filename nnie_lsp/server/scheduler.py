@@ -28,7 +28,7 @@ from ..lint import lint
 from ..project import DiskProvider, Project, cached_prototxt, project_for_file
 from ..settings import LintSettings
 from ..text import LineIndex
-from .convert import SOURCE, Encoder, to_lsp_diagnostic
+from .convert import SOURCE, Encoder, to_lsp_diagnostics
 
 if TYPE_CHECKING:
     from .documents import OpenDocument
@@ -121,7 +121,7 @@ class LintScheduler:
                 indexes[absolute] = LineIndex(decoded.text) if decoded is not None else None
             return indexes[absolute]
 
-        lsp_diagnostics = [to_lsp_diagnostic(d, lines, snap.encoder, snap.versions) for d in outcome.diagnostics]
+        lsp_diagnostics = to_lsp_diagnostics(outcome.diagnostics, lines, snap.encoder, snap.versions)
         members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
         return LintResult(snap.key, snap.version, outcome.diagnostics, lsp_diagnostics, members, project,
                           time.perf_counter() - started, snap.sequence)
