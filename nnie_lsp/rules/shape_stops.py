@@ -55,7 +55,7 @@ def _reason(stop, ctx) -> str:
           "no_rule": ("nnie-lint has no shape rule for type \"{type}\"", "nnie-lint 没有类型 \"{type}\" 的形状规则"),
           "rule": ("its output shape cannot be inferred ({detail})", "无法推断其输出形状（{detail}）"),
           "no_input_shape": ("it declares no shape", "未声明形状"),
-          "more": (" (it also stops at {layers})", "（另有 {n} 处中止：{layers}）"),
+          "more": (" (it also stops at {layers})", "（另在以下位置中止：{layers}）"),
           "also": ("shape inference also stops here: {reason}", "形状推断也在此中止：{reason}"),
       },
       docs_zh=("形状只按文件实际写出的内容推断：类型未知、参数被 schema 拒绝（例如转换器写出的 "
