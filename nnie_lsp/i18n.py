@@ -126,6 +126,8 @@ UI: Mapping[str, tuple[str, str]] = {
                    "与 Caffe 的余弦相似度 {cosine} 低于 {threshold}（{status}）{hint}"),
     "triage.first": (": first divergence", "：首个分歧层"),
     # triage results in the editor (issue 9: lens, stale marks, fixes, stored results, jobs)
+    "triage.step.0": ("step 0 (before mapping): fix the ONNX → Caffe conversion, convert again and compare again",
+                      "第 0 步（映射之前）：修正 ONNX → Caffe 转换，重新转换后再对比"),
     "triage.step.1": ("step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
                       "第 1 步：用正确的定点缩放重新读取 NNIE dump 后再比较"),
     "triage.step.2": ("step 2: fix the preprocessing in the cfg", "第 2 步：修正 cfg 中的预处理"),
@@ -228,6 +230,15 @@ UI: Mapping[str, tuple[str, str]] = {
                         "files", "{path} {why}：它不能作为{what}的文件夹 — 请选择存放 dump 文件的文件夹"),
     "triage.several_cfgs": ("{command}: several cfgs name {prototxt} ({cfgs}): give the cfg to use",
                             "{command}：有多个 cfg 引用 {prototxt}（{cfgs}）：请指定要使用的 cfg"),
+    # who wrote a dump folder found beside the cfg (nnie_lsp/triage/inputs/dump_writer.py)
+    "inputs.by_mapper": ("{what} beside the cfg (written by nnie_mapper)", "cfg 旁的 {what}（由 nnie_mapper 写入）"),
+    "inputs.by_ruyi_caffe": ("{what} beside the cfg (RuyiStudio's Get Caffe Output folder)",
+                             "cfg 旁的 {what}（RuyiStudio 的 Get Caffe Output 文件夹）"),
+    "inputs.by_emulate": ("{what} beside the cfg (an emulation written by nnie-triage emulate)",
+                          "cfg 旁的 {what}（nnie-triage emulate 写入的仿真结果）"),
+    "inputs.by_reference": ("{what} beside the cfg (the Caffe reference written by nnie-triage reference)",
+                            "cfg 旁的 {what}（nnie-triage reference 写入的 Caffe 参考结果）"),
+    "inputs.by_triage": ("{what} beside the cfg (written by nnie-triage)", "cfg 旁的 {what}（由 nnie-triage 写入）"),
     "triage.prototxt_missing": ("{cfg} names the prototxt {prototxt}, which does not exist (looked for {where}): "
                                 "the layers cannot be matched to the net — fix [prototxt_file] and run triage again",
                                 "{cfg} 引用的 prototxt {prototxt} 不存在（查找位置：{where}）：无法把各层与网络对应 — "

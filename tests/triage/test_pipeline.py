@@ -94,6 +94,47 @@ def test_find_false_looks_for_no_folder_but_takes_the_cfgs_prototxt(examples):
     assert forced.sim16 == str(cfg.parent / "compile_mode1" / "mapper_quant")
 
 
+def test_the_rules_say_who_wrote_the_dumps(examples, capsys):
+    """nnie-triage's own dumps (its manifest in the folder) are never called the mapper's or
+    RuyiStudio's, whatever the folder's name; folders without the manifest keep the tool's name."""
+    own = pipeline.find_inputs(pipeline.TriageRequest(cfg=str(examples / "channel_swap" / "sim.cfg")),
+                               log=sys.stderr)
+    assert own.origin("sim")["rule"] == "mapper_quant/ beside the cfg (an emulation written by nnie-triage emulate)"
+    assert own.origin("reference")["rule"] == ("output/ beside the cfg (the Caffe reference written by "
+                                               "nnie-triage reference)")
+    assert "— mapper_quant/ beside the cfg (an emulation written by nnie-triage emulate)\n" in capsys.readouterr().err
+    zh = pipeline.find_inputs(pipeline.TriageRequest(cfg=str(examples / "channel_swap" / "sim.cfg"), lang="zh"))
+    assert zh.origin("sim")["rule"] == "cfg 旁的 mapper_quant/（nnie-triage emulate 写入的仿真结果）"
+    assert zh.origin("reference")["rule"] == "cfg 旁的 output/（nnie-triage reference 写入的 Caffe 参考结果）"
+    mapper = pipeline.find_inputs(pipeline.TriageRequest(cfg=str(examples / "quant_noise" / "sim.cfg")))
+    assert mapper.origin("sim")["rule"] == "mapper_quant/ beside the cfg (written by nnie_mapper)"
+    assert mapper.origin("reference")["rule"] == "output/ beside the cfg (RuyiStudio's Get Caffe Output folder)"
+
+
+def test_a_manifest_of_another_tool_is_not_nnie_triages(examples):
+    from nnie_lsp.triage.inputs.beside_cfg import discover
+
+    project = examples / "channel_swap"
+    (project / "mapper_quant" / "nnie-triage-dumps.json").write_text('{"tool": "someone-else"}', encoding="utf-8")
+    (project / "output" / "nnie-triage-dumps.json").write_text('{"tool": "nnie-triage"}', encoding="utf-8")
+    found = discover(str(project / "sim.cfg"), lang="zh")
+    assert found.get("sim").rule == "cfg 旁的 mapper_quant/（由 nnie_mapper 写入）"
+    assert found.get("reference").rule == "cfg 旁的 output/（由 nnie-triage 写入）"
+
+
+def test_the_editor_is_told_who_wrote_the_dumps(examples):
+    """The editor's picker shows `found: <rule>` (nnie.discoverTriageInputs), in the server's language."""
+    from types import SimpleNamespace
+
+    from nnie_lsp.server.triage.runner import TriageRunner
+
+    runner = TriageRunner.__new__(TriageRunner)
+    runner.ls = SimpleNamespace(lang="zh", root=str(examples))
+    runner.read = lambda path: Path(path).read_text(encoding="utf-8")
+    shown = runner.discovery([{"cfg": str(examples / "channel_swap" / "sim.cfg")}])
+    assert shown["sim"]["rule"] == "cfg 旁的 mapper_quant/（nnie-triage emulate 写入的仿真结果）"
+
+
 def _steps(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 

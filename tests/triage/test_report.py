@@ -162,3 +162,94 @@ def test_layer_table_fits_a_narrow_page():
     page = report.render_html(_doc())
     assert '<div class="table-wrap"><table class="layers">' in page
     assert "@media (max-width:760px)" in page and ".opt{display:none}" in page
+
+
+# ------------------------------------------------------------------ confirmed fixed in the HTML report (issue 17)
+T102 = {"code": "T102", "name": "rgb-order-mismatch", "title": "The channels <are> swapped",
+        "path": "channel_swap/sim.cfg", "line": 7, "cfg_line": "[RGB_order] RGB",
+        "changes": {"channel_swap/sim.cfg": {"written": ["[RGB_order] RGB"], "removed": ["[RGB_order] BGR"]}}}
+
+
+def test_html_says_what_is_confirmed_fixed_and_what_awaits_dumps():
+    waiting = {**T102, "code": "T101", "name": "mean-mismatch", "title": "Mean", "line": 9, "cfg_line": "[mean_file] m.txt"}
+    page = report.render_html(_doc(case=4, confirmed_fixed=[T102], awaiting_confirmation=[waiting]))
+    parsed = _balanced(page)
+    assert not parsed.problems and parsed.stack == [], (parsed.problems, parsed.stack)
+    block = page[page.index('<div class="confirmation"'):]
+    block = block[:block.index("</div>") + 6]
+    # the engine's words (nnie_lsp/triage/confirmation.py: the CLI's text and markdown say the same), escaped
+    assert '<p class="confirmed">Confirmed fixed: T102 The channels &lt;are&gt; swapped (sim.cfg:7 [RGB_order] RGB)</p>' in block
+    assert ('<p class="awaiting">Awaiting confirmation (the NNIE dumps were not made again after the fix): '
+            "T101 Mean (sim.cfg:9 [mean_file] m.txt)</p>") in block
+    # with the verdict, before the plot: what the user reads first
+    assert page.index("</b>") < page.index(block) < page.index(report.PLOT_START)
+
+
+def test_html_says_nothing_without_an_earlier_result_or_with_nothing_to_say():
+    for extra in ({}, {"confirmed_fixed": [], "awaiting_confirmation": []}):
+        page = report.render_html(_doc(**extra))
+        assert 'class="confirmation"' not in page and "Confirmed fixed" not in page and "Awaiting" not in page
+    only = report.render_html(_doc(confirmed_fixed=[T102], awaiting_confirmation=[]))
+    assert "Confirmed fixed: T102" in only and "Awaiting" not in only
+
+
+def test_the_cli_html_report_follows_the_loop(tmp_path, monkeypatch, capsys):
+    """case 1 -> fix -> the old dumps (T102 awaits) -> regenerate (T102 confirmed), in the page
+    `compare --html` writes (the page the editor's webview shows)."""
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    import pytest
+
+    from nnie_lsp.cli.triage import main
+    from nnie_lsp.triage import store
+
+    pytest.importorskip("cv2")
+    example = Path(__file__).resolve().parents[2] / "examples" / "triage"
+    for name in ("channel_swap", "model"):
+        shutil.copytree(example / name, tmp_path / name)
+    shutil.copy2(example / "test1.jpg", tmp_path / "test1.jpg")
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "channel_swap" / "sim.cfg"
+    page = tmp_path / "report.html"
+
+    def compare(*extra) -> tuple[dict, str]:
+        assert main(["compare", "--cfg", str(cfg), "--format", "json", "--progress", "none", "--html", str(page),
+                     *extra]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        inputs = {role: {"path": doc["inputs"][role], "origin": "discovered", "rule": ""} for role in ("reference", "sim")}
+        # what the editor stores after a run (nnie_lsp/server/triage/runner.py): the next run's earlier result
+        store.save(store.new_record(str(cfg), doc, cfg=str(cfg), prototxt=doc["inputs"]["prototxt"], inputs=inputs))
+        return doc, page.read_text(encoding="utf-8")
+
+    first, html_page = compare()
+    assert first["case"] == 1 and 'class="confirmation"' not in html_page
+    fix = next(f for f in first["findings"] if f["code"] == "T102")["fix"]
+    for e in fix["edits"]:
+        path = Path(os.path.abspath(e["path"]))
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        line = lines[e["line"] - 1]
+        lines[e["line"] - 1] = line[:e["column"] - 1] + e["new_text"] + line[e["end_column"] - 1:]
+        path.write_text("".join(lines), encoding="utf-8")
+    _, html_page = compare()
+    assert '<p class="awaiting">Awaiting confirmation' in html_page and "T102" in html_page
+    assert "Confirmed fixed" not in html_page
+    third, html_page = compare("--regenerate")
+    assert third["case"] == 4
+    assert '<p class="confirmed">Confirmed fixed: T102 ' in html_page and "(sim.cfg:7 [RGB_order] RGB)" in html_page
+    assert "Awaiting confirmation" not in html_page
+
+
+def test_cfg_edits_from_dumps_of_the_old_cfg_are_shown_withheld():
+    """After the fix [RGB_order] RGB the old dumps fit "[RGB_order] BGR": never listed as an edit to make."""
+    pre = {"permutation": [2, 1, 0], "transposed": False, "scale": [1.0] * 3, "offset": [0.0] * 3, "r2": 1.0,
+           "edits": [{"line": 7, "new_line": "[RGB_order] BGR", "old_value": "RGB"}]}
+    t008 = {"code": "T008", "severity": "warning", "message": "the NNIE dumps were made with the old cfg"}
+    stale = _doc(case=1, preprocessing=pre, findings=[t008])
+    for text in (report.render_text(stale, width=200), report.render_markdown(stale), report.render_html(stale)):
+        assert report.EDITS_WITHHELD in text and "[RGB_order] BGR" not in text
+    fresh = _doc(case=1, preprocessing=pre)
+    for text in (report.render_text(fresh, width=200), report.render_markdown(fresh), report.render_html(fresh)):
+        assert "[RGB_order] BGR" in text and report.EDITS_WITHHELD not in text

@@ -5,64 +5,51 @@
  *
  * Palette commands use their own ids (`nnie.runTriage` …): the server's ids (`nnie.triage` …) are
  * registered by vscode-languageclient, and reach `executeCommand` below when a code lens runs them.
+ * The requests themselves are in triageRequests.ts, the choice of the cfg in triageTarget.ts, the
+ * input pickers in triageInputs.ts.
  */
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, type LanguageClient, type Middleware, ResponseError } from 'vscode-languageclient/node';
-import { DEFAULT_CFG_FILE_PATTERNS, NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
+import type { Middleware } from 'vscode-languageclient/node';
+import { NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
 import type { ReportView } from './reportView';
-import { config, type ServerManager, showActionableError } from './serverManager';
-import { shouldClaimAsNnieCfg } from './sniff';
+import { config, type ServerManager } from './serverManager';
 import {
   buildTriageArguments,
   CHOOSE_FOLDER,
   CHOOSE_OTHER,
-  cfgChoices,
   defaultJobFolder,
   describeJobResult,
   type Discovery,
-  dialogStartFolder,
+  type EditorRecord,
   type FolderSettings,
   type FolderState,
-  folderProblem,
-  INPUT_KINDS,
-  INPUT_LABEL,
-  type InputKind,
   initialInputs,
   missingInputsPrompt,
-  missingPackageOf,
   missingPrototxtPrompt,
   NEXT_STEP,
   OVERWRITE,
   outputPrompt,
   SERVER_COMMANDS,
-  shortPath,
   summarizeTriageResult,
-  type EditorRecord,
   type TriageArguments,
-  type TriageInputs,
 } from './triage';
-
-/** LSP error codes (JSON-RPC): the request was cancelled. */
-const REQUEST_CANCELLED = -32800;
-
-type Target = { cfg?: string; prototxt?: string };
-
-interface InputItem extends vscode.QuickPickItem {
-  action: 'run' | 'choose' | 'clear';
-  input?: InputKind;
-}
+import { chooseFolder, pickInputs } from './triageInputs';
+import { TriageRequests } from './triageRequests';
+import { chooseTarget, type Target } from './triageTarget';
 
 export class TriageUi implements vscode.Disposable {
   readonly channel: vscode.OutputChannel;
+  private readonly requests: TriageRequests;
 
   constructor(
     private readonly mgr: ServerManager,
-    private readonly output: vscode.LogOutputChannel,
+    output: vscode.LogOutputChannel,
     private readonly reports: ReportView,
   ) {
     this.channel = vscode.window.createOutputChannel('NNIE Triage');
+    this.requests = new TriageRequests(mgr, output);
   }
 
   commands(): vscode.Disposable[] {
@@ -93,13 +80,13 @@ export class TriageUi implements vscode.Disposable {
         if (arg.regenerate === true && !(await this.saveInputs(arg))) {
           return undefined;
         }
-        const result = await this.guard('NNIE triage', () => this.send<unknown>(client, command, arg));
+        const result = await this.requests.guard('NNIE triage', () => this.requests.send<unknown>(client, command, arg));
         if (result !== undefined) {
           this.showResult(result);
         }
         return result;
       }
-      const result = await this.guard('NNIE: applying the triage fixes', () => this.send<unknown>(client, command, arg));
+      const result = await this.requests.guard('NNIE: applying the triage fixes', () => this.requests.send<unknown>(client, command, arg));
       if (result !== undefined) {
         this.announceApplied(result, arg as Target);
       }
@@ -108,126 +95,10 @@ export class TriageUi implements vscode.Disposable {
     return next(command, args);
   };
 
-  // ---------------------------------------------------------------- plumbing
-
-  private async send<T>(client: LanguageClient, command: string, args: object): Promise<T> {
-    const advertised = client.initializeResult?.capabilities.executeCommandProvider?.commands;
-    if (advertised && !advertised.includes(command)) {
-      throw new Error(`this nnie-lsp server does not provide "${command}" (it offers: ${advertised.join(', ') || 'no commands'}); the extension's bundled server does`);
-    }
-    this.mgr.log(`${command} ${JSON.stringify(args)}`);
-    this.mgr.claimProgress();
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as T;
-  }
-
-  /**
-   * Runs a request; a cancelled one ends quietly, a failed one shows its message — one notification
-   * per event. The server already wrote the outcome of its own requests to the log (one line), so
-   * only a failure on this side is logged here. Undefined on either.
-   */
-  private async guard<T>(what: string, job: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await job();
-    } catch (e) {
-      if ((e instanceof ResponseError && e.code === REQUEST_CANCELLED) || e instanceof vscode.CancellationError) {
-        void vscode.window.setStatusBarMessage(`${what}: cancelled`, 5000);
-        return undefined;
-      }
-      const detail = e instanceof Error ? e.message : String(e);
-      if (!(e instanceof ResponseError)) {
-        this.mgr.logError(`${what} failed: ${detail}`);
-      }
-      const missing = e instanceof ResponseError ? missingPackageOf(e.data) : undefined;
-      if (missing) {
-        // e.g. "NNIE reference (Caffe forward) needs OpenCV (…), which <python> cannot import. Install …"
-        // one message: an "Install <package>" button (into the extension's folder) where it can work, else the server's remedy
-        void this.mgr.offerMissingPackage(missing, detail);
-      } else if (/\bnumpy\b|google\.protobuf/i.test(detail) && /No module named/.test(detail) && this.mgr.pipCommand()) {
-        const command = this.mgr.pipCommand()!;
-        void showActionableError(this.output, `${what} failed: ${detail} — Fix: run ${command}`, command);
-      } else {
-        void vscode.window.showErrorMessage(`${what} failed: ${detail}`, 'Show Output').then((c) => c && this.output.show(true));
-      }
-      return undefined;
-    }
-  }
-
-  /**
-   * The cfg (and prototxt) a command works on: the active cfg; for an active prototxt the cfg that
-   * names it (several: the user picks; none: the prototxt alone, when `required` allows); else the
-   * workspace's cfgs — one is taken, several are offered in a quick pick (never one chosen silently).
-   */
-  private async chooseTarget(required: 'cfg' | 'any'): Promise<Target | undefined> {
-    const active = vscode.window.activeTextEditor?.document;
-    if (active?.uri.scheme === 'file' && (active.languageId === NNIE_CFG_LANGUAGE || this.looksLikeCfg(active.uri.fsPath, active.languageId))) {
-      return { cfg: active.uri.fsPath };
-    }
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.languageId === NNIE_CFG_LANGUAGE).map((d) => d.uri.fsPath);
-    if (active?.uri.scheme === 'file' && active.languageId === PROTOTXT_LANGUAGE) {
-      const prototxt = active.uri.fsPath;
-      const client = await this.mgr.runningClient();
-      if (!client) {
-        return undefined;
-      }
-      const found = await this.guard('NNIE: finding the cfg of the prototxt', () => this.send<Discovery>(client, SERVER_COMMANDS.discover, { prototxt }));
-      if (!found) {
-        return undefined;
-      }
-      const cfgs = found.cfgs ?? [];
-      if (cfgs.length === 1 || (!cfgs.length && found.cfg)) {
-        return { cfg: cfgs[0] ?? found.cfg ?? undefined, prototxt };
-      }
-      if (cfgs.length > 1) {
-        const pick = await vscode.window.showQuickPick(cfgChoices(cfgs, open, root), {
-          title: `NNIE: ${cfgs.length} cfgs name ${basename(prototxt)} — which one?`,
-          placeHolder: 'The cfg of the run to use (its folder holds the dumps)',
-        });
-        return pick ? { cfg: pick.path, prototxt } : undefined;
-      }
-      if (required === 'any') {
-        return { prototxt };
-      }
-    }
-    const cfgs = new Set(open);
-    for (const uri of await vscode.workspace.findFiles('**/*.cfg', '**/{node_modules,.git,.nnie-triage,.venv}/**', 500)) {
-      if (this.looksLikeCfg(uri.fsPath, 'plaintext')) {
-        cfgs.add(uri.fsPath);
-      }
-    }
-    const list = [...cfgs];
-    if (list.length === 1) {
-      return { cfg: list[0] };
-    }
-    if (list.length === 0) {
-      void vscode.window.showWarningMessage('NNIE: no nnie_mapper cfg found in the workspace: open the cfg of the net and run the command again.');
-      return undefined;
-    }
-    const pick = await vscode.window.showQuickPick(cfgChoices(list, open, root), {
-      title: `NNIE: ${list.length} nnie_mapper cfgs in the workspace — which one?`,
-      placeHolder: 'The cfg of the net (its folder holds the dumps)',
-    });
-    return pick ? { cfg: pick.path } : undefined;
-  }
-
-  /** A `.cfg` the extension claims (by name pattern or content) even before its language is switched. */
-  private looksLikeCfg(path: string, languageId: string): boolean {
-    if (!path.toLowerCase().endsWith('.cfg')) {
-      return false;
-    }
-    const patterns = config().get<string[]>('cfgFilePatterns', [...DEFAULT_CFG_FILE_PATTERNS]);
-    return !!shouldClaimAsNnieCfg({
-      path,
-      languageId,
-      getText: () => readHead(path),
-      patterns: Array.isArray(patterns) ? patterns : [...DEFAULT_CFG_FILE_PATTERNS],
-    });
-  }
-
   // ---------------------------------------------------------------- triage
 
   async runTriage(given?: Target): Promise<void> {
-    const target = given ?? (await this.chooseTarget('any'));
+    const target = given ?? (await chooseTarget(this.requests, 'any'));
     if (!target) {
       return;
     }
@@ -235,7 +106,7 @@ export class TriageUi implements vscode.Disposable {
     if (!client) {
       return;
     }
-    const discovery = await this.guard('NNIE: finding the triage inputs', () => this.send<Discovery>(client, SERVER_COMMANDS.discover, target));
+    const discovery = await this.requests.guard('NNIE: finding the triage inputs', () => this.requests.send<Discovery>(client, SERVER_COMMANDS.discover, target));
     if (!discovery) {
       return;
     }
@@ -280,17 +151,17 @@ export class TriageUi implements vscode.Disposable {
         return;
       }
       for (const kind of missing) {
-        if (!(await this.chooseFolder(client, kind, inputs, cfgFolder, root))) {
+        if (!(await chooseFolder(this.requests, client, kind, inputs, cfgFolder, root))) {
           return;
         }
       }
     }
-    const chosen = await this.pickInputs(client, inputs, cfg, cfgFolder, root, discovery);
+    const chosen = await pickInputs(this.requests, client, inputs, cfg, cfgFolder, root, discovery);
     if (!chosen) {
       return;
     }
     const args = buildTriageArguments(chosen, cfg, prototxt);
-    const result = await this.guard('NNIE triage', () => this.send<unknown>(client, SERVER_COMMANDS.triage, args));
+    const result = await this.requests.guard('NNIE triage', () => this.requests.send<unknown>(client, SERVER_COMMANDS.triage, args));
     if (result !== undefined) {
       this.showResult(result);
     }
@@ -301,100 +172,6 @@ export class TriageUi implements vscode.Disposable {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
     const line = Math.max(0, doc.getText().split(/\r?\n/).findIndex((l) => l.includes(needle)));
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
-  }
-
-  /** The inputs picker: Enter runs; a row opens the folder dialog for that input. */
-  private async pickInputs(
-    client: LanguageClient,
-    inputs: TriageInputs,
-    cfg: string | undefined,
-    cfgFolder: string | undefined,
-    root: string | undefined,
-    discovery: Discovery | undefined,
-  ): Promise<TriageInputs | undefined> {
-    const base = cfgFolder ?? root;
-    const lookedFor16 = (discovery?.looked_for ?? [])
-      .filter((l) => l.startsWith('sim16'))
-      .map((l) => l.replace(/^sim16:\s*/, ''))
-      .join('; ');
-    for (;;) {
-      const items: InputItem[] = [
-        {
-          action: 'run',
-          label: '$(play) Run triage',
-          description: cfg ? basename(cfg) : 'no cfg',
-          detail: `Compares the reference and simulation dumps${inputs.sim16 ? ' and the 16-bit run' : ''}`,
-        },
-      ];
-      for (const kind of INPUT_KINDS) {
-        const choice = inputs[kind];
-        const why =
-          choice?.origin === 'discovered'
-            ? `found: ${choice.why ?? 'beside the cfg'}`
-            : choice?.origin === 'setting'
-              ? `from the setting ${choice.why}`
-              : choice
-                ? 'chosen'
-                : kind === 'sim16'
-                  ? `none${lookedFor16 ? ` (looked for ${lookedFor16})` : ''}: pick to choose one`
-                  : 'not set: pick to choose';
-        items.push({ action: 'choose', input: kind, label: `$(folder) ${INPUT_LABEL[kind]}`, description: choice ? shortPath(choice.path, base) : '—', detail: why });
-      }
-      if (inputs.sim16) {
-        items.push({ action: 'clear', input: 'sim16', label: '$(close) Run without the 16-bit run' });
-      }
-      const pick = await vscode.window.showQuickPick(items, {
-        title: `NNIE triage${cfg ? ` — ${basename(cfg)}` : ''}`,
-        placeHolder: 'Enter runs the triage; pick a folder row to change it',
-        ignoreFocusOut: true,
-        matchOnDescription: true,
-      });
-      if (!pick) {
-        return undefined;
-      }
-      if (pick.action === 'run') {
-        return inputs;
-      }
-      if (pick.action === 'clear' && pick.input) {
-        delete inputs[pick.input];
-      } else if (pick.input) {
-        await this.chooseFolder(client, pick.input, inputs, cfgFolder, root);
-      }
-    }
-  }
-
-  /** A folder dialog for one input; a folder without dumps is refused with the reason (and the dialog offered again). */
-  private async chooseFolder(
-    client: LanguageClient,
-    kind: InputKind,
-    inputs: TriageInputs,
-    cfgFolder: string | undefined,
-    root: string | undefined,
-  ): Promise<boolean> {
-    for (;;) {
-      const start = dialogStartFolder(kind, inputs, cfgFolder, root);
-      const picked = await vscode.window.showOpenDialog({
-        canSelectFiles: false,
-        canSelectFolders: true,
-        canSelectMany: false,
-        defaultUri: start ? vscode.Uri.file(start) : undefined,
-        title: `NNIE triage: folder with the ${INPUT_LABEL[kind].replace(', optional', ' (optional)')}`,
-        openLabel: kind === 'reference' ? 'Use as reference' : kind === 'sim' ? 'Use as simulation' : 'Use as 16-bit run',
-      });
-      if (!picked?.length) {
-        return false;
-      }
-      const state = await this.guard('NNIE: checking the folder', () => this.send<FolderState>(client, SERVER_COMMANDS.checkFolder, { folder: picked[0].fsPath }));
-      const problem = folderProblem(kind, state);
-      if (!problem) {
-        inputs[kind] = { path: picked[0].fsPath, origin: 'chosen' };
-        return true;
-      }
-      const again = await vscode.window.showWarningMessage(problem, { modal: true }, CHOOSE_FOLDER);
-      if (again !== CHOOSE_FOLDER) {
-        return false;
-      }
-    }
   }
 
   /**
@@ -420,7 +197,7 @@ export class TriageUi implements vscode.Disposable {
     if (!client || !(await this.saveInputs({ cfg: args.cfg, prototxt: args.prototxt ?? prototxt }))) {
       return;
     }
-    const result = await this.guard('NNIE triage', () => this.send<unknown>(client, SERVER_COMMANDS.triage, { ...args, regenerate: true }));
+    const result = await this.requests.guard('NNIE triage', () => this.requests.send<unknown>(client, SERVER_COMMANDS.triage, { ...args, regenerate: true }));
     if (result !== undefined) {
       this.showResult(result);
     }
@@ -482,7 +259,7 @@ export class TriageUi implements vscode.Disposable {
     let stored: unknown;
     if (client && target) {
       try {
-        stored = await this.send<unknown>(client, SERVER_COMMANDS.result, target);
+        stored = await this.requests.send<unknown>(client, SERVER_COMMANDS.result, target);
       } catch {
         stored = undefined;   // the fixes were applied: only the next step stays unknown
       }
@@ -509,14 +286,14 @@ export class TriageUi implements vscode.Disposable {
     if (!client) {
       return;
     }
-    const result = await this.guard('NNIE: applying the triage fixes', () => this.send<unknown>(client, SERVER_COMMANDS.applyFixes, target));
+    const result = await this.requests.guard('NNIE: applying the triage fixes', () => this.requests.send<unknown>(client, SERVER_COMMANDS.applyFixes, target));
     if (result !== undefined) {
       this.announceApplied(result, target);
     }
   }
 
   private async applyFixesForActive(): Promise<void> {
-    const target = await this.chooseTarget('any');
+    const target = await chooseTarget(this.requests, 'any');
     if (target) {
       await this.applyFixes(target);
     }
@@ -524,12 +301,12 @@ export class TriageUi implements vscode.Disposable {
 
   /** "NNIE: Open Triage Report": the stored result's HTML report for the active cfg/prototxt. */
   private async openReportForActive(): Promise<void> {
-    const target = await this.chooseTarget('any');
+    const target = await chooseTarget(this.requests, 'any');
     const client = target && (await this.mgr.runningClient());
     if (!target || !client) {
       return;
     }
-    const stored = await this.guard('NNIE: reading the stored triage result', () => this.send<unknown>(client, SERVER_COMMANDS.result, target));
+    const stored = await this.requests.guard('NNIE: reading the stored triage result', () => this.requests.send<unknown>(client, SERVER_COMMANDS.result, target));
     const summary = stored ? summarizeTriageResult(stored) : undefined;
     if (!summary?.reportHtml) {
       void vscode.window.showInformationMessage('NNIE: no triage result is stored for this file: run NNIE: Run Accuracy Triage… first.');
@@ -560,7 +337,7 @@ export class TriageUi implements vscode.Disposable {
     if (!client) {
       return;
     }
-    const result = await this.guard('NNIE: clearing the triage results', () => this.send<{ cleared?: string[] }>(client, SERVER_COMMANDS.clear, target));
+    const result = await this.requests.guard('NNIE: clearing the triage results', () => this.requests.send<{ cleared?: string[] }>(client, SERVER_COMMANDS.clear, target));
     if (result !== undefined) {
       const n = Array.isArray(result?.cleared) ? result.cleared.length : 0;
       this.channel.clear();
@@ -577,7 +354,7 @@ export class TriageUi implements vscode.Disposable {
    * of a triage whose inputs were missing) the triage runs again afterwards.
    */
   async runJob(kind: 'reference' | 'emulate', given?: Target & { then?: 'triage' }): Promise<void> {
-    const target = given?.cfg ? given : await this.chooseTarget('cfg');
+    const target = given?.cfg ? given : await chooseTarget(this.requests, 'cfg');
     const cfg = target?.cfg;
     if (!cfg) {
       return;
@@ -606,7 +383,7 @@ export class TriageUi implements vscode.Disposable {
     }
     let out = defaultJobFolder(kind, cfg, bits);
     for (;;) {
-      const state = await this.guard('NNIE: checking the output folder', () => this.send<FolderState>(client, SERVER_COMMANDS.checkFolder, { folder: out }));
+      const state = await this.requests.guard('NNIE: checking the output folder', () => this.requests.send<FolderState>(client, SERVER_COMMANDS.checkFolder, { folder: out }));
       if (!state) {
         return;
       }
@@ -635,7 +412,7 @@ export class TriageUi implements vscode.Disposable {
       args.out = out;
     }
     const title = kind === 'reference' ? 'NNIE: computing the Caffe reference dumps' : `NNIE: emulating the ${bits}-bit NNIE dumps`;
-    const result = await this.guard(title, () => this.send<unknown>(client, kind === 'reference' ? SERVER_COMMANDS.reference : SERVER_COMMANDS.emulate, args));
+    const result = await this.requests.guard(title, () => this.requests.send<unknown>(client, kind === 'reference' ? SERVER_COMMANDS.reference : SERVER_COMMANDS.emulate, args));
     if (result === undefined) {
       return;
     }
@@ -654,20 +431,5 @@ export class TriageUi implements vscode.Disposable {
 
   dispose(): void {
     this.channel.dispose();
-  }
-}
-
-function readHead(path: string): string {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const buffer = Buffer.alloc(16384);
-      const n = readSync(fd, buffer, 0, buffer.length, 0);
-      return buffer.subarray(0, n).toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return '';
   }
 }

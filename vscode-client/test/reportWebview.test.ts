@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { contentSecurityPolicy, makeNonce, PLOT_END, PLOT_START, reportForWebview, scriptJson } from '../src/reportHtml';
@@ -182,5 +183,59 @@ describe('the real compare result (tests/data/triage/compare_result.json)', () =
       const text = readFileSync(target.path, 'utf8').split(/\r?\n/)[target.line - 1];
       assert.ok(text.slice(target.column - 1).startsWith(`"${layer.name}"`), `${layer.name}: ${text}`);
     });
+  });
+});
+
+describe("the engine's confirmation lines in the webview (issue 17: confirmed fixed / awaiting confirmation)", () => {
+  // The webview shows the page the engine writes (nnie_lsp/triage/report/render.py, its words
+  // nnie_lsp/triage/confirmation.py): rendered here by the repository's Python from the real result.
+  const REPO = join(__dirname, '..', '..', '..');
+  const python = join(REPO, '.venv', 'bin', 'python');
+  const entry = (code: string, title: string, line: number, cfgLine: string) => ({
+    code,
+    name: code.toLowerCase(),
+    title,
+    path: 'channel_swap/sim.cfg',
+    line,
+    cfg_line: cfgLine,
+    changes: { 'channel_swap/sim.cfg': { written: [cfgLine], removed: [] } },
+  });
+  const real = JSON.parse(readFileSync(join(REPO, 'tests', 'data', 'triage', 'compare_result.json'), 'utf8')) as ReportResult & Record<string, unknown>;
+  const result = {
+    ...real,
+    confirmed_fixed: [entry('T102', "The simulator's channels are <Caffe's> in another order", 7, '[RGB_order] RGB')],
+    awaiting_confirmation: [entry('T101', 'Mean', 9, '[mean_file] m.txt')],
+  };
+  const engine = existsSync(python)
+    ? spawnSync(python, ['-c', 'import json, sys; from nnie_lsp.triage.report.render import render_html; sys.stdout.write(render_html(json.load(sys.stdin)))'], {
+        cwd: REPO,
+        input: JSON.stringify(result),
+        encoding: 'utf8',
+      })
+    : undefined;
+  const skip = engine?.status === 0 ? false : `the engine's Python is not available (${python}${engine ? `: ${engine.stderr}` : ''})`;
+
+  it('shows them above the plot, never inside the static plot the drawn chart hides', { skip }, () => {
+    const page = reportForWebview(engine!.stdout, 'vscode-webview:', {
+      plot: { nonce: 'N0nce', scriptUri: 'u', model: plotModel(result) },
+      stale: 'Stale report: sim.cfg changed',
+    });
+    const confirmed = "<p class=\"confirmed\">Confirmed fixed: T102 The simulator&#x27;s channels are &lt;Caffe&#x27;s&gt; in another order (sim.cfg:7 [RGB_order] RGB)</p>";
+    const awaiting = '<p class="awaiting">Awaiting confirmation (the NNIE dumps were not made again after the fix): T101 Mean (sim.cfg:9 [mean_file] m.txt)</p>';
+    assert.ok(page.includes(confirmed), page.slice(0, 3000));
+    assert.ok(page.includes(awaiting));
+    const block = page.indexOf('<div class="confirmation" id="confirmation"');
+    assert.ok(page.indexOf('id="stale-banner"') < block && block < page.indexOf('id="cosine-plot"'));
+    assert.ok(block < page.indexOf('id="static-plot"'));
+  });
+
+  it('a result that follows no earlier one has no such block', { skip }, () => {
+    const plain = spawnSync(python, ['-c', 'import json, sys; from nnie_lsp.triage.report.render import render_html; sys.stdout.write(render_html(json.load(sys.stdin)))'], {
+      cwd: REPO,
+      input: JSON.stringify(real),
+      encoding: 'utf8',
+    });
+    const page = reportForWebview(plain.stdout, 'vscode-webview:', { plot: { nonce: 'n', scriptUri: 'u', model: plotModel(real) } });
+    assert.ok(page.includes('id="cosine-plot"') && !page.includes('class="confirmation"') && !page.includes('Confirmed fixed'));
   });
 });

@@ -8,6 +8,8 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
 - reference: ``output/`` holding dump files;
 - sim: ``mapper_quant/`` holding dump files; when there is none, ``mapper_quant_emulated/``
   (``nnie-triage emulate``'s output), and the rule says it is an emulation;
+  a folder holding nnie-triage's manifest is said to be nnie-triage's (its emulation, its Caffe
+  reference), whatever its name (:mod:`.dump_writer`);
 - sim16 (a compile_mode 1 run, ``docs/field-facts.md §3``), first hit wins:
 
   1. a sub-folder of the cfg's folder, or a sibling folder, holding a ``*.cfg`` whose
@@ -37,6 +39,7 @@ from typing import Callable, Mapping
 from ...cfg.paths import cfg_bases, resolve_written
 from ...cfg.reader import parse_cfg
 from ...text import read_text
+from .dump_writer import beside_cfg_rule
 from .folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
 
 #: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
@@ -332,11 +335,12 @@ def _resolve(cfg: str, text: str, key: str, cwd: str) -> str | None:
 
 
 def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, reader: TextReader | None = None,
-             cwd: str | None = None, look_for: tuple[str, ...] = ROLES) -> Discovery:
+             cwd: str | None = None, look_for: tuple[str, ...] = ROLES, lang: str = "en") -> Discovery:
     """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``) as
     given, the others of `look_for` looked for beside the cfg (module doc; ``look_for=()`` reads
     only the cfg: its prototxt, caffemodel and compile_mode).  `reader` reads a file's text (the
-    editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second."""
+    editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second; `lang`
+    is the language of the rules that say who wrote a folder (:mod:`.dump_writer`)."""
     given = given or {}
     reader = reader or _default_reader
     inputs: dict[str, Found | None] = {role: _given(given, role) for role in ROLES}
@@ -368,12 +372,11 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
     if inputs["reference"] is None and "reference" in look_for:
         found = _dump_folder(folder, CAFFE_OUTPUT_DIR, tried.setdefault("reference", []))
         if found is not None:
-            inputs["reference"] = Found(found, "discovered", f"{CAFFE_OUTPUT_DIR}/ beside the cfg "
-                                        "(RuyiStudio's Get Caffe Output folder)")
+            inputs["reference"] = Found(found, "discovered", beside_cfg_rule(found, "reference", lang))
     if inputs["sim"] is None and "sim" in look_for:
         found = _dump_folder(folder, MAPPER_QUANT_DIR, tried.setdefault("sim", []))
         if found is not None:
-            inputs["sim"] = Found(found, "discovered", f"{MAPPER_QUANT_DIR}/ beside the cfg (written by nnie_mapper)")
+            inputs["sim"] = Found(found, "discovered", beside_cfg_rule(found, "sim", lang))
         else:
             found = _dump_folder(folder, EMULATED_DIR, tried["sim"])
             if found is not None:
@@ -387,7 +390,7 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
     if inputs["dot"] is None and "dot" in look_for:
         dot = os.path.join(folder, NET_TREE_FILE)
         if os.path.isfile(dot):
-            inputs["dot"] = Found(dot, "discovered", f"{NET_TREE_FILE} beside the cfg (written by nnie_mapper)")
+            inputs["dot"] = Found(dot, "discovered", beside_cfg_rule(dot, "dot", lang))
     return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes),
                      {role: tuple(places) for role, places in tried.items() if inputs.get(role) is None},
                      prototxt_named, prototxt_tried)
@@ -428,7 +431,8 @@ class CompareInputs:
 
 def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str | None = None,
                     sim16: str | None = None, dot: str | None = None, prototxt: str | None = None,
-                    force: bool | None = None, reader: TextReader | None = None, log=None) -> CompareInputs:
+                    force: bool | None = None, reader: TextReader | None = None, log=None,
+                    lang: str = "en") -> CompareInputs:
     """The compare inputs with what is missing found beside `cfg`.
 
     Given dump folders are used as given, and nothing is added to them: when `reference` and
@@ -437,11 +441,11 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
     no folder (the prototxt still defaults to the one the cfg names, as ``compare --cfg`` does).
     Nothing is read when there is nothing to find (every input given, or no cfg).  Raises
     :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log` (a text stream) is
-    told each input found."""
+    told each input found (in `lang`, as the rules are)."""
     look = force if force is not None else not (reference and sim)
     values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot}
     if cfg and (look or prototxt is None or not (reference and sim)):
-        discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else ())
+        discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else (), lang=lang)
     else:
         discovery = Discovery(None, None)
     discovered: list[str] = []
