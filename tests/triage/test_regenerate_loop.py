@@ -86,6 +86,9 @@ def test_emulation_regenerated_after_the_fix_gives_case_4(tmp_path, capsys):
     assert first["line"] == 7 and first.get("cfg_key") == "RGB_order"
     assert all(f["fix"] is None for f in doc["findings"])
     assert not any("BGR" in json.dumps(f["fix"]) for f in doc["findings"] if f["fix"])
+    # the case-1 edits measured on the old dumps would set BGR again: the JSON marks them withheld
+    assert doc["preprocessing"]["edits"] and doc["preprocessing"]["edits_withheld"] is True
+    assert "BGR" not in doc["reason"] and "T008" in doc["reason"]
     doc = _compare(capsys, cfg, "--regenerate")
     assert doc["case"] == 4
     assert [f["code"] for f in doc["findings"]] == ["T401"]

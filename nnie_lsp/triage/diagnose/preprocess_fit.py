@@ -78,6 +78,9 @@ class PreprocessFit:
     findings: list[str] = field(default_factory=list)
     edits: list[CfgEdit] = field(default_factory=list)
     consistent: bool = True  # the data relation is explained by cfg keys
+    #: the NNIE dumps predate the cfg (T008): ``edits`` were measured on the old cfg's dumps and
+    #: are not to be applied (they could undo a fix just made); set by ``tree.diagnose``
+    edits_withheld: bool = False
 
     @property
     def swapped(self) -> bool:

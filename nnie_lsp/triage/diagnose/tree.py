@@ -180,7 +180,15 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     if stale is not None:
         from .staleness import withhold_fixes
         diag.findings = withhold_fixes(builder, diag.findings)
+        if diag.preprocessing is not None and diag.preprocessing.edits:
+            diag.preprocessing.edits_withheld = True
+            diag.reason = WITHHELD_REASON
     return diag
+
+
+#: case 1's reason when the NNIE dumps predate the cfg: the edits measured on them are not offered
+WITHHELD_REASON = ("the data layers differ, but the NNIE dumps predate the cfg (T008): make them again "
+                   "with the current cfg, then triage again; the cfg edits measured on them are withheld")
 
 
 register_finding(

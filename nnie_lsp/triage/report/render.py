@@ -2,7 +2,10 @@
 self-contained HTML page with an inline SVG plot of per-layer cosine (no external URLs).
 
 Renderers read only the JSON document (``TriageResult.to_json()``), so a saved report renders the
-same way."""
+same way.  The HTML page also says which earlier findings this run confirms fixed and which fixes
+still await dumps made again (``confirmed_fixed`` / ``awaiting_confirmation``), in the words of
+:func:`nnie_lsp.triage.confirmation.lines` — the lines the CLI's text and markdown reports end with
+(their callers add them), and the editor's webview shows this page."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def verdict_title(doc: dict) -> str:
 
 
 STEP_TEXT = {
+    0: "step 0 (before mapping): fix the ONNX → Caffe conversion, convert again and compare again",
     1: "step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
     2: "step 2: fix the preprocessing in the cfg",
     3: "step 3: quantization — `_hp` layers with compile_mode 2 (or compile_mode 1)",
@@ -44,6 +48,21 @@ STEP_TEXT = {
 }
 STATUS_STYLE = {"ok": "green", "low": "yellow", "poor": "dark_orange", "bad": "red", "nan": "magenta",
                 "unmeasured": "dim"}
+
+
+def _two_hops(doc: dict) -> bool:
+    """Whether the result has the ONNX → Caffe hop (``compare --framework``)."""
+    return doc.get("framework") is not None
+
+
+def framework_cell(row: dict) -> str:
+    """The ONNX → Caffe column of a row: its cosine, "size differs" or "—" (no ONNX tensor)."""
+    status = row.get("framework_status")
+    if status == "shape":
+        return "size differs"
+    if status == "missing" or row.get("framework_cosine") is None:
+        return "—"
+    return _f(row.get("framework_cosine")) + (" ✗" if status == "differs" else "")
 
 
 def _f(v: Any, digits: int = 6) -> str:
@@ -116,6 +135,20 @@ def input_code_lines(doc: dict) -> list[str]:
     return [f"8-bit input dumps: {len(codes)} code file(s): " + "; ".join(parts)]
 
 
+#: Said instead of the case-1 cfg edits when the NNIE dumps predate the cfg (T008): those edits were
+#: computed from dumps of the old cfg, and would undo a fix just made (the findings' fixes are
+#: withheld by the engine, nnie_lsp/triage/diagnose/staleness.py; the edits are shown as withheld).
+EDITS_WITHHELD = "cfg edits withheld: the NNIE dumps predate the cfg (T008) — make them again, then triage again"
+
+
+def edits_withheld(doc: dict) -> bool:
+    """The NNIE dumps predate the cfg (a T008 finding): the preprocessing edits are not to be applied
+    (the engine says so in ``preprocessing.edits_withheld``; a result of an older version by T008)."""
+    if (doc.get("preprocessing") or {}).get("edits_withheld"):
+        return True
+    return any(isinstance(f, dict) and f.get("code") == "T008" for f in doc.get("findings") or [])
+
+
 def to_json_text(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
 
@@ -136,6 +169,9 @@ def render_terminal(doc: dict, console=None) -> None:
                ("cosine", "right")]
     if several:
         columns += [("min", "right"), ("median", "right")]
+    hops = _two_hops(doc)
+    if hops:
+        columns += [("ONNX→Caffe", "right")]
     columns += [("max abs err", "right"), ("rel L2", "right"), ("SQNR dB", "right")]
     for col, just in columns:
         table.add_column(col, justify=just)
@@ -147,6 +183,8 @@ def render_terminal(doc: dict, console=None) -> None:
                  Text(_f(r.get("cosine")), style=style)]
         if several:
             cells += [_f(r.get("cosine_min")), _f(r.get("cosine_median"))]
+        if hops:
+            cells += [Text(framework_cell(r), style="" if r.get("framework_status") in ("ok", "missing") else "bold red")]
         cells += [_f(r.get("max_abs_error"), 4), _f(r.get("rel_l2_error"), 4), _f(r.get("sqnr_db"), 1)]
         table.add_row(*cells)
     console.print(table)
@@ -174,7 +212,9 @@ def _terminal_summary(doc: dict, console) -> None:
         if f.get("fix"):
             console.print(Text(f"      fix: {fix_summary(f['fix'])}", style="green"))
     pre = doc.get("preprocessing")
-    if pre and pre.get("edits"):
+    if pre and pre.get("edits") and edits_withheld(doc):
+        console.print(Text(EDITS_WITHHELD, style="yellow"))
+    elif pre and pre.get("edits"):
         console.print("cfg edits:")
         for e in pre["edits"]:
             loc = f"line {e['line']}" if e.get("line") else "new line"
@@ -228,7 +268,9 @@ def render_markdown(doc: dict) -> str:
         out.append(f"- channel permutation: {pre['permutation']}, H/W transposed: {pre['transposed']}")
         out.append(f"- scale per channel: {', '.join(f'{s:.6g}' for s in pre['scale'])}; offset: "
                    f"{', '.join(f'{s:.6g}' for s in pre['offset'])}; R² {pre['r2']:.6f}")
-        for e in pre.get("edits", []):
+        if pre.get("edits") and edits_withheld(doc):
+            out.append(f"- {EDITS_WITHHELD}")
+        for e in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {e['line']}" if e.get("line") else "add"
             out.append(f"- cfg {loc}: `{e['new_line']}`" + (f" (was `{e['old_value']}`)" if e.get("old_value") else ""))
             if e.get("file_content"):
@@ -247,11 +289,15 @@ def render_markdown(doc: dict) -> str:
     out.append("")
     several = bool(doc.get("images"))
     spread_head, spread_rule = (" min | median |", "---|---|") if several else ("", "")
+    hops = _two_hops(doc)
+    if hops:
+        spread_head, spread_rule = spread_head + " ONNX→Caffe |", spread_rule + "---|"
     out.append(f"| # | layer | matched by | conf | shape | cosine |{spread_head} max abs err | rel L2 | status |")
     out.append(f"|---|---|---|---|---|---|{spread_rule}---|---|---|")
     for i, r in enumerate(doc["layers"]):
         name = f"**{r['name']}** ◀" if r.get("first_divergence") else r["name"]
         spread = f" {_f(r.get('cosine_min'))} | {_f(r.get('cosine_median'))} |" if several else ""
+        spread += f" {framework_cell(r)} |" if hops else ""
         out.append(f"| {i} | {_md_escape(name)} | {r.get('matched_by') or ''} | {_f(r.get('confidence'), 2)} | "
                    f"{_shape(r.get('shape'))} | {_f(r.get('cosine'))} |{spread} {_f(r.get('max_abs_error'), 4)} | "
                    f"{_f(r.get('rel_l2_error'), 4)} | {r.get('status')} |")
@@ -284,8 +330,25 @@ td.l,th.l{text-align:left} td.name{overflow-wrap:anywhere;min-width:6em} tr.fd t
 .verdict{font-size:1.1em;padding:8px 12px;border-left:4px solid #cf222e;background:#f6f8fa}
 code{background:#f6f8fa;padding:1px 4px;border-radius:4px;overflow-wrap:anywhere} .sev-error{color:#cf222e}.sev-warning{color:#9a6700}
 .plot svg{height:auto}
+.confirmation p{margin:8px 0 0;padding:6px 12px;border-left:4px solid}
+.confirmation .confirmed{border-color:#1a7f37;background:#dafbe1}.confirmation .awaiting{border-color:#bf8700;background:#fff8c5}
 @media (max-width:760px){body{margin:12px}.opt{display:none}td,th{padding:2px 4px}}
 """
+
+
+#: The result's keys the confirmation lines come from, and the class of each line in the page.
+CONFIRMATION_CLASSES = (("confirmed_fixed", "confirmed"), ("awaiting_confirmation", "awaiting"))
+
+
+def confirmation_html(doc: dict) -> list[str]:
+    """``<div class="confirmation" id="confirmation">`` with the engine's lines "Confirmed fixed: …"
+    (class ``confirmed``) and "Awaiting confirmation …" (class ``awaiting``); nothing when the run
+    follows no earlier result, or confirms and awaits nothing."""
+    from ..confirmation import lines
+
+    shown = [f"<p class=\"{cls}\">{html.escape(line)}</p>"
+             for key, cls in CONFIRMATION_CLASSES for line in lines({key: doc.get(key)})]
+    return ["<div class=\"confirmation\" id=\"confirmation\" role=\"status\">" + "".join(shown) + "</div>"] if shown else []
 
 
 def render_html(doc: dict) -> str:
@@ -298,6 +361,7 @@ def render_html(doc: dict) -> str:
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
              + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + input_code_lines(doc)) + "</div>"]
+    parts.extend(confirmation_html(doc))
     svg = plot_svg(doc)
     parts.append(PLOT_START)
     if svg:
@@ -321,7 +385,9 @@ def render_html(doc: dict) -> str:
                      f"R² {pre['r2']:.6f}</li>")
         parts.append(f"<li>scale {e(', '.join(f'{s:.6g}' for s in pre['scale']))}; offset "
                      f"{e(', '.join(f'{s:.6g}' for s in pre['offset']))}</li>")
-        for ed in pre.get("edits", []):
+        if pre.get("edits") and edits_withheld(doc):
+            parts.append(f"<li><b>{e(EDITS_WITHHELD)}</b></li>")
+        for ed in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {ed['line']}" if ed.get("line") else "add"
             parts.append(f"<li>cfg {loc}: <code>{e(ed['new_line'])}</code>"
                          + (f" — {e(ed.get('file_name') or '')}: <code>{e(ed['file_content'].strip())}</code>"
@@ -339,6 +405,7 @@ def render_html(doc: dict) -> str:
     parts.append("<h2>Layers</h2><div class=\"table-wrap\"><table class=\"layers\"><tr><th>#</th><th class=l>layer</th>"
                  "<th class=\"l opt\">matched by</th><th class=opt>conf</th><th class=\"l opt\">shape</th><th>cosine</th>"
                  + ("<th>min</th><th>median</th>" if several else "")
+                 + ("<th>ONNX→Caffe</th>" if _two_hops(doc) else "")
                  + "<th>max abs err</th><th class=opt>rel L2</th><th class=opt>SQNR dB</th><th class=l>status</th></tr>")
     for i, r in enumerate(doc["layers"]):
         cls = " class=\"fd\"" if r.get("first_divergence") else ""
@@ -347,6 +414,8 @@ def render_html(doc: dict) -> str:
                      f"</td><td class=\"l opt\">{e(r.get('matched_by') or '')}</td><td class=opt>{e(_f(r.get('confidence'), 2))}</td>"
                      f"<td class=\"l opt\">{e(_shape(r.get('shape')))}</td><td class=\"{e(st)}\">{e(_f(r.get('cosine')))}</td>"
                      + (f"<td>{e(_f(r.get('cosine_min')))}</td><td>{e(_f(r.get('cosine_median')))}</td>" if several else "")
+                     + (f"<td class=\"{'ok' if r.get('framework_status') in ('ok', 'missing') else 'bad'}\">"
+                        f"{e(framework_cell(r))}</td>" if _two_hops(doc) else "")
                      + f"<td>{e(_f(r.get('max_abs_error'), 4))}</td><td class=opt>{e(_f(r.get('rel_l2_error'), 4))}</td>"
                      f"<td class=opt>{e(_f(r.get('sqnr_db'), 1))}</td><td class=\"l {e(st)}\">{e(st)}</td></tr>")
     parts.append("</table></div>")
