@@ -34,13 +34,17 @@ class Extra:
     extra: str           # the nnie-lsp extra that installs it ("reference")
     requirement: str     # what pip installs
     what: str            # the package's everyday name ("OpenCV")
-    apt: str             # the Debian/Ubuntu package of it for the system Python
+    apt: str             # the Debian/Ubuntu package of it for the system Python ("" when none fits)
 
 
 #: Modules of the optional extras, by import name.
 OPTIONAL: dict[str, Extra] = {
     "cv2": Extra("cv2", "reference", "opencv-python-headless>=4.8,<5", "OpenCV", "python3-opencv"),
     "matplotlib": Extra("matplotlib", "plot", "matplotlib>=3.8,<4", "matplotlib", "python3-matplotlib"),
+    # Debian's python3-onnx (1.12 in bookworm) is older than the extra needs, and there is no
+    # python3-onnxruntime: no system package to suggest
+    "onnx": Extra("onnx", "onnx", "onnx>=1.16,<2", "ONNX", ""),
+    "onnxruntime": Extra("onnxruntime", "onnx", "onnxruntime>=1.18,<2", "ONNX Runtime", ""),
 }
 
 #: Python's own words for a missing module, and ours (:func:`missing_message`, both languages).
@@ -149,7 +153,7 @@ def remedy(extra: Extra, python: Interpreter | None = None, lang: str = "en") ->
     make_venv = f'{py} -m venv {venv} && {venv_python} -m pip install "{req}"'
     why = i18n.t("extra.why_managed" if python.externally_managed else "extra.why_no_pip", lang,
                  python=python.executable)
-    if python.debian and python.executable.startswith("/usr/"):
+    if extra.apt and python.debian and python.executable.startswith("/usr/"):
         apt = f"sudo apt install {extra.apt}"
         key = "extra.fix_apt_or_venv" if python.has_ensurepip else "extra.fix_apt"
         return Remedy(why + " " + i18n.t(key, lang, apt=apt, venv=make_venv, venv_python=venv_python), apt)
@@ -162,15 +166,16 @@ def missing_message(module: str, needed_by: str, lang: str = "en",
                     python: Interpreter | None = None) -> tuple[str, dict]:
     """The message for a missing optional `module` that `needed_by` ("NNIE reference") needs, and
     the JSON the editor gets with it (``{"module", "package", "extra", "requirement", "command",
-    "python"}``)."""
+    "python", "problem", "remedy"}``: ``problem`` is the message without the remedy, for an editor
+    that offers its own, e.g. an install button)."""
     extra = OPTIONAL[module]
     python = python or this_interpreter()
     fix = remedy(extra, python, lang)
-    text = i18n.t("extra.missing", lang, needed_by=needed_by, what=extra.what, module=module,
-                  python=python.executable) + " " + fix.text
+    problem = i18n.t("extra.missing", lang, needed_by=needed_by, what=extra.what, module=module,
+                     python=python.executable)
     data = {"module": module, "package": extra.what, "extra": extra.extra, "requirement": requirement(extra),
-            "command": fix.command, "python": python.executable}
-    return text, data
+            "command": fix.command, "python": python.executable, "problem": problem, "remedy": fix.text}
+    return problem + " " + fix.text, data
 
 
 __all__ = ["Extra", "OPTIONAL", "Interpreter", "Remedy", "missing_module", "missing_optional", "missing_message",

@@ -61,9 +61,13 @@ def test_the_message_and_its_data():
     text, data = extras.missing_message("cv2", "NNIE emulation", "en", python())
     assert text.startswith("NNIE emulation needs OpenCV (the Python module cv2), which /v/bin/python cannot import.")
     assert "internal error" not in text
+    problem = "NNIE emulation needs OpenCV (the Python module cv2), which /v/bin/python cannot import."
     assert data == {"module": "cv2", "package": "OpenCV", "extra": "reference",
                     "requirement": "opencv-python-headless>=4.8,<5",
-                    "command": '/v/bin/python -m pip install "opencv-python-headless>=4.8,<5"', "python": "/v/bin/python"}
+                    "command": '/v/bin/python -m pip install "opencv-python-headless>=4.8,<5"', "python": "/v/bin/python",
+                    # the message without its remedy, for an editor that offers its own (an install button)
+                    "problem": problem, "remedy": text[len(problem) + 1:]}
+    assert text == f"{problem} {data['remedy']}"
     zh, _ = extras.missing_message("cv2", "NNIE 仿真", "zh", python())
     assert "Python 模块 cv2" in zh and extras.missing_module(zh) == "cv2"
     for line in ("nnie-triage reference: internal error: ModuleNotFoundError: No module named 'cv2' (please report it",
@@ -74,6 +78,15 @@ def test_the_message_and_its_data():
     assert extras.missing_optional(ModuleNotFoundError("No module named 'cv2'", name="cv2")) == "cv2"
     assert extras.missing_optional(ImportError("libGL.so.1: cannot open shared object file")) is None
     assert extras.missing_optional(ValueError("cv2")) is None
+
+
+def test_the_onnx_extra_has_no_system_package_to_suggest():
+    # Debian's python3-onnx is older than the extra needs and there is no python3-onnxruntime
+    for module in ("onnx", "onnxruntime"):
+        fix = extras.remedy(extras.OPTIONAL[module], python(executable="/usr/bin/python3", externally_managed=True,
+                                                             in_venv=False, debian=True, has_ensurepip=True))
+        assert "apt" not in fix.text and fix.command.startswith("/usr/bin/python3 -m venv"), fix
+    assert extras.missing_module("No module named 'onnxruntime'") == "onnxruntime"
 
 
 def test_pygls_tracebacks_of_expected_outcomes_are_dropped():

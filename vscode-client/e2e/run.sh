@@ -4,7 +4,10 @@
 #   bash vscode-client/e2e/run.sh            full run: lint diagnostics + quick fix on a copy of
 #                                            examples/project, then the triage on a copy of
 #                                            examples/triage (palette command, notification, fix
-#                                            from the Problems panel, report from the code lens)
+#                                            from the Problems panel, report and its plot from the
+#                                            code lens, "Regenerate and triage again" -> case 4,
+#                                            reference + emulation + triage on triage/fresh/ with
+#                                            the VSIX alone and a bare Python)
 #   bash vscode-client/e2e/run.sh --smoke    toolchain only: code-server starts, the extension
 #                                            activates and shows its "NNIE" output channel
 #
@@ -25,6 +28,8 @@
 #   NNIE_E2E_SERVER_COMMAND  JSON array: set nnie.server.command instead (the bundle is then not used)
 #   NNIE_E2E_TRIAGE=0  skip the triage scenario
 #   NNIE_E2E_KEEP=1    keep code-server running after drive.mjs (debugging; you kill it)
+#   NNIE_E2E_SHOTS_DIR where the screenshots are copied at the end (default /work/notes/e2e-shots;
+#                      empty: not copied)
 set -euo pipefail
 
 MODE=full
@@ -126,11 +131,14 @@ cd "$CLIENT"
 [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null || die "npm ci in vscode-client failed"
 BUNDLE_PY="$REPO/.venv/bin/python"
 [ -x "$BUNDLE_PY" ] || BUNDLE_PY=python3
-NNIE_BUNDLE_PYTHON="$BUNDLE_PY" npm run --silent package >"$CACHE/package.log" 2>&1 || { tail -40 "$CACHE/package.log" >&2; die "npm run package failed"; }
 VERSION=$(node -p 'require("./package.json").version')
-VSIX="$CLIENT/nnie-lsp-linux-x64-$VERSION.vsix"
+# Our own copy of the VSIX (.e2e/): `make test` may package into vscode-client/ at the same time
+# (package.mjs lets one packaging run at a time).
+VSIX="$CACHE/nnie-lsp-linux-x64-$VERSION.vsix"
+rm -f "$VSIX"
+NNIE_BUNDLE_PYTHON="$BUNDLE_PY" npm run --silent package -- --vsix "$VSIX" >"$CACHE/package.log" 2>&1 || { tail -40 "$CACHE/package.log" >&2; die "npm run package failed"; }
 [ -f "$VSIX" ] || die "$VSIX was not produced"
-log "$(grep -E '^nnie-lsp-linux-x64.*MiB compressed|^package: ' "$CACHE/package.log" | tr '\n' ' ')"
+log "$(grep -E 'MiB compressed|^package: ' "$CACHE/package.log" | tr '\n' ' ')"
 step "build + package vsix"
 
 # --- 3. the interpreter: a Python with no package at all (the VSIX carries the server) --------
@@ -156,6 +164,11 @@ if [ -z "$GIVEN_FOLDER" ]; then
   cp -r "$REPO/examples/project" "$NNIE_E2E_FOLDER/project"
   cp -r "$REPO/examples/triage" "$NNIE_E2E_FOLDER/triage"
   find "$NNIE_E2E_FOLDER" -name .nnie-triage -type d -prune -exec rm -rf {} +
+  # fresh/: channel_swap's cfg without any dumps, for reference + emulation from the editor
+  mkdir -p "$NNIE_E2E_FOLDER/triage/fresh"
+  cp "$NNIE_E2E_FOLDER/triage/channel_swap/"*.cfg "$NNIE_E2E_FOLDER/triage/channel_swap/"*.txt "$NNIE_E2E_FOLDER/triage/fresh/"
+  rm -f "$NNIE_E2E_FOLDER/triage/fresh/README.txt"
+  export NNIE_E2E_FRESH_DIR="$NNIE_E2E_FOLDER/triage/fresh"
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
 elif [ "$MODE" = full ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"
@@ -247,6 +260,12 @@ RC=$?
 set -e
 step "drive ($MODE)"
 awk -v a="$(date +%s.%N)" -v b="$T_START" 'BEGIN { printf "%-28s %6.1f s\n", "total", a - b }' | tee -a "$TIMINGS"
+# the final screenshots, kept beside the notes (NNIE_E2E_SHOTS_DIR; empty: not copied)
+SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots}"
+if [ -n "$SHOTS" ] && mkdir -p "$SHOTS" 2>/dev/null; then
+  rm -f "$SHOTS"/*.png
+  cp "$SCREENS"/*.png "$SHOTS"/ 2>/dev/null && log "screenshots copied to $SHOTS"
+fi
 if [ $RC -ne 0 ]; then
   echo "--- last lines of code-server.log ---" >&2
   grep -v '^\s*at \|^\s*→\|bindings file\|spdlog' "$RUN/code-server.log" | tail -15 >&2 || true

@@ -10,8 +10,17 @@
 //      says case 2, and its "Apply Fixes" button applies the _hp plan ([compile_mode] 2);
 //   6. with NNIE_E2E_SLOW_MARKER (run.sh sets the server's NNIE_LSP_TRIAGE_CMD to slow_triage.py):
 //      run again, press Cancel on the progress notification, check the nnie-triage process ended.
-// Every step saves a screenshot. Environment: NNIE_E2E_TRIAGE_CFG (default channel_swap/sim.cfg).
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//   4c. the loop closes: "Regenerate and triage again" (code lens or notification; else the triage
+//      run again offers it) re-emulates with the fixed cfg and the notification says case 4;
+//   4d. the report's plot is drawn in the webview (#cosine-plot[data-drawn="true"]);
+//   7. the VSIX alone with a bare interpreter: on fresh/sim.cfg (a copy of channel_swap without
+//      dumps, made by run.sh) "Compute Caffe Reference Dumps…" (OpenCV from the VSIX), then
+//      "Emulate NNIE Simulation Dumps…" (8-bit), then the triage, its report and its plot.
+// Every step saves a screenshot. Steps 4c, 4d and 7 are checked one by one: each reports PASS or
+// FAIL and the run fails at the end when one failed (the summary lists them all).
+// Environment: NNIE_E2E_TRIAGE_CFG (default channel_swap/sim.cfg).
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const CFG_QUERY = process.env.NNIE_E2E_TRIAGE_CFG ?? 'channel_swap/sim.cfg';
 
@@ -37,7 +46,9 @@ async function quickOpenPath(page, h, query) {
     },
     30000,
   );
-  await rows.nth(index - 1).click();
+  // the keyboard, not a click: a row under the pointer grows action buttons and re-renders
+  for (let i = 1; i < index; i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
   await h.waitFor(`an editor tab for ${name}`, async () => (await page.locator('.tabs-container .tab.active', { hasText: name }).count()) > 0, 20000);
   await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ timeout: 20000 });
 }
@@ -71,8 +82,63 @@ function alive(pid) {
   }
 }
 
+/** The report webview's plot: { drawn, present, where } (the container is #cosine-plot, data-drawn="true" once drawn). */
+async function plotState(page) {
+  for (const frame of page.frames()) {
+    const state = await frame
+      .evaluate(() => {
+        const el = document.getElementById('cosine-plot');
+        return el ? { present: true, drawn: el.getAttribute('data-drawn') === 'true', text: (el.innerText || '').slice(0, 200) } : undefined;
+      })
+      .catch(() => undefined);
+    if (state) return state;
+  }
+  return { present: false, drawn: false, text: '' };
+}
+
+/** Clicks the first visible element (code lens or notification button) whose text matches `label`. */
+async function clickAction(page, label) {
+  const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: label }).first();
+  if ((await lens.count()) && (await lens.isVisible().catch(() => false))) {
+    await lens.click();
+    return 'code lens';
+  }
+  const button = page.locator('.notifications-toasts .notification-list-item .monaco-button', { hasText: label }).first();
+  if ((await button.count()) && (await button.isVisible().catch(() => false))) {
+    await button.click();
+    return 'notification';
+  }
+  return undefined;
+}
+
+/** Answers what a job asks (the 8/16-bit pick, a folder prompt) with its first choice; true when something was answered. */
+async function answerPrompts(page, h, pick) {
+  const quick = page.locator('.quick-input-widget .monaco-list-row', { hasText: pick }).first();
+  if ((await quick.count()) && (await quick.isVisible().catch(() => false))) {
+    await quick.click();
+    return true;
+  }
+  return false;
+}
+
 export async function triageScenario(page, h) {
   const { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode } = h;
+  const results = [];
+  /** A checked step: its failure is recorded (with a screenshot) and the scenario goes on. */
+  const check = async (name, job) => {
+    const t = Date.now();
+    try {
+      await job();
+      results.push({ name, ok: true, seconds: (Date.now() - t) / 1000 });
+      log(`STEP PASS: ${name}`);
+    } catch (e) {
+      results.push({ name, ok: false, seconds: (Date.now() - t) / 1000, why: e?.message ?? String(e) });
+      log(`STEP FAIL: ${name}: ${e?.message ?? e}`);
+      await screenshot(page, `fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
+      for (const n of await notifications(page).catch(() => [])) log(`  notification: ${n}`);
+      await page.keyboard.press('Escape').catch(() => undefined);
+    }
+  };
 
   // 1. the palette command on examples/triage (a copy), the picker with what was found
   await quickOpenPath(page, h, CFG_QUERY);
@@ -164,6 +230,14 @@ export async function triageScenario(page, h) {
   log(`report webview: ${shown.body.split('\n').filter(Boolean).slice(0, 3).join(' | ')}`);
   if (!/case 1|Case 1/.test(shown.body)) fail('the report in the webview does not hold the case');
   await screenshot(page, 'triage-report-webview');
+  await check('report plot drawn (case-1 report)', async () => {
+    const plot = await waitFor('the plot in the report webview (#cosine-plot, data-drawn="true")', async () => {
+      const state = await plotState(page);
+      return state.drawn ? state : undefined;
+    }, 20000);
+    log(`plot drawn: ${plot.text.replace(/\s+/g, ' ').slice(0, 120)}`);
+    await screenshot(page, 'triage-report-plot');
+  });
 
   // 4b. the code link of the T102 problem opens rules.md at the rule's heading
   const link = page.locator('.markers-panel .monaco-list-row', { hasText: 'T102' }).first().locator('a', { hasText: 'T102' }).first();
@@ -178,6 +252,41 @@ export async function triageScenario(page, h) {
   log(`code link opened rules.md at ${cursor}: ${atRule.split('\n').find((l) => l.includes('T102'))}`);
   if (/Ln 1,/.test(cursor)) fail('the code link opened rules.md at the top');
   await screenshot(page, 'triage-code-link');
+
+  // 4c. the loop closes: regenerate the emulation with the fixed cfg, triage again: case 4
+  await check('loop: fix applied -> "Regenerate and triage again" -> case 4', async () => {
+    await quickOpenPath(page, h, CFG_QUERY);
+    const label = 'Regenerate and triage again';
+    let where = await waitFor(`"${label}" (code lens or notification)`, () => clickAction(page, label), 15000).catch(() => undefined);
+    if (!where) {
+      // the triage run on the old dumps must say they predate the cfg and offer the regenerate action
+      await runCommand(page, 'NNIE: Run Accuracy Triage…');
+      await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
+      await page.keyboard.press('Enter');
+      const stale = await waitFor(`a notification offering "${label}"`, async () => {
+        for (const n of await notifications(page)) {
+          if (n.includes(label)) return n;
+          if (/NNIE triage failed/.test(n)) fail(n);
+        }
+        return undefined;
+      }, 120000);
+      log(`triage on the dumps made with the old cfg: ${stale}`);
+      if (/Apply Fixes/.test(stale)) fail(`the stale result still offers fixes: ${stale}`);
+      await screenshot(page, 'triage-stale-dumps');
+      where = await waitFor(`"${label}" button`, () => clickAction(page, label), 10000);
+    }
+    log(`clicked "${label}" (${where})`);
+    const confirmed = await waitFor('the case-4 notification', async () => {
+      for (const n of await notifications(page)) {
+        if (/NNIE triage:/.test(n) && /case 4/i.test(n)) return n;
+        if (/NNIE triage failed|NNIE: .*failed/.test(n)) fail(n);
+      }
+      return undefined;
+    }, 180000);
+    log(`after regenerating: ${confirmed}`);
+    await screenshot(page, 'triage-regenerated-case4');
+    if (!/fixed|confirmed/i.test(confirmed)) log('note: the case-4 notification does not say the earlier finding is confirmed fixed');
+  });
 
   // 5. case 2 with the 16-bit run found beside the cfg; "Apply Fixes" from the notification
   await quickOpenPath(page, h, 'quant_noise/sim.cfg');
@@ -214,8 +323,72 @@ export async function triageScenario(page, h) {
   const marker = process.env.NNIE_E2E_SLOW_MARKER;
   if (!marker) {
     log('cancel step skipped (NNIE_E2E_SLOW_MARKER not set)');
-    return;
+  } else {
+    await cancelStep(page, h, marker);
   }
+
+  // 7. reference and emulation with the VSIX alone and a bare interpreter, then the triage and its plot
+  const fresh = process.env.NNIE_E2E_FRESH_DIR;
+  if (fresh && existsSync(join(fresh, 'sim.cfg'))) {
+    const jobStep = async (name, command, pick, folderRx) => {
+      await check(name, async () => {
+        await quickOpenPath(page, h, 'fresh/sim.cfg');
+        await runCommand(page, command);
+        const t0 = Date.now();
+        const done = await waitFor(`the outcome of ${command}`, async () => {
+          await answerPrompts(page, h, pick);
+          for (const n of await notifications(page)) {
+            if (/failed|needs .* cannot import|internal error|No module named/i.test(n)) fail(n);
+            if (/Run Triage/.test(n) && !/Cancel/.test(n)) return n;
+          }
+          return undefined;
+        }, 240000);
+        log(`${command} after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${done}`);
+        const written = readdirSync(fresh).filter((d) => folderRx.test(d));
+        if (!written.some((d) => readdirSync(join(fresh, d)).some((f) => /\.(float|hex)$/.test(f)))) {
+          fail(`no dumps written beside fresh/sim.cfg (folders: ${readdirSync(fresh).join(', ')})`);
+        }
+        await screenshot(page, `fresh-${name.split(' ')[0]}`);
+        const close = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Run Triage' }).locator('.codicon-notifications-clear, .codicon-close').first();
+        await close.click().catch(() => page.keyboard.press('Escape'));
+      });
+    };
+    await jobStep('reference (VSIX alone, bare Python)', 'NNIE: Compute Caffe Reference Dumps…', '8-bit', /^output/);
+    await jobStep('emulate 8-bit (VSIX alone, bare Python)', 'NNIE: Emulate NNIE Simulation Dumps…', '8-bit', /^mapper_quant/);
+    await check('triage of the fresh dumps, report plot drawn', async () => {
+      await quickOpenPath(page, h, 'fresh/sim.cfg');
+      await runCommand(page, 'NNIE: Run Accuracy Triage…');
+      await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
+      await page.keyboard.press('Enter');
+      const n = await waitFor('the triage notification (fresh)', async () => {
+        for (const x of await notifications(page)) {
+          if (/NNIE triage:/.test(x) && /Open Report/.test(x)) return x;
+          if (/NNIE triage failed/.test(x)) fail(x);
+        }
+        return undefined;
+      }, 120000);
+      log(`fresh triage: ${n}`);
+      const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
+      await clickNotificationButton(page, h, toast, 'Open Report');
+      await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
+      const plot = await waitFor('the drawn plot (#cosine-plot, data-drawn="true")', async () => {
+        const state = await plotState(page);
+        return state.drawn ? state : undefined;
+      }, 20000);
+      log(`fresh report plot drawn: ${plot.text.replace(/\s+/g, ' ').slice(0, 120)}`);
+      await screenshot(page, 'fresh-report-plot');
+    });
+  } else {
+    log('step 7 skipped (NNIE_E2E_FRESH_DIR not set or without sim.cfg)');
+  }
+
+  log(`triage steps:\n${results.map((r) => `    ${r.ok ? 'PASS' : 'FAIL'}  ${r.name} (${r.seconds.toFixed(1)} s)${r.ok ? '' : `: ${r.why}`}`).join('\n')}`);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) fail(`${failed.length} of ${results.length} checked triage steps failed: ${failed.map((r) => r.name).join('; ')}`);
+}
+
+async function cancelStep(page, h, marker) {
+  const { log, fail, screenshot, waitFor, norm, runCommand, notifications } = h;
   rmSync(`${marker}.started`, { force: true });
   writeFileSync(marker, '');
   try {

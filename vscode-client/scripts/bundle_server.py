@@ -12,16 +12,24 @@ CPython version for what is not shared::
     bundled/libs-cp311/ ...        what differs (numpy, tomli on 3.10), one folder per version
     bundled/wheels/nnie_lsp-*.whl  the server's wheel: `python -m pip install <it>` where the
                                    bundle cannot run (the message the extension shows says so)
-    bundled/manifest.json          target, Python versions, package versions
+    bundled/wheels/pip-*.whl       pip, run from the wheel (`python pip-*.whl/pip install --target`):
+                                   the extension installs a missing package (numpy on the universal
+                                   VSIX, an extra) into its own folder with any Python, also one
+                                   without pip (packageInstall.ts)
+    bundled/manifest.json          target, Python versions, package versions, the requirement of
+                                   each module the extension may have to install
 
 Usage (from vscode-client/, needs pip >= 23 and the package index; pip's cache makes reruns fast)::
 
-    python3 scripts/bundle_server.py --target linux-x64            # numpy etc. for Linux x86-64
+    python3 scripts/bundle_server.py --target linux-x64            # numpy and OpenCV for Linux x86-64
+    python3 scripts/bundle_server.py --target linux-x64 --extras '' # numpy only (no extra)
     python3 scripts/bundle_server.py --target universal            # pure Python only (no numpy)
-    python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12 --with-opencv
+    python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12 --with-plot
 
-``universal`` runs the language server anywhere; triage then needs numpy from the user's own
-environment.  Only wheels are used (``--only-binary=:all:``): nothing is compiled.
+A platform target bundles the extra ``reference`` (OpenCV: reference and emulation) by default
+(``--extras``; ``--with-onnx`` adds onnx and onnxruntime, about 150 MiB more); ``universal`` runs
+the language server anywhere.  What a VSIX lacks (numpy on universal, an extra) the extension
+offers to install into its own folder.  Only wheels are used (``--only-binary=:all:``): nothing is compiled.
 """
 
 from __future__ import annotations
@@ -51,7 +59,16 @@ PLATFORMS: dict[str, tuple[str, ...]] = {
     "universal": ("any",),
 }
 #: Dependencies that have no pure-Python wheel: left out of the universal bundle.
-NATIVE_ONLY = {"numpy", "opencv-python-headless"}
+NATIVE_ONLY = {"numpy", "numba", "llvmlite", "opencv-python-headless", "onnx", "onnxruntime", "matplotlib"}
+#: Extras a platform VSIX carries unless told otherwise (``--extras``).
+#: onnx is not among them: onnx + onnxruntime add about 150 MiB compressed (onnxruntime is one 25 MiB
+#: wheel per CPython version), which would make the linux-x64 VSIX about 285 MiB instead of 130;
+#: the extension installs them into its own folder on first use instead (packageInstall.ts).
+DEFAULT_EXTRAS = ("reference",)
+#: Modules the extension may have to install (``manifest.json`` "module_requirements"), by the
+#: distribution that provides them: numpy and protobuf (triage), the extras' modules.
+MODULE_DISTS = {"numpy": "numpy", "google.protobuf": "protobuf", "cv2": "opencv-python-headless",
+                "matplotlib": "matplotlib", "onnx": "onnx", "onnxruntime": "onnxruntime"}
 
 
 class BundleError(RuntimeError):
@@ -86,6 +103,34 @@ def build_wheel(python: str, out: Path) -> Path:
         if len(wheels) != 1:
             raise BundleError(f"expected one nnie_lsp wheel, got {[w.name for w in wheels]}")
         return Path(shutil.copy2(wheels[0], out / wheels[0].name))
+
+
+def download_pip(python: str, out: Path) -> Path:
+    """pip's own wheel (pure Python), which the extension runs as ``python pip-*.whl/pip``."""
+    for old in out.glob("pip-*.whl"):
+        old.unlink()
+    pip(python, "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(out), "pip>=24")
+    wheels = sorted(out.glob("pip-*-py3-none-any.whl"))
+    if len(wheels) != 1:
+        raise BundleError(f"expected one pip wheel, got {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def module_requirements(wheel: Path) -> dict[str, str]:
+    """{module: requirement} for :data:`MODULE_DISTS`, as the nnie-lsp wheel declares them (its
+    dependencies and extras): what the extension installs when a module is missing."""
+    import zipfile
+    requirement_class = _requirement_class()
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode("utf-8", errors="replace")
+    by_dist: dict[str, str] = {}
+    for line in metadata.splitlines():
+        if line.startswith("Requires-Dist:"):
+            requirement = requirement_class(line.split(":", 1)[1].strip())
+            spec = ",".join(sorted((str(s) for s in requirement.specifier), key=lambda s: (s[0] != ">", s)))
+            by_dist.setdefault(_canonical(requirement.name), f"{requirement.name}{spec}")
+    return {module: by_dist[_canonical(dist)] for module, dist in MODULE_DISTS.items() if _canonical(dist) in by_dist}
 
 
 def platform_args(target: str, implementation: str) -> list[str]:
@@ -223,10 +268,13 @@ def prune(folder: Path) -> None:
     for pyc in folder.rglob("*.pyc"):
         pyc.unlink()
     shutil.rmtree(folder / "bin", ignore_errors=True)
-    # numpy's own test suite (about 10 MB per CPython version) is never run from the bundle
-    for tests in list((folder / "numpy").rglob("tests")) if (folder / "numpy").is_dir() else []:
-        if tests.is_dir():
-            shutil.rmtree(tests, ignore_errors=True)
+    # numpy's own test suite (about 10 MB per CPython version) is never run from the bundle, nor
+    # onnx's backend test data (about 9 MB)
+    for package, pattern in (("numpy", "tests"), ("onnx", "backend/test/data")):
+        if (folder / package).is_dir():
+            for tests in list((folder / package).glob(pattern if "/" in pattern else f"**/{pattern}")):
+                if tests.is_dir():
+                    shutil.rmtree(tests, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -234,10 +282,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", default="linux-x64", choices=sorted(PLATFORMS))
     ap.add_argument("--python", default=",".join(DEFAULT_PYTHONS),
                     help="CPython versions to bundle for, comma-separated (default %(default)s)")
+    ap.add_argument("--extras", default=None,
+                    help="nnie-lsp extras to bundle, comma-separated ('' for none); default: "
+                         f"{','.join(DEFAULT_EXTRAS)} on a platform target, none on universal")
     ap.add_argument("--with-opencv", action="store_true",
-                    help="also bundle opencv-python-headless (nnie.reference; about 57 MB more)")
+                    help="add the extra reference (opencv-python-headless: reference and emulation; about 40 MiB compressed)")
+    ap.add_argument("--with-onnx", action="store_true",
+                    help="add the extra onnx (onnx, onnxruntime: the conversion stage; about 150 MiB compressed more)")
     ap.add_argument("--with-plot", action="store_true",
-                    help="also bundle matplotlib (the similarity plot in the HTML report; about 25 MB per CPython)")
+                    help="add the extra plot (matplotlib; about 25 MB per CPython)")
     ap.add_argument("--pip-python", default=sys.executable, help="Python whose pip does the work")
     ap.add_argument("--out", default=str(CLIENT / "bundled"))
     args = ap.parse_args(argv)
@@ -246,8 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         major, _, minor = version.partition(".")
         if not (major == "3" and minor.isdigit() and int(minor) >= 10):
             ap.error(f"--python {version}: nnie-lsp needs Python 3.10 or newer")
-    if (args.with_opencv or args.with_plot) and args.target == "universal":
-        ap.error("--with-opencv / --with-plot need a platform target (no pure-Python wheels)")
+    if args.extras is None:
+        chosen = [] if args.target == "universal" else list(DEFAULT_EXTRAS)
+    else:
+        chosen = [e.strip() for e in args.extras.split(",") if e.strip()]
+    for extra, wanted in (("reference", args.with_opencv), ("onnx", args.with_onnx), ("plot", args.with_plot)):
+        if wanted and extra not in chosen:
+            chosen.append(extra)
+    if chosen and args.target == "universal":
+        ap.error(f"extras {','.join(chosen)} need a platform target (no pure-Python wheels)")
     out = Path(args.out)
     started = time.monotonic()
     try:
@@ -258,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
                 old.unlink()
         wheel = build_wheel(args.pip_python, out / "wheels")
         log(f"built {wheel.name}")
-        chosen = [name for name, wanted in (("reference", args.with_opencv), ("plot", args.with_plot)) if wanted]
+        pip_wheel = download_pip(args.pip_python, out / "wheels")
+        log(f"pip for installing into the extension's folder: {pip_wheel.name}")
         extras = f"[{','.join(chosen)}]" if chosen else ""
         packages: dict[str, list[str]] = {}
         with tempfile.TemporaryDirectory(prefix="nnie-bundle-") as scratch:
@@ -279,8 +340,12 @@ def main(argv: list[str] | None = None) -> int:
             "nnie_lsp": wheel.name.split("-")[1],
             "wheel": f"wheels/{wheel.name}",
             "pythons": versions,
-            "opencv": args.with_opencv,
-            "plot": args.with_plot,
+            "extras": chosen,
+            "opencv": "reference" in chosen,
+            "onnx": "onnx" in chosen,
+            "plot": "plot" in chosen,
+            "pip_wheel": f"wheels/{pip_wheel.name}",
+            "module_requirements": module_requirements(wheel),
             "packages": packages,
             "per_version": sorted(p.name for p in out.glob("libs-cp*")),
         }

@@ -11,9 +11,9 @@ const target = args.includes('--target') ? args[args.indexOf('--target') + 1] : 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--target') ?? `${pkg.name}-${pkg.version}.vsix`;
 // Universal: pure-Python libraries only. Platform: numpy for five CPython versions (~16 MB each),
-// plus OpenCV (~57 MB) with --with-opencv, plus matplotlib and its dependencies (~25 MB per
-// CPython) with --with-plot.
-const MAX_MB = { universal: 12, platform: 120, opencv: 70, plot: 140 };
+// plus OpenCV (~57 MB; the extra reference, bundled by default), plus onnx + onnxruntime (~150 MB)
+// with --with-onnx, plus matplotlib and its dependencies (~25 MB per CPython) with --with-plot.
+const MAX_MB = { universal: 12, platform: 120, opencv: 70, onnx: 170, plot: 140 };
 
 const buf = readFileSync(file);
 // End of central directory record: signature 0x06054b50 within the last 64 KiB.
@@ -93,6 +93,18 @@ if (manifest.target !== target) {
 if (!names.some((n) => /^extension\/bundled\/wheels\/nnie_lsp-[^/]+-py3-none-any\.whl$/.test(n))) {
   problems.push('missing: the nnie_lsp wheel in bundled/wheels/');
 }
+// pip, run from its wheel: installs what the VSIX lacks into the extension's folder (packageInstall.ts)
+if (!manifest.pip_wheel || !names.includes(`extension/bundled/${manifest.pip_wheel}`)) {
+  problems.push(`missing: the pip wheel bundled/${manifest.pip_wheel ?? 'wheels/pip-*.whl'} (manifest pip_wheel)`);
+}
+for (const module of ['numpy', 'cv2']) {
+  if (!manifest.module_requirements?.[module]) {
+    problems.push(`bundled/manifest.json: no module_requirements.${module} (what the extension installs when it is missing)`);
+  }
+}
+if (manifest.opencv && !names.some((n) => /^extension\/bundled\/libs(-cp\d+)?\/cv2\/__init__\.py$/.test(n))) {
+  problems.push('missing: OpenCV (bundled/libs/cv2), which the manifest says is bundled');
+}
 const vsixManifest = read('extension.vsixmanifest') ?? '';
 const declared = /TargetPlatform="([^"]+)"/.exec(vsixManifest)?.[1];
 if (target !== 'universal' && declared !== target) {
@@ -111,7 +123,7 @@ if (target === 'universal') {
   }
 }
 const total = statSync(file).size;
-const limit = target === 'universal' ? MAX_MB.universal : MAX_MB.platform + (manifest.opencv ? MAX_MB.opencv : 0) + (manifest.plot ? MAX_MB.plot : 0);
+const limit = target === 'universal' ? MAX_MB.universal : MAX_MB.platform + (manifest.opencv ? MAX_MB.opencv : 0) + (manifest.onnx ? MAX_MB.onnx : 0) + (manifest.plot ? MAX_MB.plot : 0);
 if (total > limit * 1024 * 1024) {
   problems.push(`too large: ${(total / 2 ** 20).toFixed(1)} MiB > ${limit} MiB`);
 }

@@ -15,7 +15,14 @@ export interface BundleManifest {
   wheel?: string;
   pythons?: string[];
   opencv?: boolean;
+  onnx?: boolean;
+  plot?: boolean;
+  extras?: string[];
   per_version?: string[];
+  /** `wheels/pip-*.whl`: pip, run from the wheel to install into the extension's folder. */
+  pip_wheel?: string;
+  /** Requirement of each module the extension may install (`numpy`, `cv2`, …), as nnie-lsp declares it. */
+  module_requirements?: Record<string, string>;
 }
 
 export interface BundleInfo {
@@ -25,6 +32,8 @@ export interface BundleInfo {
   launcher?: string;
   /** The nnie_lsp wheel shipped for `python -m pip install <wheel>`, when present. */
   wheel?: string;
+  /** The pip wheel shipped for installing into the extension's own folder (packageInstall.ts). */
+  pipWheel?: string;
   /** True when `bundled/libs` exists: the VSIX carries the server. */
   hasLibs: boolean;
   manifest: BundleManifest;
@@ -45,10 +54,12 @@ export function readBundle(extensionPath: string): BundleInfo {
     const found = existsSync(wheels) ? readdirSync(wheels).filter((f) => /^nnie_lsp-.*\.whl$/.test(f)).sort() : [];
     wheel = found.length ? join(wheels, found[found.length - 1]) : undefined;
   }
+  const pipWheel = manifest.pip_wheel && existsSync(join(root, manifest.pip_wheel)) ? join(root, manifest.pip_wheel) : undefined;
   return {
     root,
     launcher: existsSync(launcher) ? launcher : undefined,
     wheel,
+    pipWheel,
     hasLibs: existsSync(join(root, 'libs')),
     manifest,
   };
@@ -61,5 +72,6 @@ export function describeBundle(bundle: BundleInfo): string {
   }
   const m = bundle.manifest;
   const pythons = m.pythons?.length ? ` for Python ${m.pythons.join(', ')}` : '';
-  return `bundled nnie-lsp ${m.nnie_lsp ?? '?'} (${m.target ?? 'unknown target'}${pythons}${m.opencv ? ', with OpenCV' : ''})`;
+  const extras = m.extras ?? (m.opencv ? ['reference'] : []);
+  return `bundled nnie-lsp ${m.nnie_lsp ?? '?'} (${m.target ?? 'unknown target'}${pythons}${extras.length ? `, with the extras ${extras.join(', ')}` : ''})`;
 }

@@ -1,4 +1,5 @@
 /** Activation: wires the server manager, the cfg claiming, the settings and the commands. */
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 import { readBundle } from './bundle';
@@ -21,6 +22,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let triage: TriageUi | undefined;
   manager = new ServerManager(output, status, readBundle(context.extensionPath), {
     executeCommand: (command, args, next) => (triage ? triage.executeCommand(command, args, next) : next(command, args)),
+    // Python packages the extension installs when one is missing (packageInstall.ts); globalStorage
+    // is per machine (a remote window: the remote's), like the interpreter that uses them.
+    packagesRoot: join(context.globalStorageUri.fsPath, 'python-packages'),
   });
   const mgr = manager;
   triage = new TriageUi(mgr, output, reports);

@@ -160,6 +160,10 @@ export interface ProbeReport {
   bundle_target?: string | null;
   bundle_pythons?: string[];
   wheel?: string | null;
+  /** The bundled pip wheel (installs into `packages_dir`). */
+  pip_wheel?: string | null;
+  /** Where the extension installs packages for this Python (`$NNIE_PACKAGES_ROOT/cpXY-<platform>`). */
+  packages_dir?: string | null;
   nnie_lsp?: string | null;
   nnie_lsp_file?: string | null;
   missing: Record<string, string>;

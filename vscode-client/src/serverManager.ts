@@ -22,7 +22,8 @@ import {
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { type BundleInfo, describeBundle } from './bundle';
-import { NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
+import { type InstallPlace, type MissingPackageData, problemOf } from './packageInstall';
+import { PackageInstaller } from './packageInstaller';
 import { ProgressTracker, type ProgressValue } from './progress';
 import { pythonExtensionInterpreter } from './python';
 import {
@@ -43,69 +44,15 @@ import {
 } from './serverCommand';
 import { filterConfigurationResult, initializationOptions } from './settings';
 import { describeSetting, type Inspected } from './settingsScope';
+import { DOCUMENT_SELECTOR, type StatusView } from './statusView';
 import { TraceChannel } from './traceChannel';
 
-export const LANGUAGES = [PROTOTXT_LANGUAGE, NNIE_CFG_LANGUAGE];
-export const DOCUMENT_SELECTOR = LANGUAGES.map((language) => ({ language }));
-
-type ServerState = 'stopped' | 'starting' | 'running' | 'error';
+export { DOCUMENT_SELECTOR, isOurs, LANGUAGES, StatusView } from './statusView';
 
 export function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('nnie');
 }
 
-export function isOurs(doc: vscode.TextDocument | undefined): boolean {
-  return !!doc && LANGUAGES.includes(doc.languageId);
-}
-
-export class StatusView implements vscode.Disposable {
-  private readonly bar: vscode.StatusBarItem;
-  private readonly lang: vscode.LanguageStatusItem;
-  private state: ServerState = 'stopped';
-
-  constructor() {
-    this.bar = vscode.window.createStatusBarItem('nnie.status', vscode.StatusBarAlignment.Right, 100);
-    this.bar.name = 'NNIE Language Server';
-    this.bar.command = 'nnie.showOutput';
-    this.lang = vscode.languages.createLanguageStatusItem('nnie.server', DOCUMENT_SELECTOR);
-    this.lang.name = 'NNIE Language Server';
-    this.lang.command = { title: 'Show Output', command: 'nnie.showOutput' };
-    this.set('stopped');
-  }
-
-  set(state: ServerState, detail?: string): void {
-    this.state = state;
-    const label: Record<ServerState, [string, string]> = {
-      stopped: ['$(circle-slash) NNIE', 'stopped'],
-      starting: ['$(sync~spin) NNIE', 'starting…'],
-      running: ['$(check) NNIE', 'running'],
-      error: ['$(error) NNIE', 'error'],
-    };
-    const [text, word] = label[state];
-    const tooltip = `NNIE language server: ${word}${detail ? `\n${detail}` : ''}\nClick to show the NNIE output.`;
-    this.bar.text = text;
-    this.bar.tooltip = tooltip;
-    this.bar.backgroundColor = state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    this.lang.text = text;
-    this.lang.detail = detail ? `${word} — ${detail}` : word;
-    this.lang.busy = state === 'starting';
-    this.lang.severity = state === 'error' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
-    this.refreshVisibility();
-  }
-
-  refreshVisibility(): void {
-    if (this.state === 'error' || isOurs(vscode.window.activeTextEditor?.document)) {
-      this.bar.show();
-    } else {
-      this.bar.hide();
-    }
-  }
-
-  dispose(): void {
-    this.bar.dispose();
-    this.lang.dispose();
-  }
-}
 
 /** A message with a "Copy Command" button when it names a command to run. */
 export async function showActionableError(
@@ -130,13 +77,15 @@ export async function showActionableError(
 export interface ManagerOptions {
   /** Hook for the server's own commands (code lenses): see triageUi.ts. */
   executeCommand?: Middleware['executeCommand'];
+  /** Where the extension installs missing Python packages (`<globalStorage>/python-packages`; packageInstall.ts). */
+  packagesRoot?: string;
 }
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
   private command: ServerCommand | undefined;
   /** The interpreter running the server and what its probe said (for the triage messages). */
-  python: { argv: string[]; version?: string; verdict?: Verdict } | undefined;
+  python: { argv: string[]; version?: string; verdict?: Verdict; packagesDir?: string; pipWheel?: string } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private wanted = false;
   private readonly disposables: vscode.Disposable[] = [];
@@ -144,6 +93,8 @@ export class ServerManager implements vscode.Disposable {
   private progressRegistration: vscode.Disposable | undefined;
 
   private readonly trace: TraceChannel;
+  /** Installs a missing Python package into the extension's folder, then restarts the server. */
+  readonly installer: PackageInstaller;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -153,6 +104,7 @@ export class ServerManager implements vscode.Disposable {
   ) {
     this.trace = new TraceChannel(output);
     this.disposables.push(this.trace);
+    this.installer = new PackageInstaller(output, () => this.restart());
   }
 
   log(message: string): void {
@@ -271,7 +223,7 @@ export class ServerManager implements vscode.Disposable {
         // A build without the launcher (never shipped): start `-m nnie_lsp` unchecked.
         return serverCommandFor(candidate, undefined, strategy);
       }
-      const probe = await probeInterpreter(candidate.python, launcher, { strategy, cwd });
+      const probe = await probeInterpreter(candidate.python, launcher, { strategy, cwd, env: this.probeEnv() });
       const verdict = judgeProbe(probe);
       const version = probe.kind === 'ok' ? probe.report.python : undefined;
       this.log(`Interpreter ${candidate.python.join(' ')} (${candidate.source}): ${version ? `Python ${version}, ` : ''}${verdict.kind === 'ready' ? 'can run the server' : `${verdict.kind} — ${verdict.detail}`}`);
@@ -279,21 +231,36 @@ export class ServerManager implements vscode.Disposable {
         this.log(`  nnie_lsp ${probe.report.nnie_lsp ?? ''} from ${probe.report.nnie_lsp_file}`);
       }
       if (verdict.kind === 'ready') {
-        this.python = { argv: candidate.python, version, verdict };
+        const report = probe.kind === 'ok' ? probe.report : undefined;
+        this.python = {
+          argv: candidate.python,
+          version,
+          verdict,
+          packagesDir: report?.packages_dir ?? undefined,
+          pipWheel: report?.pip_wheel ?? this.bundle.pipWheel,
+        };
+        if (report?.packages_dir && report.bundle_paths?.includes(report.packages_dir)) {
+          this.log(`  with the packages the extension installed for this Python: ${report.packages_dir}`);
+        }
         if (verdict.missingForTriage.length > 0) {
           const message = triageUnavailableMessage(candidate.python, version ?? '?', verdict.missingForTriage, this.bundle.wheel, this.bundle.manifest.target);
           this.output.warn(message);
           if (!this.warnedTriage) {
             this.warnedTriage = true;
-            void showActionableError(this.output, message, commandIn(message), 'warning');
+            void this.offerTriageModules(verdict.missingForTriage, message, strategy);
           }
         }
         if (verdict.missingForReference) {
           // The remedy depends on the interpreter (pip, a venv without pip, a system Python): the
-          // server says which one works when a command needs OpenCV.
-          this.log(`OpenCV (cv2) is not importable with ${candidate.python.join(' ')}: Compute Caffe Reference Dumps and Emulate NNIE Simulation Dumps need it; running one says how to install it.`);
+          // server says which one works when a command needs OpenCV, and the extension offers to
+          // install it into its own folder.
+          this.log(`OpenCV (cv2) is not importable with ${candidate.python.join(' ')}: Compute Caffe Reference Dumps and Emulate NNIE Simulation Dumps need it; running one offers to install it.`);
         }
-        return serverCommandFor(candidate, launcher, strategy);
+        const command = serverCommandFor(candidate, launcher, strategy);
+        if (command.bundled && this.options.packagesRoot) {
+          command.env = { ...(command.env ?? {}), NNIE_PACKAGES_ROOT: this.options.packagesRoot };
+        }
+        return command;
       }
       if (candidate.final) {
         this.fail(launchFailureMessage(verdict, candidate.python, this.bundle.wheel));
@@ -303,6 +270,41 @@ export class ServerManager implements vscode.Disposable {
     }
     this.fail(noPythonMessage(tried));
     return undefined;
+  }
+
+  private probeEnv(): NodeJS.ProcessEnv {
+    return this.options.packagesRoot ? { ...process.env, NNIE_PACKAGES_ROOT: this.options.packagesRoot } : process.env;
+  }
+
+  /** Where a missing package can be installed for the server's Python (probed), or undefined (own server command, fromEnvironment, an old bundle). */
+  installPlace(requireBundled = true): InstallPlace | undefined {
+    const python = this.python;
+    if ((requireBundled && !this.command?.bundled) || !python?.packagesDir || !python.pipWheel) {
+      return undefined;
+    }
+    return { python: python.argv, pipWheel: python.pipWheel, folder: python.packagesDir, version: python.version };
+  }
+
+  /** At start-up (before the command is set): triage needs numpy/protobuf and the bundle has none for this Python (the universal VSIX). */
+  private offerTriageModules(modules: string[], message: string, strategy: ImportStrategy): Promise<void> {
+    const what = modules.join(' and ');
+    const target = this.bundle.manifest.target;
+    const problem = `the language server runs, but accuracy triage needs ${what}, which the extension${target ? ` (${target})` : ''} does not carry for this Python.`;
+    const place = strategy === 'useBundled' ? this.installPlace(false) : undefined;
+    const requirements = modules.map((m) => this.bundle.manifest.module_requirements?.[m]);
+    return this.installer.offer(problem, what, requirements, place, commandIn(message), 'warning', () => showActionableError(this.output, message, commandIn(message), 'warning'));
+  }
+
+  /**
+   * A command failed for a missing optional package (`data.missingPackage` of the server's error):
+   * one message with an install button when the extension can install it, else the server's own
+   * remedy with its command to copy.
+   */
+  offerMissingPackage(missing: MissingPackageData, message: string): Promise<void> {
+    const copy = missing.command ?? undefined;
+    return this.installer.offer(problemOf(missing, message), missing.package, [missing.requirement], this.installPlace(), copy, 'error', () =>
+      showActionableError(this.output, /^NNIE\b/.test(message) ? message : `NNIE: ${message}`, copy),
+    );
   }
 
   private fail(message: string): void {

@@ -6,13 +6,17 @@ bundled libraries on the import path, ahead of the environment's own packages:
 * ``../libs``          the packages identical for every CPython version (nnie_lsp, pygls, ...);
 * ``../libs-cpXY``     the ones built for this CPython version (numpy ...), when the bundle has them.
 
+* ``$NNIE_PACKAGES_ROOT/cpXY-<platform>``  the packages the extension installed for this Python
+  (numpy on the universal VSIX, an extra such as OpenCV: packageInstall.ts), when it exists.
+
 It also puts them in ``PYTHONPATH``, so the processes the server starts with ``sys.executable``
 (``nnie-triage compare``, ``reference``, ``emulate``) import the same packages.  Then it runs
 ``python -m nnie_lsp`` with the remaining arguments.
 
 ``launch.py --check`` prints one JSON object instead and exits: the Python version, the bundle
-folders used, the nnie_lsp that imports, and the modules that do not import (``missing``).  The
-extension reads it to decide whether the server can start and what to tell the user.
+folders used, the nnie_lsp that imports, the modules that do not import (``missing``) and the
+folder the extension installs packages into for this Python (``packages_dir``).  The extension
+reads it to decide whether the server can start and what to tell the user.
 
 With ``NNIE_IMPORT_STRATEGY=fromEnvironment`` nothing is added: the environment's own nnie-lsp runs.
 """
@@ -29,11 +33,24 @@ MINIMUM = (3, 10)
 CHECKED = ("nnie_lsp", "pygls", "lsprotocol", "lark", "numpy", "google.protobuf", "cv2")
 
 
+def packages_dir():
+    """The folder the extension installs packages into for this Python (``$NNIE_PACKAGES_ROOT/
+    cp311-linux-x86_64``), or None without ``NNIE_PACKAGES_ROOT``.  One per CPython version and
+    platform: their native wheels differ."""
+    root = os.environ.get("NNIE_PACKAGES_ROOT")
+    if not root:
+        return None
+    import sysconfig
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    return os.path.join(root, "cp%d%d-%s" % (sys.version_info[0], sys.version_info[1], platform))
+
+
 def bundle_paths():
-    """The bundled folders for this CPython, most specific first; only those that exist."""
+    """The bundled folders for this CPython, most specific first, then the extension's installed
+    packages; only those that exist."""
     tag = "cp%d%d" % sys.version_info[:2]
-    candidates = [os.path.join(BUNDLED, "libs-" + tag), os.path.join(BUNDLED, "libs")]
-    return [path for path in candidates if os.path.isdir(path)]
+    candidates = [os.path.join(BUNDLED, "libs-" + tag), os.path.join(BUNDLED, "libs"), packages_dir()]
+    return [path for path in candidates if path and os.path.isdir(path)]
 
 
 def manifest():
@@ -64,6 +81,8 @@ def check(paths, strategy):
         "bundle_target": info.get("target"),
         "bundle_pythons": info.get("pythons", []),
         "wheel": os.path.join(BUNDLED, info["wheel"]) if info.get("wheel") else None,
+        "pip_wheel": os.path.join(BUNDLED, info["pip_wheel"]) if info.get("pip_wheel") else None,
+        "packages_dir": packages_dir() if strategy == "useBundled" else None,
         "nnie_lsp": None,
         "nnie_lsp_file": None,
         "missing": {},
