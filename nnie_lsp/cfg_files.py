@@ -9,7 +9,8 @@ fact base with it): linting a prototxt alone does not pay for them (nnie-lint's 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from . import safe_io
 from .cfg.model import MapperConfig
@@ -28,6 +29,8 @@ from .sources import SourceProvider, UnreadableFile, note_unreadable, provider_p
 from .text import Decoded
 
 PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
+# The records below are NamedTuples, not dataclasses: a frozen dataclass costs about 1 ms to define
+# (its methods are generated and compiled), paid by every nnie-lint run on a cfg (start-up).
 MAX_LIST_LINES = 20000
 
 _CFG_CACHE = ContentCache(parse_cfg)
@@ -43,8 +46,7 @@ def clear_cfg_cache() -> None:
     _CFG_CACHE.clear()
 
 
-@dataclass(frozen=True)
-class RefFile:
+class RefFile(NamedTuple):
     entry: CfgEntry
     written: str               # the value as meant (inline comment removed)
     resolved: str | None       # absolute path that exists, else None
@@ -61,15 +63,13 @@ class RefFile:
         return cls(entry, path.written, path.resolved, path.candidates, path.is_null, path.foreign)
 
 
-@dataclass(frozen=True)
-class ListLine:
+class ListLine(NamedTuple):
     line: int
     text: str
     resolved: str | None
 
 
-@dataclass(frozen=True)
-class ImageListFacts:
+class ImageListFacts(NamedTuple):
     ref: RefFile
     lines: tuple[ListLine, ...]
     truncated: bool = False
@@ -79,8 +79,7 @@ class ImageListFacts:
         return tuple(l for l in self.lines if l.resolved is None)
 
 
-@dataclass(frozen=True)
-class MeanFacts:
+class MeanFacts(NamedTuple):
     ref: RefFile
     kind: str                          # "binaryproto" | "text"
     values: tuple[float, ...] | None   # channel means for text files
@@ -89,8 +88,7 @@ class MeanFacts:
     error_line: int | None = None
 
 
-@dataclass(frozen=True)
-class CfgFiles:
+class CfgFiles(NamedTuple):
     """What :func:`read_cfg_files` found: the cfg, its typed model, the files it names."""
 
     cfg: CfgDocument | None = None

@@ -41,9 +41,12 @@ def lint(target: Project | str | Sequence[str], *, settings: LintSettings | None
       with the cfg beside it that names it) read through `provider` (an editor's unsaved texts),
       and the findings homed in that file -- what an editor shows for one document; `kind`
       (``"cfg"`` or ``"prototxt"``) overrides the extension;
-    - a sequence of paths: files and folders as nnie-lint's command line takes them (folders
-      searched for prototxts and mapper cfgs, a prototxt linted with the cfg in the set that names
-      it, mapper logs among them read with the cfgs); `mapper_logs` are read instead of the logs
+    - a sequence of paths: files and folders as nnie-lint's command line takes them, each file
+      told by its content (:mod:`nnie_lsp.file_kinds`): folders searched for nets and mapper cfgs;
+      a cfg stands for its project (the findings of its prototxt, image lists, mean files and
+      mapper logs are reported with it); a prototxt linted with the cfg in the set that names it;
+      mapper logs and ``cnn_net_tree.dot`` files among them read with the cfgs; other files said
+      to be what they are (``on_note``), not linted; `mapper_logs` are read instead of the logs
       beside the cfgs; `stdin` is ``(path, bytes)`` of a text read from standard input; `fix`
       applies the safe fixes (also the unsafe ones with `unsafe_fixes`) in memory, to ``run.fixed``.
       `on_note` is told, as they arise, of paths not linted and of given logs with nothing to read.
@@ -106,10 +109,10 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
             load_settings((files or logs)[0])  # a broken pyproject is said before any file is read
         if fix:
             run = fix_files(files, unsafe=unsafe_fixes, settings=settings, overrides=overrides, cwd=cwd, lang=lang,
-                            provider=provider, mapper_logs=logs)
+                            provider=provider, mapper_logs=logs, net_trees=inputs.net_trees)
         else:
             run = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                             mapper_logs=logs)
+                             mapper_logs=logs, net_trees=inputs.net_trees)
         run.files = files
     run.mapper_logs = logs
     run.notes = list(inputs.notes)

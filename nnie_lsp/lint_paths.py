@@ -16,7 +16,6 @@ from typing import Callable, Iterable, NamedTuple
 from . import safe_io
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
-from .prototxt.solver import looks_like_solver
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
 from .rules.meta import internal_error
@@ -123,12 +122,13 @@ class InputError(Exception):
 # and importing the dataclasses module about 4 ms; see benchmarks/bench_startup.py).
 
 class Inputs:
-    """What the paths on a command line are: files to lint, mapper logs to read with them, and
-    notes for the user about files that are not linted (a solver file given by name)."""
+    """What the paths on a command line are: files to lint, mapper output to read with them
+    (logs, ``cnn_net_tree.dot`` files) and notes for the user about files that are not linted."""
 
     def __init__(self) -> None:
         self.files: list[str] = []
         self.mapper_logs: list[str] = []
+        self.net_trees: list[str] = []
         self.notes: list[str] = []
 
 
@@ -139,43 +139,46 @@ def lintable_files(paths: list[str]) -> list[str]:
 
 
 def discover_inputs(paths: list[str]) -> Inputs:
-    """Files to lint and mapper logs given among them.
+    """Files to lint and the mapper output given among them, each file told by its content
+    (:mod:`nnie_lsp.file_kinds`).
 
-    Folders are searched for ``*.prototxt`` (Caffe solver files left out) and NNIE mapper
-    ``*.cfg`` files; mapper logs in folders are not files to lint (a project reads the log beside
-    its cfg).  A given file is linted as it is, except: a ``.cfg`` that is not a mapper cfg
-    (setup.cfg and friends, which pre-commit passes) is skipped; a mapper log (``*.log`` /
-    ``*.txt`` holding mapper output) is read with the projects, like ``--mapper-log``; a solver
-    file is skipped with a note saying so."""
+    Folders are searched for nets (``*.prototxt`` that are not Caffe solver files; ``*.pt`` and
+    ``*.pbtxt`` that hold a net's fields) and NNIE mapper ``*.cfg`` files; mapper logs and dot
+    files in folders are not files to lint (a project reads those beside its cfg).  A given file is
+    linted when it is a net or a mapper cfg; a ``.cfg`` that is not a mapper cfg (setup.cfg and
+    friends, which pre-commit passes) is skipped; a mapper log is read with the projects, like
+    ``--mapper-log``; a ``cnn_net_tree.dot`` is read as the net tree of the cfgs linted with it;
+    every other file (solver, ``RUNTIME.txt``, dumps, image lists, binary data, other text) is
+    skipped with a note saying what it is."""
+    from . import file_kinds
+
     found = Inputs()
+    trees: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for f in sorted(files):
-                    full = os.path.join(root, f)
                     low = f.lower()
-                    if low.endswith((".prototxt", ".cfg")) and _not_readable(full, found):
+                    if not low.endswith(file_kinds.NET_EXTENSIONS + (".cfg",)):
                         continue
-                    if low.endswith(".prototxt"):
-                        if not _is_solver(full):
-                            found.files.append(full)
-                    elif low.endswith(".cfg") and _is_mapper_cfg(full):
+                    full = os.path.join(root, f)
+                    if _not_readable(full, found):
+                        continue
+                    if file_kinds.kind_of(full, named=False) in (file_kinds.NET, file_kinds.MAPPER_CFG):
                         found.files.append(full)
         elif os.path.isfile(p):
             if _not_readable(p, found):
                 continue
-            low = p.lower()
-            if low.endswith(".cfg") and not _is_mapper_cfg(p):
-                continue  # setup.cfg and friends: not ours (pre-commit passes them)
-            if not low.endswith((".cfg", ".prototxt")) and _is_mapper_log(p):
+            kind = file_kinds.kind_of(p)
+            if kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
+                found.files.append(p)
+            elif kind == file_kinds.MAPPER_LOG:
                 found.mapper_logs.append(os.path.abspath(p))
-                continue
-            if _is_solver(p):
-                found.notes.append(f"{p}: a Caffe solver file (SolverParameter: net, base_lr, max_iter, …), "
-                                   "not a net: not linted")
-                continue
-            found.files.append(p)
+            elif kind == file_kinds.NET_TREE:
+                trees.append(p)
+            elif kind != file_kinds.OTHER_CFG:  # setup.cfg and friends: not ours, said nothing of
+                found.notes.append(file_kinds.not_linted_note(p, kind))
         else:  # not a folder or regular file: missing, a FIFO, a device, a socket, a link loop
             problem = safe_io.check_file(p)
             if problem is None or problem.reason == "missing":
@@ -189,6 +192,11 @@ def discover_inputs(paths: list[str]) -> Inputs:
             seen.add(a)
             uniq.append(a)
     found.files = uniq
+    with_cfg = any(f.lower().endswith(".cfg") for f in uniq)
+    for tree in trees:
+        found.notes.append(file_kinds.not_linted_note(tree, file_kinds.NET_TREE, with_cfg=with_cfg))
+        if with_cfg:
+            found.net_trees.append(os.path.abspath(tree))
     return found
 
 
@@ -197,7 +205,7 @@ def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = 
     (:class:`InputError`); `on_note` is told of one that holds nothing a mapper writes."""
     out = []
     for path in paths:
-        from .mapper.log import looks_like_mapper_log
+        from .mapper.log_lines import looks_like_mapper_log
 
         problem = safe_io.check_file(path, safe_io.LOG)
         if problem is not None:
@@ -219,34 +227,6 @@ def _not_readable(path: str, found: Inputs) -> bool:
     return problem is not None
 
 
-def _head(path: str) -> str | None:
-    try:
-        return decode(safe_io.read_head(path, 1 << 16)).text
-    except OSError:
-        return None
-
-
-def _is_mapper_log(path: str) -> bool:
-    from .mapper.output_files import is_mapper_log_file
-
-    return is_mapper_log_file(path)
-
-
-def _is_mapper_cfg(path: str) -> bool:
-    from .cfg.reader import looks_like_mapper_cfg
-
-    head = _head(path)
-    return head is not None and looks_like_mapper_cfg(head)
-
-
-def _is_solver(path: str) -> bool:
-    """A Caffe solver file (see :mod:`nnie_lsp.prototxt.solver`); not for ``.cfg`` files."""
-    if path.lower().endswith(".cfg"):
-        return False
-    head = _head(path)
-    return head is not None and looks_like_solver(head)
-
-
 class LintRun:
     """What a lint found: ``diagnostics`` and the ``internal_errors`` of crashed rules (already
     NN000 diagnostics); the ``files`` linted; with fixes, the changed texts (``fixed``: path ->
@@ -265,6 +245,7 @@ class LintRun:
         self.mapper_logs: list[str] = []
         self.notes: list[str] = []
         self.provider: Overlay | DiskProvider | None = None
+        self.checked: list[str] = list(files)  # every file whose findings were reported
 
     def __repr__(self) -> str:
         return (f"LintRun({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
@@ -312,17 +293,45 @@ def log_paths(project: Project) -> tuple[str, ...]:
     return found_log_paths(project)
 
 
+def _with_trees(project: Project, net_trees: tuple[str, ...], provider) -> Project:
+    """A cfg's project reading the first ``cnn_net_tree.dot`` given instead of the one beside it."""
+    if not net_trees or project.cfg is None:
+        return project
+    from .mapper.nettree import parse_net_tree
+
+    decoded = provider.read_text(net_trees[0], safe_io.DOT)
+    if decoded is None:
+        return project
+    tree = parse_net_tree(decoded.text, net_trees[0])
+    return project._replace(net_tree=tree) if tree.nodes else project
+
+
+def project_homes(project: Project) -> set[str]:
+    """The files a cfg stands for: the cfg, its prototxt, the image lists and mean files it names,
+    and the mapper logs the project read (findings homed in any of them are the cfg's)."""
+    homes = {p for p in (project.cfg_path, project.prototxt_path) if p}
+    homes.update(os.path.abspath(r.resolved) for r in project.refs
+                 if r.resolved and r.entry.key in ("image_list", "mean_file"))
+    homes.update(log_paths(project))
+    return homes
+
+
 def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
                provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None,
-               mapper_logs: tuple[str, ...] | list[str] = ()) -> LintRun:
-    """Lint each file once; a prototxt named by a cfg in the set is linted with that cfg.
+               mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = ()) -> LintRun:
+    """Lint each file once; a cfg stands for its project: the findings of its prototxt, image
+    lists, mean files and mapper logs are reported with it (:func:`project_homes`).  A prototxt
+    named by a cfg in the set is linted with that cfg.
 
-    A cfg's project reads the mapper log beside it (:mod:`nnie_lsp.mapper.output_files`), or the
-    ``mapper_logs`` given instead (every project of the run reads them); findings homed in a log
-    are reported with the cfg, or with any file when the logs were given.  Logs given without
-    any file to lint are read on their own: every finding stays on the log."""
+    A cfg's project reads the mapper log and ``cnn_net_tree.dot`` beside it
+    (:mod:`nnie_lsp.mapper.output_files`), or the ``mapper_logs`` / ``net_trees`` given instead
+    (every project of the run reads them); findings homed in a log are reported with the cfg, or
+    with any file when the logs were given.  Logs given without any file to lint are read on
+    their own: every finding stays on the log.  ``run.checked`` lists every file whose findings
+    were reported."""
     provider = provider or Overlay()
     mapper_logs = tuple(os.path.abspath(p) for p in mapper_logs)
+    net_trees = tuple(os.path.abspath(p) for p in net_trees)
     overrides = overrides or {}
     wanted = [os.path.abspath(f) for f in files]
     wanted_set = set(wanted)
@@ -341,10 +350,11 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
                 continue  # will be covered when that cfg is linted (it comes in the list)
         project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg),
                              mapper_logs, provider)
+        project = _with_trees(project, net_trees, provider)
         homes = {f}
-        if is_cfg and project.prototxt_path and project.prototxt_path in wanted_set:
-            homes.add(project.prototxt_path)
-        if is_cfg or mapper_logs:
+        if is_cfg:
+            homes |= project_homes(project)
+        elif mapper_logs:
             homes.update(log_paths(project))
         out = lint_project(project, lang=lang, paths=sorted(homes))
         covered |= homes
@@ -369,6 +379,7 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
         uniq.setdefault((d.path, d.code, d.range, d.message), d)
     run = LintRun(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
     run.provider = provider
+    run.checked = sorted(covered | set(wanted))
     return run
 
 
@@ -381,14 +392,14 @@ def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
 def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
               overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
               max_passes: int = 10, provider: Overlay | None = None,
-              mapper_logs: tuple[str, ...] | list[str] = ()) -> LintRun:
+              mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
     provider = provider or Overlay()
     originals: dict[str, str] = {}
     applied = 0
     for _ in range(max_passes):
         res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                         mapper_logs=mapper_logs)
+                         mapper_logs=mapper_logs, net_trees=net_trees)
         fixes = choose_fixes(res.diagnostics, unsafe)
         if not fixes:
             break
@@ -410,7 +421,7 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
         if not changed:
             break
     res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                     mapper_logs=mapper_logs)
+                     mapper_logs=mapper_logs, net_trees=net_trees)
     res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
     res.applied = applied
     return res

@@ -36,3 +36,10 @@ def test_try_repo(tmp_path):
     assert "model.prototxt:174:9: NN301" in out
     assert "tiny_face_inst.cfg" in out and "NN108" in out
     assert "setup.cfg:" not in out
+    # a commit that changes only the cfg: the hook gets the cfg alone, and the cfg stands for its
+    # project -- the prototxt's findings are shown too (issue 18)
+    p = subprocess.run([str(pre_commit), "try-repo", str(ROOT), "nnie-lint", "--files", "tiny_face_inst.cfg"],
+                       cwd=repo, capture_output=True, text=True, env=env, timeout=600)
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "model.prototxt:174:9: NN301" in out and "tiny_face_inst.cfg" in out

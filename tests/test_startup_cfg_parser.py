@@ -110,3 +110,40 @@ def test_reading_a_cfg_does_not_import_lark():
 def test_a_megabyte_line_parses(line):
     doc = reader.parse_cfg(line + "\n[b] c\n")
     assert [e.key for e in doc.entries][-1] == "b"
+
+
+def _grammar_parse(line: str):
+    """The line's parse through the parser only (no fast path)."""
+    saved = reader._fast_line
+    reader._fast_line = lambda content: None
+    try:
+        return reader._parse_line.__wrapped__(line)
+    finally:
+        reader._fast_line = saved
+
+
+def test_fast_path_parses_every_line_as_the_grammar_does():
+    """Issue 18 start-up: the grammar is regular, so a pattern reads every line the grammar
+    accepts, with the same spans; the parser is asked only about the others (errors)."""
+    lines = TRICKY_LINES + _corpus_lines() + ["[a] #", "[a]  #  ", "# x  ", "[a] b # ", "[a] b #", "[k]\t\tv\t#\tc\t",
+                                              "\x0b[k] v", "[k]\x0b", "[k] v\x0b#\x0b"]
+    rng = random.Random(18)
+    alphabet = "[]# \t\r\f\vab=.;/\u3000\u00a0"
+    lines += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 14))) for _ in range(5000)]
+    for line in lines:
+        slow = _grammar_parse(line)
+        fast = reader._fast_line(line)
+        if slow.kind == "error":
+            assert fast is None, repr(line)
+        else:
+            assert fast == slow, repr(line)
+
+
+def test_reading_a_well_formed_cfg_does_not_load_the_line_parser():
+    code = ("import sys\nfrom nnie_lsp.cfg.reader import parse_cfg\n"
+            "doc = parse_cfg('# c\\n[prototxt_file] ./a.prototxt  # x\\n\\n[norm_type] 0\\n')\n"
+            "assert len(doc.entries) == 2 and not doc.errors\n"
+            "print('nnie_lsp.cfg.standalone_parser' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

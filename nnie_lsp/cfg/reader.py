@@ -216,8 +216,41 @@ def _rstrip_end(s: str) -> int:
     return len(s.rstrip(_BLANKS))
 
 
+# The grammar is regular: this pattern accepts exactly the lines it accepts, with the same spans
+# (greedy VALUE and COMMENT, as lark's lexer takes them).  A line it matches needs no parser, so
+# reading a well-formed cfg never loads the line parser (nnie-lint's start-up, issue 18); any other
+# line goes to the parser.  tests/test_startup_cfg_parser.py checks both agree on every line.
+_BLANK = r"[ \t\f\v\r]"
+_COMMENT_RE = r"#(?:[^\n]*[^ \t\f\v\r\n])?"
+_VALUE_RE = r"[^ \t\f\v\r\n#][^ \t\f\v\r\n]*(?:[ \t\f\v\r]+[^ \t\f\v\r\n#][^ \t\f\v\r\n]*)*"
+_FAST_LINE = (rf"{_BLANK}*(?:\[(?P<key>[^ \t\f\v\r\n\[\]]+)\](?:{_BLANK}+(?:(?P<value>{_VALUE_RE})"
+              rf"(?:{_BLANK}+(?P<vcomment>{_COMMENT_RE}))?|(?P<lcomment>{_COMMENT_RE}))?{_BLANK}*)?"
+              rf"|(?P<comment>{_COMMENT_RE}){_BLANK}*)?")
+
+
+def _fast_line(content: str) -> _LineParse | None:
+    """The parse of a line the grammar accepts, without the parser (None: ask the parser)."""
+    match = re.fullmatch(_FAST_LINE, content)
+    if match is None:
+        return None
+    if match.group("comment") is not None:
+        return _LineParse("comment", span=match.span("comment"))
+    if match.group("key") is None:
+        return _LineParse("blank")
+    after = match.end("key") + 1  # just past ']'
+    raw_start = after + (len(content) - after - len(content[after:].lstrip(_BLANKS)))
+    raw_end = max(_rstrip_end(content), raw_start)
+    value = match.span("value") if match.group("value") is not None else (raw_start, raw_start)
+    comment_group = "vcomment" if match.group("vcomment") is not None else "lcomment"
+    comment = match.span(comment_group) if match.group(comment_group) is not None else None
+    return _LineParse("entry", key=match.span("key"), raw_value=(raw_start, raw_end), value=value, comment=comment)
+
+
 @lru_cache(maxsize=8192)
 def _parse_line(content: str) -> _LineParse:
+    fast = _fast_line(content)
+    if fast is not None:
+        return fast
     grammar = _line_grammar()
     Tree, Token = grammar.Tree, grammar.Token
     try:

@@ -178,6 +178,8 @@ def _main(argv: list[str] | None = None) -> int:
         stdin_path = os.path.abspath(stdin[0]) if stdin else None
         if not files and not mapper_logs:
             print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
+            if fmt in ("json", "sarif"):  # machine output stays a valid (empty) document
+                out.write(render_json([]) if fmt == "json" else render_sarif([]))
             return 0
     except (InputError, SettingsError) as exc:
         print(f"nnie-lint: {exc}", file=sys.stderr)

@@ -21,34 +21,46 @@ Shapes (``docs/field-facts.md §8, §16.3``; all seen in real logs)::
   up to a blank line, a line of stars or dots, another header, a phase line, a version line or a
   RuyiStudio line.  A block whose message is ``ERROR: RUN FAILURE in line <n>. Return = <code>`` is
   the unwinding call stack of the block before it: it is folded into that block (the cause) and
-  kept in :attr:`LogBlock.unwinding`.
+  kept in :attr:`LogBlock.unwinding`.  A log cut short (a console log saved mid-run, a copy cut
+  off) may end inside that stack: an ERROR header without a message, or a message that is the
+  start of a ``RUN FAILURE`` line, right after an error of the same run is a stack frame too
+  (:attr:`LogBlock.frame`), never a cause of its own.
 - **Runs.**  ``mapper_error.log`` accumulates runs (§16.3).  A new run starts at
   (1) a RuyiStudio ``Start [...]`` line; (2) a ``Mapper Version`` line, unless the current run
   holds nothing yet but its ``Start`` line; (3) in logs without those lines (the error log holds
   only blocks): a block after an unwinding block — the mapper stops once its stack has unwound, so
   what follows is the next run; (4) an ERROR block repeating an ERROR block already in the run
-  (same function, line and message): each run writes the same errors again.  Only the **last**
-  run counts for findings (:attr:`MapperLog.blocks`); the others stay in :attr:`MapperLog.runs`.
+  (same function, line and message): each run writes the same errors again; (5) anything after
+  a line that ends the process: ``Compiler process complete!`` (the debug log's last line,
+  §16.3) or a shell's crash line (``Segmentation fault (core dumped)`` in a console log).
+  The **last** run is the one findings are about (:attr:`MapperLog.blocks`); the others stay in
+  :attr:`MapperLog.runs` (the lint reports their causes as from an older run).  A debug log may
+  open with ``compiler version:<v>`` instead of the ``Mapper Version`` line (§16.3): it starts a
+  run the same way.
 - **Phases.**  ``begin <phase>....`` opens a phase; the next ``end …`` line closes the latest open
-  one (the names differ: ``begin NNIE[0] mem allocation`` / ``end NNIE[0] memory allocating``).
-- **Outcome** of a run (:attr:`MapperRun.status`): ``failed`` with an ERROR block; ``succeeded``
-  with RuyiStudio's ``Successfully!`` line, or when every phase ended and the last one is the
-  mapper's last phase (``quant files writing``); ``unfinished`` when a phase never ended;
-  ``unknown`` otherwise (an error log with warnings only says nothing about the outcome).
+  one (the names differ: ``begin NNIE[0] mem allocation`` / ``end NNIE[0] memory allocating``);
+  star-fenced ``*** begin <phase> ***`` / ``*** <phase> end ***`` lines too.
+- **Outcome** of a run (:attr:`MapperRun.status`): ``failed`` with an ERROR block or a crash line
+  (:attr:`MapperRun.crash`); ``succeeded`` with ``Compiler process complete!``, RuyiStudio's
+  ``Successfully!`` line, or when every phase ended and the last one is the mapper's last phase
+  (``quant files writing``); ``unfinished`` when a phase never ended; ``unknown`` otherwise (an
+  error log with warnings only says nothing about the outcome).
 
 Never raises: :func:`parse_mapper_log` accepts any ``str``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
 from .. import safe_io
 from ..text import LineIndex, Position, Range, detect_newline, read_text
-from .messages import LOG_TARGET, LogTarget, MessageForm, message_form, message_target
+from . import log_lines as shapes
+from .log_lines import looks_like_mapper_log
+from .log_parts import LogBlock, MapperVersion, Phase, RunFailure, RuyiStart
+from .messages import CRASH_FORM, LOG_TARGET, message_form, message_target
 
 __all__ = [
     "MapperVersion", "RuyiStart", "RunFailure", "LogBlock", "Phase", "MapperRun", "MapperLog",
@@ -58,112 +70,6 @@ __all__ = [
 RunStatus = Literal["succeeded", "failed", "unfinished", "unknown"]
 LogKind = Literal["error", "debug", "console", "log"]
 LAST_PHASE = "quant files writing"  # the last phase of a mapper run (§8)
-
-
-def _safe_int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:  # not a number, or more digits than Python converts
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class MapperVersion:
-    """``Mapper Version 1.1.2.0_B050 (NNIE_1.1) 1812171743151709`` (ATC: ``(PICO_1.0)``)."""
-
-    version: str  # "1.1.2.0_B050"
-    generation: str  # "NNIE_1.1", "PICO_1.0"
-    build: str  # "1812171743151709"
-    extra: str  # what follows the build id: "(CPU) (INST_2.0.9)" on ATC
-    range: Range  # the version line's content
-
-    @property
-    def family(self) -> str:
-        """``"NNIE"`` or ``"PICO"`` (ATC)."""
-        return self.generation.split("_", 1)[0]
-
-    @property
-    def nnie_generation(self) -> str | None:
-        """``"1.1"`` / ``"1.2"`` for nnie_mapper; ``None`` for other families."""
-        family, _, number = self.generation.partition("_")
-        return number if family.upper() == "NNIE" and number else None
-
-    @property
-    def label(self) -> str:
-        """For messages: ``"mapper 1.1.2.0_B050 (NNIE_1.1)"``."""
-        return f"mapper {self.version} ({self.generation})"
-
-
-@dataclass(frozen=True, slots=True)
-class RuyiStart:
-    """RuyiStudio's ``Start [RuyiStudio Wk NNIE Mapper] [<cfg>] <project> (<time>)`` line."""
-
-    tool: str
-    cfg_path: str
-    project: str
-    time: str
-    range: Range
-
-
-@dataclass(frozen=True, slots=True)
-class RunFailure:
-    """``ERROR: RUN FAILURE in line <n>. Return = <code>``."""
-
-    line: int | None
-    code: str  # as written ("-1", "0x..."); "" when absent
-    range: Range
-
-    @property
-    def code_number(self) -> int | None:
-        text = self.code.strip()
-        try:
-            return int(text, 0)
-        except ValueError:
-            return None
-
-
-@dataclass(frozen=True)
-class LogBlock:
-    """One ERROR / WARNING block.  ``range`` runs from the header to the last message line."""
-
-    kind: Literal["ERROR", "WARNING"]
-    function: str  # "Inference::convBnParamProcess"; "" without a header
-    source_line: int | None  # the ``line: <n>`` of the header (the mapper's source line)
-    message: str  # message lines, stripped, joined with "\n"
-    range: Range
-    header_range: Range
-    message_range: Range | None  # None when the block has no message line
-    target: LogTarget = LOG_TARGET
-    form: MessageForm | None = None  # the recognised message form (None: unrecognised)
-    failure: RunFailure | None = None  # set on unwinding blocks
-    unwinding: tuple["LogBlock", ...] = ()  # unwinding blocks folded into this cause, in order
-    run: int = 0  # index of the run it belongs to
-
-    @property
-    def is_unwinding(self) -> bool:
-        return self.failure is not None
-
-    @property
-    def is_error(self) -> bool:
-        return self.kind == "ERROR"
-
-    @property
-    def form_id(self) -> str | None:
-        return self.form.id if self.form else None
-
-
-@dataclass(frozen=True, slots=True)
-class Phase:
-    name: str  # from the begin line: "net quantalizing(GPU)"
-    begin_range: Range
-    end_name: str | None = None  # from the end line: "quantalizing"
-    end_range: Range | None = None
-
-    @property
-    def ended(self) -> bool:
-        return self.end_range is not None
 
 
 @dataclass(frozen=True)
@@ -176,6 +82,8 @@ class MapperRun:
     ruyi_status_range: Range | None = None
     blocks: tuple[LogBlock, ...] = ()  # causes and other blocks; unwinding folded
     phases: tuple[Phase, ...] = ()
+    complete_range: Range | None = None  # ``Compiler process complete!``
+    crash: LogBlock | None = None  # the shell's crash line (``Segmentation fault``), as an ERROR block
 
     @property
     def errors(self) -> tuple[LogBlock, ...]:
@@ -188,17 +96,19 @@ class MapperRun:
     @property
     def cause(self) -> LogBlock | None:
         """The block that failed the run: the first one with an unwinding chain, else the first
-        ERROR block."""
+        ERROR block, else the crash line."""
         for block in self.blocks:
             if block.unwinding:
                 return block
         errors = self.errors
-        return errors[0] if errors else None
+        return errors[0] if errors else self.crash
 
     @property
     def status(self) -> RunStatus:
-        if self.errors or any(b.is_unwinding for b in self.blocks):
+        if self.errors or self.crash is not None or any(b.is_unwinding for b in self.blocks):
             return "failed"
+        if self.complete_range is not None:
+            return "succeeded"
         if self.ruyi_status is not None and self.ruyi_status.rstrip().lower().endswith("successfully!"):
             return "succeeded"
         if any(not p.ended for p in self.phases):
@@ -258,107 +168,6 @@ class MapperLog:
         return None
 
 
-# ---------------------------------------------------------------- line shapes
-
-# Patterns are linear on any line (no lazy group before a trailing ``\s*$``): ends are trimmed in
-# Python, so a pathological line in a log cannot stall the language server.
-_VERSION_RE = re.compile(
-    r"Mapper Version\s+(?P<version>\S+)\s+\((?P<generation>[A-Za-z]+_[\w.]+)\)[ \t]*(?P<build>[0-9A-Za-z]*)(?P<extra>.*)"
-)
-_RUYI_START_RE = re.compile(r"^\s*Start\s*\[(?P<tool>[^\]]*)\]\s*\[(?P<cfg>[^\]]*)\](?P<rest>.*)$")
-_STARS_RE = re.compile(r"^[.\s]*\*{5,}\s*$")
-_HEADER_RE = re.compile(r"^[.\s]*(?P<kind>ERROR|WARNING)\s*:\s*file\s*:(?P<rest>.*)$", re.IGNORECASE)
-_HEADER_LINE_RE = re.compile(r"\bline\s*:\s*(?P<line>-?[0-9]+)$", re.IGNORECASE)
-_FAILURE_RE = re.compile(
-    r"^[.\s]*(?:(?:ERROR|WARNING)\s*:\s*)?RUN FAILURE in line\s*(?P<line>-?[0-9]+)(?P<rest>.*)$", re.IGNORECASE
-)
-_RETURN_RE = re.compile(r"Return\s*=\s*(?P<code>[-+]?\w+)", re.IGNORECASE)
-_PHASE_RE = re.compile(r"^[.\s]*(?P<which>begin|end)[ \t]+(?P<rest>.*)$")
-
-
-def _version(text: str) -> re.Match | None:
-    return _VERSION_RE.search(text) if "Mapper Version" in text else None
-
-
-def _ruyi_start(text: str) -> tuple[str, str, str, str] | None:
-    """(tool, cfg path, project, time) of ``Start [<tool>] [<cfg>] <project> (<time>)``."""
-    match = _RUYI_START_RE.match(text)
-    if match is None:
-        return None
-    rest = match.group("rest").strip()
-    project, time = rest, ""
-    if rest.endswith(")") and "(" in rest:
-        cut = rest.rfind("(")
-        project, time = rest[:cut].strip(), rest[cut + 1:-1].strip()
-    return match.group("tool").strip(), match.group("cfg").strip(), project, time
-
-
-def _ruyi_status(text: str) -> str | None:
-    """The text between RuyiStudio's ``=====`` fences (``<cfg> Successfully!``)."""
-    stripped = text.strip()
-    if len(stripped) >= 6 and stripped.startswith("===") and stripped.endswith("==="):
-        return stripped.strip("=").strip()
-    return None
-
-
-def _header(text: str) -> tuple[str, str, int | None] | None:
-    """(kind, function, source line) of ``ERROR: file: <function>  line: <n>``."""
-    match = _HEADER_RE.match(text)
-    if match is None:
-        return None
-    rest = match.group("rest").strip()
-    line_match = _HEADER_LINE_RE.search(rest)
-    source_line = None
-    if line_match:
-        source_line = _safe_int(line_match.group("line"))
-        rest = rest[:line_match.start()]
-    kind = "ERROR" if match.group("kind").upper() == "ERROR" else "WARNING"
-    return kind, rest.strip(), source_line
-
-
-def _failure(text: str) -> tuple[int | None, str] | None:
-    """(line, return code) of ``ERROR: RUN FAILURE in line <n>. Return = <code>``."""
-    match = _FAILURE_RE.match(text)
-    if match is None:
-        return None
-    code = _RETURN_RE.search(match.group("rest"))
-    return _safe_int(match.group("line")), code.group("code") if code else ""
-
-
-def _phase(text: str) -> tuple[str, str] | None:
-    """("begin" | "end", phase name without the progress dots)."""
-    match = _PHASE_RE.match(text)
-    if match is None:
-        return None
-    name = match.group("rest").strip().rstrip(". \t").strip()
-    return (match.group("which"), name) if name else None
-
-
-def _is_dots(text: str) -> bool:
-    return "." in text and not text.replace(".", "").strip()
-
-
-def _content_range(line: int, text: str) -> Range:
-    """The line without its surrounding blanks (or an empty range at its start)."""
-    stripped = text.strip()
-    if not stripped:
-        return Range.point(line, 0)
-    start = len(text) - len(text.lstrip())
-    return Range.of(line, start, line, start + len(stripped))
-
-
-def _ends_message(text: str) -> bool:
-    return (
-        not text.strip()
-        or _is_dots(text)
-        or bool(_STARS_RE.match(text) or _HEADER_RE.match(text))
-        or _phase(text) is not None
-        or "Mapper Version" in text
-        or _ruyi_start(text) is not None
-        or _ruyi_status(text) is not None
-    )
-
-
 class _RunBuilder:
     def __init__(self, index: int, first_line: int) -> None:
         self.index = index
@@ -371,10 +180,18 @@ class _RunBuilder:
         self.blocks: list[LogBlock] = []  # raw, unwinding not folded yet
         self.phases: list[Phase] = []
         self.error_keys: set[tuple[str, int | None, str]] = set()  # (function, line, message) of causes
+        self.complete_range: Range | None = None
+        self.crash: LogBlock | None = None
 
     @property
     def has_content(self) -> bool:
-        return bool(self.version or self.blocks or self.phases or self.ruyi_status is not None)
+        return bool(self.version or self.blocks or self.phases or self.ruyi_status is not None
+                    or self.complete_range or self.crash)
+
+    @property
+    def closed(self) -> bool:
+        """The process ended (completed or crashed): whatever follows is another run."""
+        return self.complete_range is not None or self.crash is not None
 
     @staticmethod
     def error_key(block: LogBlock) -> tuple[str, int | None, str] | None:
@@ -392,6 +209,9 @@ class _RunBuilder:
             if block.is_unwinding and folded and not folded[-1].is_unwinding:
                 cause = folded[-1]
                 folded[-1] = replace(cause, unwinding=cause.unwinding + (block,))
+            elif block.is_unwinding and folded and folded[-1].is_unwinding and block.frame:
+                # a cut frame after a bare RUN FAILURE block: still that stack
+                continue
             else:
                 folded.append(block)
         end_line = max(self.last_line, self.first_line)
@@ -405,6 +225,8 @@ class _RunBuilder:
             ruyi_status_range=self.ruyi_status_range,
             blocks=tuple(folded),
             phases=tuple(self.phases),
+            complete_range=self.complete_range,
+            crash=replace(self.crash, run=self.index) if self.crash is not None else None,
         )
 
 
@@ -412,12 +234,14 @@ class _LogReader:
     def __init__(self, text: str) -> None:
         self.index = LineIndex(text)
         self.lines = [self.index.line_text(i) for i in range(self.index.line_count)]
+        # the last line has no line break: the text may have been cut inside it
+        self.ends_mid_line = bool(text) and not text.endswith(("\n", "\r"))
         self.runs: list[MapperRun] = []
         self.current: _RunBuilder | None = None
 
     def run_for(self, line: int) -> _RunBuilder:
-        if self.current is None:
-            self.current = _RunBuilder(len(self.runs), line)
+        if self.current is None or self.current.closed:
+            return self.new_run(line)
         return self.current
 
     def new_run(self, line: int) -> _RunBuilder:
@@ -429,7 +253,7 @@ class _LogReader:
     def read_block(self, line: int, header: tuple[str, str, int | None] | None) -> tuple[LogBlock, int]:
         """The block whose header (or bare RUN FAILURE line) is ``line``; returns the next line."""
         text = self.lines[line]
-        header_range = _content_range(line, text)
+        header_range = shapes.content_range(line, text)
         if header is None:  # a bare "ERROR: RUN FAILURE …" line without a header
             kind, function, source_line = "ERROR", "", None
             message_lines = [(line, header_range.start.character, text.strip())]
@@ -438,7 +262,7 @@ class _LogReader:
             kind, function, source_line = header
             message_lines = []
             nxt = line + 1
-            while nxt < len(self.lines) and not _ends_message(self.lines[nxt]):
+            while nxt < len(self.lines) and not shapes.ends_message(self.lines[nxt]):
                 body = self.lines[nxt]
                 message_lines.append((nxt, len(body) - len(body.lstrip()), body.strip()))
                 nxt += 1
@@ -450,7 +274,7 @@ class _LogReader:
                                   Position(last_line, last_col + len(last_text)))
         failure = None
         for number, column, body in message_lines[:1]:
-            found = _failure(body)
+            found = shapes.failure(body)
             if found is not None:
                 failure = RunFailure(found[0], found[1], Range.of(number, column, number, column + len(body)))
         block = LogBlock(
@@ -467,9 +291,30 @@ class _LogReader:
         )
         return block, nxt
 
+    def _cut_frame(self, block: LogBlock, next_line: int) -> bool:
+        """An ERROR block that is a stack frame cut short: after an error of the same run, with no
+        message, or with only the start of a ``RUN FAILURE`` line where the text ends."""
+        run = self.current
+        if block.kind != "ERROR" or block.is_unwinding or run is None or run.closed or not run.blocks:
+            return False
+        if not run.blocks[-1].is_error:
+            return False
+        if not block.message.strip():
+            return True
+        at_end = next_line >= len(self.lines) and self.ends_mid_line
+        return at_end and "\n" not in block.message and shapes.failure_prefix(block.message)
+
     def add_block(self, block: LogBlock, line: int, last_line: int) -> None:
+        run = self.current
+        # an ERROR header without its message that repeats the header of an error already in the
+        # run is the next run's cause, cut short (rule 4), not a frame of this stack
+        repeats_header = (run is not None and not run.closed and block.is_error and not block.message.strip()
+                          and any(key[:2] == (block.function, block.source_line) for key in run.error_keys))
+        if not repeats_header and self._cut_frame(block, last_line + 1):
+            block = replace(block, frame=True, target=LOG_TARGET, form=None)
         run = self.run_for(line)
-        if run.blocks and not block.is_unwinding and (run.blocks[-1].is_unwinding or run.repeats_error(block)):
+        if run.blocks and not block.is_unwinding and (run.blocks[-1].is_unwinding or run.repeats_error(block)
+                                                      or repeats_header):
             run = self.new_run(line)
         run.blocks.append(block)
         key = run.error_key(block)
@@ -478,8 +323,10 @@ class _LogReader:
         run.last_line = last_line
 
     def add_phase(self, line: int, which: str, name: str, text: str) -> None:
+        rng = shapes.content_range(line, text)
+        if which == "end" and (self.current is None or self.current.closed):
+            return  # an end without its begin (the log was cut before it): nothing to close
         run = self.run_for(line)
-        rng = _content_range(line, text)
         if which == "begin":
             run.phases.append(Phase(name=name, begin_range=rng))
         else:
@@ -492,47 +339,72 @@ class _LogReader:
     def add_ruyi_start(self, line: int, text: str, start: tuple[str, str, str, str]) -> None:
         current = self.current
         run = self.new_run(line) if current is not None and (current.has_content or current.ruyi) else self.run_for(line)
-        run.ruyi = RuyiStart(*start, range=_content_range(line, text))
+        run.ruyi = RuyiStart(*start, range=shapes.content_range(line, text))
         run.last_line = line
 
-    def add_version(self, line: int, text: str, version: re.Match) -> None:
+    def add_version(self, line: int, text: str, version: MapperVersion) -> None:
         run = self.current
         if run is None or run.has_content:
             run = self.new_run(line)
-        run.version = MapperVersion(version.group("version"), version.group("generation"),
-                                    version.group("build"), version.group("extra").strip(),
-                                    _content_range(line, text))
+        run.version = version
+        run.last_line = line
+
+    def add_crash(self, line: int, text: str) -> None:
+        """The shell's crash line ends the run that was going on."""
+        run = self.run_for(line)
+        rng = shapes.content_range(line, text)
+        run.crash = LogBlock(kind="ERROR", function="", source_line=None, message=text.strip(), range=rng,
+                             header_range=rng, message_range=rng, target=LOG_TARGET, form=CRASH_FORM)
         run.last_line = line
 
     def read(self) -> None:
         line = 0
         while line < len(self.lines):
             text = self.lines[line]
-            header = _header(text)
-            if header is not None or _failure(text) is not None:
+            header = shapes.header(text)
+            if header is not None or shapes.failure(text) is not None:
                 block, nxt = self.read_block(line, header)
                 self.add_block(block, line, max(line, nxt - 1))
                 line = nxt
                 continue
-            start = _ruyi_start(text)
-            version = _version(text)
-            status = _ruyi_status(text)
-            phase = _phase(text)
-            if start is not None:
-                self.add_ruyi_start(line, text, start)
-            elif version is not None:
-                self.add_version(line, text, version)
-            elif status is not None and self.current is not None:
-                self.current.ruyi_status = status
-                self.current.ruyi_status_range = _content_range(line, text)
-                self.current.last_line = line
-            elif phase is not None:
-                self.add_phase(line, phase[0], phase[1], text)
-            elif text.strip() and self.current is not None:
-                self.current.last_line = line
+            self.read_line(line, text)
             line += 1
         if self.current is not None:
             self.runs.append(self.current.build(self.index))
+
+    def read_line(self, line: int, text: str) -> None:
+        """A line outside any block."""
+        start = shapes.ruyi_start(text)
+        if start is not None:
+            self.add_ruyi_start(line, text, start)
+            return
+        version = shapes.version(text)
+        if version is not None:
+            self.add_version(line, text, MapperVersion(
+                version.group("version"), version.group("generation"), version.group("build"),
+                version.group("extra").strip(), shapes.content_range(line, text)))
+            return
+        compiler = shapes.compiler_version(text)
+        if compiler is not None:
+            self.add_version(line, text, MapperVersion(compiler, "", "", "", shapes.content_range(line, text)))
+            return
+        status = shapes.ruyi_status(text)
+        if status is not None and self.current is not None:
+            self.current.ruyi_status = status
+            self.current.ruyi_status_range = shapes.content_range(line, text)
+            self.current.last_line = line
+            return
+        phase = shapes.phase(text)
+        if phase is not None:
+            self.add_phase(line, phase[0], phase[1], text)
+        elif shapes.complete(text):
+            run = self.run_for(line)
+            run.complete_range = shapes.content_range(line, text)
+            run.last_line = line
+        elif shapes.crash(text) is not None:
+            self.add_crash(line, text)
+        elif text.strip() and self.current is not None and not self.current.closed:
+            self.current.last_line = line
 
 
 def _kind(path: str | None, runs: list[MapperRun]) -> LogKind:
@@ -561,14 +433,3 @@ def read_mapper_log(path) -> MapperLog:
     decoded = read_text(str(path), safe_io.LOG)
     log = parse_mapper_log(decoded.text, str(path))
     return replace(log, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
-
-
-_SNIFF_RE = re.compile(
-    r"Mapper Version[ \t]+\S+[ \t]+\(|^[. \t]*(?:ERROR|WARNING)[ \t]*:[ \t]*file[ \t]*:|^[ \t]*Start[ \t]*\[RuyiStudio",
-    re.MULTILINE | re.IGNORECASE,
-)
-
-
-def looks_like_mapper_log(text: str) -> bool:
-    """True when the text holds a mapper version line, a block header or a RuyiStudio start line."""
-    return _SNIFF_RE.search(text) is not None

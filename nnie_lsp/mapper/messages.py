@@ -30,8 +30,8 @@ from typing import Literal, Sequence
 
 from ..text import Range
 
-__all__ = ["TargetKind", "LogTarget", "MessageForm", "MESSAGE_FORMS", "message_form", "message_target",
-           "MessageLine"]
+__all__ = ["TargetKind", "LogTarget", "MessageForm", "MESSAGE_FORMS", "CRASH_FORM", "message_form",
+           "message_target", "MessageLine"]
 
 TargetKind = Literal["layer", "layer_type", "cfg_entry", "cfg_key", "path", "log"]
 
@@ -85,6 +85,13 @@ MESSAGE_FORMS: tuple[MessageForm, ...] = (
           "parsePermutePara"),
     _form("inputs_same_shape", r"All inputs must have the same shape", "the layer's inputs differ in shape"),
 )
+
+
+#: The shell's line for a mapper process killed by a signal in a saved console log (``Segmentation
+#: fault (core dumped)``): not a mapper message, so not in :data:`MESSAGE_FORMS`; the log reader
+#: gives it to the run it ended (:attr:`nnie_lsp.mapper.log.MapperRun.crash`).
+CRASH_FORM = _form("crash", r"Segmentation fault|Aborted|Bus error|Killed|Floating point exception|Illegal instruction",
+                   "the mapper process was killed by a signal (a console log's shell line)")
 
 
 def message_form(message: str) -> MessageForm | None:

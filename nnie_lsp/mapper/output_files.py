@@ -9,7 +9,8 @@ picks up, **beside its cfg**:
   block, §16.3).  When it is there it is the log that counts;
 - ``mapper_error.log`` only when there is no ``mapper_debug.log``: it accumulates runs and gets
   nothing from a run without errors or warnings, so next to a debug log its last run may be an
-  older one;
+  older one.  Beside a debug log whose run completed, its runs are all older ones
+  (:attr:`FoundLog.older_than`): their errors are reported as such, never placed on the cfg;
 - ``cnn_net_tree.dot``: the compiled network (§16.2), for NN304 and the layer hover.
 
 A log whose RuyiStudio ``Start [...] [<cfg>]`` line names another cfg is not this cfg's log and is
@@ -26,9 +27,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import PureWindowsPath
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
 
 from .. import safe_io
 from ..content_cache import ContentCache
@@ -60,13 +61,15 @@ class TextSource(Protocol):
     def exists(self, path: str) -> bool: ...
 
 
-@dataclass(frozen=True)
-class FoundLog:
+class FoundLog(NamedTuple):  # not a dataclass: defining one costs about 1 ms at start-up
     """A mapper log a project reads, and how it came to it."""
 
     log: MapperLog
     given: bool = False  # named by the user (``--mapper-log``), not found beside the cfg
     newer_files: tuple[str, ...] = ()  # base names of project files modified after the log
+    # base name of the log holding a later run (every run of this one is older): a
+    # mapper_error.log beside a mapper_debug.log whose run completed (its errors are not that run's)
+    older_than: str = ""
 
     @property
     def path(self) -> str:
@@ -77,8 +80,7 @@ class FoundLog:
         return os.path.basename(self.path) if self.path else "mapper log"
 
 
-@dataclass(frozen=True)
-class MapperOutput:
+class MapperOutput(NamedTuple):  # not a dataclass: defining one costs about 1 ms at start-up
     """What a project read of the mapper's output."""
 
     logs: tuple[FoundLog, ...] = ()
@@ -203,7 +205,10 @@ def mapper_output_beside(cfg_path: str | None, provider: TextSource,
         if log is None:
             continue
         if logs:
-            skipped.append((path, f"{DEBUG_LOG} holds the last run"))
+            if logs[0].log.status == "succeeded" and any(run.errors for run in log.runs):
+                logs.append(FoundLog(log, given=False, newer_files=_newer_files(path, files), older_than=DEBUG_LOG))
+            else:
+                skipped.append((path, f"{DEBUG_LOG} holds the last run"))
             continue
         other = _for_other_cfg(log, cfg_path)
         if other is not None:

@@ -65,6 +65,22 @@ def _block_messages(word: tuple[str, str]) -> dict[str, tuple[str, str]]:
         "no_version": ("nnie_mapper (version not in the log)", "nnie_mapper（日志中无版本行）"),
         "stopped": (" -- the run stopped here (RUN FAILURE, Return = {code})",
                     " —— 运行在此终止（RUN FAILURE，Return = {code}）"),
+        "stopped_cut": (" -- the run stopped here (the log ends in the call stack that followed)",
+                        " —— 运行在此终止（日志在随后的调用栈中截断）"),
+        "crashed": (" -- then the process crashed ({crash})", " —— 随后进程崩溃（{crash}）"),
+        "no_message": ("{function} (the log ends before the message)", "{function}（日志在错误信息之前截断）"),
+        "crash": ("the mapper process crashed, the log states no error before it: {crash}",
+                  "mapper 进程崩溃，日志中在此之前没有错误信息：{crash}"),
+        "older": (f"{{version}} {en} in an older run ({{which}}), not the last one: {{message}}{{stopped}}{{stale}} "
+                  f"({{origin}}); {{latest}}",
+                  f"{{version}} 在较早的一次运行（{{which}}）中报{zh}，不是最后一次：{{message}}{{stopped}}{{stale}}"
+                  f"（{{origin}}）；{{latest}}"),
+        "run_of": ("run {k} of {n} in this log", "本日志第 {k} 次运行，共 {n} 次"),
+        "runs_of": ("runs {ks} of {n} in this log", "本日志第 {ks} 次运行，共 {n} 次"),
+        "older_log": ("{log} beside it holds a later run, which completed", "旁边的 {log} 记录了更晚的一次运行，且已完成"),
+        "latest_ok": ("the last run completed", "最后一次运行已成功完成"),
+        "latest_failed": ("the last run failed: see its own finding", "最后一次运行失败：见其单独的诊断"),
+        "latest_unknown": ("the log does not say how the last run ended", "日志没有说明最后一次运行的结果"),
         "stale": (" [the log is older than {files}: run the mapper again to see whether this still applies]",
                   " [日志早于 {files} 的修改：请重新运行 mapper 确认是否仍然存在]"),
         "same_type": ('{type} layer "{layer}" too', '同为 {type} 层："{layer}"'),
@@ -148,19 +164,30 @@ def _origin(found, block) -> str:
     return f"{where}, {block.function}" if block.function else where
 
 
-def _message(block) -> str:
+def _message(ctx, block) -> str:
     """The block's message on one line; an echoed cfg line is left out (the finding is on it)."""
+    if block.form_id == "crash":
+        return ctx.text("crash", crash=block.message)
     lines = [line for line in block.message.split("\n") if line.strip()]
     if block.target.kind == "cfg_entry" and len(lines) > 1:
         lines = lines[1:]
-    return " ".join(lines) if lines else block.function or "?"
+    return " ".join(lines) if lines else ctx.text("no_message", function=block.function or "?")
 
 
-def _stopped(ctx, block) -> str:
+def _stopped(ctx, block, run=None) -> str:
+    """How the run ended after this cause: its unwinding stack, and a crash that followed."""
+    out = ""
     for folded in block.unwinding:
         if folded.failure is not None:
-            return ctx.text("stopped", code=folded.failure.code or "?")
-    return ""
+            out = ctx.text("stopped", code=folded.failure.code or "?")
+            break
+    else:
+        if block.unwinding:  # only frames cut short: the log ends in the stack
+            out = ctx.text("stopped_cut")
+    crash = getattr(run, "crash", None)
+    if crash is not None and crash is not block and run is not None and run.cause is block:
+        out += ctx.text("crashed", crash=crash.message)
+    return out
 
 
 def _stale(ctx, found) -> str:
@@ -238,13 +265,50 @@ def _block_key(block) -> tuple:
     return (block.kind, block.function, block.source_line, block.message)
 
 
+def _last_run_blocks(log, kind: str) -> list:
+    """The blocks of the log's last run that are findings: every ERROR (``kind``) or WARNING
+    block that is not a stack frame; a crash line when the run states no error."""
+    run = log.last_run
+    if run is None:
+        return []
+    out = [block for block in run.blocks if block.kind == kind and not block.is_unwinding]
+    if kind == "ERROR" and not out and run.crash is not None:
+        out.append(run.crash)
+    return out
+
+
+def _older_causes(found) -> list[tuple[object, list[int]]]:
+    """(cause, 1-based numbers of the runs it failed) for the runs before the last one (every run
+    of a log that holds only older runs), the same cause once."""
+    runs = found.log.runs if getattr(found, "older_than", "") else found.log.runs[:-1]
+    by_key: dict[tuple, tuple[object, list[int]]] = {}
+    for run in runs:
+        cause = run.cause
+        if cause is not None:
+            by_key.setdefault(_block_key(cause), (cause, []))[1].append(run.index + 1)
+    return list(by_key.values())
+
+
+def _latest(ctx, found) -> str:
+    if getattr(found, "older_than", ""):
+        return ctx.text("older_log", log=found.older_than)
+    status = found.log.status
+    return ctx.text({"succeeded": "latest_ok", "failed": "latest_failed"}.get(status, "latest_unknown"))
+
+
 def block_findings(project, ctx, kind: str):
     """NN401 / NN402: one finding per ERROR (``kind`` "ERROR") or WARNING block of each log's
-    last run, placed as the module says; a block repeated in another log is reported once."""
+    last run, placed as the module says; a block repeated in another log is reported once.
+    NN401 also reports the cause of each older failed run (info, on the log: it may be fixed
+    since), once per cause, unless the last run reports the same error."""
     seen: set[tuple] = set()
-    for found in getattr(project, "mapper_logs", ()):
-        for block in found.log.blocks:
-            if block.kind != kind or block.is_unwinding or _block_key(block) in seen:
+    logs = tuple(getattr(project, "mapper_logs", ()))
+    for found in logs:
+        if getattr(found, "older_than", ""):
+            continue
+        run = found.log.last_run
+        for block in _last_run_blocks(found.log, kind):
+            if _block_key(block) in seen:
                 continue
             seen.add(_block_key(block))
             place = _place(ctx, project, found, block)
@@ -254,9 +318,25 @@ def block_findings(project, ctx, kind: str):
                 related.insert(0, ctx.related("in_log", found.path, block.range, origin=origin))
             params = {"name": "", **place.params}
             yield ctx.diag(place.msg_id, place.path, place.range, related=related,
-                           version=_version(ctx, found), message=_message(block), stopped=_stopped(ctx, block),
-                           stale=_stale(ctx, found), origin=origin, data={"mapper_log": found.path},
-                           **params)
+                           version=_version(ctx, found), message=_message(ctx, block),
+                           stopped=_stopped(ctx, block, run), stale=_stale(ctx, found), origin=origin,
+                           data={"mapper_log": found.path}, **params)
+    if kind != "ERROR":
+        return
+    for found in logs:
+        total = len(found.log.runs)
+        for cause, numbers in _older_causes(found):
+            if _block_key(cause) in seen:
+                continue
+            seen.add(_block_key(cause))
+            which = (ctx.text("run_of", k=numbers[0], n=total) if len(numbers) == 1
+                     else ctx.text("runs_of", ks=", ".join(map(str, numbers)), n=total))
+            run = found.log.runs[numbers[-1] - 1]
+            yield ctx.diag("older", found.path, cause.range, severity=Severity.INFO,
+                           version=_version(ctx, found), which=which, message=_message(ctx, cause),
+                           stopped=_stopped(ctx, cause, run), stale=_stale(ctx, found), origin=_origin(found, cause),
+                           latest=_latest(ctx, found),
+                           data={"mapper_log": found.path})
 
 
 _ERROR_MESSAGES = _block_messages(ERROR_WORDS)
@@ -272,7 +352,10 @@ _WARNING_MESSAGES = _block_messages(WARNING_WORDS)
               "`layer name: [X]` / `layer[X]` → prototxt 中层 X 的名字；`layer type:[T]` → 第一个 T 类型的层，"
               "其余同类型层作为相关位置；回显的 cfg 行 `[key] value`、`<path> is not a file!`、"
               "`batch_num` → cfg 中对应的行；其余 → 日志中的该块。找不到对应的层或行时留在日志上并说明。"
-              "RUN FAILURE 回溯块并入其原因，不单独报告。消息中带有 mapper 版本；日志早于 cfg/prototxt 时会注明。")
+              "RUN FAILURE 回溯块并入其原因，不单独报告；日志在回溯栈中截断时也是如此。较早运行的原因（包括进程崩溃，"
+              "如 Segmentation fault）作为提示留在日志上并注明来自较早的运行；cfg 旁的 mapper_debug.log 以 "
+              "`Compiler process complete!` 结束时，mapper_error.log 中的错误都属于较早的运行，不放到 cfg 上。"
+              "消息中带有 mapper 版本；日志早于 cfg/prototxt 时会注明。")
 def nn401(project, ctx):
     """
     ## What it finds
@@ -286,7 +369,13 @@ def nn401(project, ctx):
     line; anything else → the block in the log.  When the layer, key or path is not in the
     project, the finding stays on the log and says so.  The `RUN FAILURE in line …` blocks that
     follow an error are its unwinding call stack: they are folded into it ("the run stopped
-    here"), never reported on their own.
+    here"), never reported on their own -- also when the log ends inside that stack (a frame's
+    header without its message is a frame, never a cause).  A run killed by a signal (a console
+    log's `Segmentation fault (core dumped)`) has that line as its cause.  The cause of each
+    older run of the log is one info finding on the log, said to be from an older run (once per
+    cause; not repeated when the last run reports the same error); a `mapper_error.log` beside a
+    `mapper_debug.log` whose run completed (`Compiler process complete!`) holds only older runs,
+    so nothing of it is placed on the cfg or the prototxt.
 
     ## Why
     The mapper stops at its first error and prints it with its own function name and source line,

@@ -60,6 +60,11 @@ def _lint(tmp_path: Path, *codes: str, lang: str = "en", mapper_logs=()):
     return lint_files(files, settings=_settings(*codes), lang=lang, mapper_logs=mapper_logs).diagnostics
 
 
+def _last_run(diags):
+    """The findings of the logs' last runs (an older run's cause is an info finding of its own)."""
+    return [d for d in diags if not (d.code == "NN401" and d.severity.label == "info")]
+
+
 def _line_of(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text(encoding="utf-8").split("\n")) if needle in line)
 
@@ -67,12 +72,18 @@ def _line_of(path: Path, needle: str) -> int:
 # ---------------------------------------------------------------- NN401 / NN402 messages
 
 def test_error_log_last_run_on_layer_type_and_layer(tmp_path):
-    """The accumulated error log of §16.3: only the last run (a Crop error and a warning) counts;
-    the Crop error is one finding on the first Crop layer with the second as related."""
+    """The accumulated error log of §16.3: the last run (a Crop error and a warning) is placed;
+    the Crop error is one finding on the first Crop layer with the second as related.  The first
+    run's cause is one info finding on the log, said to be from an older run."""
     _project_dir(tmp_path)
     diags = _lint(tmp_path)
-    assert sorted(d.code for d in diags) == ["NN401", "NN402"]
-    error = next(d for d in diags if d.code == "NN401")
+    assert sorted((d.code, d.severity.label) for d in diags) == [
+        ("NN401", "error"), ("NN401", "info"), ("NN402", "warning")]
+    older = next(d for d in diags if d.code == "NN401" and d.severity.label == "info")
+    assert os.path.basename(older.path) == "mapper_error.log" and older.range.start.line == 4
+    assert "older run (run 1 of 2 in this log)" in older.message and "DummyData1" in older.message
+    assert "the last run failed" in older.message
+    error = next(d for d in diags if d.code == "NN401" and d.severity.label == "error")
     assert os.path.basename(error.path) == "net.prototxt"
     assert error.range.start.line == _line_of(tmp_path / "net.prototxt", '"crop1"')
     assert "layer type Crop" in error.message and '"crop1", "crop2"' in error.message
@@ -80,7 +91,7 @@ def test_error_log_last_run_on_layer_type_and_layer(tmp_path):
     assert "the run stopped here (RUN FAILURE, Return = -1)" in error.message
     assert "mapper_error.log:17, parseLayerType" in error.message
     assert "version not in the log" in error.message  # mapper_error.log holds no version line
-    assert "DummyData1" not in error.message  # the first run's error is not reported
+    assert "DummyData1" not in error.message  # the first run's error is its own (info) finding
     related = [(os.path.basename(r.path), r.range.start.line) for r in error.related]
     assert related[0] == ("mapper_error.log", 16)  # the block in the log
     assert ("net.prototxt", _line_of(tmp_path / "net.prototxt", '"crop2"')) in related
@@ -94,7 +105,7 @@ def test_version_in_message_and_chinese(tmp_path):
     log = VERSION_LINE + (DATA / "mapper_error.log").read_text(encoding="utf-8")
     _project_dir(tmp_path, log_text=log)
     diags = _lint(tmp_path, lang="zh")
-    error = next(d for d in diags if d.code == "NN401")
+    error = next(d for d in _last_run(diags) if d.code == "NN401")
     assert error.message.startswith("mapper 1.1.2.0_B050 (NNIE_1.1) 对层类型 Crop 报错误")
     assert "运行在此终止" in error.message
 
@@ -126,8 +137,11 @@ def test_every_message_form_of_the_reader_data_becomes_one_finding_per_block(tmp
     (tmp_path / "net.cfg").write_text(CFG, encoding="utf-8")
     log = DATA / "mapper_error_all_forms.log"
     diags = lint_files([str(tmp_path / "net.cfg")], settings=_settings(), mapper_logs=[str(log)]).diagnostics
-    assert [d.code for d in diags] == ["NN401"]
-    assert 'layer "plus0" is not in the prototxt (none loaded)' in diags[0].message
+    placed = _last_run(diags)
+    assert [d.code for d in placed] == ["NN401"]
+    assert 'layer "plus0" is not in the prototxt (none loaded)' in placed[0].message
+    # every older run's cause once, on the log, as from an older run
+    assert all("older run" in d.message and d.path == str(log) for d in diags if d not in placed)
 
 
 def test_stale_log_says_it_is_older(tmp_path):
@@ -145,7 +159,8 @@ def test_same_block_in_two_given_logs_is_reported_once(tmp_path):
     for path in (first, second):
         shutil.copy(DATA / "mapper_error.log", path)
     diags = _lint(tmp_path, mapper_logs=[str(first), str(second)])
-    assert sorted(d.code for d in diags) == ["NN401", "NN402"]
+    assert sorted((d.code, d.severity.label) for d in diags) == [("NN401", "error"), ("NN401", "info"),
+                                                                  ("NN402", "warning")]
     assert all("a.log:" in d.message for d in diags)
 
 
@@ -155,12 +170,21 @@ def test_debug_log_is_preferred_to_the_error_log(tmp_path):
     _project_dir(tmp_path)  # mapper_error.log with a Crop error
     shutil.copy(DATA / "mapper_debug.log", tmp_path / "mapper_debug.log")  # a clean run, two warnings
     project = load_project(cfg_path=str(tmp_path / "net.cfg"))
-    assert [found.name for found in project.mapper_logs] == ["mapper_debug.log"]
+    # the debug log's run completed: the error log's runs are all older ones (read, marked so)
+    assert [(found.name, found.older_than) for found in project.mapper_logs] == [
+        ("mapper_debug.log", ""), ("mapper_error.log", "mapper_debug.log")]
+    diags = _lint(tmp_path)
+    placed = _last_run(diags)
+    assert [d.code for d in placed] == ["NN402"]  # the two identical warnings: one finding
+    assert "mapper 1.1.2.2_B010_P002 (NNIE_1.1) warning: data containing only zeros" in placed[0].message
+    older = [d for d in diags if d not in placed]  # the Crop and DummyData causes: info on the error log
+    assert len(older) == 2 and all(os.path.basename(d.path) == "mapper_error.log" for d in older)
+    assert all("mapper_debug.log beside it holds a later run, which completed" in d.message for d in older)
+    # a debug log whose run failed holds the last run: the error log is left out
+    failed = (tmp_path / "mapper_error.log").read_text(encoding="utf-8")
+    (tmp_path / "mapper_debug.log").write_text(VERSION_LINE + failed, encoding="utf-8")
     out = discovery.mapper_output_beside(str(tmp_path / "net.cfg"), DiskProvider())
     assert out.skipped == ((str(tmp_path / "mapper_error.log"), "mapper_debug.log holds the last run"),)
-    diags = _lint(tmp_path)
-    assert [d.code for d in diags] == ["NN402"]  # the two identical warnings: one finding
-    assert "mapper 1.1.2.2_B010_P002 (NNIE_1.1) warning: data containing only zeros" in diags[0].message
 
 
 def test_given_logs_replace_the_ones_beside_the_cfg(tmp_path):
@@ -168,8 +192,11 @@ def test_given_logs_replace_the_ones_beside_the_cfg(tmp_path):
     console = tmp_path / "saved_console.txt"
     shutil.copy(DATA / "ruyi_console.log", console)
     diags = _lint(tmp_path, mapper_logs=[str(console)])
-    assert [(d.code, os.path.basename(d.path)) for d in diags] == [("NN402", "saved_console.txt")]
-    assert "Crop" not in diags[0].message
+    assert [(d.code, d.severity.label, os.path.basename(d.path)) for d in diags] == [
+        ("NN401", "info", "saved_console.txt"), ("NN402", "warning", "saved_console.txt")]
+    assert all("Crop" not in d.message for d in diags)
+    # the first run's error (it failed; the last one completed) is from an older run, on the log
+    assert "older run (run 1 of 2 in this log)" in diags[0].message and "the last run completed" in diags[0].message
 
 
 def test_ruyi_log_of_another_cfg_is_left_out(tmp_path):
@@ -211,7 +238,8 @@ def test_cli_mapper_log_option_json(tmp_path, capsys):
     code = lint_main([str(tmp_path / "net.cfg"), str(tmp_path / "net.prototxt"), "--mapper-log", str(log),
                       "--select", "NN4", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 1 and sorted(item["code"] for item in out) == ["NN401", "NN402"]
+    assert code == 1 and sorted((item["code"], item["severity"]) for item in out) == [
+        ("NN401", "error"), ("NN401", "info"), ("NN402", "warning")]
 
 
 def test_cli_missing_mapper_log_is_a_usage_error(tmp_path, capsys):
@@ -236,7 +264,7 @@ def test_cli_log_given_among_the_paths_is_read_not_linted(tmp_path, capsys):
     captured = capsys.readouterr()
     # alone: every finding stays on the log (no project), none of them a prototxt syntax error
     assert code == 1 and "NN010" not in captured.out and "NN011" not in captured.out
-    assert captured.out.count("NN40") == 2 and "0 file(s) and 1 mapper log(s) checked" in captured.err
+    assert captured.out.count("NN40") == 3 and "0 file(s) and 1 mapper log(s) checked" in captured.err
 
 
 def test_folder_mode_does_not_lint_logs_as_files(tmp_path, capsys):
@@ -248,7 +276,7 @@ def test_folder_mode_does_not_lint_logs_as_files(tmp_path, capsys):
     code = lint_main([str(tmp_path), "--select", "NN4,NN010,NN011", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and sorted((item["code"], os.path.basename(item["path"])) for item in out) == [
-        ("NN401", "net.prototxt"), ("NN402", "net.prototxt")]
+        ("NN401", "mapper_error.log"), ("NN401", "net.prototxt"), ("NN402", "net.prototxt")]
 
 
 # ---------------------------------------------------------------- cnn_net_tree.dot: NN304 and hover
@@ -365,3 +393,41 @@ def test_a_rewritten_log_is_read_again_and_an_editor_buffer_wins(tmp_path):
     log_path = str(tmp_path / "mapper_error.log")
     edited = load_project(cfg_path=cfg, provider=DiskProvider({log_path: buffer}))
     assert edited.mapper_logs[0].log.blocks == () and edited.mapper_logs[0].log.version is not None
+
+
+# ---------------------------------------------------------------- issue 18: cut logs, crashes, completed runs
+
+def test_cut_console_log_reports_the_cause_and_the_earlier_crash(tmp_path):
+    """The issue's console log, cut after the last frame's header at every line: no finding names
+    a stack frame, the _inputEdges cause is the last run's error, the crash of the run before it
+    is an info finding as from an older run."""
+    _project_dir(tmp_path, log_name=None)
+    text = (DATA / "console_crash_then_error.log").read_text(encoding="utf-8")
+    start = text.index("_inputEdges") + len("_inputEdges  line: 216\n")
+    log = tmp_path / "console.txt"
+    for cut in [i + 1 for i, ch in enumerate(text) if ch == "\n" and i >= start] + [len(text) - 8]:
+        log.write_text(text[:cut], encoding="utf-8")
+        result = lint_files([str(tmp_path / "net.cfg")], settings=_settings(), mapper_logs=[str(log)])
+        assert not result.internal_errors
+        errors = [d for d in result.diagnostics if d.severity.label == "error"]
+        assert len(errors) == 1 and "Number of edges expected should match" in errors[0].message, cut
+        assert "error: main" not in errors[0].message and "NetParser::parse" not in errors[0].message.split("(")[0]
+        (crash,) = [d for d in result.diagnostics if d.severity.label == "info"]
+        assert "older run (run 1 of 2 in this log)" in crash.message and "Segmentation fault" in crash.message
+        assert crash.range.start.line == 2
+
+
+def test_completed_debug_log_makes_the_error_log_an_older_run(tmp_path):
+    """S20: mapper_debug.log ends 'Compiler process complete!'; mapper_error.log's batch_num error
+    is from an older run: info on the log, never on the cfg's [batch_num] line."""
+    _project_dir(tmp_path, log_text=(DATA / "sfd_error.log").read_text(encoding="utf-8"))
+    shutil.copy(DATA / "sfd_debug.log", tmp_path / "mapper_debug.log")
+    diags = _lint(tmp_path)
+    (older,) = diags
+    assert older.severity.label == "info" and os.path.basename(older.path) == "mapper_error.log"
+    assert "Cannot find a piece of available memory" in older.message
+    assert "mapper_debug.log beside it holds a later run, which completed" in older.message
+    # without the debug log the same error log's last run is the one that counts: on [batch_num]
+    (tmp_path / "mapper_debug.log").unlink()
+    (error,) = _lint(tmp_path)
+    assert error.severity.label == "error" and os.path.basename(error.path) == "net.cfg"

@@ -226,3 +226,109 @@ def test_pathological_lines_stay_linear():
     looks_like_mapper_log("\n" + "....\n" * n)
     assert time.perf_counter() - began < 10
     assert log.runs
+
+
+# ---------------------------------------------------------------- issue 18: causes, cuts, completed runs
+# Real shapes (docs/field-facts.md §16.3): sfd_error.log / sfd_debug.log are S20's logs (the debug
+# log shortened), hitext_debug.log is S21's; console_crash_then_error.log is a saved console of two
+# runs, the first killed by a signal, the second failing in _inputEdges.
+
+REAL_SHAPES = ["mapper_error.log", "ruyi_console.log", "sfd_error.log", "sfd_debug.log", "hitext_debug.log",
+               "console_crash_then_error.log", "mapper_debug.log", "mapper_error_all_forms.log"]
+
+
+def test_completed_debug_log_is_one_succeeded_run():
+    log = read_mapper_log(DATA / "sfd_debug.log")
+    (run,) = log.runs
+    assert run.status == "succeeded" and run.complete_range.start.line == 16
+    assert [(p.name, p.ended) for p in run.phases] == [("parse prototxt to net process", True)]
+    assert looks_like_mapper_log((DATA / "sfd_debug.log").read_text())
+
+
+def test_compiler_version_line_starts_a_run():
+    log = read_mapper_log(DATA / "hitext_debug.log")
+    (run,) = log.runs
+    assert log.version.version == "V100R001C003B0031805151500142770" and log.version.label.startswith("mapper V100R")
+    assert log.version.nnie_generation is None
+    assert run.cause.function == "main" and run.cause.message == "real path error, [ssd_inst.cfg]!"
+
+
+def test_crash_line_ends_a_run_and_is_its_cause():
+    log = read_mapper_log(DATA / "console_crash_then_error.log")
+    crashed, failed = log.runs
+    assert crashed.status == failed.status == "failed"
+    assert crashed.cause is crashed.crash and crashed.cause.message == "Segmentation fault (core dumped)"
+    assert crashed.errors == () and crashed.cause.form_id == "crash"
+    assert failed.cause.function == "_inputEdges" and failed.crash is None
+    assert [u.function for u in failed.cause.unwinding] == ["NetParser::parse", "main"]
+    # a crash after an error: the error stays the cause
+    text = f"{STARS}\nERROR: file: f  line: 1\nsome error\nSegmentation fault\n"
+    (run,) = parse_mapper_log(text).runs
+    assert run.cause.function == "f" and run.crash.message == "Segmentation fault"
+    # sentences that start with a signal word are not crash lines
+    assert parse_mapper_log("Killed 3 processes\nAborted by user request\n").runs == ()
+
+
+def test_log_cut_inside_the_stack_keeps_the_cause():
+    """The issue's console log: cut after the last frame's header, the cause is still _inputEdges
+    (never the empty "main" frame) and the run is not split."""
+    text = (DATA / "console_crash_then_error.log").read_text()
+    for cut in (text.rindex("ERROR: RUN"), text.rindex("ERROR: RUN") + 9, text.rindex("main") + 2):
+        log = parse_mapper_log(text[:cut])
+        assert len(log.runs) == 2, cut
+        cause = log.last_run.cause
+        assert cause.function == "_inputEdges" and cause.unwinding[-1].is_unwinding
+        assert all(not b.frame for b in log.last_run.blocks)
+
+
+def test_cut_header_repeating_the_cause_is_the_next_run():
+    text = (DATA / "sfd_error.log").read_text()
+    again = text + f"{STARS}\nERROR: file: MemInfo::memoryManager  line: 2027\n"
+    log = parse_mapper_log(again)
+    assert len(log.runs) == 2 and log.last_run.cause.message == ""
+
+
+def _full_causes(text: str) -> set[int]:
+    """Lines of the blocks that state a cause in the uncut log (ERROR blocks that are no stack
+    frame, crash lines)."""
+    log = parse_mapper_log(text)
+    out = set()
+    for run in log.runs:
+        out |= {b.header_range.start.line for b in run.blocks if b.is_error and not b.is_unwinding}
+        if run.crash is not None:
+            out.add(run.crash.range.start.line)
+    return out
+
+
+def _assert_causes_from_cause_blocks(text: str, cut: int) -> None:
+    allowed = _full_causes(text)
+    log = parse_mapper_log(text[:cut])
+    for run in log.runs:
+        cause = run.cause
+        if cause is not None:
+            assert cause.header_range.start.line in allowed, (cut, cause.function, cause.message)
+            assert not cause.is_unwinding
+        for block in run.blocks:
+            if block.is_error and not block.is_unwinding:
+                assert block.header_range.start.line in allowed, (cut, block.function)
+
+
+def test_every_line_cut_of_real_shapes_never_takes_a_frame_for_a_cause():
+    for name in REAL_SHAPES:
+        text = (DATA / name).read_text(encoding="utf-8")
+        offsets = [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        for cut in offsets + [len(text)]:
+            _assert_causes_from_cause_blocks(text, cut)
+            _check(text[:cut])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(REAL_SHAPES), st.floats(min_value=0, max_value=1))
+def test_random_byte_cut_of_real_shapes_never_takes_a_frame_for_a_cause(name, where):
+    data = (DATA / name).read_bytes()
+    cut_bytes = data[: int(len(data) * where)]
+    text = cut_bytes.decode("utf-8", "ignore")
+    full = data.decode("utf-8")
+    assert full.startswith(text)
+    _assert_causes_from_cause_blocks(full, len(text))
+    _check(text)
