@@ -26,6 +26,9 @@ demo: $(STAMP)
 	@if [ -f nnie_lsp/cli/triage.py ] && [ -d examples/triage ]; then \
 	  echo; echo "== nnie-triage on examples/triage (real MTCNN det1 run vs an emulated NNIE run) =="; \
 	  $(MAKE) --no-print-directory triage-demo; fi
+	@if [ -f examples/conversion/det1.onnx ] && $(BIN)/python -c "import onnx, onnxruntime" 2>/dev/null; then \
+	  echo; echo "== the conversion stage on examples/conversion (MTCNN det1 as ONNX, converted to Caffe with pool1 rounding up) =="; \
+	  bash examples/conversion/demo.sh; fi
 
 triage-demo: $(STAMP)
 	bash examples/triage/demo.sh

@@ -36,6 +36,12 @@ never into the triage.  Rows of the confusion table are the injected truth:
 - post-processing: a clean run with ``--postprocess`` (MTCNN P-Net box decoding, face scores,
   plain arrays), once with P-Net scores near the threshold moved across it.  Right: case 4 with the
   post-processing compared.
+- conversion (issue 19, the stage before Caffe; model ``conversion``): the MTCNN nets as a PyTorch
+  port exports them to ONNX (``nnie_lsp.testing.onnx_models``, real weights; O-Net built here),
+  converted to Caffe with ONE converter fault (``nnie_lsp.testing.onnx_models_convert``), run as a
+  user runs it (``reference``, ``reference --onnx``, ``emulate``, ``compare --framework``).  Right:
+  the verdict "conversion" at the faulty layer (T501 there).  Their faithful conversions are
+  healthy-8bit runs with ``--framework``: right is case 4 (a "conversion" verdict is a false alarm).
 
 The fault set is the benchmark's own: other nets, layers, magnitudes and seeds than
 ``tests/triage/cases`` and ``nnie_lsp.testing.scenarios`` (nothing is imported from them).
@@ -74,8 +80,8 @@ from nnie_lsp.testing.faults import Prep  # noqa: E402
 from nnie_lsp.testing.shared_files import corpus_dir  # noqa: E402
 
 TRUTHS = ("healthy-8bit", "healthy-16bit", "preprocessing", "decoding", "quantization", "layer-matching",
-          "post-processing")
-COLUMNS = ("case 1", "case 2", "case 3", "case 4", "decoding", "inconclusive", "bundle", "other")
+          "post-processing", "conversion")
+COLUMNS = ("case 1", "case 2", "case 3", "case 4", "decoding", "conversion", "inconclusive", "bundle", "other")
 HEALTHY = ("healthy-8bit", "healthy-16bit")
 PNET_POST = CHECKOUT / "examples" / "triage" / "postprocess_pnet.py"
 REPO_IMAGE = CHECKOUT / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT), in the repository
@@ -227,6 +233,8 @@ def column_of(doc: dict | None) -> str:
         return "other"
     if doc.get("next_step") == 6:
         return "bundle"
+    if str(doc.get("verdict") or "").startswith("conversion"):
+        return "conversion"
     case = doc.get("case")
     if case in (1, 2, 3, 4):
         return f"case {case}"
@@ -701,12 +709,95 @@ def run_branchy(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
     return m, r.records
 
 
+def expect_conversion(layer: str) -> Expect:
+    def check(doc: dict) -> tuple[bool, str]:
+        first = (doc.get("framework") or {}).get("first_difference")
+        t501 = [f.get("layer") for f in doc.get("findings") or [] if f.get("code") == "T501"]
+        ok = column_of(doc) == "conversion" and first == layer and t501 == [layer]
+        return ok, "" if ok else f"conversion expected at {layer}: verdict {doc.get('verdict')!r}, first {first}"
+    return Expect(f"conversion at {layer} (T501)", check)
+
+
+def onet():
+    """MTCNN det3 (O-Net) as a PyTorch port exports it (48×48, ceil_mode 1 pools, Flatten + Gemm
+    conv5: 1152 → 256), real weights; built with the test builders' helpers."""
+    from nnie_lsp.testing import onnx_models as m
+
+    wts = m._mtcnn_weights("det3")
+    b = m._Builder("ONet", "data", (1, 3, 48, 48))
+    x = "data"
+    for i, (k, s) in enumerate(((3, 2), (3, 2), (2, 2)), 1):
+        x = m._prelu(b, f"prelu{i}", m._conv(b, f"conv{i}", x, *wts[f"conv{i}"]), wts[f"prelu{i}"][0])
+        x = b.node("MaxPool", [x], [f"pool{i}"], f"pool{i}", kernel_shape=[k, k], strides=[s, s], ceil_mode=1)
+    x = m._prelu(b, "prelu4", m._conv(b, "conv4", x, *wts["conv4"]), wts["prelu4"][0])
+    x = b.node("Flatten", [x], ["flatten"], "flatten", axis=1)
+
+    def gemm(name, x):
+        w, bias = wts[name]
+        return b.node("Gemm", [x, b.init(f"{name}.weight", w), b.init(f"{name}.bias", bias)], [name], name, transB=1)
+
+    x = m._prelu(b, "prelu5", gemm("conv5", x), wts["prelu5"][0], spatial=False)
+    c61 = gemm("conv6-1", x)
+    gemm("conv6-2", x)
+    gemm("conv6-3", x)
+    b.node("Softmax", [c61], ["prob1"], "prob1", axis=1)
+    b.outputs = ["prob1", "conv6-2", "conv6-3"]
+    return b.model()
+
+
+def run_conversion(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
+    """The conversion row and its faithful (healthy) runs: other sizes, layers, nets and image than
+    tests/triage/test_conversion.py (det1 25×25 ceil_mode and conv1 weights, det2 ip_order and conv1
+    weights, test1.jpg)."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return None, []
+    from nnie_lsp.testing import onnx_models as m
+    from nnie_lsp.testing.conversion_chain import MTCNN_PREP, run_chain, write_project
+    from nnie_lsp.testing.onnx_models_convert import convert
+
+    folder = corpus_dir("models") / "mtcnn"
+    if not (folder / "det3.caffemodel").is_file():
+        return None, []
+    image = folder / "test2.jpg"
+    model = Model("conversion", "MTCNN det1 47x47 / det2 / det3 as ONNX, converted to Caffe", folder / "det1.prototxt",
+                  folder / "det1.caffemodel", [image], MTCNN_PREP, transpose=True,
+                  notes=["ONNX exports built from the real weights; one converter fault per run"])
+    r = Runner(model, root, quick)
+    nets = {"det1": lambda: m.pnet(size=47), "det2": m.rnet, "det3": onet}
+    runs = [("det1", "ceil_mode", None), ("det1", "weights", "conv2"), ("det1", "weights", "conv3"),
+            ("det2", "weights", "conv2"), ("det2", "weights", "conv3"), ("det3", "ip_order", None),
+            ("det3", "weights", "conv1"), ("det3", "weights", "conv4")]
+
+    def chain(key: str, fault: str | None, at: str | None):
+        net = nets[key]()
+        conv = convert(net, fault, at=at)
+        project = write_project(root / f"{key}_{fault}_{at}", net, conv, [image])
+        return conv, lambda: run_chain(project)
+
+    for key, fault, at in runs:
+        conv, build = chain(key, fault, at)
+        r.case("conversion", f"{key}: {fault} at {conv.fault_layer} ({FAULT_TEXT[fault]})",
+               expect_conversion(conv.fault_layer), build, quick=fault == "ceil_mode")
+    for key in nets:
+        _conv, build = chain(key, None, None)
+        r.case("healthy-8bit", f"{key}: faithful conversion, compare --framework", expect_healthy(), build,
+               quick=key == "det1")
+    return model, r.records
+
+
+FAULT_TEXT = {"ceil_mode": "pooling rounds up in Caffe, down in ONNX", "weights": "kernels transposed",
+              "ip_order": "InnerProduct weights after Flatten in H, W, C order"}
+
+
 MODELS: dict[str, Callable[[Path, bool], tuple[Model | None, list[dict]]]] = {
     "det1": run_det1, "det2": run_det2, "det3": run_det3, "yuface": run_yuface, "yuface-nt0": run_yuface_issue,
-    "deep": run_deep, "branchy": run_branchy,
+    "deep": run_deep, "branchy": run_branchy, "conversion": lambda root, quick: run_conversion(root, quick),
 }
 # the longest first, so that two workers end together
-ORDER = ("yuface", "det1", "det2", "det3", "branchy", "deep", "yuface-nt0")
+ORDER = ("yuface", "det1", "det2", "det3", "branchy", "conversion", "deep", "yuface-nt0")
 
 
 def run_model(key: str, root: str, quick: bool) -> dict:
@@ -855,7 +946,7 @@ def main(argv: list[str] | None = None) -> int:
     faults_runs = [r for r in records if r["truth"] not in HEALTHY]
     healthy_runs = [r for r in records if r["truth"] in HEALTHY]
     named = sum(r["right"] for r in faults_runs)
-    alarms = sum(r["column"] in ("inconclusive", "bundle", "decoding") for r in healthy_runs)
+    alarms = sum(r["column"] in ("inconclusive", "bundle", "decoding", "conversion") for r in healthy_runs)
     healthy_right = sum(r["right"] for r in healthy_runs)
     goal = named == len(faults_runs) and alarms == 0
     print()

@@ -1,6 +1,6 @@
 """nnie-triage command line.
 
-  nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--cfg FILE] [--prototxt FILE]
+  nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--framework DIR] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
                       [--lang en|zh] [--regenerate] [--progress auto|json|none]
@@ -8,15 +8,16 @@
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                         [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
-                        [--transpose] [--input-shape N,C,H,W]
+                        [--transpose] [--input-shape N,C,H,W] [--onnx MODEL]
   nnie-triage emulate --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
   nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
                       [--sim DIR [--sim-16bit DIR]]   (nnie_lsp/cli/triage_hp_plan.py)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
-override it. Output: -o/--output, else output/ (reference) or mapper_quant_emulated/ (emulate)
-beside the cfg; with --images N > 1 one sub-folder per image (nnie_lsp/triage/inputs/image_sets.py).
+override it. Output: -o/--output, else output/ (reference), output_onnx/ (reference --onnx: the ONNX
+model the net was converted from, run with ONNX Runtime on the same input, dumps named by the Caffe
+blobs, nnie_lsp/reference/onnx_dumps.py) or mapper_quant_emulated/ (emulate) beside the cfg; with --images N > 1 one sub-folder per image (nnie_lsp/triage/inputs/image_sets.py).
 
 compare runs the one triage entry, nnie_lsp.triage.pipeline (inputs found once, then align, measure,
 diagnose).  --progress (compare, reference, emulate, hp-plan): auto = a bar when stderr is a
@@ -118,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--reference", help="Caffe-side dump folder (RuyiStudio, npy, ...); default: output/ beside --cfg")
     c.add_argument("--sim", help="NNIE-side dump folder (mapper_quant, inst, ...); default: mapper_quant/ beside --cfg")
     c.add_argument("--sim-16bit", help="a second NNIE run at compile_mode 1 (confirms/rejects quantization)")
+    c.add_argument("--framework", metavar="DIR", help="the dumps of the ONNX model the Caffe net was converted from "
+                   "(`reference --onnx`): both hops ONNX → Caffe and Caffe → NNIE are reported, and a Caffe net that "
+                   "already differs from ONNX is named as the stage that lost the accuracy (conversion, T501)")
     c.add_argument("--cfg")
     c.add_argument("--prototxt")
     c.add_argument("--dot", help="cnn_net_tree.dot written by the mapper")
@@ -155,6 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--out", help="zip path (default <layer>_bundle.zip)")
     r = sub.add_parser("reference", help="Caffe-side dumps of the cfg's net and images (OpenCV, no Caffe)")
     _add_prep_args(r, _layout().CAFFE_OUTPUT_DIR)
+    r.add_argument("--onnx", metavar="MODEL", help="instead of the Caffe net: the ONNX model it was converted from, "
+                   "run with ONNX Runtime on the same preprocessed input, every tensor that stands for a Caffe blob "
+                   "dumped under the blob's name (default output: output_onnx/ beside the cfg; for compare "
+                   "--framework)")
     _add_progress_arg(r, "reference")
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)
@@ -219,9 +227,18 @@ def cmd_reference(args) -> int:
         progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
         inputs = _run_inputs(args)
         progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
-        out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
-        report = write_reference_run(inputs, out, _shape(args.input_shape), progress=progress.part(INPUTS_SHARE, 100))
-    _say_written(report, f"{len(report.files)} Caffe dumps ({inputs.describe_preprocessing})")
+        if args.onnx:
+            from nnie_lsp.reference.onnx_dumps import FRAMEWORK_OUTPUT_DIR, write_onnx_reference_run
+
+            out = _output_folder(args, FRAMEWORK_OUTPUT_DIR)
+            report = write_onnx_reference_run(inputs, args.onnx, out, _shape(args.input_shape),
+                                              progress=progress.part(INPUTS_SHARE, 100))
+        else:
+            out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
+            report = write_reference_run(inputs, out, _shape(args.input_shape),
+                                         progress=progress.part(INPUTS_SHARE, 100))
+    what = "ONNX (ONNX Runtime)" if args.onnx else "Caffe"
+    _say_written(report, f"{len(report.files)} {what} dumps ({inputs.describe_preprocessing})")
     return EXIT_OK
 
 
@@ -273,7 +290,7 @@ def cmd_compare(args) -> int:
 
     request = pipeline.TriageRequest(reference=args.reference, sim=args.sim, sim16=args.sim_16bit, cfg=args.cfg,
                                      prototxt=args.prototxt, dot=args.dot, images=args.images, clips=args.clips,
-                                     postprocess=args.postprocess, lang=args.lang)
+                                     postprocess=args.postprocess, lang=args.lang, framework=args.framework)
     with _progress(args) as progress:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))

@@ -11,6 +11,7 @@ Writes RuyiStudio "Get Caffe Output" dumps (docs/field-facts.md §10.3):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,7 +81,12 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
     if net.prototxt is None or net.caffemodel is None:
         raise ReferenceError("a reference forward needs both a prototxt and a caffemodel")
     try:
-        cvnet = cv2.dnn.readNetFromCaffe(str(net.prototxt), str(net.caffemodel))
+        text = _opencv_prototxt(net.prototxt)
+        if text is None:
+            cvnet = cv2.dnn.readNetFromCaffe(str(net.prototxt), str(net.caffemodel))
+        else:  # round_mode spelled as OpenCV's schema spells it (same field, another name)
+            cvnet = cv2.dnn.readNetFromCaffe(np.frombuffer(text.encode("utf-8"), np.uint8),
+                                             np.fromfile(str(net.caffemodel), np.uint8))
     except cv2.error as exc:
         msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
         raise ReferenceError(f"OpenCV cannot load the net: {msg}") from exc
@@ -103,6 +109,25 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
     # every array OpenCV returns here owns its data (a fresh Net per run; in-place layers already
     # get outputs of their own with fusion off, which the tests check), so no copy is needed
     return {n: [np.asarray(o, dtype=np.float32) for o in outs_n] for n, outs_n in zip(wanted, outs)}
+
+
+_ROUND_MODE = re.compile(r"\bround_mode\s*:\s*(FLOOR|CEIL|1|0)\b")
+
+
+def _opencv_prototxt(prototxt: str | Path) -> str | None:
+    """The prototxt as OpenCV's Caffe schema reads it, or None when it reads the file as it is.
+    NNIE's (and newer Caffe forks') ``pooling_param { round_mode: FLOOR }`` is field 13 of
+    ``PoolingParameter``; OpenCV's schema calls field 13 ``ceil_mode`` (a bool, default true) and
+    refuses the text name ``round_mode`` (docs/field-facts.md §17.2)."""
+    from .net import NetLoadError, read_prototxt_text
+
+    try:
+        text = read_prototxt_text(prototxt)
+    except NetLoadError:
+        return None  # OpenCV says what is wrong with the file
+    if "round_mode" not in text:
+        return None
+    return _ROUND_MODE.sub(lambda m: "ceil_mode: " + ("false" if m.group(1) in ("FLOOR", "1") else "true"), text)
 
 
 def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str | Path | np.ndarray],

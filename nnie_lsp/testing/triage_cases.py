@@ -23,7 +23,8 @@ image is examples/triage/test1.jpg, listed in ``images.txt`` unless the case wri
 ``kind = "tensors"`` — no net run: every blob of the case's prototxt (``input:`` and ``top:`` names
 in order, or ``blobs = [..]``) gets seeded values of ``shape`` (``shapes.<blob>`` overrides;
 ``values.<blob>`` gives them explicitly), written on both sides; ``nnie.<blob>`` /
-``caffe.<blob>`` / ``nnie16.<blob>`` list the faults to inject, ``;``-separated, applied in order:
+``caffe.<blob>`` / ``nnie16.<blob>`` / ``onnx.<blob>`` list the faults to inject (an ``onnx`` table
+also writes the framework side ``onnx/``, as ``reference --onnx`` names it), ``;``-separated, applied in order:
 
     noise S        add Gaussian noise, sigma = S × rms(value) (seeded by the blob's name)
     scale K[,K…]   multiply (one factor per channel)   offset V[,V…]   add (one value per channel)
@@ -129,7 +130,7 @@ class _Cache:
 
 
 _CACHE = _Cache()
-SIDES = ("caffe", "nnie", "nnie16")
+SIDES = ("caffe", "nnie", "nnie16", "onnx")
 
 
 def build_dumps(recipe: dict, case_dir: str | Path, *, cache: bool = True) -> list[str]:
@@ -353,7 +354,7 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     from ..dumpio import write_mapper_quant, write_ruyi_caffe
 
     unknown = set(recipe) - {"kind", "blobs", "inputs", "shape", "shapes", "values", "seed", "caffe", "nnie",
-                             "nnie16"}
+                             "nnie16", "onnx"}
     if unknown:
         raise RecipeError(f"unknown tensors recipe key(s): {sorted(unknown)}")
     if "blobs" in recipe:
@@ -363,7 +364,7 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     seed = int(recipe.get("seed", 0))
     default_shape = tuple(recipe.get("shape", (4, 6, 6)))
     sides = [s for s in ("nnie", "nnie16") if s == "nnie" or s in recipe]
-    for table in ("caffe", "nnie", "nnie16", "shapes", "values"):
+    for table in ("caffe", "nnie", "nnie16", "onnx", "shapes", "values"):
         stray = set(recipe.get(table, {})) - set(blobs)
         if stray:
             raise RecipeError(f"{table}: no blob {sorted(stray)} in the net (blobs: {blobs})")
@@ -378,6 +379,10 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
         ref, _, cut = apply_faults(value, recipe.get("caffe", {}).get(blob, ""), _seed(seed, blob, "caffe"))
         if ref is not None:
             _truncate(write_ruyi_caffe(out / "caffe", blob, ref), cut)
+        if "onnx" in recipe:   # the framework side (`reference --onnx`): Caffe-named, RuyiStudio form
+            fw, _, cut = apply_faults(value, recipe["onnx"].get(blob, ""), _seed(seed, blob, "onnx"))
+            if fw is not None:
+                _truncate(write_ruyi_caffe(out / "onnx", blob, fw), cut)
         for side in sides:
             sim, hwc, cut = apply_faults(value, recipe.get(side, {}).get(blob, ""), _seed(seed, blob, side))
             if sim is None:

@@ -85,6 +85,7 @@ class TriageResult:
     input_codes: list = field(default_factory=list)  # input_codes.CodeFileReport per code file
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
     places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
+    framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -119,7 +120,7 @@ class TriageResult:
             if r.name in self.places:  # the layer's name (or the input's) in the prototxt
                 row["path"], row["line"], row["column"] = self.places[r.name]
             rows.append(row)
-        return {
+        doc = {
             "schema_version": SCHEMA_VERSION,
             "tool": "nnie-triage",
             "case": d.case,
@@ -144,6 +145,10 @@ class TriageResult:
             "warnings": self.warnings,
             "elapsed_s": round(self.elapsed_s, 3),
         }
+        if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
+            from .measure.framework import annotate
+            annotate(self.framework, doc)
+        return doc
 
 
 def _spread(cosines) -> dict:

@@ -54,6 +54,7 @@ class TriageRequest:
     postprocess: str | Callable | None = None   # "module:function" or the function (case 4)
     thresholds: Thresholds | None = None
     lang: str = "en"                    # the findings' language ("en" | "zh")
+    framework: str | None = None        # the ONNX side (`reference --onnx`): the hop ONNX → Caffe (conversion)
     find: bool | None = None            # look beside the cfg: None when reference or sim is missing,
                                         # True for every input not given, False for none
     found: CompareInputs | None = field(default=None, compare=False, repr=False)  # set by find_inputs
@@ -75,7 +76,8 @@ def find_inputs(request: TriageRequest, *, reader: TextReader | None = None, log
     progress = progress or NO_PROGRESS
     progress.step("inputs", 0, 1)
     found = complete_inputs(request.cfg, reference=request.reference, sim=request.sim, sim16=request.sim16,
-                            dot=request.dot, prototxt=request.prototxt, force=request.find, reader=reader, log=log)
+                            dot=request.dot, prototxt=request.prototxt, force=request.find, reader=reader, log=log,
+                            lang=request.lang)
     progress.step("inputs", 1, 1)
     return replace(request, reference=found.reference, sim=found.sim, sim16=found.sim16, dot=found.dot,
                    prototxt=found.prototxt, found=found)
@@ -118,8 +120,47 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     if len(results) == 1:
         result = results[0]
         result.notes = notes + result.notes
-        return result
-    return combine(pairs, results, notes, reference, sim)
+    else:
+        result = combine(pairs, results, notes, reference, sim)
+    if request.framework is not None:
+        _conversion_stage(request, pairs, result)
+    return result
+
+
+def _conversion_stage(request: TriageRequest, pairs, result) -> None:
+    """The hop ONNX → Caffe of ``request.framework`` (:mod:`.measure.framework`), on every image
+    pair, and the verdict that names the stage (:mod:`.diagnose.conversion`)."""
+    from . import compare
+    from .diagnose.conversion import apply
+    from .inputs.image_sets import DumpFolder
+    from .measure.framework import measure, worst
+    from .measure.metrics import Thresholds
+
+    if not Path(request.framework).is_dir():
+        raise compare.TriageInputError(f"framework dump folder {request.framework} does not exist")
+    th = request.thresholds or Thresholds()
+    graph = None
+    if request.prototxt:
+        try:
+            graph = compare.load_graph(request.prototxt)
+        except compare.TriageInputError:
+            graph = None   # the comparison already says so (T007)
+    folder = DumpFolder.read(request.framework)
+    by_index = {img.index: img for img in folder.images}
+    hops = []
+    for pair in pairs:
+        img = by_index.get(pair.index) or (folder.images[0] if len(folder.images) == 1 else None)
+        if img is not None:
+            hops.append(measure(img.path, pair.reference, graph, th))
+    hop = worst(hops)
+    if hop is None:
+        raise compare.TriageInputError(f"framework dump folder {request.framework}: no image in common with the "
+                                       f"reference dumps")
+    if not hop.compared():
+        raise compare.TriageInputError(f"framework dump folder {request.framework}: no dump is named by a blob of "
+                                       "the Caffe reference (write it with `nnie-triage reference --onnx`)")
+    result.framework = hop
+    apply(result.diagnosis, hop, compare._sources(request.cfg, graph, request.lang), th)
 
 
 NOT_OURS = ("the NNIE dumps in {sim} were not written by nnie-triage: re-run nnie_mapper with the current cfg "

@@ -31,7 +31,7 @@ TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the nnie-triage command (tes
 
 #: The argument object of each editor command (docs/editor-protocol.md): key -> kind.
 TRIAGE_KEYS = {"cfg": "path", "prototxt": "path", "reference": "path", "sim": "path", "sim16": "path",
-               "dot": "path", "discover": "bool", "regenerate": "bool"}
+               "dot": "path", "discover": "bool", "regenerate": "bool", "framework": "path"}
 LOOKUP_KEYS = {"cfg": "path", "prototxt": "path"}
 REPORT_KEYS = {"html": "path", "text": "path", "json": "path", "cfg": "path", "prototxt": "path"}
 REFERENCE_KEYS = {"cfg": "path", "prototxt": "path", "caffemodel": "path", "image": "paths", "out": "path",
@@ -111,6 +111,7 @@ class TriageArgs:
     dot: str | None = None
     discover: bool | None = None
     regenerate: bool | None = None   # re-emulate the NNIE side with the current cfg first (--regenerate)
+    framework: str | None = None     # the ONNX side (`reference --onnx` dumps): both hops (--framework)
 
     @staticmethod
     def parse(raw: Any, base_dir: str | None = None) -> "TriageArgs":
@@ -133,7 +134,7 @@ def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en
         raise TriageArgsError("reference and sim are required")
     cmd = triage_cli("compare", "--reference", args.reference, "--sim", args.sim, "--format", "json")
     for flag, value in (("--cfg", args.cfg), ("--prototxt", args.prototxt), ("--sim-16bit", args.sim16),
-                        ("--dot", args.dot), ("--html", html)):
+                        ("--dot", args.dot), ("--framework", args.framework), ("--html", html)):
         if value:
             cmd += [flag, value]
     if args.regenerate:

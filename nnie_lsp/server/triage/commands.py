@@ -97,7 +97,7 @@ def _entry(ls: NnieLanguageServer, command: str, args) -> Entry | None:
 
 @handlers.command(TRIAGE)
 async def run_triage(ls: NnieLanguageServer, *args):
-    """One object {cfg?, prototxt?, reference?, sim?, sim16?, dot?, discover?}: the triage result."""
+    """One object {cfg?, prototxt?, reference?, sim?, sim16?, dot?, framework?, discover?}: the triage result."""
     return await ls.triage.run(args)
 
 

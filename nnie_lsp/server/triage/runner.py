@@ -117,7 +117,7 @@ class TriageRunner:
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.discoverTriageInputs",
                                               error="give a cfg, or a prototxt a cfg beside it names"))
         from ...triage.inputs.beside_cfg import discover
-        return {**discover(cfg, reader=self.read).to_json(), "cfgs": cfgs or [cfg]}
+        return {**discover(cfg, reader=self.read, lang=self.ls.lang).to_json(), "cfgs": cfgs or [cfg]}
 
     def check_folder(self, args: Sequence) -> dict:
         """``nnie.checkFolder {folder}``: what a folder holds, for the editor's choices before it
@@ -184,7 +184,8 @@ class TriageRunner:
                 self.ls.log(i18n.t("triage.store_failed", lang, error=str(exc)), lsp.MessageType.Warning)
                 html = None
         command = triage_features.triage_command(triage_features.TriageArgs(
-            found.reference, found.sim, cfg, prototxt, found.sim16, found.dot, regenerate=targs.regenerate),
+            found.reference, found.sim, cfg, prototxt, found.sim16, found.dot, regenerate=targs.regenerate,
+            framework=targs.framework),
             html=html, lang=lang)
         claim = self.busy.claim("nnie.triage", owner or found.sim, lang)
         try:

@@ -105,6 +105,14 @@ class Thresholds:
       (16 or 8 instead of 12), −12 inst words not divided by 4096, +12 divided twice.
     - ``mean_tolerance``: a per-channel mean difference larger than this (grey levels) is a mean
       to fix (127.5 against 128 is 0.5; the fit's own error on real data is below 0.05).
+    - ``fit_scale_tolerance``: case 1's fit (``sim ≈ a·ref + b`` per channel) calls a gain ``a``
+      further than this from 1 a real scale difference (a [data_scale] edit), and channel gains
+      further apart than this (and 2 % of ``a``) a per-channel normalisation: 1/255 against 1/256 is
+      3.9e-3 and must stay above it, while the 1/4096 rounding of a 20.12 dump of 8-bit pixel data
+      moves ``a`` by less than 1e-4.
+    - ``fit_r2``: the fit is believed only when the simulator's data is a per-channel linear
+      function of Caffe's with R² at least this (else T106: another image, resize or crop); the
+      rounding of a 20.12 or six-digit dump alone leaves R² above 0.99999.
     - ``sudden_drop``: a cosine drop between neighbouring layers larger than this is more than
       quantization noise usually causes (T206).
     - ``sim16_gain``: a 16-bit run that ends at least ``decay_end`` and gains this much over the
@@ -117,6 +125,13 @@ class Thresholds:
       an `_hp` candidate.
     - ``topk_agreement`` / ``box_iou``: with ``--postprocess``, two classifications agree when their
       top-1 is the same and this share of their top-k overlaps; two boxes match at this IoU.
+    - ``conversion`` / ``conversion_rel_l2``: with ``--framework`` (the ONNX model the Caffe net was
+      converted from, :mod:`.framework`), a Caffe blob whose cosine against its ONNX tensor is
+      below ``conversion``, or whose relative L2 error exceeds ``conversion_rel_l2`` (a gain the
+      cosine cannot see: a lost Scale), was changed by the conversion.  Both sides are float32
+      runs of the same arithmetic: a faithful conversion of the MTCNN nets gives cosines above
+      1 − 1e-9 and relative errors below 1e-5 on every blob (tests/triage/test_conversion.py), the
+      issue's bar is 0.9999; an injected converter fault gives cosine ≤ 0.99 or another size.
     """
 
     data_layer: float = 0.999
@@ -144,6 +159,10 @@ class Thresholds:
     decoding_data_log2: float = 0.1
     decoding_named_log2: float = 0.05
     mean_tolerance: float = 0.25
+    fit_scale_tolerance: float = 1.5e-3
+    fit_r2: float = 0.995
+    conversion: float = 0.9999
+    conversion_rel_l2: float = 0.01
 
     @classmethod
     def from_mapping(cls, mapping: dict | None) -> "Thresholds":

@@ -29,6 +29,10 @@ THRESHOLD_LINES = (
 STATUS_COLOUR = {"ok": "#1a7f37", "low": "#9a6700", "poor": "#bc4c00", "bad": "#cf222e", "nan": "#8250df",
                  "unmeasured": "#6e7781"}
 LINE_COLOUR = "#1f6feb"
+#: The second hop (``compare --framework``: ONNX → Caffe, the rows' ``framework_cosine``), drawn
+#: dashed; a layer whose Caffe output has another size than ONNX's (``framework_status`` "shape")
+#: is a cross on the axis.
+FRAMEWORK_COLOUR = "#8250df"
 
 _LEFT, _RIGHT, _TOP = 58, 150, 30      # margins (px in viewBox units): axis labels, threshold labels, title
 _PLOT_H = 240                          # height of the plotting area
@@ -101,7 +105,8 @@ def cosine_plot_svg(doc: dict, title: str = "") -> str:
     lines = [(key, label, colour, dash, v) for key, label, colour, dash in THRESHOLD_LINES
              if (v := _number(th.get(key))) is not None]
     cosines = [c for _r, c in rows]
-    lo, hi = _y_range(cosines, [v for *_x, v in lines])
+    framework = [_number(r.get("framework_cosine")) for r, _c in rows]
+    lo, hi = _y_range(cosines + [c for c in framework if c is not None], [v for *_x, v in lines])
     n = len(rows)
     step = max(_STEP_MIN, (_WIDTH_MIN - _LEFT - _RIGHT) / max(n, 1))
     plot_w = step * n
@@ -162,5 +167,36 @@ def cosine_plot_svg(doc: dict, title: str = "") -> str:
                    'stroke-width="1"/></g>')
         out.append(f'<text transform="translate({x(i) + 3:.1f} {bottom + 10}) rotate(-60)" text-anchor="end" '
                    f'fill="#1f2328" font-size="10">{escape(_short(names[i]))}</text>')
+    if any(c is not None or r.get("framework_status") == "shape" for c, (r, _c) in zip(framework, rows)):
+        out += _framework_curve(rows, framework, x, y, bottom)
     out.append("</svg>")
     return "".join(out)
+
+
+def _framework_curve(rows, framework, x, y, bottom) -> list[str]:
+    """The ONNX → Caffe hop: a dashed curve, a cross on the axis where the sizes differ, a legend."""
+    out = []
+    pts = [(i, c) for i, c in enumerate(framework) if c is not None]
+    if len(pts) > 1:
+        path = " ".join(f"{x(i):.1f},{y(c):.1f}" for i, c in pts)
+        out.append(f'<polyline class="framework" points="{path}" fill="none" stroke="{FRAMEWORK_COLOUR}" '
+                   'stroke-width="1.5" stroke-dasharray="5 3"/>')
+    for i, (r, _c) in enumerate(rows):
+        c = framework[i]
+        status = str(r.get("framework_status") or "")
+        if c is not None:
+            tip = f"{r.get('name')}: ONNX → Caffe cosine {_fmt(c)} ({status})"
+            out.append(f'<g class="framework-point"><title>{escape(tip)}</title><rect x="{x(i) - 3:.1f}" '
+                       f'y="{y(c) - 3:.1f}" width="6" height="6" fill="{FRAMEWORK_COLOUR}"/></g>')
+        elif status == "shape":
+            tip = f"{r.get('name')}: ONNX → Caffe: the Caffe output has another size than ONNX's"
+            out.append(f'<g class="framework-point"><title>{escape(tip)}</title><text x="{x(i):.1f}" '
+                       f'y="{bottom - 3:.1f}" text-anchor="middle" fill="{FRAMEWORK_COLOUR}" font-size="13">×</text></g>')
+    lx = _LEFT + 8
+    out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="{_TOP + 26}" y2="{_TOP + 26}" stroke="{LINE_COLOUR}" '
+               'stroke-width="1.5"/>')
+    out.append(f'<text x="{lx + 22}" y="{_TOP + 30}" fill="#1f2328">Caffe → NNIE</text>')
+    out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="{_TOP + 40}" y2="{_TOP + 40}" stroke="{FRAMEWORK_COLOUR}" '
+               'stroke-width="1.5" stroke-dasharray="5 3"/>')
+    out.append(f'<text x="{lx + 22}" y="{_TOP + 44}" fill="#1f2328">ONNX → Caffe (conversion)</text>')
+    return out

@@ -1,0 +1,92 @@
+"""``nnie-triage reference --onnx``: the framework dumps of the chain ONNX → Caffe → NNIE.
+
+The ONNX model runs on the image(s) and the preprocessing the cfg gives the Caffe reference (the
+same input array: :func:`nnie_lsp.reference.caffe_forward.prepare_inputs`), every intermediate
+tensor exposed (:mod:`.onnx_run`).  What is written (docs/triage-schema.md, "Framework dumps"):
+
+- one file per Caffe blob that an ONNX tensor stands for, **named by the Caffe blob** in RuyiStudio's
+  Caffe form ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.float`` (``%.18e``, one value a line; the
+  dims are ONNX's), so that every dump reader takes them and ``compare --framework`` pairs them
+  with the Caffe reference by name; ONNX tensors no Caffe blob stands for are not written (the
+  manifest lists them);
+- the manifest ``nnie-triage-dumps.json`` (``command: "reference"``, ``framework: "onnx"``): the
+  ONNX model (path and SHA-256), ``blob_tensor`` (Caffe blob → the ONNX tensor it stands for), how each blob's layer
+  was matched, the Caffe layers left unmatched and the ONNX-only tensors, besides what every
+  reference manifest holds (cfg, prototxt, preprocessing, images).
+
+Several images: one sub-folder per image, as the Caffe reference does (:mod:`nnie_lsp.triage.
+inputs.image_sets`).  The default folder beside the cfg is ``output_onnx/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+#: The default output folder beside the cfg (the Caffe reference's is ``output/``).
+FRAMEWORK_OUTPUT_DIR = "output_onnx"
+
+
+def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path) -> list[Path]:
+    """Each blob's tensor, batch item by batch item, in RuyiStudio's Caffe naming."""
+    from nnie_lsp.dumpio.writers import write_ruyi_caffe
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for blob, arr in blobs.items():
+        a = np.asarray(arr, dtype=np.float32)
+        if a.ndim == 0:
+            a = a.reshape(1, 1)
+        for n in range(a.shape[0]):
+            written.append(Path(write_ruyi_caffe(out, blob, a[n], n=n)))
+    return written
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
+                             input_shape: tuple[int, ...] | None = None, *, progress=None):
+    """Every image of ``inputs`` (:class:`nnie_lsp.reference.run_inputs.RunInputs`) through the
+    ONNX model; returns the :class:`~nnie_lsp.triage.inputs.dump_runs.RunReport`."""
+    from nnie_lsp.triage.inputs.dump_runs import RunReport, _folders, _manifest
+    from nnie_lsp.triage.inputs.image_sets import prepare_output, write_manifest
+    from nnie_lsp.triage.progress import NO_PROGRESS
+    from .caffe_forward import load_reference_net, prepare_inputs
+    from .onnx_run import load_onnx_reference, run_onnx
+
+    progress = progress or NO_PROGRESS
+    out = Path(out)
+    notes = list(inputs.notes) + prepare_output(out)
+    loading = progress.part(0, 10)
+    loading.step("load", 0, 1)
+    net = load_reference_net(inputs.prototxt, inputs.caffemodel)
+    ref = load_onnx_reference(onnx_path, inputs.prototxt)
+    loading.step("load", 1, 1)
+    folders = _folders(out, inputs)
+    files: list[Path] = []
+    running = progress.part(10, 100)
+    for k, (img, folder) in enumerate(zip(inputs.images, folders)):
+        running.step("forward", k, len(folders))
+        blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape))
+        files += write_onnx_dumps(blobs, folder)
+    running.step("forward", len(folders), len(folders))
+    if ref.unmatched_layers:
+        shown = ", ".join(name for name, _ in ref.unmatched_layers[:5]) + (" …" if len(ref.unmatched_layers) > 5 else "")
+        notes.append(f"{len(ref.unmatched_layers)} Caffe layer(s) match no ONNX node ({shown}): their blobs have "
+                     "no framework dump (nnie-lint --onnx says why)")
+    path = Path(onnx_path)
+    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", framework="onnx",
+                                  onnx=str(path.resolve()), onnx_sha256=_sha256(path),
+                                  blob_tensor=dict(ref.blob_tensor),
+                                  matched_by=ref.how, unmatched_layers=[n for n, _ in ref.unmatched_layers],
+                                  onnx_only_tensors=ref.onnx_only))
+    return RunReport(out, files, folders, notes)
