@@ -28,12 +28,11 @@ from typing import Callable, Mapping
 
 from ..diagnostics import Diagnostic, Fix
 from ..text import apply_edits
-from .diagnose.staleness import newest_dump_mtime
+from .diagnose.quantization import FIX_PART_OF
+from .diagnose.staleness import is_stale, newest_dump_mtime
 from .store import StoredTriage, StoreError, folder_stamp, load
 
 CurrentText = Callable[[str], "str | None"]   # absolute path -> the text now, or None
-#: Findings whose fix is part of another one's (a single `_hp` candidate inside the T207 plan).
-PART_OF = {"T204": "T207"}
 #: A dump must be at least this recent against a file the fix edited (file times, seconds).
 MTIME_MARGIN_S = 2.0
 
@@ -166,7 +165,7 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
     unique, seen = [], set()
     for entry in found:
         key = (entry["code"], entry.get("path"), entry.get("cfg_line"))
-        if key in seen or PART_OF.get(entry["code"]) in codes:
+        if key in seen or FIX_PART_OF.get(entry["code"]) in codes:
             continue
         seen.add(key)
         unique.append(entry)
@@ -175,7 +174,7 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
 
 def _dumps_made_again(previous: StoredTriage, doc: Mapping, sim: str | None, entry: Mapping, base: str) -> bool:
     """The NNIE dumps were made after the fix (module doc): never guessed."""
-    if any(f.get("code") == "T008" for f in doc.get("findings") or [] if isinstance(f, Mapping)):
+    if is_stale(doc.get("findings")):
         return False
     if not sim or not os.path.exists(sim):
         return False

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ...diagnostics import Severity
 from ...rules.triage_common import register_finding
+from .postprocessing import CHECK_POSTPROCESSING
 
 VERDICT = "conversion: Caffe already differs from the ONNX model"
 
@@ -139,4 +140,4 @@ def apply(diag, hop, sources, thresholds) -> None:
     diag.case, diag.next_step = None, 0
     # case 4's "the NNIE side computes what Caffe computes — check the post-processing" (T401) is not
     # the next step while Caffe itself is wrong; the Caffe → NNIE hop's other findings stand
-    diag.findings = builder.items + [f for f in diag.findings if f.code != "T401"]
+    diag.findings = builder.items + [f for f in diag.findings if f.code != CHECK_POSTPROCESSING]

@@ -105,6 +105,9 @@ POSTPROCESS_SUMMARY: Messages = {
 }
 
 
+#: case 4's finding "check the post-processing" (a later stage's verdict, e.g. conversion, drops it)
+CHECK_POSTPROCESSING = "T401"
+
 register_finding(
     __name__,
     "T401", "check-postprocessing", Severity.INFO, 5,

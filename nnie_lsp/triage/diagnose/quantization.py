@@ -25,6 +25,10 @@ from ...rules.triage_common import UNSET, register_finding
 from .builder import FindingBuilder, Place
 from ..measure.rows import LayerRow, ends, finite, measured_body, start
 
+#: A finding whose fix is part of another one's: a single `_hp` candidate (T204) inside the T207
+#: plan (the confirmation of applied fixes lists the plan, not each candidate).
+FIX_PART_OF = {"T204": "T207"}
+
 if TYPE_CHECKING:  # numpy: imported when a ranking runs, not when the T-codes are registered
     from ..measure.metrics import Thresholds
 

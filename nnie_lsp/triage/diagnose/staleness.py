@@ -21,6 +21,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from collections.abc import Mapping
 
 from ...diagnostics import Diagnostic, Severity
 from ...rules.triage_common import register_finding
@@ -169,6 +170,11 @@ def add_finding(builder, stale: dict) -> None:
     else:
         builder.add("T008", "mtime", place=src.cfg_home(), folder=stale["folder"], dumps=stale["dumps"],
                     cfg=stale["cfg"])
+
+
+def is_stale(findings) -> bool:
+    """A result's findings (JSON objects) hold T008: its NNIE dumps predate the cfg."""
+    return any(isinstance(f, Mapping) and f.get("code") == "T008" for f in findings or [])
 
 
 def withhold_fixes(builder, items: list[Diagnostic]) -> list[Diagnostic]:

@@ -146,7 +146,8 @@ def edits_withheld(doc: dict) -> bool:
     (the engine says so in ``preprocessing.edits_withheld``; a result of an older version by T008)."""
     if (doc.get("preprocessing") or {}).get("edits_withheld"):
         return True
-    return any(isinstance(f, dict) and f.get("code") == "T008" for f in doc.get("findings") or [])
+    from ..diagnose.staleness import is_stale
+    return is_stale(doc.get("findings"))
 
 
 def to_json_text(doc: dict) -> str:
