@@ -1,8 +1,10 @@
 """The fast path for short ``%g`` text dumps, one value per line: nnie_mapper's dequantized
 ``…_anti_quant[.linear].float`` files, which hold C++ default stream output -- the float32 value
 printed as ``%g`` with six significant digits: ``0.353553``, ``0.0743254``, ``0.25``, ``0``,
-``-0``, ``1.5e-05``, ``-7.62939e-06``, ``1.23457e+06`` (``docs/field-facts.md`` §16.5).  numpy only,
-no compiled code of our own.
+``-0``, ``1.5e-05``, ``-7.62939e-06``, ``1.23457e+06`` (``docs/field-facts.md`` §16.5).  Two
+paths read the same lines to the same values: the numpy one described here, and a compiled one
+(:mod:`.short_g_jit`, numba) that runs the same test per line in registers; which one a text takes
+is :func:`parse_parts`'s choice (:data:`COMPILE_AFTER`).
 
 How it goes (:func:`parse_stream`):
 
@@ -32,9 +34,15 @@ How it goes (:func:`parse_stream`):
   line neither pass reads makes :func:`parse_stream` return None: the caller uses the general
   tokeniser, which gives the same values and names the bad token.
 
-Cost (``benchmarks/bench_triage.py``): about 30 ns a line on one core, three quarters of it in
-the newline search, eight table and word gathers and some fifty whole-array numpy operations; the
-per-line work of a validating parse, not the file's size, sets it.
+Cost (``benchmarks/bench_triage.py``, one core of this 2-core machine under load): the numpy path
+about 40 ns a line (1.2-1.5x ``numpy.loadtxt``), three quarters of it in the newline search, eight
+table and word gathers and some fifty whole-array numpy operations; the compiled path about 12 ns
+(5.2-5.5x ``loadtxt``, wall and CPU): 5 ns finding newlines and gathering each line's words, 5 ns
+in the vectorised plain test, 2 ns reading the file and filling the output.  Loading the compiled
+path costs a process about 0.35 s of CPU (importing numba, then the kernel from numba's cache;
+compiling it into an empty cache, once per install, about 2 s): worth it only past some 50 MB of
+such text, hence :data:`COMPILE_AFTER`.  Where numba is missing, does not load with this numpy, or
+has no writable cache directory, the numpy path reads everything.
 """
 
 from __future__ import annotations
@@ -153,6 +161,74 @@ class _Work:
 
 
 _PER_THREAD = threading.local()
+
+
+class _JitWork:
+    """The compiled path's buffers, allocated once per thread: the text buffer and the per-line words."""
+
+    def __init__(self, chunk: int | None = None) -> None:
+        self.chunk = chunk or CHUNK
+        span = _FRONT + self.chunk + _BACK
+        self.buf = np.zeros(span + (-span) % 8, np.uint8)
+        self.words = self.buf.view(_U64)
+        # the 64-bit word starting at every byte (element i is buf[i : i + 8]; unaligned, overlapping)
+        self.at = np.ndarray(shape=(self.buf.size - 7,), dtype=_U64, buffer=self.buf, offset=0, strides=(1,))
+        lines = self.chunk + _FRONT  # at most a line a byte
+        self.lo = np.empty(lines, _U64)
+        self.hi = np.empty(lines, _U64)
+        self.key = np.empty(lines, np.int64)
+        self.flags = np.empty(lines, bool)
+
+    def text(self) -> tuple:
+        """The text buffer as the kernel takes it: bytes, aligned words, the word at every byte."""
+        return self.buf, self.words, self.at
+
+    def arrays(self) -> tuple:
+        """The kernel's per-line arrays."""
+        return self.lo, self.hi, self.key, self.flags
+
+
+_JIT_PER_THREAD = threading.local()
+_JIT: dict = {}
+_READ = [0]  # bytes of short %g text this process has been asked to read
+
+#: bytes of short ``%g`` text a process reads with the numpy path before it loads the compiled one
+#: (then every text takes it): loading numba and the cached kernel costs about 0.35 s of CPU, what
+#: the numpy path spends on about 50 MB; so a run never spends much more than twice what the better
+#: choice in hindsight would (a ski-rental rule).  0: the compiled path from the first byte; None: never.
+COMPILE_AFTER: int | None = 48 << 20
+
+
+def compiled():
+    """The compiled piece parser (:mod:`.short_g_jit`), loaded (numba imported, the kernel compiled
+    or read from numba's cache) on the first call; None where numba does not load or compile: the
+    numpy path then reads the same lines to the same values."""
+    if "kernel" not in _JIT:
+        _JIT["kernel"] = None
+        try:
+            from . import short_g_jit
+
+            kernel = short_g_jit.parse_piece
+            work = _JitWork(64)
+            work.buf[_FRONT - 1 : _FRONT + 2] = np.frombuffer(b"\n0\n", np.uint8)
+            out = np.ones(1)
+            got = kernel(*work.text(), _FRONT, _FRONT + 2, out, 0, *work.arrays(), *_tables())
+            if tuple(got) != (_FRONT + 2, 1) or out[0] != 0:
+                raise RuntimeError("the compiled short %g parser misread '0'")
+        except Exception:  # noqa: BLE001 -- numba missing, built for another numpy, or no compiler here
+            return None
+        _JIT["kernel"] = kernel
+    return _JIT["kernel"]
+
+
+def _kernel_for(size: int):
+    """The compiled parser when this text (``size`` bytes) should take it (:data:`COMPILE_AFTER`)."""
+    if COMPILE_AFTER is None:
+        return None
+    _READ[0] += size
+    if "kernel" not in _JIT and _READ[0] < COMPILE_AFTER:
+        return None
+    return compiled()
 
 
 def _ladder(x: np.ndarray, tmp: np.ndarray) -> None:
@@ -310,10 +386,13 @@ def _parse_other(lo: np.ndarray, hi: np.ndarray, length: np.ndarray, minus: np.n
     return points
 
 
-def parse_stream(read: Reader, capacity: int) -> np.ndarray | None:
+def parse_stream(read: Reader, capacity: int, kernel=None) -> np.ndarray | None:
     """The values of a short ``%g`` text (one value per line; the first byte starts a line) that
     ``read`` hands out piece by piece; at most ``capacity`` values (None beyond).  A last line
-    without its newline is read as if it had one.  None when a line is not this format."""
+    without its newline is read as if it had one.  None when a line is not this format.  With
+    ``kernel`` (:func:`compiled`) the compiled path reads it, else the numpy path."""
+    if kernel is not None:
+        return _parse_stream_compiled(kernel, read, capacity)
     work = text_parts.thread_work(_PER_THREAD, _Work, CHUNK)  # scratch space: every byte read is written first
     buf = work.buf
 
@@ -330,8 +409,30 @@ def parse_stream(read: Reader, capacity: int) -> np.ndarray | None:
     return text_parts.parse_pieces(buf, read, capacity, _FRONT, CHUNK, MAX_LINE, piece)
 
 
+def _parse_stream_compiled(kernel, read: Reader, capacity: int) -> np.ndarray | None:
+    """:func:`parse_stream` with the compiled piece parser."""
+    work = text_parts.thread_work(_JIT_PER_THREAD, _JitWork, CHUNK)
+    buf, text, arrays = work.buf, work.text(), work.arrays()
+    tables = _tables()
+
+    def piece(out: np.ndarray, count: int, begin: int, end: int) -> tuple[int, int] | None:
+        buf[end : end + 16] = 0
+        stop, lines = kernel(*text, begin, end, out, count, *arrays, *tables)
+        return None if stop < 0 else (stop, lines)
+
+    return text_parts.parse_pieces(buf, read, capacity, _FRONT, CHUNK, MAX_LINE, piece)
+
+
 def parse_parts(read_at: ReadAt, size: int, threads: int) -> np.ndarray | None:
     """The values of a short ``%g`` text of ``size`` bytes read with ``read_at(view, offset)``, in up
-    to ``threads`` parts parsed at once (one part: a single-core run)."""
+    to ``threads`` parts parsed at once (one part: a single-core run), by the compiled path once
+    this process has read :data:`COMPILE_AFTER` bytes of such text."""
+    kernel = _kernel_for(size)
     return text_parts.parse_parts(read_at, size, threads, CHUNK,
-                                  lambda read, part_bytes: parse_stream(read, part_bytes // 2 + 1))
+                                  lambda read, part_bytes: parse_stream(read, part_bytes // 2 + 1, kernel))
+
+
+def _tables() -> tuple:
+    """What the compiled kernel reads besides the text: the numpy path's tables for the lines with
+    an exponent (its plain test computes what the other tables hold)."""
+    return _MASK_LO, MAX_LINE, _K_MIN, _SCALE_MUL, _SCALE_DIV

@@ -259,9 +259,11 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
                     first_node: int = 3, node_step: int = 2) -> list[Path]:
     """Write the emulated run in a real dump format.
 
-    `mapper_quant`: ``<layer>_output<id>_<C>_<H>_<W>_quant.linear.hex`` per reported layer plus the
-    data layer, and -- when the run kept them (``EmulationOptions.keep_inputs``) -- every quantized
-    layer input as the mapper writes it: ``<layer>_input<k>_…_quant.nonlinear.hex`` (the codes)
+    `mapper_quant`: the files the mapper writes -- ``<layer>_output<id>_<C>_<H>_<W>_quant.linear.hex``
+    per reported layer; the net's input as the dequantized input of the layers reading it,
+    ``<layer>_input<k>_<C>_<H>_<W>_anti_quant.float`` (the mapper has no data layer); and -- when
+    the run kept them (``EmulationOptions.keep_inputs``) -- every quantized layer input as the
+    mapper writes it: ``<layer>_input<k>_…_quant.nonlinear.hex`` (the codes)
     with its ``…_anti_quant.float`` twin (:mod:`.codes`); `inst`: ``seg<s>_layer<node>_output0_inst.linear.hex`` with synthetic node ids
     (node ids are not layer names: the triage aligns them by order, shape and values).
     HWC-layout outputs are written in H,W,C element order with C_H_W dims in the name, like a
@@ -280,8 +282,19 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
         return a
 
     if fmt == "mapper_quant":
-        for name, arr in run.inputs.items():
-            written.append(Path(dumps.write_mapper_quant(out, name, to_fixed_20_12(arr[0]), 0)))
+        # the mapper has no layer for the net's input: its data reaches mapper_quant as the
+        # dequantized input of each layer reading it (docs/field-facts.md §10.1, §16.1), and a
+        # triage finds it there (triage.align.driver); the code file beside it is not written,
+        # what the mapper's holds for the image input is not known
+        reported = {o.layer for o in run.outputs}
+        for chain in run.net.chains():
+            head = chain[0]
+            if head.name not in reported:
+                continue
+            for number, blob in enumerate(head.bottoms):
+                if blob in run.inputs:
+                    written.append(Path(dumps.write_mapper_input(out, head.name, run.inputs[blob][0], number,
+                                                                 linear=False)))
         for o in run.outputs:
             written.append(Path(dumps.write_mapper_quant(out, o.layer, payload(o.value, o.layout),
                                                          run.net.layer(o.layer).tops.index(o.top))))

@@ -72,6 +72,18 @@ def _mapper_like(n: int, seed: int = 0) -> np.ndarray:
     return values
 
 
+@pytest.fixture(autouse=True, params=["numpy", "compiled"])
+def path(request, monkeypatch):
+    """Every test runs on both paths: the numpy one and the compiled one (numba)."""
+    if request.param == "compiled":
+        if short_g.compiled() is None:
+            pytest.skip("numba does not load here")
+        monkeypatch.setattr(short_g, "COMPILE_AFTER", 0)
+    else:
+        monkeypatch.setattr(short_g, "COMPILE_AFTER", None)
+    return request.param
+
+
 @pytest.fixture
 def tiny_pieces(monkeypatch):
     def use(size: int) -> None:

@@ -144,6 +144,9 @@ def test_emulate_input_dumps_write_the_real_form(tmp_path):
         assert all(STREAM_LINE.fullmatch(line) and _significant_digits(line) <= 6 for line in set(lines)), twin
         assert not any(b"e+" in line and len(line) > 12 for line in lines)
         code_file = twin.with_name(twin.name.replace("_anti_quant.float", "_quant.nonlinear.hex"))
+        if twin.name.startswith("conv1_input0_"):  # the net's input: its data, no code file (emulate.py)
+            assert not code_file.exists()
+            continue
         codes, bits = read_codes(code_file)
         assert clip_from_twin(codes, read_text_floats(twin), bits).agrees, twin
 

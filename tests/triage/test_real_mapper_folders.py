@@ -91,9 +91,9 @@ def test_emulate_writes_the_output_number_not_a_layer_id(tmp_path):
     run = emulate(net, {"data": data}, EmulationOptions(noise=0.0))
     written = sorted(p.name for p in write_sim_dumps(run, tmp_path / "sim"))
     assert written == [
-        "data_output0_4_6_6_quant.linear.hex",
         "fork_output0_4_3_3_quant.linear.hex",
         "fork_output1_4_3_3_quant.linear.hex",
+        "pool1_input0_4_6_6_anti_quant.float",  # the net's input, as the mapper has it (no data layer)
         "pool1_output0_4_3_3_quant.linear.hex",
         "pool2_output0_4_1_1_quant.linear.hex",
     ]

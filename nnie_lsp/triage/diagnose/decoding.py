@@ -85,6 +85,10 @@ class DecodingFactor:
     data_log2: float | None  # the data layer's log2 best scale, when compared
     cause: str           # a CAUSES value, "power_of_two" or "factor"
     bits: int            # round(log2 K)
+    # the data layer has K too and its values could be a fixed-point dump read that way, or data
+    # a [data_scale] off by K made (a net without biases carries it to every layer): the numbers
+    # cannot tell the two apart
+    preprocessing_possible: bool = False
 
     @property
     def factor(self) -> float:
@@ -98,7 +102,7 @@ class DecodingFactor:
     def to_dict(self) -> dict:
         return {"factor": self.factor, "log2_factor": self.log2, "cause": self.cause, "layers": self.layers,
                 "layers_within_band": self.within, "data_log2_factor": self.data_log2,
-                "sim_times": 1.0 / self.factor}
+                "sim_times": 1.0 / self.factor, "preprocessing_possible": self.preprocessing_possible}
 
 
 def decoding_factor(rows: list[LayerRow], th: Thresholds, *, sim_scale: float | None = None) -> DecodingFactor | None:
@@ -130,7 +134,27 @@ def decoding_factor(rows: list[LayerRow], th: Thresholds, *, sim_scale: float | 
         cause = CAUSES.get(bits, "power_of_two")
     else:
         cause = "factor"
-    return DecodingFactor(k, len(scales), within, data_log2, cause, bits)
+    possible = False
+    if data_log2 is not None and abs(data_log2) > th.decoding_data_log2:
+        # the data layer has K too: a decoder reading every dump, the data's included, or a data
+        # scale off by K on a net without biases (issue 16)
+        if not _decodable(data, 2.0 ** (bits if cause != "factor" else k)):
+            return None  # no fixed-point dump read with K gives these data values: the factor began at the input
+        possible = True
+    return DecodingFactor(k, len(scales), within, data_log2, cause, bits, possible)
+
+
+def _decodable(data: LayerRow, factor: float) -> bool:
+    """Whether the simulator's data values could be a 20.12 fixed-point dump read with the wrong
+    scale (``ref ≈ factor·sim``): ``sim · factor · 4096`` integral for nearly every value."""
+    _ref, sim, _raw = data.arrays()
+    if sim is None or not sim.size:
+        return True  # no values to check: cannot rule it out
+    import numpy as np
+
+    words = np.asarray(sim, dtype=np.float64).ravel() * (factor * 4096.0)
+    off = np.abs(words - np.rint(words))
+    return bool(np.mean(off <= 1e-3 + 1e-6 * np.abs(words)) >= 0.99)
 
 
 def _on_cfg_grid(data: LayerRow, sim_scale: float | None, th: Thresholds) -> bool:
@@ -191,6 +215,14 @@ register_finding(
                    "所有对比层的数值都是 Caffe 的数值乘以 {times}（{layers} 个层中 {within} 个的最佳缩放为 {scale}{data}）："
                    "每一层同一个倍数是解码差异（dump 的读取或转换方式），不是量化误差；请检查解码（20.12 定点：值 = int32 / 4096）后再比较"),
         "data_same": ("; the data layer too", "；数据层也一样"),
+        "data_or_preprocessing": ("; the data layer too, and its values fit a 20.12 dump read that way as well as "
+                                  "data whose [data_scale] differs from Caffe's by that factor on a net without "
+                                  "biases: these numbers cannot tell the two apart. If the cfg's scale differs from "
+                                  "Caffe's by that factor, or the data dump is a float file (…_anti_quant.float), it "
+                                  "is preprocessing (case 1), not decoding",
+                                  "；数据层也一样，而且其数值既符合以这种方式读取的 20.12 dump，也符合在没有偏置的网络上"
+                                  " [data_scale] 与 Caffe 相差同一倍数的数据：仅凭这些数字无法区分两者。若 cfg 的缩放与 Caffe"
+                                  " 相差这一倍数，或数据 dump 是浮点文件（…_anti_quant.float），则是预处理问题（情况 1），而不是解码问题"),
         "data_right": ("; the data layer, a float dump, agrees", "；数据层（浮点 dump）一致"),
     },
     docs="""
@@ -210,7 +242,11 @@ register_finding(
     simulator's data must sit on and it does, the factor is Caffe's preprocessing: case 1), and
     no support bundle does.
     The dumps must be read again.  A factor on the data layer alone, or one that the layers do not
-    share, is preprocessing (case 1) or a layer's own scale, never this.
+    share, is preprocessing (case 1) or a layer's own scale, never this.  Neither is a factor on
+    the data layer too whose values no fixed-point dump read with that factor can give (a resized
+    image's data): a [data_scale] off by K on a net without biases puts K on every layer, so that
+    is case 1.  When the data's values could be either, the message says the numbers cannot tell
+    them apart, and what decides.
 
     ## Example
     ```
@@ -224,7 +260,8 @@ register_finding(
     """,
     docs_zh="所有对比层（至少 decoding_min_layers 个，每个至少 magnitude_min_size 个元素且余弦 ≥ good）的最佳缩放都是同一个远离 1 的倍数 K，"
             "数据层（若参与比较）也是 K（经过同一个解码）或 1（浮点 dump 读取正确）。K 为 2 的幂时消息给出原因：2^-4 为 16.16 的 dump 被当作 20.12 读取，"
-            "2^4 为除以 2^16 而不是 4096，2^-12 为板端/指令仿真的字没有除以 4096。这不属于指南的四种情况：修改 cfg 或打包提交都无济于事，"
+            "2^4 为除以 2^16 而不是 4096，2^-12 为板端/指令仿真的字没有除以 4096。数据层也差 K 而其数值不可能来自以该倍数读取的定点 dump 时"
+            "（如缩放后的图像），是预处理问题（情况 1）：没有偏置的网络会把 [data_scale] 的 K 倍差异带到每一层；两者都可能时，消息会说明数字无法区分及如何判断。这不属于指南的四种情况：修改 cfg 或打包提交都无济于事，"
             "必须用正确的定点缩放（20.12：int32 / 4096）重新读取 dump 后再比较。")
 
 
@@ -234,7 +271,8 @@ def decoding_findings(fit: DecodingFactor, builder: FindingBuilder) -> str:
     times = _ratio(2.0 ** -fit.bits if fit.cause != "factor" else 1.0 / fit.factor)
     data = ""
     if fit.data_log2 is not None:
-        data_id = "data_right" if fit.data_agrees else "data_same"
+        data_id = ("data_right" if fit.data_agrees else
+                   "data_or_preprocessing" if fit.preprocessing_possible else "data_same")
         data = builder.text("T006", data_id)
         data_en = builder.english("T006", data_id)
     else:

@@ -39,9 +39,7 @@ from ..measure.metrics import Thresholds, cosine
 if TYPE_CHECKING:
     from nnie_lsp.project import Project
 
-SCALE_TOL = 1.5e-3  # |a - 1| above this is a real scale difference (255/256 is 3.9e-3)
-R2_GOOD = 0.995
-# the mean tolerance (grey levels) is Thresholds.mean_tolerance
+# the fit's limits (fit_scale_tolerance, fit_r2, mean_tolerance) are in Thresholds
 
 @dataclass
 class CfgEdit:
@@ -256,7 +254,7 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
                         sim_step=sim_step, ref_step=ref_step, sim_scale=None, needed_scale=None,
                         needed_mean=None, current_mean=None)
     th = thresholds or Thresholds()
-    _interpret(fit, cur_prep, cfg_side, c, th.data_layer if data_layer is None else data_layer, th.mean_tolerance)
+    _interpret(fit, cur_prep, cfg_side, c, th.data_layer if data_layer is None else data_layer, th)
     return fit
 
 
@@ -268,9 +266,10 @@ def _edit(cfg: _CfgSide, key: str, new: str, reason: str, **kw) -> CfgEdit:
 
 
 def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_layer: float,
-               mean_tol: float) -> None:
+               th: Thresholds) -> None:
     f = fit.findings
-    if fit.r2 < R2_GOOD:
+    mean_tol = th.mean_tolerance
+    if fit.r2 < th.fit_r2:
         fit.consistent = False
         f.append(f"the simulator's data is not a per-channel linear function of Caffe's (R² = {fit.r2:.4f}): "
                  "different image (mapper_quant keeps the LAST image of image_list), a different resize/crop "
@@ -304,12 +303,12 @@ def _interpret(fit: PreprocessFit, prep, cfg: _CfgSide, channels: int, data_laye
     elif fit.sim_step is not None:
         s_sim = fit.sim_step
     fit.sim_scale = s_sim
-    if spread > 0.02 * abs(a) and spread > SCALE_TOL:
+    if spread > 0.02 * abs(a) and spread > th.fit_scale_tolerance:
         fit.consistent = False
         f.append(f"per-channel scales differ ({_fmt(round(s, 5) for s in fit.scale)}): Caffe normalizes each channel "
                  "differently (std normalization); one [data_scale] cannot express that — fold 1/std into the first "
                  "convolution's weights")
-    scale_wrong = abs(a - 1.0) > SCALE_TOL
+    scale_wrong = abs(a - 1.0) > th.fit_scale_tolerance
     needed_scale = None
     if scale_wrong and s_sim is not None:
         needed_scale = s_sim / a

@@ -176,7 +176,7 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
     if ref is None or sim is None:
         builder.add("T106", "no_arrays", place=place, layer=row.name)
         return None
-    from .preprocess_fit import R2_GOOD, fit_preprocessing
+    from .preprocess_fit import fit_preprocessing
 
     try:
         fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, cfg_project=src.project, input_index=index,
@@ -188,7 +188,7 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
     if fit.transposed:
         builder.add("T105", "transposed", place=place, layer=row.name)
     if not fit.consistent:
-        if fit.r2 < R2_GOOD:
+        if fit.r2 < th.fit_r2:
             builder.add("T106", "not_linear", place=place, layer=row.name, r2=f"{fit.r2:.4f}")
         elif any("per-channel" in text for text in fit.findings):
             builder.add("T106", "channel_scales", place=place, layer=row.name,
