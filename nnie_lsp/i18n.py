@@ -239,6 +239,15 @@ UI: Mapping[str, tuple[str, str]] = {
     "inputs.by_reference": ("{what} beside the cfg (the Caffe reference written by nnie-triage reference)",
                             "cfg 旁的 {what}（nnie-triage reference 写入的 Caffe 参考结果）"),
     "inputs.by_triage": ("{what} beside the cfg (written by nnie-triage)", "cfg 旁的 {what}（由 nnie-triage 写入）"),
+    # the inlay hint of a layer with both hops (nnie_lsp/features/triage/annotations.py)
+    "triage.hops": ("ONNX→Caffe {framework} · Caffe→NNIE {cosine}", "ONNX→Caffe {framework} · Caffe→NNIE {cosine}"),
+    "triage.hop_shape": ("size differs", "尺寸不同"),
+    "triage.hop_missing": ("not compared", "未比较"),
+    "inputs.by_onnx_reference": ("{what} beside the cfg (ONNX Runtime, written by nnie-triage reference --onnx)",
+                                 "cfg 旁的 {what}（ONNX Runtime，由 nnie-triage reference --onnx 写入）"),
+    "inputs.by_onnx_name": ("{what} beside the cfg (named as nnie-triage reference --onnx names its output; no "
+                            "manifest says what wrote it)",
+                            "cfg 旁的 {what}（名称与 nnie-triage reference --onnx 的输出文件夹相同；没有清单说明由谁写入）"),
     "triage.prototxt_missing": ("{cfg} names the prototxt {prototxt}, which does not exist (looked for {where}): "
                                 "the layers cannot be matched to the net — fix [prototxt_file] and run triage again",
                                 "{cfg} 引用的 prototxt {prototxt} 不存在（查找位置：{where}）：无法把各层与网络对应 — "

@@ -1,4 +1,13 @@
-"""Caffe reference forward through OpenCV's Caffe importer (no Caffe install needed).
+"""Caffe reference forward through OpenCV's Caffe importer (no Caffe install needed), or through the
+project's numpy forward for the nets OpenCV cannot load.
+
+Engine (:func:`reference_engine`): OpenCV's importer, unless the net has a layer type OpenCV's
+Caffe importer cannot create (:data:`OPENCV_LACKS`, measured on OpenCV 4.x: Clip, Upsample, Bias,
+Threshold -- the first two are what onnx2caffe converters write for ReLU6 and Resize) or OpenCV
+refuses a layer at load time; then the WHOLE net runs in :mod:`.numpy_forward` (checked against
+OpenCV on the real nets in the tests), never a mix: OpenCV cannot be resumed from values computed
+elsewhere, and one engine per run keeps every blob's value computed one way.  The run says which
+engine ran and why (:attr:`ReferenceRun.engine`, ``engine_reason``).
 
 Follows rules measured on OpenCV's Caffe importer: a fresh ``Net`` per run,
 ``enableFusion(False)`` (fusion rewrites per-layer outputs), ``DNN_BACKEND_OPENCV``, every layer
@@ -33,6 +42,8 @@ class ReferenceRun:
     layer_outputs: dict[str, list[np.ndarray]]  # layer name -> its outputs (pre in-place rewrites)
     preprocessing: list[Preprocessing] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
+    engine: str = "opencv"  # "opencv" | "numpy" (:func:`reference_engine`)
+    engine_reason: str | None = None  # why the numpy forward ran
 
     def blob_order(self) -> list[str]:
         return list(self.blobs)
@@ -71,6 +82,60 @@ def prepare_inputs(net: CaffeNet, images: list[str | Path | np.ndarray], preps: 
     return out
 
 
+#: Layer types OpenCV's Caffe importer cannot create ("Can't create layer ... of type"), measured on
+#: opencv-python-headless 4.x (ReLU6, Slice, Power, HardSwish, Swish, Mish, Permute load there).
+OPENCV_LACKS = frozenset({"Clip", "Upsample", "Bias", "Threshold"})
+
+
+def numpy_runs(net: CaffeNet) -> str | None:
+    """Why the net cannot run in the numpy forward (its first unsupported layer), or None."""
+    from .numpy_forward import SUPPORTED
+
+    for layer in net.layers:
+        if layer.type not in SUPPORTED:
+            return f"layer {layer.name!r}: type {layer.type} is not supported by the numpy forward"
+    return None
+
+
+def reference_engine(net: CaffeNet) -> tuple[str, str | None]:
+    """("opencv", None), or ("numpy", why) when the net has a layer OpenCV's importer lacks and the
+    numpy forward runs every layer of it."""
+    lacking = [layer for layer in net.layers if layer.type in OPENCV_LACKS]
+    if lacking and numpy_runs(net) is None:
+        types = sorted({layer.type for layer in lacking})
+        return "numpy", (f"OpenCV's Caffe importer has no {'/'.join(types)} layer "
+                         f"(first: {lacking[0].name}); the whole net ran in nnie-lsp's numpy Caffe forward")
+    return "opencv", None
+
+
+class _OpencvRefuses(ReferenceError):
+    """OpenCV cannot create one of the net's layers (its message says which)."""
+
+
+def numpy_reference_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
+    """Every layer's outputs from the numpy forward (weights read from the caffemodel once)."""
+    from .net import read_weights
+    from .numpy_forward import UnsupportedLayer, forward
+
+    if net.caffemodel is None:
+        raise ReferenceError("a reference forward needs both a prototxt and a caffemodel")
+    if not any(layer.blobs for layer in net.layers):
+        try:
+            weights = read_weights(net.caffemodel)
+        except NetLoadError as exc:
+            raise ReferenceError(str(exc)) from exc
+        from nnie_lsp.prototxt.layers import base_layer_name
+        for layer in net.layers:
+            layer.blobs = weights.get(layer.name) or weights.get(base_layer_name(layer.name), [])
+    try:
+        ran = forward(net, inputs)
+    except UnsupportedLayer as exc:
+        raise ReferenceError(str(exc)) from exc
+    except (ValueError, IndexError) as exc:
+        raise ReferenceError(f"the numpy Caffe forward failed: {exc}") from exc
+    return {layer.name: [written[t] for t in layer.tops] for layer, written in ran}
+
+
 def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
     """Every layer's outputs from OpenCV (fresh Net, fusion off)."""
     try:
@@ -89,6 +154,8 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
                                              np.fromfile(str(net.caffemodel), np.uint8))
     except cv2.error as exc:
         msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        if "Can't create layer" in str(exc):
+            raise _OpencvRefuses(f"OpenCV cannot load the net: {msg}") from exc
         raise ReferenceError(f"OpenCV cannot load the net: {msg}") from exc
     cvnet.enableFusion(False)
     cvnet.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
@@ -105,6 +172,8 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
         outs = cvnet.forwardAndRetrieve(wanted)
     except cv2.error as exc:
         msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        if "Can't create layer" in str(exc):  # OpenCV creates layers lazily, at the first forward
+            raise _OpencvRefuses(f"OpenCV forward failed: {msg}") from exc
         raise ReferenceError(f"OpenCV forward failed: {msg}") from exc
     # every array OpenCV returns here owns its data (a fresh Net per run; in-place layers already
     # get outputs of their own with fusion off, which the tests check), so no copy is needed
@@ -134,13 +203,23 @@ def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str
                   preps: list[Preprocessing] | Preprocessing,
                   input_shape: tuple[int, ...] | None = None, *, net: CaffeNet | None = None) -> ReferenceRun:
     """One image (one source per network input) through OpenCV. ``net``: the net already loaded
-    (:func:`load_reference_net`) when several images are run."""
+    (:func:`load_reference_net`) when several images are run.  The engine: :func:`reference_engine`,
+    and the numpy forward too when OpenCV refuses a layer not in :data:`OPENCV_LACKS`."""
     if isinstance(preps, Preprocessing):
         preps = [preps]
     if net is None:
         net = load_reference_net(prototxt, caffemodel)
     inputs = prepare_inputs(net, images, preps, input_shape)
-    layer_outputs = opencv_forward(net, inputs)
+    engine, reason = reference_engine(net)
+    if engine == "opencv":
+        try:
+            layer_outputs = opencv_forward(net, inputs)
+        except _OpencvRefuses as exc:
+            if numpy_runs(net) is not None:
+                raise ReferenceError(f"{exc}; the numpy Caffe forward cannot run it either: {numpy_runs(net)}") from exc
+            engine, reason = "numpy", f"{exc}; the whole net ran in nnie-lsp's numpy Caffe forward"
+    if engine == "numpy":
+        layer_outputs = numpy_reference_forward(net, inputs)
     blobs: dict[str, np.ndarray] = dict(inputs)
     for layer in net.layers:
         outs = layer_outputs.get(layer.name)
@@ -153,11 +232,13 @@ def run_reference(prototxt: str | Path, caffemodel: str | Path, images: list[str
             blobs[top] = arr
     return ReferenceRun(net=net, inputs=inputs, blobs=blobs, layer_outputs=layer_outputs,
                         preprocessing=list(preps),
-                        images=[str(i) for i in images if not isinstance(i, np.ndarray)])
+                        images=[str(i) for i in images if not isinstance(i, np.ndarray)],
+                        engine=engine, engine_reason=reason)
 
 
 def load_reference_net(prototxt: str | Path, caffemodel: str | Path) -> CaffeNet:
-    """The net's layers and inputs for a reference run; OpenCV reads the weights itself."""
+    """The net's layers and inputs for a reference run; OpenCV reads the weights itself (the numpy
+    forward reads them at its first run, :func:`numpy_reference_forward`)."""
     if not Path(caffemodel).is_file():
         raise ReferenceError(f"caffemodel {caffemodel} does not exist")
     try:

@@ -3,8 +3,12 @@
 Covers the layer types of typical NNIE nets: Convolution (group, dilation, pad, stride),
 Deconvolution, InnerProduct, Pooling (MAX/AVE, Caffe ceil rounding, global), ReLU (leaky), PReLU,
 Sigmoid, TanH, Softmax, BatchNorm, Scale, Bias, Eltwise, Concat, Flatten, Reshape, Permute,
-Dropout, Split, Power, Upsample (nearest), Normalize. It is checked against OpenCV's Caffe importer
-in the tests; it exists so that quantization can be inserted between layers (OpenCV cannot).
+Dropout, Split, Power, Upsample (nearest), Normalize, and the layers converters write that OpenCV's
+Caffe importer cannot create: Clip (``clip_param``), ReLU6 (a type with no fields in the schema:
+min 0, max 6), Slice (``slice_param``: ``axis``/``slice_dim``, ``slice_point`` or equal parts).
+It is checked against OpenCV's Caffe importer in the tests; it exists so that quantization can be
+inserted between layers (OpenCV cannot), and it is the Caffe reference of nets OpenCV cannot load
+(:func:`nnie_lsp.reference.caffe_forward.reference_engine`).
 """
 
 from __future__ import annotations
@@ -132,6 +136,13 @@ def _bcast(v: np.ndarray, ndim: int, axis: int = 1) -> np.ndarray:
     return v.reshape(shape)
 
 
+#: The layer types :func:`run_layer` runs (the docstring's list; README "reference" section).
+SUPPORTED = frozenset({
+    "Convolution", "Deconvolution", "DepthwiseConvolution", "InnerProduct", "Pooling", "ReLU", "PReLU",
+    "Sigmoid", "TanH", "AbsVal", "Power", "Softmax", "BatchNorm", "Scale", "Bias", "Eltwise", "Concat",
+    "Flatten", "Reshape", "Permute", "Dropout", "Split", "Silence", "Upsample", "Normalize", "Clip", "ReLU6",
+    "Slice"})
+
 WeightHook = Callable[[LayerDef, list[np.ndarray]], list[np.ndarray]]
 InputHook = Callable[[LayerDef, str, np.ndarray], np.ndarray]
 OutputHook = Callable[[LayerDef, str, np.ndarray], np.ndarray]
@@ -172,6 +183,13 @@ def run_layer(layer: LayerDef, inputs: list[np.ndarray], blobs: list[np.ndarray]
     if t == "ReLU":
         slope = lp.relu_param.negative_slope
         return [np.where(x > 0, x, x * slope).astype(np.float32)]
+    if t == "Clip":  # y = max(min, min(max, x)); both fields `required` in BVLC
+        cp = lp.clip_param
+        if not (cp.HasField("min") and cp.HasField("max")):
+            raise UnsupportedLayer(f"layer {layer.name!r}: Clip needs clip_param {{ min max }} (both required)")
+        return [np.clip(x, cp.min, cp.max).astype(np.float32)]
+    if t == "ReLU6":  # converter forks' type; no fields in the schema
+        return [np.clip(x, 0.0, 6.0).astype(np.float32)]
     if t == "PReLU":
         a = blobs[0].reshape(-1)
         a = _bcast(a, x.ndim) if a.size > 1 else a
@@ -234,11 +252,33 @@ def run_layer(layer: LayerDef, inputs: list[np.ndarray], blobs: list[np.ndarray]
         order = [int(o) for o in lp.permute_param.order]
         order += [i for i in range(x.ndim) if i not in order]
         return [np.ascontiguousarray(np.transpose(x, order))]
+    if t == "Slice":
+        sp = lp.slice_param
+        axis = sp.axis if sp.HasField("axis") else (sp.slice_dim if sp.HasField("slice_dim") else 1)
+        axis = axis % x.ndim
+        points = [int(p) for p in sp.slice_point]
+        if not points:  # equal parts, one per top
+            if x.shape[axis] % len(layer.tops):
+                raise UnsupportedLayer(f"layer {layer.name!r}: {x.shape[axis]} values on axis {axis} do not split "
+                                       f"into {len(layer.tops)} equal parts")
+            step = x.shape[axis] // len(layer.tops)
+            points = [step * k for k in range(1, len(layer.tops))]
+        if len(points) + 1 != len(layer.tops) or points != sorted(points) or points[-1] >= x.shape[axis]:
+            raise UnsupportedLayer(f"layer {layer.name!r}: slice_point {points} does not cut axis {axis} "
+                                   f"({x.shape[axis]} values) into {len(layer.tops)} tops")
+        return [np.ascontiguousarray(part) for part in np.split(x, points, axis=axis)]
     if t in ("Dropout", "Split", "Silence"):
         return [x for _ in layer.tops]
-    if t == "Upsample":
-        s = int(lp.upsample_param.scale) if lp.upsample_param.scale else 2
-        return [x.repeat(s, axis=2).repeat(s, axis=3)]
+    if t == "Upsample":  # nearest, `scale` (default 1) in H and W; SegNet's fields: separate scales
+        up = lp.upsample_param
+        if len(inputs) > 1 or up.HasField("upsample_h") or up.HasField("upsample_w") or up.pad_out_h or up.pad_out_w:
+            raise UnsupportedLayer(f"layer {layer.name!r}: SegNet's Upsample (pooling mask, output size) is not "
+                                   "supported by the numpy forward")
+        sh = int(up.scale_h) if up.HasField("scale_h") else int(up.scale)
+        sw = int(up.scale_w) if up.HasField("scale_w") else int(up.scale)
+        if sh < 1 or sw < 1:
+            raise UnsupportedLayer(f"layer {layer.name!r}: Upsample scale {sh}×{sw} is not a positive integer")
+        return [x.repeat(sh, axis=2).repeat(sw, axis=3)]
     if t == "Normalize":
         norm = np.sqrt((x.astype(np.float64) ** 2).sum(axis=1, keepdims=True) + 1e-10)
         s = blobs[0].reshape(-1) if blobs else np.ones(1)

@@ -25,8 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-#: The default output folder beside the cfg (the Caffe reference's is ``output/``).
-FRAMEWORK_OUTPUT_DIR = "output_onnx"
+from nnie_lsp.triage.inputs.folder_names import ONNX_OUTPUT_DIR
+
+#: The default output folder beside the cfg (the Caffe reference's is ``output/``); discovery finds
+#: it there for ``compare --cfg`` (:mod:`nnie_lsp.triage.inputs.beside_cfg`).
+FRAMEWORK_OUTPUT_DIR = ONNX_OUTPUT_DIR
 
 
 def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path) -> list[Path]:

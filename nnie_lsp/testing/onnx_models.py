@@ -6,6 +6,10 @@
 - :func:`small_net`: a generated net with the operators converters get wrong (BatchNormalization,
   Clip 0..6, HardSwish, SiLU, nearest Resize, Concat and Split on the height axis, Reshape,
   Softmax on the last axis, a dilated convolution), weights from a seed.
+- :func:`chain_net`: the same operators in a line with side outputs, so that every converter fault
+  that changes a blob's size (pads, dilation, Resize scale, Concat/Split axis) still leaves a Caffe
+  net that runs: the triage of the chain ONNX → Caffe → NNIE can name it (``small_net``'s skip
+  Concat makes Caffe itself refuse those conversions).
 
 Their Caffe conversions (faithful, or with one converter fault) come from
 :mod:`nnie_lsp.testing.onnx_models_convert`.  Operator facts: docs/field-facts.md §17.
@@ -183,6 +187,50 @@ def small_net(seed: int = 0, *, asymmetric_pads: bool = False, resize_mode: str 
     x = b.node("Reshape", [x, target], ["reshape"], "reshape")
     b.node("Softmax", [x], ["prob"], "prob", axis=-1)
     b.outputs = ["prob"]
+    return b.model()
+
+
+def chain_net(seed: int = 0, size: int = 20, *, asymmetric_pads: bool = False):
+    """Input 1×3×``size``×``size``: Conv "conv1" (pads 1) → BatchNormalization "bn1" (epsilon 1e-3,
+    scales 3..6, so that Clip "relu6" (0, 6) clips a good share) → Conv "conv2" (stride 2, pads 1, or
+    (0, 0, 1, 1) with ``asymmetric_pads``) → HardSwish "hswish" → Conv "conv3" (dilation 2, pads 2) →
+    SiLU ("silu_sig", "silu") → Resize "up" (nearest ×2) → Conv "head" (1×1, 4 channels) → Reshape
+    "reshape" [0, 4, -1] → Softmax "prob" (last axis); side outputs of ``up``: Concat "cat_h" (axis
+    2, ``up`` twice) and Split "split_w" (axis 3, 4 columns | the rest).  Every blob feeds only
+    layers that run at any size, so a conversion that changes a size still runs in Caffe."""
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):
+        fan_in = int(np.prod(shape[1:]))
+        return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+
+    def v(n, scale=0.1):
+        return (rng.standard_normal(n) * scale).astype(np.float32)
+
+    b = _Builder("chain", "input", (1, 3, size, size))
+    x = _conv(b, "conv1", "input", w(8, 3, 3, 3), v(8), pads=(1, 1, 1, 1))
+    bn = [b.init(f"bn1.{k}", a) for k, a in (("scale", (3 + 3 * rng.random(8)).astype(np.float32)),
+                                            ("bias", v(8, 1.0)), ("mean", v(8)),
+                                            ("var", (0.5 + rng.random(8)).astype(np.float32)))]
+    x = b.node("BatchNormalization", [x, *bn], ["bn1"], "bn1", epsilon=1e-3)
+    x = b.node("Clip", [x, b.init("relu6.min", np.array(0, np.float32)), b.init("relu6.max", np.array(6, np.float32))],
+               ["relu6"], "relu6")
+    x = _conv(b, "conv2", x, w(8, 8, 3, 3) * 0.5, v(8), stride=2,
+              pads=(0, 0, 1, 1) if asymmetric_pads else (1, 1, 1, 1))
+    x = b.node("HardSwish", [x], ["hswish"], "hswish")
+    x = _conv(b, "conv3", x, w(8, 8, 3, 3), v(8), pads=(2, 2, 2, 2), dilation=2)
+    sig = b.node("Sigmoid", [x], ["silu_sig"], "silu_sig")
+    x = b.node("Mul", [x, sig], ["silu"], "silu")
+    up = b.node("Resize", [x, "", b.init("up.scales", np.array([1, 1, 2, 2], np.float32))], ["up"], "up",
+                mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    x = _conv(b, "head", up, w(4, 8, 1, 1), v(4))
+    x = b.node("Reshape", [x, b.init("reshape.shape", np.array([0, 4, -1], np.int64))], ["reshape"], "reshape")
+    b.node("Softmax", [x], ["prob"], "prob", axis=-1)
+    b.node("Concat", [up, up], ["cat_h"], "cat_h", axis=2)
+    width = 2 * ((size + 2 - 3) // 2 + 1) if not asymmetric_pads else 2 * ((size + 1 - 3) // 2 + 1)
+    b.node("Split", [up, b.init("split_w.split", np.array([4, width - 4], np.int64))], ["split_w_0", "split_w_1"],
+           "split_w", axis=3)
+    b.outputs = ["prob", "cat_h", "split_w_0", "split_w_1"]
     return b.model()
 
 

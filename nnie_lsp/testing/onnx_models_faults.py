@@ -51,23 +51,15 @@ def _cosine(a, b) -> float:
 
 
 def _caffe_blobs(folder: Path, x: np.ndarray) -> tuple[dict, str | None]:
-    """Every blob of the numpy Caffe forward (Clip and Slice added), and the layer it stopped at."""
+    """Every blob of the numpy Caffe forward, and the layer it stopped at."""
     from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.numpy_forward import run_layer
 
     net = load_net(folder / "net.prototxt", folder / "net.caffemodel")
     blobs = {net.inputs[0][0]: x}
     for layer in net.layers:
-        p = layer.param
         try:
-            xs = [blobs[b] for b in layer.bottoms]
-            if layer.type == "Clip":
-                ys = [np.clip(xs[0], p.clip_param.min, p.clip_param.max)]
-            elif layer.type == "Slice":
-                axis = p.slice_param.axis if p.slice_param.HasField("axis") else 1
-                ys = np.split(xs[0], [int(s) for s in p.slice_param.slice_point], axis=axis)
-            else:
-                ys = run_layer(layer, xs, layer.blobs)
+            ys = run_layer(layer, [blobs[b] for b in layer.bottoms], layer.blobs)
         except (ValueError, KeyError, IndexError):
             return blobs, layer.tops[0] if layer.tops else layer.name
         blobs.update(zip(layer.tops, ys))

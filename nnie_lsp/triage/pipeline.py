@@ -76,11 +76,11 @@ def find_inputs(request: TriageRequest, *, reader: TextReader | None = None, log
     progress = progress or NO_PROGRESS
     progress.step("inputs", 0, 1)
     found = complete_inputs(request.cfg, reference=request.reference, sim=request.sim, sim16=request.sim16,
-                            dot=request.dot, prototxt=request.prototxt, force=request.find, reader=reader, log=log,
-                            lang=request.lang)
+                            dot=request.dot, prototxt=request.prototxt, framework=request.framework,
+                            force=request.find, reader=reader, log=log, lang=request.lang)
     progress.step("inputs", 1, 1)
     return replace(request, reference=found.reference, sim=found.sim, sim16=found.sim16, dot=found.dot,
-                   prototxt=found.prototxt, found=found)
+                   prototxt=found.prototxt, framework=found.framework, found=found)
 
 
 def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: TextReader | None = None,

@@ -1,5 +1,5 @@
-"""Run a Caffe conversion with the project's numpy forward (plus Clip and Slice, which it does not
-cover) and its ONNX model with ONNX Runtime, every intermediate tensor exposed: the per-blob
+"""Run a Caffe conversion with the project's numpy forward (the Caffe reference's engine for nets
+with Clip/Upsample) and its ONNX model with ONNX Runtime, every intermediate tensor exposed: the per-blob
 cosines the tests compare."""
 
 from __future__ import annotations
@@ -12,17 +12,6 @@ from nnie_lsp.reference.net import load_net
 from nnie_lsp.reference.numpy_forward import run_layer
 
 
-def _layer(layer, xs, blobs):
-    p = layer.param
-    if layer.type == "Clip":
-        return [np.clip(xs[0], p.clip_param.min, p.clip_param.max)]
-    if layer.type == "Slice":
-        sp = p.slice_param
-        axis = sp.axis if sp.HasField("axis") else 1
-        return np.split(xs[0], [int(s) for s in sp.slice_point], axis=axis)
-    return run_layer(layer, xs, blobs)
-
-
 def caffe_blobs(conv, folder: Path, x: np.ndarray) -> dict[str, np.ndarray]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "net.prototxt").write_text(conv.prototxt, encoding="utf-8")
@@ -30,7 +19,7 @@ def caffe_blobs(conv, folder: Path, x: np.ndarray) -> dict[str, np.ndarray]:
     net = load_net(folder / "net.prototxt", folder / "net.caffemodel")
     blobs = {net.inputs[0][0]: x}
     for layer in net.layers:
-        for top, y in zip(layer.tops, _layer(layer, [blobs[b] for b in layer.bottoms], layer.blobs)):
+        for top, y in zip(layer.tops, run_layer(layer, [blobs[b] for b in layer.bottoms], layer.blobs)):
             blobs[top] = y
     return blobs
 

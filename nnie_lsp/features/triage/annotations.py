@@ -5,7 +5,8 @@
 onto the layers of a parsed prototxt: a diagnostic on each layer whose ``status`` (decided by the
 triage — an editor never compares cosines with thresholds itself) is ``low``/``poor``/``bad``, and
 an inlay hint ``cos 0.9731`` after each matched layer name (the diagnostic's code is
-:data:`SIMILARITY_CODE`, T005).  :func:`finding_diagnostics` turns the report's findings back
+:data:`SIMILARITY_CODE`, T005); with the ONNX side (``compare --framework``: a row's
+``framework_cosine``) the hint shows both hops, ``ONNX→Caffe 1.0000 · Caffe→NNIE 0.9731``.  :func:`finding_diagnostics` turns the report's findings back
 into engine Diagnostics with their Fixes (quick fixes for T102, T207…) through the one JSON codec
 (:mod:`nnie_lsp.diagnostic_json`).
 """
@@ -213,8 +214,22 @@ def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en", *,
             msg = i18n.t("triage.low", lang, cosine=_fmt(cos), threshold=_crossed(status, bool(row.get("is_data")), th),
                          status=status, hint=hint)
         rng = ls.name_range
-        out.append(LayerNote(rng, rng.end, f"cos {_fmt(cos)}", msg, sev, ls.name))
+        out.append(LayerNote(rng, rng.end, _label(cos, row, lang), msg, sev, ls.name))
     return out
+
+
+def _label(cos: float, row: Mapping, lang: str) -> str:
+    """``cos 0.9731``; with the ONNX → Caffe hop, both hops in the chain's order."""
+    if "framework_status" not in row and "framework_cosine" not in row:
+        return f"cos {_fmt(cos)}"
+    fw = row.get("framework_cosine")
+    if type(fw) in (int, float) and not math.isnan(fw):
+        onnx = _fmt(float(fw))
+    elif row.get("framework_status") == "shape":
+        onnx = i18n.t("triage.hop_shape", lang)
+    else:
+        onnx = i18n.t("triage.hop_missing", lang)
+    return i18n.t("triage.hops", lang, framework=onnx, cosine=_fmt(cos))
 
 
 # ------------------------------------------------------------------ findings -> engine objects

@@ -156,7 +156,8 @@ class TriageRunner:
         cfg = targs.cfg or (self.cfg_of_prototxt(targs.prototxt) if targs.prototxt else None)
         try:
             found = find_inputs(TriageRequest(reference=targs.reference, sim=targs.sim, sim16=targs.sim16, cfg=cfg,
-                                              prototxt=targs.prototxt, dot=targs.dot, lang=lang, find=targs.discover),
+                                              prototxt=targs.prototxt, dot=targs.dot, framework=targs.framework,
+                                              lang=lang, find=targs.discover),
                                 reader=self.read)
         except DiscoveryError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
@@ -185,7 +186,7 @@ class TriageRunner:
                 html = None
         command = triage_features.triage_command(triage_features.TriageArgs(
             found.reference, found.sim, cfg, prototxt, found.sim16, found.dot, regenerate=targs.regenerate,
-            framework=targs.framework),
+            framework=found.framework),   # as given, else output_onnx/ beside the cfg (discovery)
             html=html, lang=lang)
         claim = self.busy.claim("nnie.triage", owner or found.sim, lang)
         try:

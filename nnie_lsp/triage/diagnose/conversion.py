@@ -11,6 +11,10 @@ guide's cases).  The stage that lost the accuracy is the first hop that differs:
   the verdict names the stage, the next step is 0 (before mapping: fix the conversion), and the
   Caffe → NNIE verdict is kept in the reason (it is measured against a Caffe net that is already
   wrong);
+- X reads a blob whose values agree with ONNX in another shape (a Reshape target in the wrong
+  order: the values stay, their meaning changes, and the next Softmax/InnerProduct differs) → the
+  conversion went wrong where that shape changed: T501 and the verdict name that layer (the
+  earliest of a run of such blobs before X), the finding says which later layer differs;
 - the data blobs differ → the two runs were given different inputs: T501 says so and the ONNX →
   Caffe hop is not judged (the guide's verdict stands);
 - otherwise the guide's verdict stands.
@@ -37,6 +41,13 @@ register_finding(
                     "the conversion first (the Caffe → NNIE comparison measures a net that is already wrong){static}",
                     "Caffe 在 {layer}（blob {blob}：{what}）处已与 ONNX 模型不同，其后的层都受其影响：精度在 nnie_mapper "
                     "之前的 ONNX → Caffe 转换中丢失——请先修正转换（Caffe → NNIE 的对比测量的是一个本身已错的网络）{static}"),
+        "reshaped": ("Caffe already differs from the ONNX model at {later} (blob {later_blob}: {what}), and it reads "
+                     "{layer}, whose values agree with ONNX but in another shape ({shapes}): the conversion changed the "
+                     "shape at {layer}, and every layer after it depends on it — fix the conversion first (the Caffe → "
+                     "NNIE comparison measures a net that is already wrong){static}",
+                     "Caffe 在 {later}（blob {later_blob}：{what}）处已与 ONNX 模型不同，它读取的 {layer} 数值与 ONNX 相同但形状不同"
+                     "（{shapes}）：转换在 {layer} 处改变了形状，其后的层都受其影响——请先修正转换（Caffe → NNIE 的对比测量的是一个本身已错的网络）"
+                     "{static}"),
         "static": ("; nnie-lint --onnx on this layer: {findings}", "；nnie-lint --onnx 在该层发现：{findings}"),
         "no_static": ("; the static check (nnie-lint --onnx) finds nothing on this layer: compare the layer's "
                       "parameters and weights with its ONNX node(s) by hand",
@@ -116,6 +127,28 @@ def _static(builder, sources, hop_row, onnx: str | None) -> str:
     return builder.text("T501", "static", findings="; ".join(found))
 
 
+def _reshaped_origin(first, hop, graph):
+    """The earliest row before ``first`` on a run of blobs it reads whose values agree with ONNX in
+    another shape (:mod:`..measure.framework` notes them), or None."""
+    if graph is None:
+        return None
+    by_blob = {r.blob: r for r in hop.rows}
+    found, seen = None, set()
+    todo = [first.blob]
+    while todo:
+        blob = todo.pop()
+        for layer in graph.producers(blob):
+            for bottom in layer.bottoms:
+                row = by_blob.get(bottom)
+                if bottom in seen or row is None or row.status != "ok" or not row.note or row.order >= first.order:
+                    continue
+                seen.add(bottom)
+                if found is None or row.order < found.order:
+                    found = row
+                todo.append(bottom)
+    return found
+
+
 def apply(diag, hop, sources, thresholds) -> None:
     """Name the stage in ``diag`` (a :class:`~.tree.Diagnosis`) from the ONNX → Caffe ``hop``."""
     from .builder import FindingBuilder
@@ -130,11 +163,20 @@ def apply(diag, hop, sources, thresholds) -> None:
     first = hop.first
     if first is None:
         return
-    static = _static(builder, sources, first, hop.onnx)
-    builder.add("T501", "differs", place=sources.layer_place(first.name), layer=first.name, blob=first.blob,
-                what=first.what(), static=static)
+    origin = _reshaped_origin(first, hop, sources.graph)
+    if origin is not None:
+        shapes = origin.note.split(": ", 1)[-1]
+        builder.add("T501", "reshaped", place=sources.layer_place(origin.name), later=first.name,
+                    later_blob=first.blob, what=first.what(), layer=origin.name, shapes=shapes,
+                    static=_static(builder, sources, origin, hop.onnx))
+        first = origin
+    else:
+        static = _static(builder, sources, first, hop.onnx)
+        builder.add("T501", "differs", place=sources.layer_place(first.name), layer=first.name, blob=first.blob,
+                    what=first.what(), static=static)
     before = f"{diag.verdict} (case {diag.case})" if diag.case and "(case" not in diag.verdict else diag.verdict
-    diag.reason = (f"{first.name} ({first.blob}): {first.what()} (conversion bar: cosine ≥ {thresholds.conversion}, "
+    what = first.what() if origin is None else f"{origin.note}; {hop.first.name} ({hop.first.blob}) reads it: {hop.first.what()}"
+    diag.reason = (f"{first.name} ({first.blob}): {what} (conversion bar: cosine ≥ {thresholds.conversion}, "
                    f"relative L2 ≤ {thresholds.conversion_rel_l2}); the Caffe → NNIE hop alone says: {before}")
     diag.verdict = f"{VERDICT} from {first.name} on"
     diag.case, diag.next_step = None, 0

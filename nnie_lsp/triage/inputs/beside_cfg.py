@@ -20,7 +20,11 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
   3. ``mapper_quant_emulated_16bit/`` (``nnie-triage emulate --bits 16``).
 
   A cfg that itself says ``[compile_mode] 1`` gets none: its own ``mapper_quant/`` is the 16-bit run.
-- dot: ``cnn_net_tree.dot`` beside the cfg.
+- dot: ``cnn_net_tree.dot`` beside the cfg;
+- framework (the ONNX side of the conversion stage, ``compare --framework``): ``output_onnx/``
+  holding dumps, where ``nnie-triage reference --onnx`` writes by default; the rule says it was
+  written by ``reference --onnx`` when its manifest says ``framework: onnx``, else that only the
+  name tells.  Optional: a missing one is no error.
 
 Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
 others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
@@ -40,7 +44,8 @@ from ...cfg.paths import cfg_bases, resolve_written
 from ...cfg.reader import parse_cfg
 from ...text import read_text
 from .dump_writer import beside_cfg_rule
-from .folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE
+from .folder_names import (CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
+                           ONNX_OUTPUT_DIR)
 
 #: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
 EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
@@ -51,7 +56,7 @@ MAX_ENTRIES = 400
 #: How many files of a candidate folder are checked for dump names.
 MAX_NAME_CHECKS = 64
 
-ROLES = ("reference", "sim", "sim16", "dot")
+ROLES = ("reference", "sim", "sim16", "dot", "framework")
 
 TextReader = Callable[[str], "str | None"]
 
@@ -120,6 +125,7 @@ LOOKED_FOR = (
     f"sim16: a sub- or sibling folder with a compile_mode 1 cfg and its {MAPPER_QUANT_DIR}/; "
     f"a sub-folder named like 16bit/int16/*16 with dumps; {EMULATED_16BIT_DIR}/",
     f"dot: {NET_TREE_FILE} beside the cfg",
+    f"framework: {ONNX_OUTPUT_DIR}/ beside the cfg (nnie-triage reference --onnx)",
 )
 
 
@@ -336,7 +342,8 @@ def _resolve(cfg: str, text: str, key: str, cwd: str) -> str | None:
 
 def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, reader: TextReader | None = None,
              cwd: str | None = None, look_for: tuple[str, ...] = ROLES, lang: str = "en") -> Discovery:
-    """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``) as
+    """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``,
+    ``framework``) as
     given, the others of `look_for` looked for beside the cfg (module doc; ``look_for=()`` reads
     only the cfg: its prototxt, caffemodel and compile_mode).  `reader` reads a file's text (the
     editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second; `lang`
@@ -391,6 +398,10 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
         dot = os.path.join(folder, NET_TREE_FILE)
         if os.path.isfile(dot):
             inputs["dot"] = Found(dot, "discovered", beside_cfg_rule(dot, "dot", lang))
+    if inputs["framework"] is None and "framework" in look_for:
+        found = _dump_folder(folder, ONNX_OUTPUT_DIR, tried.setdefault("framework", []))
+        if found is not None:
+            inputs["framework"] = Found(found, "discovered", beside_cfg_rule(found, "framework", lang))
     return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes),
                      {role: tuple(places) for role, places in tried.items() if inputs.get(role) is None},
                      prototxt_named, prototxt_tried)
@@ -413,6 +424,7 @@ class CompareInputs:
     prototxt: str | None
     discovery: Discovery
     discovered: tuple[str, ...]          # the roles filled by discovery
+    framework: str | None = None         # the ONNX side (compare --framework)
 
     def as_tuple(self) -> tuple[str, str, str | None, str | None, str | None]:
         return self.reference, self.sim, self.sim16, self.dot, self.prototxt
@@ -431,7 +443,7 @@ class CompareInputs:
 
 def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str | None = None,
                     sim16: str | None = None, dot: str | None = None, prototxt: str | None = None,
-                    force: bool | None = None, reader: TextReader | None = None, log=None,
+                    framework: str | None = None, force: bool | None = None, reader: TextReader | None = None, log=None,
                     lang: str = "en") -> CompareInputs:
     """The compare inputs with what is missing found beside `cfg`.
 
@@ -443,7 +455,7 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
     :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log` (a text stream) is
     told each input found (in `lang`, as the rules are)."""
     look = force if force is not None else not (reference and sim)
-    values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot}
+    values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot, "framework": framework}
     if cfg and (look or prototxt is None or not (reference and sim)):
         discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else (), lang=lang)
     else:
@@ -469,7 +481,7 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
                                      f"write them: {CAFFE_OUTPUT_DIR}/ and {MAPPER_QUANT_DIR}/ beside the cfg)")
             raise DiscoveryError(discovery.missing(role))
     return CompareInputs(values["reference"], values["sim"], values["sim16"], values["dot"], prototxt, discovery,
-                         tuple(discovered))
+                         tuple(discovered), values["framework"])
 
 
 def _shown(path: str) -> str:

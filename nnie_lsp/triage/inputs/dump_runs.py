@@ -1,4 +1,5 @@
-"""Write the dumps of a reference (Caffe through OpenCV) or an emulated NNIE run, one image or
+"""Write the dumps of a reference (Caffe through OpenCV, or the numpy forward for nets OpenCV cannot
+load: :func:`nnie_lsp.reference.caffe_forward.reference_engine`) or an emulated NNIE run, one image or
 several, in the folder layout of :mod:`.image_sets` with its manifest.
 
 ``nnie-triage reference`` and ``emulate`` call these with what :func:`nnie_lsp.reference.run_inputs.
@@ -67,7 +68,8 @@ def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[
 
 def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None, *,
                         progress: Reporter | None = None) -> RunReport:
-    """Every blob of every image through OpenCV, written as RuyiStudio's "Get Caffe Output" does
+    """Every blob of every image through OpenCV (or the numpy forward: the manifest's ``engine`` and
+    a note say which), written as RuyiStudio's "Get Caffe Output" does
     (docs/field-facts.md §10.3)."""
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
 
@@ -81,13 +83,18 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
     folders = _folders(out, inputs)
     files: list[Path] = []
     running = progress.part(LOADED_AT, 100)
+    engines: dict[str, str | None] = {}
     for k, (img, folder) in enumerate(zip(inputs.images, folders)):
         running.step("forward", k, len(folders))
         run = run_reference(inputs.prototxt, inputs.caffemodel, img.sources, inputs.preprocessing, input_shape,
                             net=net)
+        engines.setdefault(run.engine, run.engine_reason)
         files += write_reference_dumps(run, folder)
     running.step("forward", len(folders), len(folders))
-    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe"))
+    engine = "numpy" if "numpy" in engines else "opencv"
+    if engine == "numpy":  # which engine computed the reference is said, never silent
+        notes.append(engines["numpy"])
+    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", engine=engine))
     return RunReport(out, files, folders, notes)
 
 

@@ -18,8 +18,10 @@ from ... import i18n
 
 #: The manifest's ``command`` -> the i18n key of the rule (any other command: ``inputs.by_triage``).
 OWN_COMMANDS = {"emulate": "inputs.by_emulate", "reference": "inputs.by_reference"}
-#: Without the manifest: the tool whose folder it is, by role.
-TOOL_KEYS = {"sim": "inputs.by_mapper", "reference": "inputs.by_ruyi_caffe", "dot": "inputs.by_mapper"}
+#: Without the manifest: the tool whose folder it is, by role (the framework folder's name is ours:
+#: without a manifest only the name says it is the ONNX side).
+TOOL_KEYS = {"sim": "inputs.by_mapper", "reference": "inputs.by_ruyi_caffe", "dot": "inputs.by_mapper",
+             "framework": "inputs.by_onnx_name"}
 
 
 def own_command(folder: str) -> str | None:
@@ -33,6 +35,14 @@ def own_command(folder: str) -> str | None:
     return command if isinstance(command, str) else ""
 
 
+def _manifest_framework(folder: str) -> str | None:
+    from .image_sets import read_manifest
+
+    manifest = read_manifest(folder) if os.path.isdir(folder) else None
+    value = manifest.get("framework") if isinstance(manifest, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def beside_cfg_rule(path: str, role: str, lang: str = "en") -> str:
     """The rule that found `path` beside the cfg for `role` (``sim``, ``reference``, ``dot``):
     ``mapper_quant/ beside the cfg (written by nnie_mapper)``, or, when nnie-triage's manifest is
@@ -40,7 +50,9 @@ def beside_cfg_rule(path: str, role: str, lang: str = "en") -> str:
     name = os.path.basename(os.path.normpath(path))
     what = name if role == "dot" else name + "/"
     command = own_command(path) if role != "dot" else None
-    if command is None:
+    if role == "framework":   # the ONNX side: its manifest says framework "onnx" (reference --onnx)
+        key = "inputs.by_onnx_reference" if _manifest_framework(path) == "onnx" else TOOL_KEYS[role]
+    elif command is None:
         key = TOOL_KEYS[role]
     else:
         key = OWN_COMMANDS.get(command, "inputs.by_triage")
