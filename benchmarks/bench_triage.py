@@ -12,13 +12,15 @@ while iterating a generated dump set.
      ``read_text_floats`` vs ``numpy.loadtxt`` (goal >= 5x).  The values are what such files hold:
      half on 8-bit grids ``clip * 2^(-k/16)`` of several layer clips, half 16-bit-like values, a
      third of them zeros, some negative.  "ours" is the compiled path (``dumpio/short_g_jit.py``,
-     numba), loaded before the rounds as a process has it once it has read ``short_g.COMPILE_AFTER``
-     bytes of such text; a second line gives the numpy path (what a process reads before that, or
-     without numba), a third what loading the compiled path costs a fresh process (importing numba,
-     then the kernel from numba's cache, or compiled into an empty one);
+     numba), loaded before the rounds as a process has it once its numpy paths have cost it
+     ``compiled.COMPILE_AFTER`` (``dumpio/compiled.py``); a second line gives the numpy path (what a
+     process reads before that, or without numba), a third what loading the compiled path costs a
+     fresh process (importing numba, then the kernel from numba's cache, or compiled into an empty
+     one);
    - "RuyiStudio/Caffe %.18e": numpy ``savetxt`` defaults, what RuyiStudio's "Get Caffe Output"
-     writes: ``read_text_floats`` vs ``numpy.loadtxt`` (goal >= 5x), also on the threads the
-     parser may use;
+     writes: ``read_text_floats`` vs ``numpy.loadtxt`` (goal >= 5x), the same three lines (the
+     compiled path ``dumpio/fixed_e_jit.py``, the numpy path, loading), and the threads the parser
+     may use;
    - "mapper .hex %08x": 20.12 fixed-point words (mapper_quant outputs, simulator, board):
      ``read_hex_words`` vs a plain Python ``int(x, 16)`` loop;
 
@@ -97,15 +99,15 @@ def _row(form: str, n: int, mb: float, base_name: str, base: float, ours: float,
 
 def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x)", threads_row: bool = False,
                     numpy_row: bool = False) -> None:
-    from nnie_lsp.dumpio import short_g
+    from nnie_lsp.dumpio import compiled
     from nnie_lsp.dumpio.readers import parser_threads
 
     def numpy_path():
-        keep, short_g.COMPILE_AFTER = short_g.COMPILE_AFTER, None
+        keep, compiled.COMPILE_AFTER = compiled.COMPILE_AFTER, None
         try:
             return dumpio.read_text_floats(path, threads=1)
         finally:
-            short_g.COMPILE_AFTER = keep
+            compiled.COMPILE_AFTER = keep
 
     fns = {"loadtxt": lambda: np.loadtxt(path), "single": lambda: dumpio.read_text_floats(path, threads=1)}
     if threads_row:
@@ -128,7 +130,7 @@ def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x
               f"| ratio {wall['loadtxt'] / wall['threads']:5.1f}x")
     if numpy_row:
         assert np.array_equal(numpy_path(), got)
-        print(f"{'':<37} numpy path (no numba, or before {short_g.COMPILE_AFTER >> 20} MiB read): {wall['numpy']:7.3f} s "
+        print(f"{'':<37} numpy path (no numba, or before {compiled.COMPILE_AFTER} s of it): {wall['numpy']:7.3f} s "
               f"| ratio {wall['loadtxt'] / wall['numpy']:5.1f}x wall, {cpu['loadtxt'] / cpu['numpy']:.1f}x CPU "
               f"(identical values)")
 
@@ -136,12 +138,12 @@ def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x
 COLD = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
-from nnie_lsp.dumpio import readers, short_g
-short_g.COMPILE_AFTER = 0
+from nnie_lsp.dumpio import compiled, readers, {form}
+compiled.COMPILE_AFTER = 0
 c0, w0 = time.process_time(), time.perf_counter()
 import numba
 c1, w1 = time.process_time(), time.perf_counter()
-assert short_g.compiled() is not None
+assert {form}.compiled() is not None
 c2, w2 = time.process_time(), time.perf_counter()
 readers.read_text_floats({path!r}, threads=1)
 c3, w3 = time.process_time(), time.perf_counter()
@@ -149,19 +151,21 @@ print(c1 - c0, w1 - w0, c2 - c1, w2 - w1, c3 - c2, w3 - w2)
 """
 
 
-def bench_cold(path: str, tmp: str) -> None:
+def bench_cold(path: str, tmp: str, form: str) -> None:
     """What the first compiled read costs a fresh process: importing numba, then loading the kernel
-    from numba's cache (a warm cache: every run after the first) or compiling it (an empty cache)."""
+    of ``form`` (``short_g``, ``fixed_e``) from numba's cache (a warm cache: every run after the
+    first) or compiling it (an empty cache)."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    code = COLD.format(root=root, path=path)
+    code = COLD.format(root=root, path=path, form=form)
 
     def child(env: dict) -> list[float]:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env={**os.environ, **env}).stdout
         return [float(x) for x in out.split()]
 
-    empty = child({"NUMBA_CACHE_DIR": os.path.join(tmp, "numba-cache")})
-    warm = min((child({"NUMBA_CACHE_DIR": os.path.join(tmp, "numba-cache")}) for _ in range(3)), key=sum)
+    cache = os.path.join(tmp, f"numba-cache-{form}")
+    empty = child({"NUMBA_CACHE_DIR": cache})
+    warm = min((child({"NUMBA_CACHE_DIR": cache}) for _ in range(3)), key=sum)
     print(f"{'':<37} first compiled read in a fresh process, CPU (wall): import numba {warm[0]:.2f} s "
           f"({warm[1]:.2f}); kernel from numba's cache {warm[2]:.2f} s ({warm[3]:.2f}), compiled with an empty "
           f"cache {empty[2]:.2f} s ({empty[3]:.2f}); then this file {warm[4]:.3f} s ({warm[5]:.3f})")
@@ -174,17 +178,19 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     mapper = os.path.join(tmp, "conv2_input0_64_56_56_anti_quant.float")
     with open(mapper, "wb") as f:
         f.write(dumpio.writers.cpp_stream_text(mapper_float_values(n)))
-    from nnie_lsp.dumpio import short_g
-    if short_g.compiled() is None:
-        print("numba does not load here: the mapper form is read by the numpy path alone")
+    from nnie_lsp.dumpio import fixed_e, short_g
+    if short_g.compiled() is None or fixed_e.compiled() is None:
+        print("numba does not load here: the text forms are read by the numpy paths alone")
     bench_text_form(MAPPER_FLOAT, mapper, repeat, numpy_row=True)
     if short_g.compiled() is not None:
-        bench_cold(mapper, tmp)
+        bench_cold(mapper, tmp, "short_g")
     rng = np.random.default_rng(0)
     a = rng.normal(0, 50, n) * rng.choice([1e-3, 1, 1e3], n)
     caffe = os.path.join(tmp, "conv1_output0_caffe.linear.float")
     np.savetxt(caffe, a)
-    bench_text_form(CAFFE_E18, caffe, repeat, threads_row=True)
+    bench_text_form(CAFFE_E18, caffe, repeat, threads_row=True, numpy_row=True)
+    if fixed_e.compiled() is not None:
+        bench_cold(caffe, tmp, "fixed_e")
     # generic separators (fallback path) for the record
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")

@@ -1,6 +1,8 @@
 """The fast path for ``%.{frac}e`` text dumps, one value per line: numpy ``savetxt``'s default
-``%.18e``, which RuyiStudio's "Get Caffe Output" writes (``docs/field-facts.md`` §10.3).  numpy
-only, no compiled code of our own.
+``%.18e``, which RuyiStudio's "Get Caffe Output" writes (``docs/field-facts.md`` §10.3).  Two paths
+read the same lines to the same values: the numpy one described here, and a compiled one
+(:mod:`.fixed_e_jit`, numba) for the pieces of ``%.18e`` lines with 2-digit exponents, which a
+process loads once :mod:`.compiled` says so (the same rule as for the mapper's six-digit text).
 
 How it goes (:func:`parse_stream`):
 
@@ -35,6 +37,7 @@ import threading
 
 import numpy as np
 
+from . import compiled as _compiled
 from . import text_parts
 from .text_parts import MAX_CARRY, MIN_PART_CHUNKS, ReadAt, Reader, split_points
 
@@ -128,6 +131,8 @@ class _Work:
         span = _FRONT + ((CHUNK + 7) & ~7)
         self.buf = np.zeros(span + _BACK, np.uint8)
         self.words = self.buf.view(_U64)
+        # the 64-bit word starting at every byte (element i is buf[i : i + 8]; the compiled path's loads)
+        self.at = np.ndarray(shape=(self.buf.size - 7,), dtype=_U64, buffer=self.buf, offset=0, strides=(1,))
         self.eq = np.empty(span + 8, bool)
         self.eq_words = self.eq.view(_U64)
         self.has_nl = np.empty(self.eq_words.size, bool)
@@ -319,14 +324,53 @@ def _parse_lines_general(buf: np.ndarray, nl: np.ndarray, prev_nl: int, frac: in
     return v
 
 
-def parse_stream(read: Reader, capacity: int, frac: int) -> np.ndarray | None:
+#: what the numpy path costs a byte of ``%.18e`` text, in ns (about 50 ns a 25-byte line under load):
+#: :mod:`.compiled` weighs the bytes read with it to choose when to load the compiled path
+NUMPY_NS_PER_BYTE = 2.0
+_CHECK = b"1.000000000000000000e+00\n-2.500000000000000000e-01\n"
+
+
+def _load():
+    """The compiled ``%.18e`` piece parser (:mod:`.fixed_e_jit`), checked on two lines
+    (:func:`.compiled.kernel` calls this once)."""
+    from . import fixed_e_jit
+
+    kernel = fixed_e_jit.parse_piece
+    work = _Work()
+    work.buf[_FRONT - 1] = 10
+    work.buf[_FRONT : _FRONT + len(_CHECK)] = np.frombuffer(_CHECK, np.uint8)
+    out = np.zeros(2)
+    got = kernel(work.buf, work.at, _FRONT, _FRONT + len(_CHECK), out, 0, _SCALE_DIV)
+    if tuple(got) != (_FRONT + len(_CHECK), 2) or out.tolist() != [1.0, -0.25]:
+        raise RuntimeError("the compiled %.18e parser misread its check lines")
+    return kernel
+
+
+def compiled():
+    """The compiled ``%.18e`` piece parser, loaded (numba imported, the kernel compiled or read from
+    numba's cache) on the first call; None where numba does not load or compile: the numpy path then
+    reads the same lines to the same values."""
+    return _compiled.kernel("fixed_e", _load)
+
+
+def parse_stream(read: Reader, capacity: int, frac: int, kernel=None) -> np.ndarray | None:
     """The values of a ``%.{frac}e`` text (one value per line; the first byte starts a line) that
     ``read`` hands out piece by piece; at most ``capacity`` values (None beyond).  A last line
-    without its newline is read as if it had one.  None when a line is not the format."""
+    without its newline is read as if it had one.  None when a line is not the format.  With
+    ``kernel`` (:func:`compiled`) it reads the pieces of ``%.18e`` lines with 2-digit exponents; a
+    piece it refuses (another shape, or a bad line) goes to the numpy piece parser, which reads it
+    to the same values or refuses the text."""
     work = text_parts.thread_work(_PER_THREAD, _Work, CHUNK)  # scratch space: every byte read is written first
     buf = work.buf
+    if frac != 18:
+        kernel = None
 
     def piece(out: np.ndarray, count: int, begin: int, end: int) -> tuple[int, int] | None:
+        if kernel is not None:
+            buf[end : end + 8] = 0  # nothing stale after the text (the next line's sign byte)
+            rest, lines = kernel(buf, work.at, begin, end, out, count, _SCALE_DIV)
+            if rest >= 0:
+                return rest, lines
         scan_end = (end + 7) & ~7
         buf[end : scan_end + 8] = 0  # nothing stale after the text (the newline scan, next-byte reads)
         scan_start = begin & ~7
@@ -371,6 +415,8 @@ def _parse_piece(work: _Work, eq: np.ndarray, nl_words: np.ndarray, scan_start: 
 def parse_parts(read_at: ReadAt, size: int, frac: int, threads: int) -> np.ndarray | None:
     """The values of a ``%.{frac}e`` text of ``size`` bytes read with ``read_at(view, offset)``,
     in up to ``threads`` parts parsed at once (one part: a single-core run).  A part is at least
-    :data:`MIN_PART_CHUNKS` pieces: a new thread's buffers cost about 1 ms to set up."""
+    :data:`MIN_PART_CHUNKS` pieces: a new thread's buffers cost about 1 ms to set up.  ``%.18e``
+    takes the compiled path once :mod:`.compiled` says so."""
+    kernel = _compiled.kernel_for("fixed_e", _load, size, NUMPY_NS_PER_BYTE) if frac == 18 else None
     return text_parts.parse_parts(read_at, size, threads, CHUNK,
-                                  lambda read, part_bytes: parse_stream(read, part_bytes // MIN_LINE + 1, frac))
+                                  lambda read, part_bytes: parse_stream(read, part_bytes // MIN_LINE + 1, frac, kernel))

@@ -4,7 +4,7 @@ printed as ``%g`` with six significant digits: ``0.353553``, ``0.0743254``, ``0.
 ``-0``, ``1.5e-05``, ``-7.62939e-06``, ``1.23457e+06`` (``docs/field-facts.md`` §16.5).  Two
 paths read the same lines to the same values: the numpy one described here, and a compiled one
 (:mod:`.short_g_jit`, numba) that runs the same test per line in registers; which one a text takes
-is :func:`parse_parts`'s choice (:data:`COMPILE_AFTER`).
+is :mod:`.compiled`'s choice, the same rule for every text form.
 
 How it goes (:func:`parse_stream`):
 
@@ -41,8 +41,8 @@ table and word gathers and some fifty whole-array numpy operations; the compiled
 in the vectorised plain test, 2 ns reading the file and filling the output.  Loading the compiled
 path costs a process about 0.35 s of CPU (importing numba, then the kernel from numba's cache;
 compiling it into an empty cache, once per install, about 2 s): worth it only past some 50 MB of
-such text, hence :data:`COMPILE_AFTER`.  Where numba is missing, does not load with this numpy, or
-has no writable cache directory, the numpy path reads everything.
+such text, hence the switch rule of :mod:`.compiled`.  Where numba is missing, does not load with this
+numpy, or has no writable cache directory, the numpy path reads everything.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ import threading
 
 import numpy as np
 
+from . import compiled as _compiled
 from . import text_parts
 from .text_parts import ReadAt, Reader
 
@@ -189,46 +190,36 @@ class _JitWork:
 
 
 _JIT_PER_THREAD = threading.local()
-_JIT: dict = {}
-_READ = [0]  # bytes of short %g text this process has been asked to read
 
-#: bytes of short ``%g`` text a process reads with the numpy path before it loads the compiled one
-#: (then every text takes it): loading numba and the cached kernel costs about 0.35 s of CPU, what
-#: the numpy path spends on about 50 MB; so a run never spends much more than twice what the better
-#: choice in hindsight would (a ski-rental rule).  0: the compiled path from the first byte; None: never.
-COMPILE_AFTER: int | None = 48 << 20
+#: what the numpy path costs a byte of this text, in ns (about 40 ns a line of about 7 bytes):
+#: :mod:`.compiled` weighs the bytes read with it to choose when to load the compiled path
+NUMPY_NS_PER_BYTE = 6.0
+
+
+def _load():
+    """The compiled piece parser, checked on one line (:func:`.compiled.kernel` calls this once)."""
+    from . import short_g_jit
+
+    kernel = short_g_jit.parse_piece
+    work = _JitWork(64)
+    work.buf[_FRONT - 1 : _FRONT + 2] = np.frombuffer(b"\n0\n", np.uint8)
+    out = np.ones(1)
+    got = kernel(*work.text(), _FRONT, _FRONT + 2, out, 0, *work.arrays(), *_tables())
+    if tuple(got) != (_FRONT + 2, 1) or out[0] != 0:
+        raise RuntimeError("the compiled short %g parser misread '0'")
+    return kernel
 
 
 def compiled():
     """The compiled piece parser (:mod:`.short_g_jit`), loaded (numba imported, the kernel compiled
     or read from numba's cache) on the first call; None where numba does not load or compile: the
     numpy path then reads the same lines to the same values."""
-    if "kernel" not in _JIT:
-        _JIT["kernel"] = None
-        try:
-            from . import short_g_jit
-
-            kernel = short_g_jit.parse_piece
-            work = _JitWork(64)
-            work.buf[_FRONT - 1 : _FRONT + 2] = np.frombuffer(b"\n0\n", np.uint8)
-            out = np.ones(1)
-            got = kernel(*work.text(), _FRONT, _FRONT + 2, out, 0, *work.arrays(), *_tables())
-            if tuple(got) != (_FRONT + 2, 1) or out[0] != 0:
-                raise RuntimeError("the compiled short %g parser misread '0'")
-        except Exception:  # noqa: BLE001 -- numba missing, built for another numpy, or no compiler here
-            return None
-        _JIT["kernel"] = kernel
-    return _JIT["kernel"]
+    return _compiled.kernel("short_g", _load)
 
 
 def _kernel_for(size: int):
-    """The compiled parser when this text (``size`` bytes) should take it (:data:`COMPILE_AFTER`)."""
-    if COMPILE_AFTER is None:
-        return None
-    _READ[0] += size
-    if "kernel" not in _JIT and _READ[0] < COMPILE_AFTER:
-        return None
-    return compiled()
+    """The compiled parser when this text (``size`` bytes) should take it (:mod:`.compiled`)."""
+    return _compiled.kernel_for("short_g", _load, size, NUMPY_NS_PER_BYTE)
 
 
 def _ladder(x: np.ndarray, tmp: np.ndarray) -> None:
@@ -426,7 +417,7 @@ def _parse_stream_compiled(kernel, read: Reader, capacity: int) -> np.ndarray | 
 def parse_parts(read_at: ReadAt, size: int, threads: int) -> np.ndarray | None:
     """The values of a short ``%g`` text of ``size`` bytes read with ``read_at(view, offset)``, in up
     to ``threads`` parts parsed at once (one part: a single-core run), by the compiled path once
-    this process has read :data:`COMPILE_AFTER` bytes of such text."""
+    :mod:`.compiled` says so."""
     kernel = _kernel_for(size)
     return text_parts.parse_parts(read_at, size, threads, CHUNK,
                                   lambda read, part_bytes: parse_stream(read, part_bytes // 2 + 1, kernel))

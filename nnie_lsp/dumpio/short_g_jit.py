@@ -20,13 +20,10 @@ hold and what it is worth.
    (:func:`_other_line`, as :func:`.short_g._parse_other`); a line neither reads refuses the
    piece, and the caller hands the text to the general tokeniser, which names the bad token.
 
-Importing this module imports numba (about 0.2 s of CPU; an ``ImportError`` or another error where
-numba is missing or does not load with this numpy: :mod:`.short_g` then keeps its numpy path).
-The kernels are compiled when this module is imported and cached on disk (``cache=True``): in
-``__pycache__`` beside this file, or where that is read-only numba's per-user cache directory
-(``NUMBA_CACHE_DIR`` when set).  Where no cache directory is writable the import fails too (numba
-refuses ``cache=True``), and the numpy path reads: compiling anew in every process would cost more
-than it saves.
+Importing this module imports numba (an ``ImportError`` or another error where numba is missing or
+does not load with this numpy: :mod:`.short_g` then keeps its numpy path).  How the kernels are
+compiled and cached, and the word helpers shared with :mod:`.fixed_e_jit`: :mod:`.jit_words`; when
+a process loads them: :mod:`.compiled`.
 """
 
 from __future__ import annotations
@@ -34,37 +31,26 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .jit_words import DIGIT_ROOM, HIGH, LOW7, U, ZEROS, jit, ladder
+
 __all__ = ["parse_piece"]
 
-_jit = numba.njit(nogil=True, cache=True, boundscheck=False)
-_U = np.uint64
-_ZEROS, _LOW7, _HIGH = _U(0x3030303030303030), _U(0x7F7F7F7F7F7F7F7F), _U(0x8080808080808080)
-_DIGIT_ROOM = _U(0x7676767676767676)   # a byte x <= 9 stays below 0x80 after + 0x76, 10..127 reach it
-_SPREAD = _U(0x0807060504030201)       # top byte of (1 << 8b) * _SPREAD = 8 - b
-_M8 = _U(0x000000FF000000FF)
-_PAIR_HI, _PAIR_LO = _U(100 + (1000000 << 32)), _U(1 + (10000 << 32))
-_POINT = _U(int.from_bytes(bytes([ord(".") ^ 0x30]) * 8, "little"))
-_EXP_PLUS, _EXP_MINUS = _U(int.from_bytes(b"e+", "little")), _U(int.from_bytes(b"e-", "little"))
-_INF = _U(int.from_bytes(b"\0" * 5 + b"inf", "little"))
-_NAN = _U(int.from_bytes(b"\0" * 5 + b"nan", "little"))
-_PREFIX4 = _U(int.from_bytes(b"0.00", "little") << 32)   # "0.00" in the top 4 bytes
-_NEWLINES = _U(0x0A0A0A0A0A0A0A0A)
-_LOW1 = _U(0x0101010101010101)
-_GATHER = _U(0x0102040810204080)  # (byte flags in bit 0 of each byte) * _GATHER >> 56: one bit a byte
-_DE_BRUIJN = _U(0x03F79D71B4CB0A89)
+_SPREAD = U(0x0807060504030201)       # top byte of (1 << 8b) * _SPREAD = 8 - b
+_POINT = U(int.from_bytes(bytes([ord(".") ^ 0x30]) * 8, "little"))
+_EXP_PLUS, _EXP_MINUS = U(int.from_bytes(b"e+", "little")), U(int.from_bytes(b"e-", "little"))
+_INF = U(int.from_bytes(b"\0" * 5 + b"inf", "little"))
+_NAN = U(int.from_bytes(b"\0" * 5 + b"nan", "little"))
+_PREFIX4 = U(int.from_bytes(b"0.00", "little") << 32)   # "0.00" in the top 4 bytes
+_NEWLINES = U(0x0A0A0A0A0A0A0A0A)
+_LOW1 = U(0x0101010101010101)
+_GATHER = U(0x0102040810204080)  # (byte flags in bit 0 of each byte) * _GATHER >> 56: one bit a byte
+_DE_BRUIJN = U(0x03F79D71B4CB0A89)
 _DE_BRUIJN_PLACE = np.zeros(64, np.int64)  # the place of the bit b from (2^b * _DE_BRUIJN) >> 58
 for _bit in range(64):
     _DE_BRUIJN_PLACE[((1 << _bit) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _bit
 
 
-@_jit
-def _ladder(x):
-    """8 digit values (the first in the low byte) -> their number."""
-    x = x * _U(10) + (x >> _U(8))                           # two-digit numbers in bytes 0, 2, 4, 6
-    return ((x & _M8) * _PAIR_HI + ((x >> _U(16)) & _M8) * _PAIR_LO) >> _U(32)
-
-
-@_jit
+@jit
 def _other_line(lo, hi, length, minus, mask_lo, max_line, k_min, scale_mul, scale_div):
     """A line the plain test refused, ``length`` characters after its sign: ``[-]d[.ddddd]e±dd``
     (a mantissa of at most 8 characters), ``inf`` or ``nan``; (value, True), or (0, False)."""
@@ -76,37 +62,37 @@ def _other_line(lo, hi, length, minus, mask_lo, max_line, k_min, scale_mul, scal
             return np.nan, True                           # "-nan" too, as the general tokeniser
     if length > max_line or length < 5:
         return 0.0, False
-    tail = lo >> _U(32)                                    # e, its sign, two digits
-    mark = tail & _U(0xFFFF)
+    tail = lo >> U(32)                                    # e, its sign, two digits
+    mark = tail & U(0xFFFF)
     if mark != _EXP_PLUS and mark != _EXP_MINUS:
         return 0.0, False
-    e1 = ((tail >> _U(16)) & _U(0xFF)) - _U(0x30)            # wraps past 9 for a byte below '0'
-    e2 = (tail >> _U(24)) - _U(0x30)
-    if e1 > _U(9) or e2 > _U(9):
+    e1 = ((tail >> U(16)) & U(0xFF)) - U(0x30)            # wraps past 9 for a byte below '0'
+    e2 = (tail >> U(24)) - U(0x30)
+    if e1 > U(9) or e2 > U(9):
         return 0.0, False
-    exponent = np.int64(e1 * _U(10) + e2)
+    exponent = np.int64(e1 * U(10) + e2)
     if mark == _EXP_MINUS:
         exponent = -exponent
     mlen = length - 4
     mask = mask_lo[2 * mlen]
-    d = ((lo << _U(32)) | (hi >> _U(32))) ^ _ZEROS
+    d = ((lo << U(32)) | (hi >> U(32))) ^ ZEROS
     d &= mask
-    nd = (((d & _LOW7) + _DIGIT_ROOM) | d) & _HIGH
+    nd = (((d & LOW7) + DIGIT_ROOM) | d) & HIGH
     z = d ^ _POINT
-    pm = ~(((z & _LOW7) + _LOW7) | z | _LOW7) & mask        # 0x80 where the byte is the point
-    if nd != pm or (pm & (pm - _U(1))) != 0:
+    pm = ~(((z & LOW7) + LOW7) | z | LOW7) & mask        # 0x80 where the byte is the point
+    if nd != pm or (pm & (pm - U(1))) != 0:
         return 0.0, False
-    pbit = pm >> _U(7)
-    after = np.int64((pbit * _SPREAD) >> _U(56))
+    pbit = pm >> U(7)
+    after = np.int64((pbit * _SPREAD) >> U(56))
     if after == mlen:                                     # a point first: left to the tokeniser
         return 0.0, False
-    digits = (d & (pbit - _U(1))) | ((d & (_U(0) - (pbit << _U(8)))) >> _U(8))
+    digits = (d & (pbit - U(1))) | ((d & (U(0) - (pbit << U(8)))) >> U(8))
     k = min(max(after - exponent, k_min), k_min + scale_mul.size - 1) - k_min
-    value = np.float64(np.int64(_ladder(digits))) * scale_mul[k] / scale_div[k]
+    value = np.float64(np.int64(ladder(digits))) * scale_mul[k] / scale_div[k]
     return (-value if minus else value), True
 
 
-@_jit
+@jit
 def _plain_lines(lo, hi, key, out, count, flags, lines, max_line):
     """Lines ``0 .. lines-1`` (``key`` = 2 * characters before the newline + minus, ``lo`` / ``hi``
     the 16 bytes before the newline) read as plain lines into ``out[count:]``; ``flags`` marks the
@@ -116,25 +102,25 @@ def _plain_lines(lo, hi, key, out, count, flags, lines, max_line):
         minus = key[i] & 1
         length = (key[i] >> 1) - minus                        # characters after the sign
         in_lo = min(max(length, 1), 8)
-        d = (lo[i] ^ _ZEROS) & (~_U(0) << _U(8 * (8 - in_lo)))
+        d = (lo[i] ^ ZEROS) & (~U(0) << U(8 * (8 - in_lo)))
         before = min(max(length - 8, 0), 4)                   # characters before lo: a prefix of "0.00"
-        prefix_mask = (~_U(0) << _U(8 * (8 - before))) if before > 0 else _U(0)
-        prefix = (_PREFIX4 << _U(8 * (4 - before))) if before > 0 else _U(0)
-        nd = (((d & _LOW7) + _DIGIT_ROOM) | d) & _HIGH       # 0x80 in each non-digit byte
-        pbit = nd >> _U(7)
-        bad = (nd & (nd - _U(1))) != _U(0)                    # a second non-digit
-        bad |= (d & (pbit * _U(0xFF))) != pbit * _U(0x1E)     # the one non-digit is not the point
+        prefix_mask = (~U(0) << U(8 * (8 - before))) if before > 0 else U(0)
+        prefix = (_PREFIX4 << U(8 * (4 - before))) if before > 0 else U(0)
+        nd = (((d & LOW7) + DIGIT_ROOM) | d) & HIGH       # 0x80 in each non-digit byte
+        pbit = nd >> U(7)
+        bad = (nd & (nd - U(1))) != U(0)                    # a second non-digit
+        bad |= (d & (pbit * U(0xFF))) != pbit * U(0x1E)     # the one non-digit is not the point
         bad |= (prefix_mask & hi[i]) != prefix
-        step = d >> _U(8)                                     # close up the point (integer 10x)
-        d = ((d ^ step) & (pbit - _U(1))) ^ step
-        after = np.int64((pbit * _SPREAD) >> _U(56))          # digits after the point + 1 (0: none)
+        step = d >> U(8)                                     # close up the point (integer 10x)
+        d = ((d ^ step) & (pbit - U(1))) ^ step
+        after = np.int64((pbit * _SPREAD) >> U(56))          # digits after the point + 1 (0: none)
         # refused as short_g's divisor table refuses: a length it does not read, a point first,
         # a point in lo as well as in the prefix
         bad |= (length < 1) | (length > max_line) | (after == length) | ((length >= 10) & (after != 0))
         digits = (length - 2) if length >= 10 else after      # the power of ten to divide by
         power = ((1 + 9 * (digits & 1)) * (1 + 99 * ((digits >> 1) & 1)) * (1 + 9999 * ((digits >> 2) & 1))
                  * (1 + 99999999 * ((digits >> 3) & 1)) * (1 - 2 * minus))
-        out[count + i] = np.float64(np.int64(_ladder(d))) / np.float64(power)
+        out[count + i] = np.float64(np.int64(ladder(d))) / np.float64(power)
         flags[i] = bad
         flagged += bad
     return flagged
@@ -162,20 +148,20 @@ def _parse_piece(buf, words, at, begin, end, out, count, lo, hi, key, flags, mas
     lines = 0
     prev = begin - 1                                          # the newline before the line
     for block in range(begin >> 6, (end + 63) >> 6):
-        mask = _U(0)
+        mask = U(0)
         for w in range(8):
             x = words[block * 8 + w] ^ _NEWLINES
-            z = ~(((x & _LOW7) + _LOW7) | x | _LOW7)          # 0x80 in each newline byte, exactly
-            mask |= (((z >> _U(7)) & _LOW1) * _GATHER >> _U(56)) << _U(8 * w)
+            z = ~(((x & LOW7) + LOW7) | x | LOW7)          # 0x80 in each newline byte, exactly
+            mask |= (((z >> U(7)) & _LOW1) * _GATHER >> U(56)) << U(8 * w)
         base = block * 64
         if base < begin:
-            mask &= ~_U(0) << _U(begin - base)
+            mask &= ~U(0) << U(begin - base)
         if base + 64 > end:
-            mask &= (_U(1) << _U(end - base)) - _U(1)
-        while mask != _U(0):
-            low = mask & (_U(0) - mask)
+            mask &= (U(1) << U(end - base)) - U(1)
+        while mask != U(0):
+            low = mask & (U(0) - mask)
             mask ^= low
-            p = base + _DE_BRUIJN_PLACE[np.int64((low * _DE_BRUIJN) >> _U(58))]
+            p = base + _DE_BRUIJN_PLACE[np.int64((low * _DE_BRUIJN) >> U(58))]
             key[lines] = 2 * (p - prev - 1) + np.int64(buf[prev + 1] == 45)
             lo[lines] = at[p - 8]                             # the line's last 8 characters
             hi[lines] = at[p - 16]                            # the 8 before them

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.dumpio import readers, short_g
+from nnie_lsp.dumpio import compiled, readers, short_g
 from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
 from nnie_lsp.dumpio.writers import cpp_stream_text
 
@@ -78,9 +78,9 @@ def path(request, monkeypatch):
     if request.param == "compiled":
         if short_g.compiled() is None:
             pytest.skip("numba does not load here")
-        monkeypatch.setattr(short_g, "COMPILE_AFTER", 0)
+        monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
     else:
-        monkeypatch.setattr(short_g, "COMPILE_AFTER", None)
+        monkeypatch.setattr(compiled, "COMPILE_AFTER", None)
     return request.param
 
 

@@ -1,19 +1,16 @@
 """The compiled path of the short ``%g`` reader (``nnie_lsp/dumpio/short_g_jit.py``, numba): the same
-values as the numpy path bit for bit, taken only once a process has read ``COMPILE_AFTER`` bytes of
-such text, and never needed (the numpy path reads everything where numba does not load).
+values as the numpy path bit for bit.  When a process takes it (and that it is never needed):
+``test_compiled_switch.py``.
 
 Every test of ``test_short_g.py`` also runs on both paths (its ``path`` fixture)."""
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 
-import nnie_lsp.dumpio
-from nnie_lsp.dumpio import short_g
-from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
+from nnie_lsp.dumpio import compiled, short_g
+from nnie_lsp.dumpio.readers import read_text_floats
 from nnie_lsp.dumpio.writers import cpp_stream_text
 
 needs_numba = pytest.mark.skipif(short_g.compiled() is None, reason="numba does not load here")
@@ -37,24 +34,17 @@ def _mapper_like(n: int, seed: int) -> np.ndarray:
     return values
 
 
-@pytest.fixture
-def fresh(monkeypatch):
-    """A process that has loaded no compiled path and read nothing yet."""
-    monkeypatch.setattr(short_g, "_JIT", {})
-    monkeypatch.setattr(short_g, "_READ", [0])
-
-
 @needs_numba
 def test_both_paths_give_the_same_bits(monkeypatch, tmp_path):
     data = cpp_stream_text(_mapper_like(300_000, seed=1))
     path = tmp_path / "conv2_input0_3_100_1000_anti_quant.float"
     path.write_bytes(data)
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", None)
+    monkeypatch.setattr(compiled, "COMPILE_AFTER", None)
     numpy_path = read_text_floats(path, threads=1)
     calls = []
     real = short_g._parse_stream_compiled
     monkeypatch.setattr(short_g, "_parse_stream_compiled", lambda *a: calls.append(1) or real(*a))
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", 0)
+    monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
     for threads in (1, 2):
         got = read_text_floats(path, threads=threads)
         assert calls, "the compiled path was not taken"
@@ -64,45 +54,10 @@ def test_both_paths_give_the_same_bits(monkeypatch, tmp_path):
 
 
 @needs_numba
-def test_the_compiled_path_loads_only_after_COMPILE_AFTER_bytes(monkeypatch, fresh):
-    text = cpp_stream_text(_mapper_like(300, seed=2))
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", 3 * len(text) - 1)
-    for _ in range(2):
-        parse_text_floats(text)
-        assert "kernel" not in short_g._JIT  # under 3000 bytes read: the numpy path, numba not touched
-    parse_text_floats(text)
-    assert short_g._JIT["kernel"] is not None
-    small = b"0.25\n-1.5e-05\n"
-    calls = []
-    real = short_g._parse_stream_compiled
-    monkeypatch.setattr(short_g, "_parse_stream_compiled", lambda *a: calls.append(1) or real(*a))
-    np.testing.assert_array_equal(parse_text_floats(small), [0.25, -1.5e-05])
-    assert calls, "once loaded, every text takes the compiled path"
-
-
-def test_never_means_never(monkeypatch, fresh):
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", None)
-    parse_text_floats(cpp_stream_text(_mapper_like(3000, seed=3)))
-    assert "kernel" not in short_g._JIT
-
-
-def test_without_numba_the_numpy_path_reads_it(monkeypatch, fresh):
-    monkeypatch.setitem(sys.modules, "nnie_lsp.dumpio.short_g_jit", None)  # "import" raises ImportError
-    monkeypatch.delattr(nnie_lsp.dumpio, "short_g_jit", raising=False)
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", 0)
-    values = _mapper_like(5000, seed=4)
-    got = parse_text_floats(cpp_stream_text(values))
-    assert short_g._JIT == {"kernel": None}
-    finite = np.isfinite(values)
-    assert np.all(np.abs(got[finite] - values[finite]) <= 5.0000001e-6 * np.abs(values[finite]))
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(values))
-
-
-@needs_numba
 @pytest.mark.parametrize("bad", [b"0.5x", b"1-2", b"--1", b"0..5", b"1e+5", b"0.1234567891", b"", b"+1"])
 def test_a_bad_line_refuses_the_piece(monkeypatch, bad):
     """The kernel alone (no fallback): a bad line anywhere in a piece makes it answer (-1, 0)."""
-    monkeypatch.setattr(short_g, "COMPILE_AFTER", 0)
+    monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
     lines = cpp_stream_text(_mapper_like(500, seed=5)).split(b"\n")[:-1]
     kernel = short_g.compiled()
     for where in (0, 1, 250, 499):

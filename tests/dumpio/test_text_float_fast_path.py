@@ -1,4 +1,5 @@
-"""The ``%.18e`` fast path (``nnie_lsp/dumpio/fixed_e.py``) against correctly rounded parses.
+"""The ``%.18e`` fast path (``nnie_lsp/dumpio/fixed_e.py``) against correctly rounded parses, on
+both its paths (numpy, and compiled: ``fixed_e_jit.py``; the ``path`` fixture).
 
 Whatever it accepts must read as the general tokeniser reads it (within 2 ulp; exactly for values
 near the ends of float64), and whatever it refuses must give exactly the general tokeniser's result
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from nnie_lsp import safe_io
-from nnie_lsp.dumpio import fixed_e, readers
+from nnie_lsp.dumpio import compiled, fixed_e, readers
 from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
 
 EXTREMES = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e-310, -2.5e-315, 2.2250738585072014e-308,
@@ -50,6 +51,19 @@ def _assert_within_ulps(got: np.ndarray, want: np.ndarray, ulps: float = 2.0) ->
         spacing = np.minimum(np.spacing(np.abs(want[finite])), np.spacing(np.finfo(np.float64).max / 2) * 2)
     error = np.abs(got[finite] - want[finite]) / spacing
     assert error.max(initial=0) <= ulps, error.max()
+
+
+@pytest.fixture(autouse=True, params=["numpy", "compiled"])
+def path(request, monkeypatch):
+    """Every test runs on both paths: the numpy one and the compiled one (numba,
+    ``dumpio/fixed_e_jit.py``)."""
+    if request.param == "compiled":
+        if fixed_e.compiled() is None:
+            pytest.skip("numba does not load here")
+        monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
+    else:
+        monkeypatch.setattr(compiled, "COMPILE_AFTER", None)
+    return request.param
 
 
 @pytest.fixture
