@@ -26,7 +26,8 @@ Goals, all whole processes, measured here and never by a timed test:
    prototxt looks for the prototxt's name in each cfg's text before parsing it).
 
 Every command runs ``--repeat`` times, the commands interleaved round-robin so a busy machine
-slows them alike; medians and minimums are printed, and the ratios use the medians.  Bytecode is
+slows them alike; medians and minimums of wall time and the median CPU time (user + system, less
+sensitive to a busy machine) are printed, and the ratios use the medians.  Bytecode is
 compiled first (a run without ``PYTHONDONTWRITEBYTECODE``), as it is after the first run of an
 installed copy.  The floor (``python -c pass``) is printed too: the interpreter and ``site``
 (the editable install's path finder) cost the same to every command.  Exit status is always 0.
@@ -207,14 +208,15 @@ def main(argv=None) -> int:
     print(f"{os.cpu_count()} cores, load average {load:.2f}; {args.repeat} runs each, interleaved; "
           f"{args.layers}-layer net for 'big'; nnie_lsp from {args.tree or ROOT}")
     med = {name: statistics.median(ts) for name, ts in times.items()}
+    cpu = {name: statistics.median(ts) for name, ts in CPU_TIMES.items()}
     for name, ts in times.items():
-        print(f"  {name:38s} median {med[name] * 1e3:6.1f} ms  min {min(ts) * 1e3:6.1f} ms")
+        print(f"  {name:38s} median {med[name] * 1e3:6.1f} ms  min {min(ts) * 1e3:6.1f} ms  "
+              f"CPU median {cpu[name] * 1e3:6.1f} ms")
     print(f"nnie-lint one-layer whole process: {med['nnie-lint one.prototxt'] * 1e3:.0f} ms (goal <= 50 ms); "
           f"above the interpreter floor: {(med['nnie-lint one.prototxt'] - med['python -c pass']) * 1e3:.0f} ms, "
           f"above 'import text_format': {(med['nnie-lint one.prototxt'] - med[IMPORT_ONLY]) * 1e3:.0f} ms")
     ratio = med["nnie-lint big.prototxt"] / med["bare text_format.Parse (big)"]
     print(f"ratio nnie-lint big / bare text_format.Parse process: {ratio:.2f}x (goal <= 1.00x)")
-    cpu = {name: statistics.median(ts) for name, ts in CPU_TIMES.items()}
     for label, a, b, goal in (("nnie-lint one.cfg (+ its one-layer prototxt) / bare 'import text_format' process",
                                "nnie-lint one.cfg (+ its prototxt)", IMPORT_ONLY, "1.60"),
                               ("nnie-lint one.prototxt with two unrelated cfgs in the parent folder / without",

@@ -9,8 +9,6 @@ fact base with it): linting a prototxt alone does not pay for them (nnie-lint's 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
-from typing import NamedTuple
 
 from . import safe_io
 from .cfg.model import MapperConfig
@@ -24,6 +22,7 @@ from .cfg.preprocessing import (
 )
 from .cfg.reader import CfgDocument, CfgEntry, parse_cfg
 from .content_cache import ContentCache
+from .records import NamedTuple
 from .safe_io import FileProblem
 from .sources import SourceProvider, UnreadableFile, note_unreadable, provider_problem
 from .text import Decoded
@@ -237,6 +236,6 @@ def _ref_problem(ref: RefFile, provider: SourceProvider) -> FileProblem | None:
 
 def _with_encoding(doc: CfgDocument, dec: Decoded) -> CfgDocument:
     try:
-        return replace(doc, encoding=dec.encoding, bom=dec.bom, newline=dec.newline)
+        return doc._replace(encoding=dec.encoding, bom=dec.bom, newline=dec.newline)
     except (TypeError, ValueError):
         return doc

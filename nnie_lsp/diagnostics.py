@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from enum import Enum, IntEnum
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
+from .records import NamedTuple
 from .text import Range, TextEdit, edits_overlap
 
 

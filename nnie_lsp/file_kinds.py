@@ -57,12 +57,12 @@ HEAD_BYTES = 8192
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".ppm", ".pgm", ".webp", ".yuv", ".nv12",
                     ".nv21", ".rgb", ".bgr", ".raw")
 
-_DOT_RE = re.compile(r"\A(?:\s|//[^\n]*\n|#[^\n]*\n|/\*.*?\*/)*(?:strict\s+)?(?:di)?graph\b[^{\n]*\{",
-                     re.IGNORECASE | re.DOTALL)
-_RUNTIME_RE = re.compile(r"^[ \t]*(?:Classify|Sub_net_type|Layer_cnt)[ \t]*:", re.MULTILINE)
-_NUMBER_LINE_RE = re.compile(r"[ \t]*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]{2,16}"
-                             r"|[-+]?(?:nan|inf))(?:[ \t,;]+(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-                             r"|0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]{2,16}|[-+]?(?:nan|inf)))*[ \t,;]*")
+# Compiled on first use (re's cache): a net or a cfg is told before any of them is needed (start-up).
+_DOT_RE = r"(?is)\A(?:\s|//[^\n]*\n|#[^\n]*\n|/\*.*?\*/)*(?:strict\s+)?(?:di)?graph\b[^{\n]*\{"
+_RUNTIME_RE = r"(?m)^[ \t]*(?:Classify|Sub_net_type|Layer_cnt)[ \t]*:"
+_NUMBER_LINE_RE = (r"[ \t]*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]{2,16}"
+                   r"|[-+]?(?:nan|inf))(?:[ \t,;]+(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+                   r"|0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]{2,16}|[-+]?(?:nan|inf)))*[ \t,;]*")
 _SAMPLE_LINES = 200
 
 
@@ -75,7 +75,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _only_numbers(lines: list[str]) -> bool:
-    return bool(lines) and all(_NUMBER_LINE_RE.fullmatch(line) for line in lines)
+    return bool(lines) and all(re.fullmatch(_NUMBER_LINE_RE, line) for line in lines)
 
 
 def _image_list(lines: list[str]) -> bool:
@@ -117,9 +117,9 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
         return MAPPER_LOG
     if fields & SOLVER_ONLY_FIELDS and not fields & NET_ONLY_FIELDS:
         return SOLVER
-    if _DOT_RE.match(text):
+    if re.match(_DOT_RE, text):
         return NET_TREE
-    if len(_RUNTIME_RE.findall(text)) >= 2:
+    if len(re.findall(_RUNTIME_RE, text)) >= 2:
         return RUNTIME
     lines = _lines(text)
     if _only_numbers(lines):

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable
 
 from . import safe_io
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
@@ -20,6 +20,7 @@ from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
 from .rules.meta import internal_error
 from .rules.registry import CFG
+from .records import NamedTuple
 from .settings import LintSettings, load_settings
 from .suppress import apply_suppressions, parse_directives
 from .text import Decoded, apply_edits, decode, encode

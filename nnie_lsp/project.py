@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from .content_cache import ContentCache
 from .prototxt.graph import NetGraph, build_graph
 from .prototxt.reader import PrototxtDocument, parse_prototxt
 from . import safe_io
+from .records import NamedTuple
 from .settings import LintSettings
 from .sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
 

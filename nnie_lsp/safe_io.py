@@ -28,9 +28,9 @@ import errno
 import io
 import os
 import stat
-from typing import NamedTuple
 
 from .lang import pick
+from .records import NamedTuple
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",

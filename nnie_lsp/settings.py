@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Iterable, Mapping, NamedTuple
+from typing import Iterable, Mapping
 
 from .diagnostics import Severity
 from .lang import language
+from .records import NamedTuple
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
 RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})

@@ -9,9 +9,10 @@ a project needed but did not read.  Kept apart from :mod:`nnie_lsp.project` so t
 from __future__ import annotations
 
 import os
-from typing import NamedTuple, Protocol, TYPE_CHECKING
+from typing import Protocol, TYPE_CHECKING
 
 from . import safe_io
+from .records import NamedTuple
 from .safe_io import FileProblem
 from .text import Decoded, decode
 

@@ -8,13 +8,14 @@ suppresses nothing is reported as NN901; an unknown code in a directive as NN902
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .diagnostics import Diagnostic
+from .records import NamedTuple
 from .rules.meta import unknown_suppression_code, unused_suppression
 from .text import Range
 
-DIRECTIVE = re.compile(r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?")
+# compiled on first use (re's cache), for a comment that names nnie-lint: most files have none (start-up)
+DIRECTIVE = r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?"
 
 
 class Directive(NamedTuple):
@@ -46,7 +47,7 @@ def parse_directives(path: str, comments, line_text) -> list[Directive]:
     """`comments`: iterable of (Range, text) for each `#` comment; `line_text(i)` gives line i."""
     out = []
     for rng, text in comments:
-        m = DIRECTIVE.search(text)
+        m = re.search(DIRECTIVE, text) if "nnie-lint" in text else None
         if not m:
             continue
         kind = "file" if m.group(1) == "disable-file" else "line"

@@ -16,9 +16,10 @@ import bisect
 import codecs
 from itertools import accumulate, repeat
 from operator import add
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Sequence
 
 from . import safe_io
+from .records import NamedTuple
 
 
 class Position(NamedTuple):

@@ -147,3 +147,19 @@ def test_reading_a_well_formed_cfg_does_not_load_the_line_parser():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_bracket_key_reads_what_the_sniffing_pattern_read():
+    """``looks_like_mapper_cfg`` finds a line's ``[key]`` with str methods (issue 18 start-up: the
+    pattern it replaced cost about 0.4 ms to compile); both agree on every line."""
+    import re
+
+    pattern = re.compile(r"^[ \t\ufeff]*\[([^\[\]\s]+)\]")
+    rng = random.Random(4)
+    alphabet = "[]# \t\r\f\v\ufeff\u3000\u00a0\x1cab_."
+    lines = TRICKY_LINES + _corpus_lines() + ["\ufeff[prototxt_file] a", "[a]]", "[[a]", "[a\u3000b] c", "[é] x"]
+    lines += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(20000)]
+    for line in lines:
+        match = pattern.match(line)
+        assert reader.bracket_key(line) == (match.group(1) if match else None), repr(line)
+    assert reader.looks_like_mapper_cfg("# x\n  [RGB_order] BGR\n") and not reader.looks_like_mapper_cfg("[metadata]\n")

@@ -89,6 +89,65 @@ def test_linting_a_cfg_reads_it_without_lark(tmp_path):
     assert _loaded(modules, NEVER) == []
 
 
+# a cfg with its one-layer prototxt (issue 18: within 1.6x a bare `import text_format` process,
+# benchmarks/bench_startup.py): the cfg side's records are nnie_lsp.records classes, not
+# dataclasses (importing dataclasses loads inspect, ast, dis, tokenize: about 9 ms); nothing only
+# --fix, --diff, a crash, hover docs, a mapper log or a dot file needs (json: the probe itself loads it)
+CFG_PATH_NEVER = ("dataclasses", "inspect", "ast", "dis", "tokenize", "logging", "difflib",
+                  "nnie_lsp.atomic_write", "nnie_lsp.rules.docs_zh", "nnie_lsp.rules.triage_common",
+                  "nnie_lsp.cfg.standalone_parser", "nnie_lsp.mapper.log", "nnie_lsp.mapper.nettree",
+                  "nnie_lsp.mapper.dot", "nnie_lsp.prototxt.solver", "nnie_lsp.prototxt.schema")
+
+# what the probe reports besides the modules: records built by typing.NamedTuple (their string
+# annotations compiled into ForwardRefs: about 0.2 ms a class) or by dataclasses among the classes
+# of the nnie_lsp modules loaded, and whether the protobuf-text tokenizer's pattern was compiled
+SLOW_RECORDS_PROBE = PROBE.replace("code = main()\n", """code = main()
+import typing
+slow = []
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("nnie_lsp") and module is not None:
+        for cls in vars(module).values():
+            if isinstance(cls, type) and cls.__module__ == name:
+                notes = getattr(cls, "__annotations__", {})
+                if issubclass(cls, tuple) and any(isinstance(v, typing.ForwardRef) for v in notes.values()):
+                    slow.append(name + "." + cls.__name__ + " (typing.NamedTuple)")
+                if "__dataclass_params__" in vars(cls):
+                    slow.append(name + "." + cls.__name__ + " (dataclass)")
+tokenizer = sys.modules.get("nnie_lsp.prototxt.tokenizer")
+compiled = getattr(tokenizer, "_token_re", None)
+print(json.dumps({"slow": slow, "tokenizer_compiled": bool(compiled and compiled.cache_info().currsize)}),
+      file=sys.stderr)
+""")
+
+
+def _probe(args: list[str], cwd) -> tuple[set[str], dict]:
+    done = subprocess.run([sys.executable, "-c", SLOW_RECORDS_PROBE, *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) >= 2, done.stderr
+    return set(json.loads(lines[-1])["modules"]), json.loads(lines[-2])
+
+
+def test_linting_a_cfg_loads_only_what_it_needs(tmp_path):
+    (tmp_path / "one.prototxt").write_text(ONE_LAYER)
+    (tmp_path / "one.cfg").write_text(CFG)
+    modules, report = _probe(["one.cfg"], tmp_path)
+    assert "nnie_lsp.cfg.preprocessing" in modules and "nnie_lsp.rules.config_rules" in modules  # the cfg side ran
+    assert _loaded(modules, NEVER + CFG_PATH_NEVER) == []
+    # every record class on the path is cheap to define (nnie_lsp.records)
+    assert report["slow"] == []
+    # a well-formed prototxt is read by the fast path: the general tokenizer's pattern (about
+    # 0.8 ms to compile) is never compiled
+    assert report["tokenizer_compiled"] is False
+
+
+def test_linting_a_broken_prototxt_still_tokenizes_it(tmp_path):
+    """The lazily compiled tokenizer pattern is used when the fast path gives up."""
+    (tmp_path / "bad.prototxt").write_text(ONE_LAYER + "layer { name: \"x\" type: }\n")
+    modules, report = _probe(["--format", "json", "bad.prototxt"], tmp_path)
+    assert report["tokenizer_compiled"] is True
+
+
 def test_a_pyproject_that_names_nnie_lint_is_read(tmp_path):
     (tmp_path / "one.prototxt").write_text(ONE_LAYER.replace('name: "conv"', 'name: "conv" # noqa'))
     (tmp_path / "pyproject.toml").write_text('[tool.nnie-lint]\nselect = ["NN001"]\n')

@@ -17,9 +17,10 @@ Simplified-Chinese ``message_zh`` (empty strings when the value is fine), plus a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
+
+from ..records import FrozenRecord
 
 Kind = Literal["path", "int", "float", "enum", "string"]
 Status = Literal["vendor", "ruyistudio", "spelling-variant", "unverified"]
@@ -36,8 +37,7 @@ NULL_PATH_VALUES = frozenset({"null", "none", "ignore", "nil", ""})
 NULL_PATH_PLACEHOLDER = "null"
 
 
-@dataclass(frozen=True, eq=False)
-class KeySpec:
+class KeySpec(FrozenRecord, eq=False):
     name: str
     kind: Kind
     doc_en: str
@@ -45,7 +45,7 @@ class KeySpec:
     source: str
     status: Status = "vendor"
     choices: tuple[str, ...] = ()  # allowed values (enums, int sets), as written in the cfg
-    value_docs: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # value -> (en, zh)
+    value_docs: Mapping[str, tuple[str, str]] = MappingProxyType({})  # value -> (en, zh)
     minimum: float | None = None
     maximum: float | None = None
     min_inclusive: bool = True
@@ -386,8 +386,7 @@ PER_INPUT_KEYS: tuple[str, ...] = tuple(s.name for s in _SPECS if s.per_input)
 SHAREABLE_PER_INPUT_KEYS: tuple[str, ...] = ("RGB_order", "data_scale")
 
 
-@dataclass(frozen=True)
-class ForeignKey:
+class ForeignKey(FrozenRecord):
     """A key of another tool's cfg (SVP_NNN ATC / MindSpore Lite dpico), not nnie_mapper."""
 
     name: str

@@ -24,7 +24,6 @@ Conventions (documented here because rule authors rely on them):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -40,6 +39,7 @@ from .keys import (
 )
 from .values import ValueCheck, check_value
 from .reader import CfgDocument, CfgEntry
+from ..records import FrozenRecord
 
 
 def canonical_key(key: str) -> str:
@@ -54,8 +54,7 @@ def _value_of(spec: KeySpec, entry: CfgEntry | None) -> Any:
     return chk.parsed if chk.ok else None
 
 
-@dataclass(frozen=True)
-class InputGroup:
+class InputGroup(FrozenRecord):
     """The per-input settings of network input ``index`` (0-based)."""
 
     index: int
@@ -113,8 +112,7 @@ class InputGroup:
         return tuple(sorted((e for e in es if e is not None), key=lambda e: e.index))
 
 
-@dataclass(frozen=True)
-class PerInputMismatch:
+class PerInputMismatch(FrozenRecord):
     """A per-input key whose occurrence count does not match the number of image_list entries."""
 
     key: str
@@ -133,8 +131,7 @@ class PerInputMismatch:
                 f"（每个网络输入一组配置）")
 
 
-@dataclass(frozen=True)
-class EntryCheck:
+class EntryCheck(FrozenRecord):
     entry: CfgEntry
     spec: KeySpec
     check: ValueCheck

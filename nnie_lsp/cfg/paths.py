@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import ntpath
 import os
-from dataclasses import dataclass
 from typing import Callable
 
 from .keys import is_null_path
+from ..records import FrozenRecord
 
 Exists = Callable[[str], bool]
 
@@ -33,8 +33,7 @@ Exists = Callable[[str], bool]
 ANCESTOR_LIMIT = 6
 
 
-@dataclass(frozen=True)
-class ResolvedPath:
+class ResolvedPath(FrozenRecord):
     """A path as written in the cfg and where it was found."""
 
     written: str                 # the value as meant (inline comment removed)

@@ -30,13 +30,13 @@ folder, then the working directory, then the folders above the cfg.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, Mapping
 
 from .keys import KEYS, is_null_path
 from .model import InputGroup, MapperConfig
 from .paths import Exists, ResolvedPath, resolve_written
+from ..records import FrozenRecord
 
 MeanKind = Literal["none", "mean-image", "channel-mean"]
 NO_MEAN: MeanKind = "none"
@@ -66,8 +66,7 @@ NAMED_SCALES: tuple[tuple[float, str, str], ...] = (
 # ---------------------------------------------------------------- norm_type / image_type tables
 
 
-@dataclass(frozen=True)
-class NormType:
+class NormType(FrozenRecord):
     """One row of the norm_type table."""
 
     value: int
@@ -102,8 +101,7 @@ def norm_type_for(mean_kind: MeanKind, scales: bool) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
-class ImageType:
+class ImageType(FrozenRecord):
     """One row of the image_type table."""
 
     value: int
@@ -138,8 +136,7 @@ def mean_file_kind(written: str) -> MeanKind:
     return MEAN_IMAGE if path.endswith(MEAN_IMAGE_SUFFIX) else CHANNEL_MEAN
 
 
-@dataclass(frozen=True)
-class ChannelMeans:
+class ChannelMeans(FrozenRecord):
     """A channel-mean text file read: the values, or the first bad line."""
 
     values: tuple[float, ...] | None
@@ -165,8 +162,7 @@ def parse_channel_means(text: str) -> ChannelMeans:
 # ---------------------------------------------------------------- per input
 
 
-@dataclass(frozen=True)
-class InputPreprocessing:
+class InputPreprocessing(FrozenRecord):
     """The preprocessing of network input ``index`` as the cfg states it."""
 
     index: int

@@ -24,13 +24,13 @@ Never raises: :func:`parse_cfg` accepts any ``str``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
 from .. import safe_io
 from ..text import LineIndex, Position, Range, detect_newline, read_text
+from ..records import FrozenRecord
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "mapper_cfg.lark"
 
@@ -42,8 +42,7 @@ _BLANKS = " \t\f\v\r"
 # ---------------------------------------------------------------- public data
 
 
-@dataclass(frozen=True, slots=True)
-class CfgEntry:
+class CfgEntry(FrozenRecord):
     """One ``[key] value`` line.  All ranges are in the document (0-based line, code points)."""
 
     key: str  # text inside the brackets, as written
@@ -67,15 +66,13 @@ class CfgEntry:
         return self.raw_value[start + 1:]
 
 
-@dataclass(frozen=True, slots=True)
-class CfgSyntaxError:
+class CfgSyntaxError(FrozenRecord):
     message: str
     range: Range
     message_zh: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class CfgComment:
+class CfgComment(FrozenRecord):
     """A full-line ``#`` comment (possibly indented)."""
 
     range: Range  # from '#' to the last non-blank character
@@ -83,24 +80,23 @@ class CfgComment:
 
     def looks_like_entry(self) -> bool:
         """True for a commented-out setting such as ``# [prototxt_file] ./a.prototxt``."""
-        return _COMMENTED_ENTRY.match(self.text) is not None
+        return re.match(_COMMENTED_ENTRY, self.text) is not None
 
 
-_COMMENTED_ENTRY = re.compile(r"[ \t#]*\[[^\[\]\s]+\]")
+_COMMENTED_ENTRY = r"[ \t#]*\[[^\[\]\s]+\]"  # compiled on first use (re's cache)
 
 
-@dataclass(frozen=True)
-class CfgDocument:
+class CfgDocument(FrozenRecord, not_compared=("line_index", "line_kinds")):
     path: str | None
     text: str
     entries: tuple[CfgEntry, ...]
     comments: tuple[CfgComment, ...]
     errors: tuple[CfgSyntaxError, ...]
-    line_index: LineIndex = field(compare=False, repr=False)
+    line_index: LineIndex  # not compared, not in repr
     encoding: str = "utf-8"
     bom: bool = False
     newline: str = "\n"
-    line_kinds: tuple[LineKind, ...] = field(default=(), compare=False, repr=False)
+    line_kinds: tuple[LineKind, ...] = ()  # not compared, not in repr
 
     @cached_property
     def _by_key(self) -> dict[str, tuple[CfgEntry, ...]]:
@@ -198,8 +194,7 @@ def _get_parser():
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class _LineParse:
+class _LineParse(FrozenRecord):
     """Result of one line, offsets relative to the line content."""
 
     kind: LineKind
@@ -216,34 +211,58 @@ def _rstrip_end(s: str) -> int:
     return len(s.rstrip(_BLANKS))
 
 
-# The grammar is regular: this pattern accepts exactly the lines it accepts, with the same spans
-# (greedy VALUE and COMMENT, as lark's lexer takes them).  A line it matches needs no parser, so
-# reading a well-formed cfg never loads the line parser (nnie-lint's start-up, issue 18); any other
-# line goes to the parser.  tests/test_startup_cfg_parser.py checks both agree on every line.
-_BLANK = r"[ \t\f\v\r]"
-_COMMENT_RE = r"#(?:[^\n]*[^ \t\f\v\r\n])?"
-_VALUE_RE = r"[^ \t\f\v\r\n#][^ \t\f\v\r\n]*(?:[ \t\f\v\r]+[^ \t\f\v\r\n#][^ \t\f\v\r\n]*)*"
-_FAST_LINE = (rf"{_BLANK}*(?:\[(?P<key>[^ \t\f\v\r\n\[\]]+)\](?:{_BLANK}+(?:(?P<value>{_VALUE_RE})"
-              rf"(?:{_BLANK}+(?P<vcomment>{_COMMENT_RE}))?|(?P<lcomment>{_COMMENT_RE}))?{_BLANK}*)?"
-              rf"|(?P<comment>{_COMMENT_RE}){_BLANK}*)?")
+# The grammar is regular: this reads exactly the lines it accepts, with the same spans (greedy
+# VALUE and COMMENT, as lark's lexer takes them).  A line read here needs no parser, so reading a
+# well-formed cfg never loads the line parser (nnie-lint's start-up, issue 18); any other line goes
+# to the parser.  It is written with str methods rather than as one regular expression, whose
+# compilation alone cost about 0.7 ms of every start-up.  tests/test_startup_cfg_parser.py checks
+# both agree on every line.
+_TO_SPACE = str.maketrans({blank: " " for blank in _BLANKS})
 
 
 def _fast_line(content: str) -> _LineParse | None:
-    """The parse of a line the grammar accepts, without the parser (None: ask the parser)."""
-    match = re.fullmatch(_FAST_LINE, content)
-    if match is None:
+    """The parse of a line the grammar accepts, without the parser (None: ask the parser).
+
+    The grammar's line: blanks (`` \\t\\f\\v\\r``), then nothing, a ``#`` comment (to the last
+    non-blank character), or ``[key]`` (no blank or bracket in the key) followed by nothing or by
+    blanks and then a comment, or a value (words separated by blanks, none starting with ``#``)
+    with an optional comment after blanks; then blanks."""
+    if "\n" in content:
         return None
-    if match.group("comment") is not None:
-        return _LineParse("comment", span=match.span("comment"))
-    if match.group("key") is None:
+    start = len(content) - len(content.lstrip(_BLANKS))
+    end = _rstrip_end(content)  # just past the last non-blank character
+    if start >= end:
         return _LineParse("blank")
-    after = match.end("key") + 1  # just past ']'
+    if content[start] == "#":
+        return _LineParse("comment", span=(start, end))
+    if content[start] != "[":
+        return None
+    close = content.find("]", start + 1)
+    if close <= start + 1:
+        return None
+    key = content[start + 1:close]
+    if "[" in key or any(ch in _BLANKS for ch in key):
+        return None
+    after = close + 1  # just past ']'
+    if after < len(content) and content[after] not in _BLANKS:
+        return None
     raw_start = after + (len(content) - after - len(content[after:].lstrip(_BLANKS)))
-    raw_end = max(_rstrip_end(content), raw_start)
-    value = match.span("value") if match.group("value") is not None else (raw_start, raw_start)
-    comment_group = "vcomment" if match.group("vcomment") is not None else "lcomment"
-    comment = match.span(comment_group) if match.group(comment_group) is not None else None
-    return _LineParse("entry", key=match.span("key"), raw_value=(raw_start, raw_end), value=value, comment=comment)
+    raw_end = max(end, raw_start)
+    value = (raw_start, raw_start)
+    comment = None
+    if raw_start < end:
+        if content[raw_start] == "#":
+            comment = (raw_start, end)
+        else:
+            # words separated by blanks; the first word starting with '#' starts the comment
+            rest = content[raw_start:end].translate(_TO_SPACE)
+            hash_word = rest.find(" #")
+            if hash_word == -1:
+                value = (raw_start, end)
+            else:
+                value = (raw_start, raw_start + len(rest[:hash_word].rstrip(" ")))
+                comment = (raw_start + hash_word + 1, end)
+    return _LineParse("entry", key=(start + 1, close), raw_value=(raw_start, raw_end), value=value, comment=comment)
 
 
 @lru_cache(maxsize=8192)
@@ -432,7 +451,21 @@ def read_cfg(path: str) -> CfgDocument:
 
 # ---------------------------------------------------------------- sniffing
 
-_BRACKET_LINE = re.compile(r"^[ \t\ufeff]*\[([^\[\]\s]+)\]")
+
+def bracket_key(line: str) -> str | None:
+    """The key of a line that starts ``[key]`` after blanks or a BOM, or None: what
+    ``^[ \\t\\ufeff]*\\[([^\\[\\]\\s]+)\\]`` reads, without compiling that pattern at start-up (about
+    0.4 ms; tests/test_startup_cfg_parser.py checks both agree)."""
+    rest = line.lstrip(" \t\ufeff")
+    if not rest.startswith("["):
+        return None
+    close = rest.find("]", 1)
+    if close < 2:
+        return None
+    key = rest[1:close]
+    if "[" in key or any(ch.isspace() for ch in key):
+        return None
+    return key
 
 
 def looks_like_mapper_cfg(text: str) -> bool:
@@ -444,7 +477,7 @@ def looks_like_mapper_cfg(text: str) -> bool:
     from .keys import is_known_any  # local import: keys imports nothing from here
 
     for raw in text.splitlines():
-        m = _BRACKET_LINE.match(raw)
-        if m and is_known_any(m.group(1)):
+        key = bracket_key(raw)
+        if key is not None and is_known_any(key):
             return True
     return False

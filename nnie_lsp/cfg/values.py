@@ -7,8 +7,9 @@ for a quick fix (``bgr`` -> ``BGR``, ``1/256`` -> ``0.00390625``). Ranges: docs/
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..records import FrozenRecord
 
 if TYPE_CHECKING:
     from .keys import KeySpec
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["ValueCheck", "check_value"]
 
 
-@dataclass(frozen=True)
-class ValueCheck:
+class ValueCheck(FrozenRecord):
     ok: bool
     parsed: Any  # int / float / str; None when not ok
     message: str = ""  # English, empty when ok
@@ -31,7 +31,8 @@ class ValueCheck:
 
 _INT_RE = re.compile(r"^[+-]?\d+$")
 _FLOAT_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
-_FRACTION_RE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?)\s*/\s*(\d+(?:\.\d*)?)\s*$")
+# only a bad float needs it: compiled on first use (re's cache), not at start-up
+_FRACTION_RE = r"^\s*([+-]?\d+(?:\.\d*)?)\s*/\s*(\d+(?:\.\d*)?)\s*$"
 
 
 def _fmt(x: float) -> str:
@@ -126,7 +127,7 @@ def check_value(spec: KeySpec, text: str) -> ValueCheck:
     if spec.kind == "float":
         if not _FLOAT_RE.match(t):
             suggestion = None
-            m = _FRACTION_RE.match(t)
+            m = re.match(_FRACTION_RE, t)
             if m and float(m.group(2)) != 0:
                 suggestion = repr(float(m.group(1)) / float(m.group(2)))
             return _bad(f"{spec.name} must be a decimal number (e.g. 0.00390625); got {t}",

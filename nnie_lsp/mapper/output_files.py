@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import replace
 from pathlib import PureWindowsPath
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from .. import safe_io
 from ..content_cache import ContentCache
+from ..records import NamedTuple
 from ..text import Decoded, decode
 
 if TYPE_CHECKING:  # the readers are imported when a log or dot file is found (nnie-lint's start-up)
@@ -143,6 +143,8 @@ def _finish(parsed, decoded: Decoded):
     """A log keeps the encoding it was read with (a net tree has no such fields)."""
     from .log import MapperLog
     if isinstance(parsed, MapperLog):
+        from dataclasses import replace  # a log read: the log reader has loaded dataclasses already
+
         return replace(parsed, encoding=decoded.encoding, bom=decoded.bom, newline=decoded.newline)
     return parsed
 

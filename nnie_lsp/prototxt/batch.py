@@ -14,8 +14,9 @@ listed too, as one that could not be checked.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Iterable, Mapping, NamedTuple, TYPE_CHECKING
+from typing import Iterable, Mapping, TYPE_CHECKING
 
+from ..records import NamedTuple
 from .shapes import declared_inputs, infer_shapes
 
 if TYPE_CHECKING:

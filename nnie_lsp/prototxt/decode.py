@@ -137,7 +137,7 @@ def did_you_mean(name: str, candidates: list[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 # values
 
-_C_OCTAL = re.compile(r"(-?)0(\d+)$")
+_C_OCTAL = r"(-?)0(\d+)$"  # compiled on first use (re's cache): plain numbers never need it
 TRUE_WORDS = frozenset(("true", "t", "1", "True"))
 FALSE_WORDS = frozenset(("false", "f", "0", "False"))
 
@@ -150,7 +150,7 @@ def parse_int(tok: str) -> int:
     if tok.isdigit() and (tok[0] != "0" or len(tok) == 1):
         return int(tok)
     t = tok
-    m = _C_OCTAL.match(t)
+    m = re.match(_C_OCTAL, t)
     if m:
         t = m.group(1) + "0o" + m.group(2)
     try:

@@ -5,7 +5,7 @@ the general Custom / ``_cpu`` advice."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ..records import NamedTuple
 
 __all__ = ["ForkLayer", "FORK_LAYERS", "fork_layer"]
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Callable, NamedTuple, Sequence, TYPE_CHECKING
+from typing import Callable, Sequence, TYPE_CHECKING
 
+from ..records import NamedTuple
 from ..text import Range
 from .phase import TEST_STATE, NetState, membership
 from .reader import LayerSource, Node, PrototxtDocument

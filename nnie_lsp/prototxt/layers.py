@@ -18,7 +18,7 @@ BVLC (Caffe's own layer definitions).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ..records import NamedTuple
 
 __all__ = [
     "LayerSpec",

@@ -35,7 +35,7 @@ from .tree import NN010, NN011, LayerSource, Node, PrototxtDocument, ProtoError
 
 __all__ = ["LayerSource", "Node", "PrototxtDocument", "parse_prototxt"]
 
-_HEADER_RE = re.compile(r"#\s*proto-message:\s*([A-Za-z_][\w.]*)")
+_HEADER_RE = r"#\s*proto-message:\s*([A-Za-z_][\w.]*)"  # compiled on first use (re's cache)
 
 
 def parse_prototxt(text: str, path: str | None = None, message_type: str | None = None) -> PrototxtDocument:
@@ -49,7 +49,7 @@ def parse_prototxt(text: str, path: str | None = None, message_type: str | None 
     root_name = "caffe.NetParameter"
     # the header is looked up before parsing (cheap: only leading comments)
     lead = text[:4096]
-    hm = _HEADER_RE.search(lead) if "proto-message" in lead else None
+    hm = re.search(_HEADER_RE, lead) if "proto-message" in lead else None
     requested = message_type
     if requested is None and hm is not None:
         # only honour it if nothing but comments/whitespace precedes it

@@ -12,8 +12,9 @@ NN022 reports); layers whose parameters do not fit their inputs are :class:`Shap
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Mapping, NamedTuple, TYPE_CHECKING
+from typing import Mapping, TYPE_CHECKING
 
+from ..records import NamedTuple
 from .shape_rules import (
     INPUT_LAYER_TYPES,
     SHAPE_RULES,

@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from google.protobuf.message import Message
 
+from ..records import NamedTuple
 from ..text import LineIndex, Position, Range
 
 NN010 = "NN010"  # syntax error

@@ -4,9 +4,10 @@ per cause (the other places of the same cause as related locations)."""
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
 from ..diagnostics import Severity
+from ..records import NamedTuple
 from ..text import Range
 
 

@@ -9,10 +9,11 @@ triage findings through :class:`nnie_lsp.triage.diagnose.builder.FindingBuilder`
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, NamedTuple
+from typing import Iterable, Mapping
 
 from ..lang import pick
 from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from ..records import NamedTuple
 from ..settings import LintSettings
 from ..text import Range, TextEdit
 from .registry import Messages, registered_rule

@@ -10,13 +10,12 @@ and NN020 (is this a training net?) read.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..diagnostics import Severity
 from ..lang import pick
 from ..prototxt import layers as layer_table
 from ..prototxt.fork_layers import fork_layer
 from ..prototxt.python_layers import TRAINING, python_layer_advice
+from ..records import NamedTuple
 from ..text import Range, TextEdit
 from ._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
 from .registry import rule

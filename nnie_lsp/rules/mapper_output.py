@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import posixpath
 from types import MappingProxyType
-from typing import Mapping, NamedTuple, Sequence
+from typing import Mapping, Sequence
 
 from ..diagnostics import Diagnostic, Related, Severity
+from ..records import NamedTuple
 from ..text import Range
 from ._proto import layer_anchor, names_text
 from .registry import rule

@@ -14,10 +14,11 @@ faces ask for the complete list (``all_rules`` / ``get_rule``).
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Mapping, NamedTuple
+from typing import Callable, Iterable, Mapping
 
 from ..diagnostics import Diagnostic, Severity
 from ..lang import is_zh, pick
+from ..records import NamedTuple
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 

@@ -141,10 +141,8 @@ def rnet():
     return b.model()
 
 
-def small_net(seed: int = 0, *, asymmetric_pads: bool = False, resize_mode: str = "nearest"):
-    """The generated net (module doc), input 1×3×16×16.  ``asymmetric_pads``: the stride-2 conv2
-    pads (0, 0, 1, 1) as TensorFlow's SAME does; ``resize_mode``: "nearest" or "linear"."""
-    rng = np.random.default_rng(seed)
+def _initializers(rng):
+    """Seeded He-scaled weights ``w(*shape)`` and small vectors ``v(n, scale)`` (biases, BN terms)."""
 
     def w(*shape):
         fan_in = int(np.prod(shape[1:]))
@@ -152,6 +150,15 @@ def small_net(seed: int = 0, *, asymmetric_pads: bool = False, resize_mode: str 
 
     def v(n, scale=0.1):
         return (rng.standard_normal(n) * scale).astype(np.float32)
+
+    return w, v
+
+
+def small_net(seed: int = 0, *, asymmetric_pads: bool = False, resize_mode: str = "nearest"):
+    """The generated net (module doc), input 1×3×16×16.  ``asymmetric_pads``: the stride-2 conv2
+    pads (0, 0, 1, 1) as TensorFlow's SAME does; ``resize_mode``: "nearest" or "linear"."""
+    rng = np.random.default_rng(seed)
+    w, v = _initializers(rng)
 
     b = _Builder("small", "input", (1, 3, 16, 16))
     x = _conv(b, "conv1", "input", w(8, 3, 3, 3), v(8), pads=(1, 1, 1, 1))
@@ -199,13 +206,7 @@ def chain_net(seed: int = 0, size: int = 20, *, asymmetric_pads: bool = False):
     2, ``up`` twice) and Split "split_w" (axis 3, 4 columns | the rest).  Every blob feeds only
     layers that run at any size, so a conversion that changes a size still runs in Caffe."""
     rng = np.random.default_rng(seed)
-
-    def w(*shape):
-        fan_in = int(np.prod(shape[1:]))
-        return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
-
-    def v(n, scale=0.1):
-        return (rng.standard_normal(n) * scale).astype(np.float32)
+    w, v = _initializers(rng)
 
     b = _Builder("chain", "input", (1, 3, size, size))
     x = _conv(b, "conv1", "input", w(8, 3, 3, 3), v(8), pads=(1, 1, 1, 1))
