@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NVIM_DIR := .e2e/nvim
 
-.PHONY: demo test install lint-demo triage-demo e2e-vscode bench docs clean neovim client-test
+.PHONY: demo test install lint-demo triage-demo e2e-vscode e2e-vscode-universal bench docs clean neovim client-test
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -54,6 +54,11 @@ client-test:
 
 e2e-vscode: $(STAMP)
 	bash vscode-client/e2e/run.sh
+
+# The universal VSIX alone with a bare Python (no numpy, no pip): the one-click installs of numpy
+# and OpenCV into the extension's folder, then lint, triage, reference, emulation. Needs PyPI.
+e2e-vscode-universal: $(STAMP)
+	bash vscode-client/e2e/run.sh --universal
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_lint.py

@@ -70,8 +70,8 @@ _DEINPLACE_MSG = ("De-inplace \"{layer}\": write to new blob \"{blob}\"", "取�
 
 @rule("NN301", "inplace-activation-after-concat", Severity.WARNING, step=4,
       summary=("In-place activation on a Concat output", "Concat 输出上的原位激活层"),
-      messages={"concat": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper probably computes them as separate layers (not documented for this pair), so Caffe's blob \"{blob}\" (after {type}) may not be comparable with the mapper's {ptype} output",
-                           "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 很可能把它们拆成两个层（该组合文档未说明），Caffe 的 blob \"{blob}\"（{type} 之后）可能无法与 mapper 的 {ptype} 输出对比"),
+      messages={"concat": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper computes them as separate layers (the vendor's accuracy guide says so, step 4; not seen in public files), so Caffe's blob \"{blob}\" (after {type}) may not be comparable with the mapper's {ptype} output",
+                           "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆成两个层（厂商精度排查指南第 4 步如此说明；公开文件中未见），Caffe 的 blob \"{blob}\"（{type} 之后）可能无法与 mapper 的 {ptype} 输出对比"),
                 "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
                 "deinplace": _DEINPLACE_MSG},
       fix="safe")
@@ -113,8 +113,8 @@ def nn301(project, ctx):
 
 @rule("NN302", "inplace-scale-after-innerproduct", Severity.WARNING, step=4,
       summary=("In-place Scale/BatchNorm/Bias on an InnerProduct output", "InnerProduct 输出上的原位 Scale/BatchNorm/Bias"),
-      messages={"fc": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper probably splits them (not documented for this pair), so Caffe's blob \"{blob}\" (after {type}) may not match the mapper's {ptype} output",
-                       "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 很可能把它们拆开（该组合文档未说明），Caffe 的 blob \"{blob}\"（{type} 之后）可能与 mapper 的 {ptype} 输出对不上"),
+      messages={"fc": ("in-place {type} \"{layer}\" on the output of {ptype} \"{producer}\": the mapper splits them (the vendor's accuracy guide says so, step 4; not seen in public files), so Caffe's blob \"{blob}\" (after {type}) may not match the mapper's {ptype} output",
+                       "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆开（厂商精度排查指南第 4 步如此说明；公开文件中未见），Caffe 的 blob \"{blob}\"（{type} 之后）可能与 mapper 的 {ptype} 输出对不上"),
                 "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
                 "deinplace": _DEINPLACE_MSG},
       fix="safe")

@@ -17,7 +17,11 @@ be read is skipped with the reason, never raised.
 Stamps: the cfg and the prototxt by size, modification time and SHA-256 of their text (so a touch
 without a change is not a change, and an unsaved editor text that differs is one); each dump
 folder by file count, total size and newest modification time (its files and those of its direct
-sub-folders, which is what the dump scan reads).
+sub-folders, which is what the dump scan reads) — the ONNX side of the conversion stage
+(``framework``, ``compare --framework``) among them; and ``onnx``, the ONNX model those dumps were
+made from (the path and SHA-256 its manifest records, ``nnie-triage reference --onnx``), by size,
+modification time and that SHA-256: the model changed when its bytes differ from what the dumps
+were made from (a touch is no change; the file is hashed only when its size or time moved).
 """
 
 from __future__ import annotations
@@ -39,7 +43,9 @@ SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "ve
                              ".mypy_cache", ".pytest_cache"})
 SCAN_DEPTH = 5
 SCAN_MAX_FOLDERS = 5000
-FOLDER_ROLES = ("reference", "sim", "sim16")
+FOLDER_ROLES = ("reference", "sim", "sim16", "framework")
+#: The roles :func:`changed_inputs` names, in its order.
+ROLES = ("cfg", "prototxt", *FOLDER_ROLES, "dot", "onnx")
 
 TextSource = Callable[[str], "str | None"]   # path -> the editor's unsaved text, or None
 
@@ -97,6 +103,68 @@ def folder_stamp(path: str) -> dict | None:
         size += info.st_size
         newest = max(newest, info.st_mtime_ns)
     return {"files": files, "bytes": size, "newest_mtime_ns": newest}
+
+
+#: SHA-256 of model files by (path, size, mtime_ns): a result's model is hashed once per change,
+#: not at every staleness check.
+_MODEL_DIGESTS: dict[tuple[str, int, int], str] = {}
+_MODEL_DIGESTS_MAX = 32
+
+
+def _file_digest(path: str, info: os.stat_result) -> str | None:
+    key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
+    digest = _MODEL_DIGESTS.get(key)
+    if digest is not None:
+        return digest
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    if len(_MODEL_DIGESTS) >= _MODEL_DIGESTS_MAX:
+        _MODEL_DIGESTS.pop(next(iter(_MODEL_DIGESTS)))
+    _MODEL_DIGESTS[key] = digest = h.hexdigest()
+    return digest
+
+
+def model_stamp(framework: str | None) -> dict | None:
+    """The ONNX model the framework dumps in `framework` were made from: ``{path, sha256, size,
+    mtime_ns}`` with the path and SHA-256 their manifest records (``nnie-triage reference
+    --onnx``), size and time of the file now; None without a manifest naming a model."""
+    from .inputs.image_sets import read_manifest
+
+    manifest = read_manifest(framework) if framework and os.path.isdir(framework) else None
+    path = manifest.get("onnx") if manifest else None
+    if not isinstance(path, str) or not path:
+        return None
+    path = _absolute(path, framework)
+    sha = manifest.get("onnx_sha256")
+    try:
+        info = os.stat(path)
+    except OSError:
+        return {"path": path, "sha256": sha if isinstance(sha, str) else None, "size": None, "mtime_ns": None}
+    return {"path": path, "sha256": sha if isinstance(sha, str) else None, "size": info.st_size,
+            "mtime_ns": info.st_mtime_ns}
+
+
+def model_changed(stamp: Mapping) -> bool:
+    """The model of an ``onnx`` stamp is not the one the dumps were made from: gone, or other
+    bytes (hashed only when its size or time moved; without a recorded SHA-256, a moved size or
+    time is a change)."""
+    path = stamp.get("path")
+    if not isinstance(path, str):
+        return False
+    try:
+        info = os.stat(path)
+    except OSError:
+        return stamp.get("size") is not None     # was there at the run, gone now
+    if info.st_size == stamp.get("size") and info.st_mtime_ns == stamp.get("mtime_ns"):
+        return False
+    if not stamp.get("sha256"):
+        return True
+    return _file_digest(path, info) != stamp["sha256"]
 
 
 # ------------------------------------------------------------------ the record
@@ -221,6 +289,8 @@ def new_record(owner: str, result: dict, *, cfg: str | None, prototxt: str | Non
     dot = inputs.get("dot")
     dot_path = dot.get("path") if isinstance(dot, Mapping) else None
     stamps["dot"] = file_stamp(dot_path) if dot_path else None
+    framework = inputs.get("framework")
+    stamps["onnx"] = model_stamp(framework.get("path")) if isinstance(framework, Mapping) else None
     saved_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     owner = os.path.abspath(owner)
     return StoredTriage(owner, result, os.path.abspath(cfg) if cfg else None,
@@ -246,8 +316,9 @@ def _file_changed(path: str, stamp: Mapping, editor_text: str | None) -> bool:
 
 def changed_inputs(record: StoredTriage, editor_text: TextSource | None = None,
                    check_folders: bool = True) -> list[str]:
-    """The roles (cfg, prototxt, reference, sim, sim16, dot) whose files changed since the run.
-    `editor_text` gives the unsaved text of an open file (it counts over the disk)."""
+    """The roles (:data:`ROLES`: cfg, prototxt, reference, sim, sim16, framework, dot, onnx) whose
+    files changed since the run.  `editor_text` gives the unsaved text of an open file (it counts
+    over the disk); `check_folders` False checks the cfg and the prototxt only."""
     editor_text = editor_text or (lambda _path: None)
     changed = []
     for role, path in (("cfg", record.cfg), ("prototxt", record.prototxt)):
@@ -262,6 +333,9 @@ def changed_inputs(record: StoredTriage, editor_text: TextSource | None = None,
         path, stamp = record.input_path("dot"), record.stamps.get("dot")
         if path and stamp and _file_changed(path, stamp, None):
             changed.append("dot")
+        stamp = record.stamps.get("onnx")
+        if stamp and model_changed(stamp):
+            changed.append("onnx")
     return changed
 
 

@@ -4,7 +4,8 @@
 // Environment:
 //   NNIE_E2E_URL        code-server base URL (required)
 //   NNIE_E2E_FOLDER     workspace folder to open (required)
-//   NNIE_E2E_MODE       "full" (default) or "smoke"
+//   NNIE_E2E_MODE       "full" (default), "smoke" or "universal" (the universal VSIX: the startup
+//                       "Install numpy" offer is taken before the lint steps, then e2e/universal.mjs)
 //   NNIE_E2E_PROTOTXT   prototxt opened with Ctrl+P          (default model.prototxt)
 //   NNIE_E2E_CFG        cfg opened to check the nnie-cfg language (default: first *.cfg in the folder)
 //   NNIE_E2E_EXPECT     expected codes and counts, e.g. "NN301" or "NN301=1,NN123=2" (default NN301;
@@ -24,6 +25,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { triageScenario } from './triage.mjs';
+import { installNumpyAtStartup, universalScenario } from './universal.mjs';
 
 const env = process.env;
 const URL_BASE = env.NNIE_E2E_URL;
@@ -231,6 +233,8 @@ async function main() {
       '--disable-dev-shm-usage',
     ],
   });
+  // the universal scenario reads what "Copy Command" put on the clipboard
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: URL_BASE }).catch((e) => log(`clipboard permissions: ${e.message}`));
   const page = context.pages()[0] ?? (await context.newPage());
   const consoleErrors = [];
   page.on('console', (m) => {
@@ -262,6 +266,10 @@ async function main() {
       if (out.file) log(`NNIE output channel (${out.file}, first lines):\n${out.content.split('\n').slice(0, 6).map((l) => `    ${l}`).join('\n')}`);
       await screenshot(page, 'nnie-output');
     } else {
+      if (MODE === 'universal') {
+        // U1: the universal VSIX has no numpy: the offer to install it, the click, the restart
+        await installNumpyAtStartup(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, nnieLogFile, nnieStatusItem });
+      }
       // 1. diagnostics arrive (squiggles), the Problems panel lists each expected code the expected number of times
       await waitFor(
         'squiggles in the editor',
@@ -366,6 +374,9 @@ async function main() {
     // 5. triage: palette command, notification, fix from the Problems panel, report from the lens
     if (MODE === 'full' && env.NNIE_E2E_TRIAGE !== '0' && existsSync(join(FOLDER, 'triage'))) {
       await triageScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
+    }
+    if (MODE === 'universal') {
+      await universalScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode, nnieLogFile, nnieStatusItem });
     }
     ok = true;
   } catch (e) {

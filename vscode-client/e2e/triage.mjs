@@ -25,7 +25,7 @@ import { join } from 'node:path';
 const CFG_QUERY = process.env.NNIE_E2E_TRIAGE_CFG ?? 'channel_swap/sim.cfg';
 
 /** Opens a file by a path-like query (several sim.cfg files exist): the first row whose text holds every part. */
-async function quickOpenPath(page, h, query) {
+export async function quickOpenPath(page, h, query) {
   const parts = query.split('/');
   const name = parts[parts.length - 1];
   const dir = parts.slice(0, -1).join('/');
@@ -53,19 +53,19 @@ async function quickOpenPath(page, h, query) {
   await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ timeout: 20000 });
 }
 
-async function quickPickRows(page, h) {
+export async function quickPickRows(page, h) {
   const texts = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
   return texts.map((t) => h.norm(t).replace(/\s+/g, ' ').trim());
 }
 
-async function clickNotificationButton(page, h, toast, label) {
+export async function clickNotificationButton(page, h, toast, label) {
   const button = toast.locator('.monaco-button', { hasText: label }).first();
   await button.waitFor({ state: 'visible', timeout: 10000 });
   await button.click();
 }
 
 /** The webview frame whose document holds `text` (webviews are iframes inside iframes). */
-async function webviewFrameWith(page, text) {
+export async function webviewFrameWith(page, text) {
   for (const frame of page.frames()) {
     const body = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
     if (body.includes(text)) return { frame, body };
@@ -83,7 +83,7 @@ function alive(pid) {
 }
 
 /** The report webview's plot: { drawn, present, where } (the container is #cosine-plot, data-drawn="true" once drawn). */
-async function plotState(page) {
+export async function plotState(page) {
   for (const frame of page.frames()) {
     const state = await frame
       .evaluate(() => {
@@ -112,7 +112,7 @@ async function clickAction(page, label) {
 }
 
 /** Answers what a job asks (the 8/16-bit pick, a folder prompt) with its first choice; true when something was answered. */
-async function answerPrompts(page, h, pick) {
+export async function answerPrompts(page, h, pick) {
   const quick = page.locator('.quick-input-widget .monaco-list-row', { hasText: pick }).first();
   if ((await quick.count()) && (await quick.isVisible().catch(() => false))) {
     await quick.click();

@@ -71,6 +71,18 @@ export function installPrompt(problem: string, what: string, requirements: reado
   );
 }
 
+/** What follows a command that failed for the missing package: run it again. */
+export const RUN_AGAIN = 'Run the command again.';
+
+/**
+ * The message after a successful install: what, that the server restarted, `next` — what the user
+ * can do now (`RUN_AGAIN` after a failed command; at start-up, when no command ran, what the
+ * package enables) — and last, where (a long path: a toast cut short keeps what matters).
+ */
+export function installedMessage(what: string, folder: string, next: string = RUN_AGAIN): string {
+  return `NNIE: ${what} installed; the language server restarted with it.${next.trim() ? ` ${next.trim()}` : ''} (Folder: ${folder})`;
+}
+
 /** The button that installs. */
 export function installButton(what: string): string {
   return `Install ${what}`;

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { type InstallPlace, installArgs, installButton, installCommandLine, installPrompt, pipFailure } from './packageInstall';
+import { type InstallPlace, installArgs, installButton, installCommandLine, installedMessage, installPrompt, pipFailure } from './packageInstall';
 
 export class PackageInstaller {
   private installing = false;
@@ -17,32 +17,35 @@ export class PackageInstaller {
 
   /**
    * The message for a missing package: with an install button when `place` is known and every
-   * requirement too, else `fallback` (the remedy without the extension's help).
+   * requirement too, else `fallback` (the remedy without the extension's help). `next`: what the
+   * message after the install tells the user to do (default: run the command again). Its "Copy
+   * Command" copies the install the button runs (the bundled pip wheel: it works without pip in the
+   * interpreter), not the fallback's remedy, which installs elsewhere and may need pip.
    */
   offer(
     problem: string,
     what: string,
     requirements: Array<string | undefined>,
     place: InstallPlace | undefined,
-    copy: string | undefined,
     level: 'error' | 'warning',
     fallback: () => Promise<void>,
+    next?: string,
   ): Promise<void> {
     if (!place || !requirements.length || requirements.some((r) => !r)) {
       return fallback();
     }
     const wanted = requirements as string[];
-    return this.ask(installPrompt(problem, what, wanted, place), what, wanted, place, copy, level);
+    return this.ask(installPrompt(problem, what, wanted, place), what, wanted, place, installCommandLine(place, wanted), level, next);
   }
 
   /** One message: the question with an install button, Copy Command (the server's remedy) and Show Output. */
-  async ask(prompt: string, what: string, requirements: string[], place: InstallPlace, copy: string | undefined, level: 'error' | 'warning'): Promise<void> {
+  async ask(prompt: string, what: string, requirements: string[], place: InstallPlace, copy: string | undefined, level: 'error' | 'warning', next?: string): Promise<void> {
     const install = installButton(what);
     const buttons = [install, ...(copy ? ['Copy Command'] : []), 'Show Output'];
     const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
     const choice = await show(prompt, ...buttons);
     if (choice === install) {
-      await this.installPackages(what, requirements, place);
+      await this.installPackages(what, requirements, place, next);
     } else if (choice === 'Copy Command' && copy) {
       await vscode.env.clipboard.writeText(copy);
       void vscode.window.setStatusBarMessage('NNIE: command copied to the clipboard', 4000);
@@ -52,7 +55,7 @@ export class PackageInstaller {
   }
 
   /** Installs `requirements` into the extension's folder for the server's Python, then restarts the server. */
-  async installPackages(what: string, requirements: string[], place: InstallPlace): Promise<boolean> {
+  async installPackages(what: string, requirements: string[], place: InstallPlace, next?: string): Promise<boolean> {
     if (this.installing) {
       void vscode.window.showInformationMessage('NNIE: an install is already running.');
       return false;
@@ -81,7 +84,7 @@ export class PackageInstaller {
       }
       this.output.info(`Installed ${what} into ${place.folder}; restarting the language server.`);
       await this.restart();
-      void vscode.window.showInformationMessage(`NNIE: ${what} installed into ${place.folder}; the language server restarted with it. Run the command again.`);
+      void vscode.window.showInformationMessage(installedMessage(what, place.folder, next));
       return true;
     } finally {
       this.installing = false;

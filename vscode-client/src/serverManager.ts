@@ -292,7 +292,8 @@ export class ServerManager implements vscode.Disposable {
     const problem = `the language server runs, but accuracy triage needs ${what}, which the extension${target ? ` (${target})` : ''} does not carry for this Python.`;
     const place = strategy === 'useBundled' ? this.installPlace(false) : undefined;
     const requirements = modules.map((m) => this.bundle.manifest.module_requirements?.[m]);
-    return this.installer.offer(problem, what, requirements, place, commandIn(message), 'warning', () => showActionableError(this.output, message, commandIn(message), 'warning'));
+    // nothing was run yet: the message after the install says what works now, not "run the command again"
+    return this.installer.offer(problem, what, requirements, place, 'warning', () => showActionableError(this.output, message, commandIn(message), 'warning'), 'Accuracy triage can run now.');
   }
 
   /**
@@ -302,7 +303,7 @@ export class ServerManager implements vscode.Disposable {
    */
   offerMissingPackage(missing: MissingPackageData, message: string): Promise<void> {
     const copy = missing.command ?? undefined;
-    return this.installer.offer(problemOf(missing, message), missing.package, [missing.requirement], this.installPlace(), copy, 'error', () =>
+    return this.installer.offer(problemOf(missing, message), missing.package, [missing.requirement], this.installPlace(), 'error', () =>
       showActionableError(this.output, /^NNIE\b/.test(message) ? message : `NNIE: ${message}`, copy),
     );
   }

@@ -23,6 +23,13 @@ export const TRIAGE_COMMAND = SERVER_COMMANDS.triage;
 
 export type InputKind = 'reference' | 'sim' | 'sim16';
 export const INPUT_KINDS: readonly InputKind[] = ['reference', 'sim', 'sim16'];
+/**
+ * Every folder the picker shows: the three dump folders and `framework`, the ONNX model's dumps of
+ * the conversion stage (`nnie-triage reference --onnx`; optional, no setting: discovery finds
+ * `output_onnx/` beside the cfg, or the user chooses a folder).
+ */
+export type PickedKind = InputKind | 'framework';
+export const PICKED_KINDS: readonly PickedKind[] = [...INPUT_KINDS, 'framework'];
 
 /** An input folder as the server describes it (discovery and `editor.inputs`). */
 export interface InputRef {
@@ -40,10 +47,12 @@ export interface Discovery {
   sim?: InputRef | null;
   sim16?: InputRef | null;
   dot?: InputRef | null;
+  /** the ONNX side (`output_onnx/` beside the cfg), with the server's rule */
+  framework?: InputRef | null;
   looked_for?: string[];
   notes?: string[];
   /** role -> the places looked at and why each was not taken */
-  tried?: Partial<Record<InputKind, Array<{ path: string; why: string }>>>;
+  tried?: Partial<Record<PickedKind, Array<{ path: string; why: string }>>>;
   /** `[prototxt_file]` as the cfg writes it, and where it was looked for when it does not exist */
   prototxt_named?: string | null;
   prototxt_tried?: string[];
@@ -73,6 +82,8 @@ export interface TriageArguments {
   sim?: string;
   sim16?: string;
   dot?: string;
+  /** the ONNX model's dump folder (`nnie-triage compare --framework`): both hops, ONNX → Caffe → NNIE */
+  framework?: string;
   discover?: boolean;
   /** re-emulate the NNIE side with the current cfg first ("Regenerate and triage again") */
   regenerate?: boolean;
@@ -86,7 +97,7 @@ export interface InputChoice {
   why?: string;
 }
 
-export type TriageInputs = Partial<Record<InputKind, InputChoice>> & { dot?: string };
+export type TriageInputs = Partial<Record<PickedKind, InputChoice>> & { dot?: string };
 
 /** Settings `nnie.triage.referenceFolder`, `simFolder`, `sim16Folder` (absolute, or relative to the cfg's folder). */
 export type FolderSettings = Partial<Record<InputKind, string>>;
@@ -97,10 +108,11 @@ export const FOLDER_SETTING: Record<InputKind, string> = {
   sim16: 'nnie.triage.sim16Folder',
 };
 
-export const INPUT_LABEL: Record<InputKind, string> = {
+export const INPUT_LABEL: Record<PickedKind, string> = {
   reference: 'Reference (Caffe) dumps',
   sim: 'NNIE simulation dumps',
   sim16: '16-bit run (compile_mode 1), optional',
+  framework: 'ONNX model dumps (conversion stage), optional',
 };
 
 /** Absolute path of a folder setting: `${workspaceFolder}` and `~` are expanded by the caller; relative means beside the cfg. */
@@ -139,6 +151,10 @@ export function initialInputs(
       out[kind] = { path: found.path, origin: 'discovered', why: found.rule ?? undefined };
     }
   }
+  const framework = discovery?.framework;
+  if (framework && typeof framework.path === 'string' && framework.path) {
+    out.framework = { path: framework.path, origin: 'discovered', why: framework.rule ?? undefined };
+  }
   if (discovery?.dot?.path) {
     out.dot = discovery.dot.path;
   }
@@ -155,12 +171,12 @@ function isInside(child: string, parent: string): boolean {
  * folder around the inputs already chosen — never inside one of them (the second dialog used to
  * open inside the first folder).
  */
-export function dialogStartFolder(kind: InputKind, inputs: TriageInputs, cfgFolder: string | undefined, workspaceFolder: string | undefined): string | undefined {
+export function dialogStartFolder(kind: PickedKind, inputs: TriageInputs, cfgFolder: string | undefined, workspaceFolder: string | undefined): string | undefined {
   const current = inputs[kind]?.path;
   if (current) {
     return current;
   }
-  const others = INPUT_KINDS.filter((k) => k !== kind)
+  const others = PICKED_KINDS.filter((k) => k !== kind)
     .map((k) => inputs[k]?.path)
     .filter((p): p is string => !!p);
   const candidates = [cfgFolder, ...others.map((p) => dirname(p)), workspaceFolder].filter((p): p is string => !!p);
@@ -172,7 +188,10 @@ export function dialogStartFolder(kind: InputKind, inputs: TriageInputs, cfgFold
   return workspaceFolder;
 }
 
-/** The `nnie.triage` arguments for what the picker shows: exactly these inputs (`discover: false`). */
+/**
+ * The `nnie.triage` arguments for what the picker shows: exactly these inputs (`discover: false`),
+ * the ONNX side as `framework` when the picker shows one.
+ */
 export function buildTriageArguments(inputs: TriageInputs, cfg?: string, prototxt?: string): TriageArguments {
   const args: TriageArguments = {};
   if (cfg) {
@@ -181,7 +200,7 @@ export function buildTriageArguments(inputs: TriageInputs, cfg?: string, prototx
   if (prototxt) {
     args.prototxt = prototxt;
   }
-  for (const kind of INPUT_KINDS) {
+  for (const kind of PICKED_KINDS) {
     const path = inputs[kind]?.path;
     if (path) {
       args[kind] = path;
@@ -213,7 +232,7 @@ export interface EditorRecord {
   next_step?: string;
   cfg?: string | null;
   prototxt?: string | null;
-  inputs?: Partial<Record<InputKind | 'dot', InputRef | null>>;
+  inputs?: Partial<Record<PickedKind | 'dot', InputRef | null>>;
   report?: { html?: string | null; text?: string | null; json?: string | null };
   text_report?: string;
   fixes?: { total?: number; applicable?: number; safe?: number };
@@ -419,10 +438,11 @@ export function describeJobResult(kind: 'reference' | 'emulate', raw: unknown): 
 // ---------------------------------------------------------------- no dead ends
 
 /** Words for the dump folders a triage needs. */
-export const INPUT_WORDS: Record<InputKind, string> = {
+export const INPUT_WORDS: Record<PickedKind, string> = {
   reference: 'Caffe reference dumps',
   sim: 'NNIE simulation dumps',
   sim16: '16-bit run dumps',
+  framework: 'ONNX model dumps',
 };
 
 /** What each missing input's next step is: the command that makes it. */
@@ -468,12 +488,13 @@ export function missingInputsPrompt(missing: Array<'reference' | 'sim'>, discove
 }
 
 /** Why a chosen input folder cannot be used (undefined: it holds dumps). */
-export function folderProblem(kind: InputKind, state: FolderState | undefined): string | undefined {
+export function folderProblem(kind: PickedKind, state: FolderState | undefined): string | undefined {
   if (!state || state.holds_dumps) {
     return undefined;
   }
   const why = state.why_not_dumps ?? (state.exists ? 'holds no dump files' : 'does not exist');
-  return `NNIE triage: ${state.path} ${why} — it cannot be the folder of the ${INPUT_WORDS[kind]}. Choose the folder that holds the dump files (RuyiStudio's output/, nnie_mapper's mapper_quant/).`;
+  const where = kind === 'framework' ? 'nnie-triage reference --onnx writes output_onnx/' : "RuyiStudio's output/, nnie_mapper's mapper_quant/";
+  return `NNIE triage: ${state.path} ${why} — it cannot be the folder of the ${INPUT_WORDS[kind]}. Choose the folder that holds the dump files (${where}).`;
 }
 
 export const OVERWRITE = 'Overwrite';

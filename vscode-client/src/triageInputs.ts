@@ -1,5 +1,6 @@
 /**
- * The triage's input pickers: the quick pick of the three input folders (Enter runs) and the folder
+ * The triage's input pickers: the quick pick of the input folders — the three dump folders and the
+ * ONNX model's dumps (`framework`) — (Enter runs; the rows are triagePicker.ts) and the folder
  * dialog for one of them, which refuses a folder without dumps with the reason.
  */
 import { basename } from 'node:path';
@@ -11,19 +12,25 @@ import {
   dialogStartFolder,
   type FolderState,
   folderProblem,
-  INPUT_KINDS,
   INPUT_LABEL,
-  type InputKind,
+  type PickedKind,
   SERVER_COMMANDS,
-  shortPath,
   type TriageInputs,
 } from './triage';
+import { inputRows, runDetail } from './triagePicker';
 import type { TriageRequests } from './triageRequests';
 
 interface InputItem extends vscode.QuickPickItem {
   action: 'run' | 'choose' | 'clear';
-  input?: InputKind;
+  input?: PickedKind;
 }
+
+const OPEN_LABEL: Record<PickedKind, string> = {
+  reference: 'Use as reference',
+  sim: 'Use as simulation',
+  sim16: 'Use as 16-bit run',
+  framework: 'Use as ONNX model dumps',
+};
 
 /** The inputs picker: Enter runs; a row opens the folder dialog for that input. */
 export async function pickInputs(
@@ -36,36 +43,11 @@ export async function pickInputs(
   discovery: Discovery | undefined,
 ): Promise<TriageInputs | undefined> {
   const base = cfgFolder ?? root;
-  const lookedFor16 = (discovery?.looked_for ?? [])
-    .filter((l) => l.startsWith('sim16'))
-    .map((l) => l.replace(/^sim16:\s*/, ''))
-    .join('; ');
   for (;;) {
     const items: InputItem[] = [
-      {
-        action: 'run',
-        label: '$(play) Run triage',
-        description: cfg ? basename(cfg) : 'no cfg',
-        detail: `Compares the reference and simulation dumps${inputs.sim16 ? ' and the 16-bit run' : ''}`,
-      },
+      { action: 'run', label: '$(play) Run triage', description: cfg ? basename(cfg) : 'no cfg', detail: runDetail(inputs) },
+      ...inputRows(inputs, base, discovery),
     ];
-    for (const kind of INPUT_KINDS) {
-      const choice = inputs[kind];
-      const why =
-        choice?.origin === 'discovered'
-          ? `found: ${choice.why ?? 'beside the cfg'}`
-          : choice?.origin === 'setting'
-            ? `from the setting ${choice.why}`
-            : choice
-              ? 'chosen'
-              : kind === 'sim16'
-                ? `none${lookedFor16 ? ` (looked for ${lookedFor16})` : ''}: pick to choose one`
-                : 'not set: pick to choose';
-      items.push({ action: 'choose', input: kind, label: `$(folder) ${INPUT_LABEL[kind]}`, description: choice ? shortPath(choice.path, base) : '—', detail: why });
-    }
-    if (inputs.sim16) {
-      items.push({ action: 'clear', input: 'sim16', label: '$(close) Run without the 16-bit run' });
-    }
     const pick = await vscode.window.showQuickPick(items, {
       title: `NNIE triage${cfg ? ` — ${basename(cfg)}` : ''}`,
       placeHolder: 'Enter runs the triage; pick a folder row to change it',
@@ -90,7 +72,7 @@ export async function pickInputs(
 export async function chooseFolder(
   requests: TriageRequests,
   client: LanguageClient,
-  kind: InputKind,
+  kind: PickedKind,
   inputs: TriageInputs,
   cfgFolder: string | undefined,
   root: string | undefined,
@@ -103,7 +85,7 @@ export async function chooseFolder(
       canSelectMany: false,
       defaultUri: start ? vscode.Uri.file(start) : undefined,
       title: `NNIE triage: folder with the ${INPUT_LABEL[kind].replace(', optional', ' (optional)')}`,
-      openLabel: kind === 'reference' ? 'Use as reference' : kind === 'sim' ? 'Use as simulation' : 'Use as 16-bit run',
+      openLabel: OPEN_LABEL[kind],
     });
     if (!picked?.length) {
       return false;

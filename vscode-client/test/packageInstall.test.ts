@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { installArgs, installButton, installCommandLine, installPrompt, pipFailure, problemOf } from '../src/packageInstall';
+import { installArgs, installButton, installCommandLine, installedMessage, installPrompt, pipFailure, problemOf } from '../src/packageInstall';
 import { probeInterpreter } from '../src/serverCommand';
 
 const CLIENT = join(__dirname, '..', '..');
@@ -31,6 +31,12 @@ describe('installing a missing package into the extension folder', () => {
     assert.match(text, /restarts/);
     assert.ok(installPrompt('the server lacks numpy.', 'numpy', ['numpy>=1.26,<3'], place).startsWith('NNIE: the server lacks numpy. Install numpy>=1.26,<3'));
     assert.equal(installButton('OpenCV'), 'Install OpenCV');
+  });
+  it('after the install says what to do next: run the failed command again, or (at start-up) what works now', () => {
+    assert.equal(installedMessage('OpenCV', place.folder), `NNIE: OpenCV installed; the language server restarted with it. Run the command again. (Folder: ${place.folder})`);
+    const startup = installedMessage('numpy', place.folder, 'Accuracy triage can run now.');
+    assert.ok(startup.startsWith('NNIE: numpy installed; the language server restarted with it. Accuracy triage can run now. (Folder: '), startup);
+    assert.doesNotMatch(startup, /command again/);
   });
   it('takes the problem from the server data, else the message up to "cannot import."', () => {
     const data = { module: 'cv2', package: 'OpenCV', requirement: 'opencv-python-headless>=4.8,<5' };

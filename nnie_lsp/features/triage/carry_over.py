@@ -40,6 +40,12 @@ NOT_IN_FIX_ALL = frozenset({"T204"})
 
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (editor or disk), or None
 
+#: The inputs a stored result records and the editor object lists (docs/editor-protocol.md):
+#: the dump folders, the net tree and ``framework``, the ONNX side of the conversion stage
+#: (``compare --framework``), whose folder and model make a result stale too
+#: (:func:`nnie_lsp.triage.store.changed_inputs`: ``framework``, ``onnx``).
+INPUT_ROLES = ("reference", "sim", "sim16", "dot", "framework")
+
 
 # ------------------------------------------------------------------ findings on the current text
 
@@ -290,7 +296,7 @@ def editor_info(record, *, stale_reasons: Sequence[str], counts: Mapping[str, in
         "confirmed": confirmed_text(record.result, lang),
         "cfg": record.cfg,
         "prototxt": record.prototxt,
-        "inputs": {role: record.inputs.get(role) for role in ("reference", "sim", "sim16", "dot")},
+        "inputs": {role: record.inputs.get(role) for role in INPUT_ROLES},
         "report": {"html": paths.html if paths and os.path.exists(paths.html) else None,
                    "text": paths.text if paths and os.path.exists(paths.text) else None,
                    "json": paths.json if paths and os.path.exists(paths.json) else None},

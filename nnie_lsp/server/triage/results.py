@@ -86,7 +86,7 @@ def rerun_arguments(record: StoredTriage) -> dict:
     """``nnie.triage`` arguments that run a stored result's triage again: its cfg (else its
     prototxt) and the inputs the user gave (the others are found again)."""
     rerun = {"cfg": record.cfg} if record.cfg else {"prototxt": record.prototxt}
-    for role in ("reference", "sim", "sim16", "dot"):
+    for role in carry_over.INPUT_ROLES:
         found = record.inputs.get(role)
         if found and found.get("origin") == "given":
             rerun[role] = found["path"]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # nnie_lsp.triage (store, pipeline, inputs) is imported inside the commands: none of it loads numpy,
 # but the server's start-up does without it until a triage command runs.
 
-ROLES = ("reference", "sim", "sim16", "dot")
+ROLES = result_features.INPUT_ROLES    # recorded with the result (with framework: the ONNX side)
 
 
 class TriageRunner:
