@@ -242,7 +242,7 @@ UI: Mapping[str, tuple[str, str]] = {
                             "cfg 旁的 {what}（nnie-triage reference 写入的 Caffe 参考结果）"),
     "inputs.by_triage": ("{what} beside the cfg (written by nnie-triage)", "cfg 旁的 {what}（由 nnie-triage 写入）"),
     # the inlay hint of a layer with both hops (nnie_lsp/features/triage/annotations.py)
-    "triage.hops": ("ONNX→Caffe {framework} · Caffe→NNIE {cosine}", "ONNX→Caffe {framework} · Caffe→NNIE {cosine}"),
+    "triage.hops": ("ONNX→Caffe {framework} · Caffe→NNIE {cosine}", "ONNX→Caffe 余弦 {framework} · Caffe→NNIE 余弦 {cosine}"),
     "triage.hop_shape": ("size differs", "尺寸不同"),
     "triage.hop_missing": ("not compared", "未比较"),
     "inputs.by_onnx_reference": ("{what} beside the cfg (ONNX Runtime, written by nnie-triage reference --onnx)",

@@ -1,7 +1,8 @@
 """The conversion stage in the editor (issue 19), over stdio with the real `nnie-triage`: with the
 dumps where the tools write them beside the cfg (output/, output_onnx/ from `reference --onnx`,
 mapper_quant_emulated/), `nnie.triage` with the cfg alone finds the ONNX side too, names the stage
-(T501 on pool1) and the inlay hints show both hops on each layer, ONNX→Caffe beside Caffe→NNIE."""
+(T501 on pool1) and the inlay hints show both hops on each layer, ONNX→Caffe beside Caffe→NNIE; the
+stored result records the ONNX side and is stale once the ONNX model changes."""
 
 from __future__ import annotations
 
@@ -64,3 +65,13 @@ async def test_both_hops_on_the_layer_from_the_cfg_alone(client, project):
     assert by_line[conv1].startswith("ONNX→Caffe 1.0000")        # before pool1 the conversion is faithful
     assert by_line[pool1].startswith("ONNX→Caffe size differs · Caffe→NNIE ")   # 12×12 against ONNX's 11×11
     assert all("ONNX→Caffe" in label for label in by_line.values())
+    # the stored result knows the ONNX side: its folder as found, and its model (stale when either changes)
+    assert result["editor"]["inputs"]["framework"]["path"] == str(project / "output_onnx")
+    assert result["editor"]["inputs"]["framework"]["origin"] == "discovered"
+    assert not result["editor"]["stale"]
+    model = project / "det1.onnx"
+    model.write_bytes(model.read_bytes() + b"\0")
+    await asyncio.sleep(2.2)          # dump folders and the model are checked again at most every 2 s
+    stored = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="nnie.triageResult", arguments=[{"cfg": str(cfg)}]))
+    assert stored["editor"]["stale"] and stored["editor"]["stale_reasons"] == ["the ONNX model changed after the run"]

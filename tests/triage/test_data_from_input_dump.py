@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.dumpio import read_hex_words, write_mapper_input
 
 EX = Path(__file__).resolve().parents[2] / "examples" / "triage"
 
@@ -16,10 +15,8 @@ EX = Path(__file__).resolve().parents[2] / "examples" / "triage"
 def test_case1_from_first_layer_input_dump(tmp_path, capsys):
     sim = tmp_path / "nnie"
     shutil.copytree(EX / "channel_swap" / "mapper_quant", sim)
-    data_file = sim / "data_output0_3_20_20_quant.linear.hex"
-    data = read_hex_words(str(data_file)).reshape(1, 3, 20, 20)
-    data_file.unlink()
-    write_mapper_input(sim, "conv1", data, input_id=1)
+    # the example holds what nnie_mapper writes: no data layer's dump, conv1's dequantized input
+    assert not list(sim.glob("data_output*")) and list(sim.glob("conv1_input0_*_anti_quant.float"))
     assert main(["compare", "--reference", str(EX / "channel_swap" / "output"), "--sim", str(sim),
                  "--cfg", str(EX / "channel_swap" / "sim.cfg"), "--prototxt", str(EX / "model" / "det1.prototxt"),
                  "--format", "json"]) == 0

@@ -6,6 +6,12 @@
  * layers' places in the prototxt (`layers[].path/line/column`) and the staleness the server
  * computed (`editor.stale`, `editor.stale_reasons`). The client never compares a cosine with a
  * threshold: a point's colour is its row's `status`.
+ *
+ * With the ONNX side (`nnie-triage compare --framework`, issue 19) the rows also carry the hop
+ * ONNX → Caffe (`framework_cosine`, `framework_status`): the plot draws it as a second, dashed
+ * curve (a gap where it was not compared, a `×` on the axis where the Caffe output has another
+ * size than ONNX's: `framework_status` "shape"), as the static report does
+ * (nnie_lsp/triage/report/svg_plot.py), and the hover names both hops.
  */
 import { isAbsolute, join } from 'node:path';
 
@@ -44,6 +50,9 @@ export interface LayerRow {
   path?: unknown;
   line?: unknown;
   column?: unknown;
+  framework_cosine?: unknown;
+  framework_status?: unknown;
+  framework_note?: unknown;
 }
 
 export interface ReportResult {
@@ -64,8 +73,14 @@ export interface PlotPoint {
   status: string;
   colour: string;
   firstDivergence: boolean;
-  /** The hover text: the layer, its cosine and status, the thresholds. */
+  /** The hover text: the layer, its cosine and status (with the ONNX side: both hops), the thresholds. */
   tooltip: string[];
+  /** The hop ONNX → Caffe (`framework_cosine`), null where it was not compared (a gap in its curve). */
+  framework: number | null;
+  /** The engine's `framework_status` (`ok`, `differs`, `shape`, `missing`), null without the ONNX side. */
+  frameworkStatus: string | null;
+  /** The Caffe output has another size than ONNX's (`framework_status` "shape"): a `×` on the axis. */
+  sizeDiffers: boolean;
 }
 
 export interface ThresholdLine {
@@ -83,6 +98,8 @@ export interface PlotModel {
   yMax: number;
   /** A click can open the layer: the result names a prototxt. */
   clickable: boolean;
+  /** The rows carry the hop ONNX → Caffe (`compare --framework`): two curves, a legend for each. */
+  hops: boolean;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -123,9 +140,33 @@ export function thresholdsText(lines: ThresholdLine[]): string {
   return lines.map((l) => `${l.label} ${formatThreshold(l.value)}`).join(' · ');
 }
 
+/** The row carries the hop ONNX → Caffe (a `framework_cosine` or a `framework_status`). */
+export function hasFrameworkHop(row: LayerRow): boolean {
+  return 'framework_cosine' in row || 'framework_status' in row;
+}
+
+/** The hover line of the hop ONNX → Caffe, in the engine's terms (its status, never a threshold of ours). */
+export function frameworkLine(row: LayerRow): string {
+  const cosine = finite(row.framework_cosine);
+  const status = text(row.framework_status);
+  const note = text(row.framework_note);
+  let line: string;
+  if (cosine !== undefined) {
+    line = `ONNX → Caffe cosine ${cosine.toFixed(6)} (${status ?? 'no status'})`;
+  } else if (status === 'shape') {
+    line = "ONNX → Caffe: the Caffe output has another size than ONNX's";
+  } else if (status === 'missing') {
+    line = 'ONNX → Caffe: not compared (no ONNX dump for this blob)';
+  } else {
+    line = `ONNX → Caffe: not compared${status ? ` (${status})` : ''}`;
+  }
+  return note ? `${line}; ${note}` : line;
+}
+
 /** The hover lines of one layer. */
-export function tooltipLines(row: LayerRow, cosine: number, lines: ThresholdLine[], clickable: boolean): string[] {
-  const out = [`cosine ${cosine.toFixed(6)} (${text(row.status) ?? 'no status'})`];
+export function tooltipLines(row: LayerRow, cosine: number, lines: ThresholdLine[], clickable: boolean, hops = false): string[] {
+  const status = `${cosine.toFixed(6)} (${text(row.status) ?? 'no status'})`;
+  const out = hops ? [frameworkLine(row), `Caffe → NNIE cosine ${status}`] : [`cosine ${status}`];
   const lo = finite(row.cosine_min);
   const median = finite(row.cosine_median);
   if (lo !== undefined && median !== undefined) {
@@ -172,6 +213,7 @@ export function plotModel(result: ReportResult): PlotModel {
   const lines = thresholdLines(result);
   const all = rows(result);
   const clickable = !!resultPrototxt(result) || all.some((r) => !!text(r.path));
+  const hops = all.some(hasFrameworkHop);
   const points: PlotPoint[] = [];
   all.forEach((row, index) => {
     const cosine = finite(row.cosine);
@@ -188,10 +230,14 @@ export function plotModel(result: ReportResult): PlotModel {
       status,
       colour: STATUS_COLOUR[status] ?? '#1f6feb',
       firstDivergence: row.first_divergence === true,
-      tooltip: tooltipLines(row, cosine, lines, clickable),
+      tooltip: tooltipLines(row, cosine, lines, clickable, hops),
+      framework: hops ? (finite(row.framework_cosine) ?? null) : null,
+      frameworkStatus: hops ? (text(row.framework_status) ?? null) : null,
+      sizeDiffers: hops && finite(row.framework_cosine) === undefined && row.framework_status === 'shape',
     });
   });
-  const values = [...points.map((p) => p.cosine), ...lines.map((l) => l.value)];
+  const frameworkValues = points.map((p) => p.framework).filter((v): v is number => v !== null);
+  const values = [...points.map((p) => p.cosine), ...frameworkValues, ...lines.map((l) => l.value)];
   const lowest = values.length ? Math.min(...values) : 0;
   const highest = values.length ? Math.max(...values) : 1;
   return {
@@ -202,6 +248,7 @@ export function plotModel(result: ReportResult): PlotModel {
     yMin: Math.max(-1.05, Math.floor((lowest - 0.02) / 0.05) * 0.05),
     yMax: Math.max(1, highest),
     clickable,
+    hops,
   };
 }
 

@@ -2,7 +2,8 @@
 /**
  * The script of the report webview (bundled by esbuild into dist/reportWebview.js, run in the
  * webview only): draws the per-layer cosine plot with Chart.js from the model the page embeds
- * (`#nnie-plot-data`, made by reportModel.ts from the engine's result), posts
+ * (`#nnie-plot-data`, made by reportModel.ts from the engine's result; the datasets are
+ * reportCurves.ts: with the ONNX side, the dashed ONNX → Caffe curve beside Caffe → NNIE), posts
  * `{type: 'openLayer', row}` when a point is clicked, and shows or hides the stale banner on the
  * extension's `{type: 'stale', text}` messages. When the plot is drawn, `#cosine-plot` gets
  * `data-drawn="true"` and the report's static plot is hidden.
@@ -20,6 +21,7 @@ import {
   Tooltip,
   type TooltipItem,
 } from 'chart.js';
+import { curveDatasets } from './reportCurves';
 import type { PlotModel } from './reportModel';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
@@ -46,28 +48,8 @@ function main(): void {
   }
   const model = JSON.parse(data.textContent) as PlotModel;
   const labels = model.points.map((p) => p.name);
-  const cosine: ChartDataset<'line', number[]> = {
-    label: 'cosine',
-    data: model.points.map((p) => p.cosine),
-    borderColor: '#1f6feb',
-    borderWidth: 1.5,
-    pointBackgroundColor: model.points.map((p) => p.colour),
-    pointBorderColor: '#ffffff',
-    pointRadius: model.points.map((p) => (p.firstDivergence ? 6 : 4)),
-    pointHoverRadius: model.points.map((p) => (p.firstDivergence ? 8 : 6)),
-    tension: 0,
-    clip: 8, // points at cosine 1 are drawn whole above the top of the axis
-  };
-  const lines: ChartDataset<'line', number[]>[] = model.thresholds.map((t) => ({
-    label: `${t.label} ${t.value}`,
-    data: labels.map(() => t.value),
-    borderColor: t.colour,
-    borderWidth: 1,
-    borderDash: t.key === 'data_layer' ? [2, 3] : [6, 4],
-    pointRadius: 0,
-    pointHoverRadius: 0,
-    pointHitRadius: 0,
-  }));
+  // plain data from the model (role is ours, Chart.js ignores it); index 0 is Caffe → NNIE
+  const datasets = curveDatasets(model) as unknown as ChartDataset<'line', Array<number | null>>[];
   const drawn: Plugin<'line'> = {
     id: 'nnieDrawn',
     afterRender() {
@@ -111,9 +93,9 @@ function main(): void {
     const hit = hits.find((h) => h.datasetIndex === 0);
     return hit ? hit.index : undefined;
   };
-  const chart = new Chart<'line', number[], string>(canvas, {
+  const chart = new Chart<'line', Array<number | null>, string>(canvas, {
     type: 'line',
-    data: { labels, datasets: [cosine, ...lines] },
+    data: { labels, datasets },
     plugins: [drawn, firstDivergence],
     options: {
       animation: false,

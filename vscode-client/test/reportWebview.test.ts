@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { contentSecurityPolicy, makeNonce, PLOT_END, PLOT_START, reportForWebview, scriptJson } from '../src/reportHtml';
+import { curveDatasets, FRAMEWORK_COLOUR, HOP_LABELS } from '../src/reportCurves';
 import { layerTarget, plotModel, type ReportResult, shortLabel, staleBanner, thresholdLines } from '../src/reportModel';
 
 const NASTY = '</script><script>alert(1)</script>';
@@ -77,6 +78,80 @@ describe('the report plot model (from the engine result)', () => {
     assert.equal(plotModel(result({ layers: [{ name: 'a', cosine: 0.999, status: 'ok' }] })).yMin.toFixed(2), '0.85');
     assert.equal(shortLabel('stage0_block1_conv_expand_bn'), 'stage0_block1_c…');
     assert.equal(shortLabel('conv1'), 'conv1');
+  });
+});
+
+// `compare --framework` rows (nnie_lsp/docs/triage-schema.md): the hop ONNX → Caffe beside Caffe → NNIE;
+// pool1 rounds up in Caffe, down in ONNX (12×12 against 11×11): its sizes differ, what follows is not compared.
+function chain(): ReportResult {
+  return {
+    first_divergence: 'conv2',
+    thresholds: { data_layer: 0.999, good: 0.99 },
+    inputs: { prototxt: '/w/det1.prototxt' },
+    layers: [
+      { name: 'data', cosine: 0.99999, status: 'ok', is_data: true, framework_cosine: 1, framework_status: 'ok' },
+      { name: 'conv1', cosine: 0.9985, status: 'ok', framework_cosine: 0.99999, framework_status: 'ok' },
+      { name: 'pool1', cosine: 0.9971, status: 'ok', framework_cosine: null, framework_status: 'shape' },
+      { name: 'conv2', cosine: 0.9744, status: 'low', first_divergence: true, framework_cosine: null, framework_status: 'missing' },
+      { name: 'prob1', cosine: 0.9, status: 'poor', framework_cosine: 0.42, framework_status: 'differs', framework_note: 'the values agree transposed' },
+    ],
+  };
+}
+
+describe('both hops of the conversion chain (compare --framework)', () => {
+  it('a second, dashed curve with a legend: a gap where not compared, × on the axis where the sizes differ', () => {
+    const model = plotModel(chain());
+    assert.equal(model.hops, true);
+    const sets = curveDatasets(model);
+    assert.deepEqual(sets.map((d) => d.role), ['nnie', 'framework', 'shape', 'data_layer', 'good']);
+    assert.deepEqual(sets.map((d) => d.label).slice(0, 3), [HOP_LABELS.nnie, HOP_LABELS.framework, HOP_LABELS.shape]);
+    const [nnie, framework, shape] = sets;
+    assert.deepEqual(nnie.data, [0.99999, 0.9985, 0.9971, 0.9744, 0.9]);
+    assert.deepEqual(framework.data, [1, 0.99999, null, null, 0.42]);
+    assert.deepEqual(framework.borderDash, [5, 3]);
+    assert.equal(framework.borderColor, FRAMEWORK_COLOUR);
+    assert.equal(framework.spanGaps, false);
+    assert.equal(nnie.borderDash, undefined, 'the Caffe → NNIE curve stays solid');
+    assert.deepEqual(shape.data, [null, null, model.yMin, null, null]);
+    assert.equal(shape.pointStyle, 'crossRot');
+    assert.equal(shape.showLine, false);
+    assert.ok(model.yMin <= 0.42 - 0.02, 'the axis holds the ONNX → Caffe curve too');
+  });
+
+  it('hover names both hops, in the engine terms', () => {
+    const points = plotModel(chain()).points;
+    assert.deepEqual(points[1].tooltip.slice(0, 2), ['ONNX → Caffe cosine 0.999990 (ok)', 'Caffe → NNIE cosine 0.998500 (ok)']);
+    assert.equal(points[2].tooltip[0], "ONNX → Caffe: the Caffe output has another size than ONNX's");
+    assert.equal(points[2].sizeDiffers, true);
+    assert.equal(points[3].tooltip[0], 'ONNX → Caffe: not compared (no ONNX dump for this blob)');
+    assert.equal(points[3].sizeDiffers, false);
+    assert.equal(points[4].tooltip[0], 'ONNX → Caffe cosine 0.420000 (differs); the values agree transposed');
+  });
+
+  it('without the ONNX side: one curve, as before', () => {
+    const model = plotModel(result());
+    assert.equal(model.hops, false);
+    const sets = curveDatasets(model);
+    assert.deepEqual(sets.map((d) => d.role), ['nnie', 'data_layer', 'good', 'decay_end', 'middle_dip']);
+    assert.equal(sets[0].label, 'cosine');
+    assert.ok(model.points.every((p) => p.framework === null && !p.sizeDiffers));
+    // no size differs anywhere: no × dataset
+    const noShape = chain();
+    (noShape.layers as Array<Record<string, unknown>>)[2].framework_status = 'missing';
+    assert.ok(!curveDatasets(plotModel(noShape)).some((d) => d.role === 'shape'));
+  });
+
+  it('the webview script still bundles for the browser (no node: module reaches it)', () => {
+    const root = join(__dirname, '..', '..');
+    const build = spawnSync(process.execPath, ['-e', "require('esbuild').buildSync({entryPoints: ['src/reportWebview.ts'], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent'})"], { cwd: root, encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stderr);
+  });
+
+  it('the page embeds the hops for the script', () => {
+    const model = plotModel(chain());
+    const json = JSON.parse(scriptJson(model));
+    assert.equal(json.hops, true);
+    assert.deepEqual(json.points.map((p: { framework: number | null }) => p.framework), [1, 0.99999, null, null, 0.42]);
   });
 });
 
