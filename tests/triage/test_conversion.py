@@ -142,3 +142,23 @@ def test_the_example_files_are_current():
     spec.loader.exec_module(make)
     for name, data in make.files().items():
         assert (folder / name).read_bytes() == data, f"{name} is stale: run {folder / 'make_example.py'}"
+
+
+def test_dumps_of_another_version_of_the_model_are_not_judged(tmp_path):
+    """The ONNX model changed after `reference --onnx` wrote its dumps (the manifest's SHA-256): the
+    hop is not judged — T501 says so, no conversion verdict from dumps of another model."""
+    model = MODELS["det1"]()
+    conv = convert(model, "ceil_mode")
+    project = write_project(tmp_path / "p", model, conv, [IMAGE])
+    doc = run_chain(project)
+    assert doc["verdict"].startswith("conversion:")
+    project.onnx.write_bytes(project.onnx.read_bytes() + b"\0")   # the model edited after its dumps
+    out = tmp_path / "again.json"
+    code, text = triage(["compare", "--cfg", str(project.cfg), "--reference", str(project.folder / "caffe"),
+                         "--sim", str(project.folder / "nnie"), "--framework", str(project.folder / "onnx"),
+                         "--format", "json", "--output", str(out), "--progress", "none", "--previous", "none"])
+    assert code == 0, text
+    again = json.loads(out.read_text(encoding="utf-8"))
+    assert not again["verdict"].startswith("conversion")
+    t501 = [f for f in again["findings"] if f["code"] == "T501"]
+    assert len(t501) == 1 and t501[0]["severity"] == "warning" and "another version" in t501[0]["message"]

@@ -55,6 +55,10 @@ register_finding(
         "no_model": ("; the ONNX model is not known (the framework folder has no manifest naming it), so the static "
                      "check did not run: nnie-lint {prototxt} --onnx MODEL",
                      "；ONNX 模型未知（framework 目录没有记录它的清单），因此静态检查未运行：nnie-lint {prototxt} --onnx MODEL"),
+        "model_changed": ("the ONNX dumps in {folder} were made from another version of {onnx} (its bytes changed "
+                          "since `nnie-triage reference --onnx` ran): the ONNX → Caffe hop is not judged; run it again",
+                          "{folder} 中的 ONNX dump 来自 {onnx} 的另一个版本（运行 `nnie-triage reference --onnx` 之后文件内容已改变）："
+                          "不判断 ONNX → Caffe 这一段；请重新运行"),
         "inputs_differ": ("the ONNX dumps and the Caffe dumps were made from different inputs (data blob {blob}: "
                           "{what}): the ONNX → Caffe hop is not judged; run `nnie-triage reference --onnx` with the "
                           "cfg and image of the Caffe reference",
@@ -154,6 +158,11 @@ def apply(diag, hop, sources, thresholds) -> None:
     from .builder import FindingBuilder
 
     builder = FindingBuilder(sources)
+    if hop.model_changed:
+        builder.add("T501", "model_changed", severity=Severity.WARNING, place=sources.cfg_home(),
+                    folder=hop.folder, onnx=hop.onnx)
+        diag.findings = builder.items + diag.findings
+        return
     data = hop.data_differs
     if data is not None:
         builder.add("T501", "inputs_differ", severity=Severity.WARNING, place=sources.input_place(data.blob),

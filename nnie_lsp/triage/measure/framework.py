@@ -62,6 +62,9 @@ class HopRow:
 class FrameworkHop:
     folder: str
     onnx: str | None                      # the ONNX model the manifest records (None: unknown)
+    #: the model the manifest records is still there and its SHA-256 is not the one the dumps were
+    #: made from: the dumps describe another model (never judged)
+    model_changed: bool = False
     rows: list[HopRow] = field(default_factory=list)
     images: int = 1
 
@@ -123,6 +126,20 @@ def _order(graph, reference: dict) -> list[tuple[str, str, bool]]:
     return [(b, n, d) for b, n, d in out if normalize_name(b) in reference]
 
 
+def _model_changed(manifest: dict) -> bool:
+    """The manifest's ONNX model exists and its bytes are not those the dumps were made from."""
+    import hashlib
+
+    path, digest = manifest.get("onnx"), manifest.get("onnx_sha256")
+    if not path or not digest or not Path(path).is_file():
+        return False
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest() != digest
+
+
 def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> FrameworkHop:
     """The hop of one image: the framework dump folder against the Caffe dump folder."""
     import numpy as np
@@ -132,7 +149,8 @@ def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> 
     from .metrics import compare_arrays
 
     manifest = read_manifest(framework) or read_manifest(Path(framework).parent) or {}
-    hop = FrameworkHop(folder=str(framework), onnx=manifest.get("onnx"))
+    hop = FrameworkHop(folder=str(framework), onnx=manifest.get("onnx"),
+                       model_changed=_model_changed(manifest))
     ref, fw = _tensors(reference), _tensors(framework)
     th = thresholds
     for order, (blob, name, is_data) in enumerate(_order(graph, ref)):
