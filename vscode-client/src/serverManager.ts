@@ -22,7 +22,7 @@ import {
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { type BundleInfo, describeBundle } from './bundle';
-import { type InstallPlace, type MissingPackageData, problemOf } from './packageInstall';
+import { type InstallPlace, installCommandLine, type MissingPackageData, problemOf } from './packageInstall';
 import { PackageInstaller } from './packageInstaller';
 import { ProgressTracker, type ProgressValue } from './progress';
 import { pythonExtensionInterpreter } from './python';
@@ -244,7 +244,13 @@ export class ServerManager implements vscode.Disposable {
         }
         if (verdict.missingForTriage.length > 0) {
           const message = triageUnavailableMessage(candidate.python, version ?? '?', verdict.missingForTriage, this.bundle.wheel, this.bundle.manifest.target);
-          this.output.warn(message);
+          // the log names the remedy that works: the extension's own install (no pip needed) where it can offer one
+          const { place, requirements } = this.triageInstall(verdict.missingForTriage, strategy);
+          this.output.warn(
+            place && requirements.every((r) => r)
+              ? `${message.replace(/ Fix: run .*$/, '')} The extension offers to install ${requirements.join(' ')} into its own folder: ${installCommandLine(place, requirements as string[])}`
+              : message,
+          );
           if (!this.warnedTriage) {
             this.warnedTriage = true;
             void this.offerTriageModules(verdict.missingForTriage, message, strategy);
@@ -285,13 +291,20 @@ export class ServerManager implements vscode.Disposable {
     return { python: python.argv, pipWheel: python.pipWheel, folder: python.packagesDir, version: python.version };
   }
 
+  /** Where and what to install for the triage modules the server's Python lacks (no place: the extension cannot install). */
+  private triageInstall(modules: string[], strategy: ImportStrategy): { place: InstallPlace | undefined; requirements: Array<string | undefined> } {
+    return {
+      place: strategy === 'useBundled' ? this.installPlace(false) : undefined,
+      requirements: modules.map((m) => this.bundle.manifest.module_requirements?.[m]),
+    };
+  }
+
   /** At start-up (before the command is set): triage needs numpy/protobuf and the bundle has none for this Python (the universal VSIX). */
   private offerTriageModules(modules: string[], message: string, strategy: ImportStrategy): Promise<void> {
     const what = modules.join(' and ');
     const target = this.bundle.manifest.target;
     const problem = `the language server runs, but accuracy triage needs ${what}, which the extension${target ? ` (${target})` : ''} does not carry for this Python.`;
-    const place = strategy === 'useBundled' ? this.installPlace(false) : undefined;
-    const requirements = modules.map((m) => this.bundle.manifest.module_requirements?.[m]);
+    const { place, requirements } = this.triageInstall(modules, strategy);
     // nothing was run yet: the message after the install says what works now, not "run the command again"
     return this.installer.offer(problem, what, requirements, place, 'warning', () => showActionableError(this.output, message, commandIn(message), 'warning'), 'Accuracy triage can run now.');
   }
