@@ -40,7 +40,6 @@ class Extra:
 #: Modules of the optional extras, by import name.
 OPTIONAL: dict[str, Extra] = {
     "cv2": Extra("cv2", "reference", "opencv-python-headless>=4.8,<5", "OpenCV", "python3-opencv"),
-    "matplotlib": Extra("matplotlib", "plot", "matplotlib>=3.8,<4", "matplotlib", "python3-matplotlib"),
     # Debian's python3-onnx (1.12 in bookworm) is older than the extra needs, and there is no
     # python3-onnxruntime: no system package to suggest
     "onnx": Extra("onnx", "onnx", "onnx>=1.16,<2", "ONNX", ""),

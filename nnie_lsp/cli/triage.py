@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1), never a crash dump
         from ..extras import missing_message, missing_optional
         module = missing_optional(exc)
-        if module is not None:   # an optional package (OpenCV, matplotlib): what to install, not a bug
+        if module is not None:   # an optional package (OpenCV, ONNX Runtime): what to install, not a bug
             print(f"nnie-triage {args.cmd}: error: {missing_message(module, 'this command')[0]}", file=sys.stderr)
             return EXIT_BAD_INPUT
         if os.environ.get("NNIE_DEBUG"):

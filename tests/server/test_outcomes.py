@@ -53,8 +53,8 @@ def test_the_remedy_fits_the_interpreter():
     assert "set nnie.interpreter to ~/.venvs/nnie/bin/python" in managed.text
     bare = extras.remedy(cv2, python(has_pip=False, has_ensurepip=False, in_venv=False))
     assert bare.command is None and "has no pip" in bare.text and "nnie.interpreter" in bare.text
-    spaced = extras.remedy(extras.OPTIONAL["matplotlib"], python(executable="/my envs/bin/python"))
-    assert spaced.command == "'/my envs/bin/python' -m pip install \"matplotlib>=3.8,<4\""
+    spaced = extras.remedy(extras.OPTIONAL["onnx"], python(executable="/my envs/bin/python"))
+    assert spaced.command == "'/my envs/bin/python' -m pip install \"onnx>=1.16,<2\""
 
 
 def test_the_message_and_its_data():
@@ -72,8 +72,8 @@ def test_the_message_and_its_data():
     assert "Python 模块 cv2" in zh and extras.missing_module(zh) == "cv2"
     for line in ("nnie-triage reference: internal error: ModuleNotFoundError: No module named 'cv2' (please report it",
                  "nnie-triage emulate: error: this command needs OpenCV (the Python module cv2), which …",
-                 "No module named 'matplotlib.figure'"):
-        assert extras.missing_module(line) in ("cv2", "matplotlib"), line
+                 "No module named 'onnxruntime.capi'"):
+        assert extras.missing_module(line) in ("cv2", "onnxruntime"), line
     assert extras.missing_module("No module named 'numpy'") is None           # required, not optional
     assert extras.missing_optional(ModuleNotFoundError("No module named 'cv2'", name="cv2")) == "cv2"
     assert extras.missing_optional(ImportError("libGL.so.1: cannot open shared object file")) is None

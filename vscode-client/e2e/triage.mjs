@@ -284,6 +284,13 @@ export async function triageScenario(page, h) {
       return undefined;
     }, 180000);
     log(`after regenerating: ${confirmed}`);
+    // the cfg's lenses follow the new result: case 4, neither "[stale]" nor the regenerate action
+    const lensNow = await waitFor('the code lens showing case 4', async () => {
+      const texts = await page.locator('.editor-group-container.active .codelens-decoration').allInnerTexts();
+      const text = norm(texts.join(' | '));
+      return /Case 4/.test(text) && !/\[stale\]/.test(text) && !text.includes(label) ? text : undefined;
+    }, 30000);
+    log(`code lens after regenerating: ${lensNow}`);
     await screenshot(page, 'triage-regenerated-case4');
     if (!/fixed|confirmed/i.test(confirmed)) log('note: the case-4 notification does not say the earlier finding is confirmed fixed');
   });

@@ -24,7 +24,7 @@ Usage (from vscode-client/, needs pip >= 23 and the package index; pip's cache m
     python3 scripts/bundle_server.py --target linux-x64            # numpy and OpenCV for Linux x86-64
     python3 scripts/bundle_server.py --target linux-x64 --extras '' # numpy only (no extra)
     python3 scripts/bundle_server.py --target universal            # pure Python only (no numpy)
-    python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12 --with-plot
+    python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12
 
 A platform target bundles the extra ``reference`` (OpenCV: reference and emulation) by default
 (``--extras``; ``--with-onnx`` adds onnx and onnxruntime, about 150 MiB more); ``universal`` runs
@@ -59,7 +59,7 @@ PLATFORMS: dict[str, tuple[str, ...]] = {
     "universal": ("any",),
 }
 #: Dependencies that have no pure-Python wheel: left out of the universal bundle.
-NATIVE_ONLY = {"numpy", "numba", "llvmlite", "opencv-python-headless", "onnx", "onnxruntime", "matplotlib"}
+NATIVE_ONLY = {"numpy", "numba", "llvmlite", "opencv-python-headless", "onnx", "onnxruntime"}
 #: Extras a platform VSIX carries unless told otherwise (``--extras``).
 #: onnx is not among them: onnx + onnxruntime add about 150 MiB compressed (onnxruntime is one 25 MiB
 #: wheel per CPython version), which would make the linux-x64 VSIX about 285 MiB instead of 130;
@@ -68,7 +68,7 @@ DEFAULT_EXTRAS = ("reference",)
 #: Modules the extension may have to install (``manifest.json`` "module_requirements"), by the
 #: distribution that provides them: numpy and protobuf (triage), the extras' modules.
 MODULE_DISTS = {"numpy": "numpy", "google.protobuf": "protobuf", "cv2": "opencv-python-headless",
-                "matplotlib": "matplotlib", "onnx": "onnx", "onnxruntime": "onnxruntime"}
+                "onnx": "onnx", "onnxruntime": "onnxruntime"}
 
 
 class BundleError(RuntimeError):
@@ -289,8 +289,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="add the extra reference (opencv-python-headless: reference and emulation; about 40 MiB compressed)")
     ap.add_argument("--with-onnx", action="store_true",
                     help="add the extra onnx (onnx, onnxruntime: the conversion stage; about 150 MiB compressed more)")
-    ap.add_argument("--with-plot", action="store_true",
-                    help="add the extra plot (matplotlib; about 25 MB per CPython)")
     ap.add_argument("--pip-python", default=sys.executable, help="Python whose pip does the work")
     ap.add_argument("--out", default=str(CLIENT / "bundled"))
     args = ap.parse_args(argv)
@@ -303,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [] if args.target == "universal" else list(DEFAULT_EXTRAS)
     else:
         chosen = [e.strip() for e in args.extras.split(",") if e.strip()]
-    for extra, wanted in (("reference", args.with_opencv), ("onnx", args.with_onnx), ("plot", args.with_plot)):
+    for extra, wanted in (("reference", args.with_opencv), ("onnx", args.with_onnx)):
         if wanted and extra not in chosen:
             chosen.append(extra)
     if chosen and args.target == "universal":
@@ -343,7 +341,6 @@ def main(argv: list[str] | None = None) -> int:
             "extras": chosen,
             "opencv": "reference" in chosen,
             "onnx": "onnx" in chosen,
-            "plot": "plot" in chosen,
             "pip_wheel": f"wheels/{pip_wheel.name}",
             "module_requirements": module_requirements(wheel),
             "packages": packages,

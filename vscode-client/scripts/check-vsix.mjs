@@ -12,8 +12,8 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--target') ?? `${pkg.name}-${pkg.version}.vsix`;
 // Universal: pure-Python libraries only. Platform: numpy for five CPython versions (~16 MB each),
 // plus OpenCV (~57 MB; the extra reference, bundled by default), plus onnx + onnxruntime (~150 MB)
-// with --with-onnx, plus matplotlib and its dependencies (~25 MB per CPython) with --with-plot.
-const MAX_MB = { universal: 12, platform: 120, opencv: 70, onnx: 170, plot: 140 };
+// with --with-onnx.
+const MAX_MB = { universal: 12, platform: 120, opencv: 70, onnx: 170 };
 
 const buf = readFileSync(file);
 // End of central directory record: signature 0x06054b50 within the last 64 KiB.
@@ -123,7 +123,7 @@ if (target === 'universal') {
   }
 }
 const total = statSync(file).size;
-const limit = target === 'universal' ? MAX_MB.universal : MAX_MB.platform + (manifest.opencv ? MAX_MB.opencv : 0) + (manifest.onnx ? MAX_MB.onnx : 0) + (manifest.plot ? MAX_MB.plot : 0);
+const limit = target === 'universal' ? MAX_MB.universal : MAX_MB.platform + (manifest.opencv ? MAX_MB.opencv : 0) + (manifest.onnx ? MAX_MB.onnx : 0);
 if (total > limit * 1024 * 1024) {
   problems.push(`too large: ${(total / 2 ** 20).toFixed(1)} MiB > ${limit} MiB`);
 }

@@ -16,7 +16,6 @@ export interface BundleManifest {
   pythons?: string[];
   opencv?: boolean;
   onnx?: boolean;
-  plot?: boolean;
   extras?: string[];
   per_version?: string[];
   /** `wheels/pip-*.whl`: pip, run from the wheel to install into the extension's folder. */

@@ -309,7 +309,7 @@ async def _follow(run: _Run, relay: ProgressRelay, progress_lines: bool) -> tupl
 
 def _failure(ls: NnieLanguageServer, title: str, returncode: int | None, messages: str, *, custom: bool):
     """The error of a job that failed: the tool's own error line; for a missing optional package
-    (OpenCV, matplotlib) what to install, with ``data.missingPackage`` for the client (its
+    (OpenCV, ONNX Runtime) what to install, with ``data.missingPackage`` for the client (its
     ``command`` installs it into the server's Python; with a custom ``nnie-triage`` command the
     interpreter is not known, and the tool's words stand)."""
     module = None if custom else extras.missing_module(messages)
