@@ -121,10 +121,10 @@ export async function answerPrompts(page, h, pick) {
   return false;
 }
 
-export async function triageScenario(page, h) {
-  const { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode } = h;
+/** Checked steps: a step's failure is recorded (with a screenshot) and the scenario goes on. */
+export function checkedSteps(page, h) {
+  const { log, screenshot, notifications } = h;
   const results = [];
-  /** A checked step: its failure is recorded (with a screenshot) and the scenario goes on. */
   const check = async (name, job) => {
     const t = Date.now();
     try {
@@ -139,6 +139,12 @@ export async function triageScenario(page, h) {
       await page.keyboard.press('Escape').catch(() => undefined);
     }
   };
+  return { results, check };
+}
+
+export async function triageScenario(page, h) {
+  const { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode } = h;
+  const { results, check } = checkedSteps(page, h);
 
   // 1. the palette command on examples/triage (a copy), the picker with what was found
   await quickOpenPath(page, h, CFG_QUERY);

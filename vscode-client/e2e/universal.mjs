@@ -20,7 +20,7 @@
 // one failed (U1 failing stops the run: nothing after it can work).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerPrompts, clickNotificationButton, plotState, quickOpenPath, quickPickRows, webviewFrameWith } from './triage.mjs';
+import { answerPrompts, checkedSteps, clickNotificationButton, plotState, quickOpenPath, quickPickRows, webviewFrameWith } from './triage.mjs';
 
 const INSTALL_TIMEOUT = Number(process.env.NNIE_E2E_INSTALL_TIMEOUT ?? 600) * 1000;
 
@@ -133,21 +133,7 @@ export async function installNumpyAtStartup(page, h) {
 /** U2-U4, after the lint steps of drive.mjs. */
 export async function universalScenario(page, h) {
   const { log, fail, screenshot, waitFor, runCommand, notifications, languageMode } = h;
-  const results = [];
-  const check = async (name, job) => {
-    const t = Date.now();
-    try {
-      await job();
-      results.push({ name, ok: true, seconds: (Date.now() - t) / 1000 });
-      log(`STEP PASS: ${name}`);
-    } catch (e) {
-      results.push({ name, ok: false, seconds: (Date.now() - t) / 1000, why: e?.message ?? String(e) });
-      log(`STEP FAIL: ${name}: ${e?.message ?? e}`);
-      await screenshot(page, `fail-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
-      for (const n of await notifications(page).catch(() => [])) log(`  notification: ${n}`);
-      await page.keyboard.press('Escape').catch(() => undefined);
-    }
-  };
+  const { results, check } = checkedSteps(page, h);
 
   // U2. triage compare on the quant_noise copy (numpy from the one-click install)
   await check('triage compare on quant_noise (numpy from the one-click install): case 2, report plot', async () => {
