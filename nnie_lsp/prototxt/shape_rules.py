@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Callable, TYPE_CHECKING
 
+from .shape_reasons import ShapeProblem, _Unknown
+
 if TYPE_CHECKING:
     from .graph import GraphLayer
 
@@ -20,23 +22,6 @@ __all__ = ["ShapeProblem", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES", 
            "declared_tops"]
 
 Shape = tuple[int, ...]
-
-
-class _Unknown(Exception):
-    pass
-
-
-class ShapeProblem(_Unknown):
-    """A layer whose parameters do not fit its input: Caffe (and nnie_mapper) refuse to set the
-    net up.  ``kind`` names the check (e.g. ``"count"`` for a Reshape whose element count
-    changes); ``details`` holds the numbers for the message (``input`` shape, ``count``, ``dim``
-    index in ``reshape_param.shape`` …)."""
-
-    def __init__(self, layer: int, kind: str, **details) -> None:
-        super().__init__(f"{kind}: {details}")
-        self.layer = layer
-        self.kind = kind
-        self.details = details
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,16 +57,16 @@ def pool_out(size: int, kernel: int, pad: int, stride: int, ceil_mode: bool = Tr
 
 def _need(shape: Shape | None, ndim: int | None = None) -> Shape:
     if shape is None:
-        raise _Unknown("input shape unknown")
+        raise _Unknown("input_unknown")
     if ndim is not None and len(shape) < ndim:
-        raise _Unknown(f"expected a {ndim}-D input, got {len(shape)}-D")
+        raise _Unknown("rank", ndim=ndim, got=len(shape))
     return shape
 
 
 def _axis(axis: int, ndim: int) -> int:
     a = axis + ndim if axis < 0 else axis
     if not 0 <= a < max(ndim, 1):
-        raise _Unknown(f"axis {axis} out of range for a {ndim}-D blob")
+        raise _Unknown("axis_range", axis=axis, ndim=ndim)
     return a
 
 
@@ -116,15 +101,15 @@ def _conv(gl, ins):
     x = _need(ins[0] if ins else None, 4)
     p = gl.param.convolution_param
     if not p.HasField("num_output"):
-        raise _Unknown("num_output missing")
+        raise _Unknown("num_output")
     kh, kw = _spatial(p, "kernel_size", 0, ("kernel_h", "kernel_w"))
     if kh <= 0 or kw <= 0:
-        raise _Unknown("kernel size missing")
+        raise _Unknown("kernel")
     ph, pw = _spatial(p, "pad", 0, ("pad_h", "pad_w"))
     sh, sw = _spatial(p, "stride", 1, ("stride_h", "stride_w"))
     dh, dw = _spatial(p, "dilation", 1, ("", ""))
     if sh <= 0 or sw <= 0:
-        raise _Unknown("stride must be positive")
+        raise _Unknown("stride")
     if gl.type == "Deconvolution":
         h, w = deconv_out(x[2], kh, ph, sh, dh), deconv_out(x[3], kw, pw, sw, dw)
     else:
@@ -139,11 +124,11 @@ def _pool(gl, ins):
         return [(x[0], x[1], 1, 1)] * len(gl.tops)
     kh, kw = _spatial(p, "kernel_size", 0, ("kernel_h", "kernel_w"))
     if kh <= 0 or kw <= 0:
-        raise _Unknown("kernel size missing")
+        raise _Unknown("kernel")
     ph, pw = _spatial(p, "pad", 0, ("pad_h", "pad_w"))
     sh, sw = _spatial(p, "stride", 1, ("stride_h", "stride_w"))
     if sh <= 0 or sw <= 0:
-        raise _Unknown("stride must be positive")
+        raise _Unknown("stride")
     ceil_mode = p.round_mode == p.CEIL if hasattr(p, "round_mode") else True
     h, w = pool_out(x[2], kh, ph, sh, ceil_mode), pool_out(x[3], kw, pw, sw, ceil_mode)
     # Caffe: a second top (MAX only) holds the argmax mask, same shape
@@ -154,7 +139,7 @@ def _inner_product(gl, ins):
     x = _need(ins[0] if ins else None)
     p = gl.param.inner_product_param
     if not p.HasField("num_output"):
-        raise _Unknown("num_output missing")
+        raise _Unknown("num_output")
     a = _axis(p.axis, len(x))
     return [tuple(x[:a]) + (p.num_output,)] * len(gl.tops)
 
@@ -169,7 +154,7 @@ def _concat(gl, ins):
     on every axis but the concat axis (checked among the inputs whose shapes are known)."""
     p = gl.param.concat_param
     if not ins:
-        raise _Unknown("Concat without inputs")
+        raise _Unknown("concat_empty")
     known = [(k, s) for k, s in enumerate(ins) if s is not None]
     if known:
         k0, first = known[0]
@@ -184,7 +169,7 @@ def _concat(gl, ins):
                 raise ShapeProblem(gl.index, "concat_shape", bottom=k, first_bottom=k0, input=s, first=first,
                                    axis=a, at=bad[0])
     if len(known) < len(ins):
-        raise _Unknown("input shape unknown")
+        raise _Unknown("input_unknown")
     out = list(ins[0])
     out[a] = sum(s[a] for s in ins)
     return [tuple(out)] * len(gl.tops)
@@ -232,7 +217,7 @@ def _reshape(gl, ins):
         at = start + inferred[0]
         known = math.prod(d for i, d in enumerate(shape) if i != at)
         if known == 0:
-            raise _Unknown("a copied dim is 0: -1 cannot be inferred")
+            raise _Unknown("reshape_zero")
         if total % known:
             raise ShapeProblem(gl.index, "not_divisible", dim=inferred[0], input=x, count=total,
                                known=known, dims=tuple(dims))
@@ -250,7 +235,7 @@ def _permute(gl, ins):
         if a not in order:
             order.append(a)
     if sorted(order) != list(range(len(x))):
-        raise _Unknown("bad permute order")
+        raise _Unknown("permute_order")
     return [tuple(x[a] for a in order)] * len(gl.tops)
 
 
@@ -279,12 +264,12 @@ def _slice(gl, ins):
     points = list(p.slice_point)
     if points:
         if len(points) != n - 1:
-            raise _Unknown("slice_point count must be #tops - 1")
+            raise _Unknown("slice_points")
         bounds = [0] + points + [x[a]]
         sizes = [bounds[k + 1] - bounds[k] for k in range(n)]
     else:
         if n == 0 or x[a] % n:
-            raise _Unknown("axis not divisible by #tops")
+            raise _Unknown("slice_split")
         sizes = [x[a] // n] * n
     out = []
     for size in sizes:
@@ -313,19 +298,19 @@ def _reorg(gl, ins):
     p = gl.param.reorg_param
     s = p.stride
     if s <= 0:
-        raise _Unknown("stride must be positive")
+        raise _Unknown("stride")
     if p.reverse:
         if x[1] % (s * s):
-            raise _Unknown("channels not divisible by stride^2")
+            raise _Unknown("reorg_channels")
         return [(x[0], x[1] // (s * s), x[2] * s, x[3] * s)] * len(gl.tops)
     if x[2] % s or x[3] % s:
-        raise _Unknown("H/W not divisible by stride")
+        raise _Unknown("reorg_hw")
     return [(x[0], x[1] * s * s, x[2] // s, x[3] // s)] * len(gl.tops)
 
 
 def _crop(gl, ins):
     if len(ins) < 2 or ins[0] is None or ins[1] is None:
-        raise _Unknown("Crop needs two bottoms with known shapes")
+        raise _Unknown("crop_inputs")
     x, ref = ins[0], ins[1]
     a = _axis(gl.param.crop_param.axis, len(x))
     return [tuple(x[:a]) + tuple(ref[a:])] * len(gl.tops)
@@ -351,27 +336,27 @@ def _interp(gl, ins):
         h = h_in + (h_in - 1) * (p.zoom_factor - 1)
         w = w_in + (w_in - 1) * (p.zoom_factor - 1)
     else:
-        raise _Unknown("no output size parameters")
+        raise _Unknown("interp_size")
     return [(x[0], x[1], h, w)] * len(gl.tops)
 
 
 def _custom(gl, ins):
     shapes = [tuple(s.dim) for s in gl.param.custom_param.shape]
     if len(shapes) < len(gl.tops):
-        raise _Unknown("custom_param needs one shape per top")
+        raise _Unknown("custom_shapes")
     return shapes[:len(gl.tops)]
 
 
 def _roi_pooling(gl, ins):
     if len(ins) < 2 or ins[0] is None or ins[1] is None:
-        raise _Unknown("ROIPooling needs the feature map and ROI shapes")
+        raise _Unknown("roi_inputs")
     p = gl.param.roi_pooling_param
     return [(ins[1][0], ins[0][1], p.pooled_h, p.pooled_w)] * len(gl.tops)
 
 
 def _psroi_pooling(gl, ins):
     if len(ins) < 2 or ins[1] is None:
-        raise _Unknown("PSROIPooling needs the ROI shape")
+        raise _Unknown("psroi_inputs")
     p = gl.param.psroi_pooling_param
     return [(ins[1][0], p.output_dim, p.group_size, p.group_size)] * len(gl.tops)
 
@@ -379,11 +364,11 @@ def _psroi_pooling(gl, ins):
 def _input(gl, ins):
     shapes = [tuple(s.dim) for s in gl.param.input_param.shape]
     if not shapes:
-        raise _Unknown("Input layer without shape")
+        raise _Unknown("input_layer_shape")
     if len(shapes) == 1:
         return [shapes[0]] * len(gl.tops)
     if len(shapes) < len(gl.tops):
-        raise _Unknown("Input layer needs one shape per top")
+        raise _Unknown("input_layer_per_top")
     return shapes[:len(gl.tops)]
 
 
@@ -393,7 +378,7 @@ def _pick(values: list[int], k: int, what: str) -> int:
         return values[0]
     if k < len(values):
         return values[k]
-    raise _Unknown(f"dummy_data_param needs one {what} per top")
+    raise _Unknown("dummy_per_top", what=what)
 
 
 def _dummy_data(gl, ins):
@@ -405,11 +390,11 @@ def _dummy_data(gl, ins):
         if len(shapes) == 1:
             return [shapes[0]] * len(gl.tops)
         if len(shapes) < len(gl.tops):
-            raise _Unknown("dummy_data_param needs one shape per top")
+            raise _Unknown("dummy_per_top", what="shape")
         return shapes[:len(gl.tops)]
     legacy = [list(p.num), list(p.channels), list(p.height), list(p.width)]
     if not all(legacy):
-        raise _Unknown("DummyData without shape")
+        raise _Unknown("dummy_shape")
     names = ("num", "channels", "height", "width")
     return [tuple(_pick(v, k, n) for v, n in zip(legacy, names)) for k in range(len(gl.tops))]
 
@@ -419,7 +404,7 @@ def _memory_data(gl, ins):
     ``batch_size × 1 × 1 × 1``."""
     p = gl.param.memory_data_param
     if not all(p.HasField(f) for f in ("batch_size", "channels", "height", "width")):
-        raise _Unknown("memory_data_param needs batch_size, channels, height and width")
+        raise _Unknown("memory_data")
     data = (p.batch_size, p.channels, p.height, p.width)
     return [data, (p.batch_size, 1, 1, 1)][:len(gl.tops)]
 

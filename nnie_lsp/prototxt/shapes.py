@@ -15,6 +15,7 @@ from bisect import bisect_right
 from typing import Mapping, TYPE_CHECKING
 
 from ..records import NamedTuple
+from .shape_reasons import REASONS
 from .shape_rules import (
     INPUT_LAYER_TYPES,
     SHAPE_RULES,
@@ -44,8 +45,12 @@ class ShapeStop(NamedTuple):
     of the layer: ``detail`` = its path, e.g. ``upsample_param.height_scale``; ``code`` = the
     reader's NN010/NN011/NN012; ``range`` = the field), ``"python"`` (``detail`` = module.class),
     ``"data"`` (a data layer: its shape comes from the data it reads), ``"no_rule"`` (a known type
-    nnie-lint has no shape rule for), ``"rule"`` (the rule could not tell: ``detail`` = why),
-    ``"no_input_shape"`` (a top-level input declares no shape), and three causes other codes
+    nnie-lint has no shape rule for), ``"rule"`` (the rule could not tell: ``detail`` = why in
+    English, ``reason`` its key in :data:`~.shape_reasons.REASONS`, ``params`` its values),
+    ``"no_input_shape"`` (a top-level input declares no shape), ``"unread_input"`` (a reader error
+    in a top-level input's ``input_shape`` / ``input_dim``: ``detail`` = the field's path,
+    ``code`` the reader's, ``params`` its ``line``), ``"bad_input_shape"`` (a top-level input
+    declares a negative dim: ``detail`` = the shape), and three causes other codes
     report: ``"problem"`` (NN021), ``"no_input_param"`` (NN021), ``"undefined"`` (a blob no layer
     produces, NN013).  ``reached``: some layer reads a blob left unknown by this stop."""
 
@@ -56,6 +61,8 @@ class ShapeStop(NamedTuple):
     code: str = ""
     range: "Range | None" = None
     reached: bool = False
+    reason: str = ""
+    params: tuple[tuple[str, object], ...] = ()
 
 
 #: stop kinds another rule already reports (NN021, NN013): NN022 says nothing about them
@@ -134,6 +141,59 @@ def unread_layers(graph: "NetGraph") -> dict[int, ShapeStop]:
     return out
 
 
+def _top_level_blocks(doc) -> tuple[list, list[tuple[object, int]]]:
+    """The top-level ``input_shape`` message nodes (in the order the graph reads them), and each
+    ``input_dim`` node with the number of dims written before it."""
+    shapes, dims, count = [], [], 0
+    for n in doc.nodes:
+        if n.name == "input_shape":
+            shapes.extend([n] if n.kind == "message" else [e for e in n.children if e.kind == "message"])
+        elif n.name == "input_dim":
+            dims.append((n, count))
+            count += len(n.children) if n.kind == "list" else 1
+    return shapes, dims
+
+
+def unread_inputs(graph: "NetGraph") -> dict[str, ShapeStop]:
+    """Top-level inputs whose shape was not read as written: a reader error (a field the schema
+    rejects, a bad value, a syntax error) inside their ``input_shape`` block or ``input_dim``
+    values (``"unread_input"``), or a negative dim (``"bad_input_shape"``).  Each stop is placed
+    on the ``input:`` name; with ``input_dim`` a bad value shifts the dims of every later input,
+    so those are unknown too (from the same cause)."""
+    ins = [i for i in graph.inputs if i.style != "Input layer"]
+    doc = getattr(graph, "doc", None)
+    out: dict[str, ShapeStop] = {}
+    if not ins or doc is None:
+        return out
+    shapes, dims = _top_level_blocks(doc)
+    if doc.errors and (shapes or dims):
+        li = doc.line_index
+        for err in doc.errors:
+            off = li.offset(err.range.start)
+            line = err.range.start.line + 1
+            k = next((j for j, n in enumerate(shapes) if n[7] <= off < max(n[8], n[7] + 1)), None)
+            if k is not None and ins[0].style == "input_shape":
+                path, _ = _field_path(shapes[k], off)
+                targets = ins[k:k + 1] if len(shapes) > 1 or len(ins) == 1 else []
+                detail = ".".join(("input_shape", path)) if path else "input_shape"
+            else:
+                hit = next((c for n, c in dims if n[7] <= off < max(n[8], n[7] + 1)), None)
+                if hit is None or ins[0].style != "input_dim":
+                    continue
+                targets, detail = ins[hit // 4:], "input_dim"
+            for inp in targets[:1]:
+                if inp.name not in out:
+                    out[inp.name] = ShapeStop("unread_input", None, blob=inp.name, detail=detail, code=err.code,
+                                              range=inp.range, params=(("line", line),))
+            for inp in targets[1:]:
+                out.setdefault(inp.name, out[targets[0].name])
+    for inp in ins:
+        if inp.name not in out and inp.shape is not None and any(d < 0 for d in inp.shape):
+            out[inp.name] = ShapeStop("bad_input_shape", None, blob=inp.name, range=inp.range,
+                                      detail="×".join(map(str, inp.shape)))
+    return out
+
+
 def _layer_stop(gl: "GraphLayer", unread: dict[int, ShapeStop]) -> ShapeStop | None:
     """Why ``gl``'s outputs cannot be inferred whatever its inputs (``None``: its rule may run)."""
     from .layers import is_data_layer, lookup
@@ -161,12 +221,26 @@ def infer_shapes(graph: "NetGraph", input_shapes: "Mapping[str, Shape | None] | 
     blobs, stops = res.blobs, res.stops
     origin: dict[str, int] = {}  # unknown blob -> index in stops of the stop that left it unknown
     reached: set[int] = set()
+    bad_inputs = unread_inputs(graph)
     for inp in graph.inputs:
-        if inp.style != "Input layer":
-            blobs[inp.name] = overrides.get(inp.name, inp.shape)
-            if blobs[inp.name] is None:
+        if inp.style == "Input layer":
+            continue
+        if inp.name in overrides:
+            blobs[inp.name] = overrides[inp.name]
+        elif inp.name in bad_inputs:  # partly read: unknown, never a shape from what was left
+            blobs[inp.name] = None
+            stop = bad_inputs[inp.name]
+            if stop.blob in origin:  # an earlier input's cause (input_dim shifted by a bad value)
+                origin[inp.name] = origin[stop.blob]
+            else:
                 origin[inp.name] = len(stops)
-                stops.append(ShapeStop("no_input_shape", None, blob=inp.name, range=inp.range))
+                stops.append(stop)
+            continue
+        else:
+            blobs[inp.name] = inp.shape
+        if blobs[inp.name] is None:
+            origin[inp.name] = len(stops)
+            stops.append(ShapeStop("no_input_shape", None, blob=inp.name, range=inp.range))
     unread = unread_layers(graph)
     for gl in graph.layers:
         ins = [blobs.get(b) for b in gl.bottoms]
@@ -209,7 +283,7 @@ def _layer_tops(gl, ins, overrides, unread, res) -> tuple[list[Shape | None], Sh
             return tops, None
         kind = "no_input_param" if gl.type == "Input" and not gl.param.HasField("input_param") else "rule"
         res.notes.append((gl.index, f"{gl.type} layer without a shape for every top"))
-        return tops, ShapeStop(kind, gl.index, detail=f"{gl.type} declares no shape for every top")
+        return tops, _rule_stop(gl, "no_shape_every_top", kind, type=gl.type)
     stop = _layer_stop(gl, unread)
     if stop is not None:
         res.notes.append((gl.index, f"{stop.kind}: {stop.detail}"))
@@ -225,17 +299,23 @@ def _layer_tops(gl, ins, overrides, unread, res) -> tuple[list[Shape | None], Sh
         return [None] * n, ShapeStop("problem", gl.index, detail=problem.kind)
     except _Unknown as e:
         res.notes.append((gl.index, str(e)))
-        return [None] * n, ShapeStop("rule", gl.index, detail=str(e))
+        return [None] * n, _rule_stop(gl, e.key, **e.params)
     except (ValueError, ZeroDivisionError, IndexError, OverflowError, AttributeError) as e:
         res.notes.append((gl.index, f"{type(e).__name__}: {e}"))
-        return [None] * n, ShapeStop("rule", gl.index, detail=f"{type(e).__name__}: {e}")
+        return [None] * n, _rule_stop(gl, "error", error=f"{type(e).__name__}: {e}")
     tops += [None] * (n - len(tops))
     bad = next((t for t in tops if t is not None and any(d < 0 for d in t)), None)
     if bad is not None or any(t is None for t in tops[:n]):
         if bad is not None:
-            detail = f"output size {'×'.join(map(str, bad))} is not positive"
+            stop = _rule_stop(gl, "not_positive", shape="×".join(map(str, bad)))
         else:
-            detail = "input shape unknown" if any(s is None for s in ins) else "a top is unknown"
-        res.notes.append((gl.index, detail))
-        return [None] * n, ShapeStop("rule", gl.index, detail=detail)
+            stop = _rule_stop(gl, "input_unknown" if any(s is None for s in ins) else "top_unknown")
+        res.notes.append((gl.index, stop.detail))
+        return [None] * n, stop
     return tops[:n], None
+
+
+def _rule_stop(gl, reason: str, kind: str = "rule", **params) -> ShapeStop:
+    """A ``"rule"`` stop at ``gl``: the English ``detail`` and the reason's key and values."""
+    return ShapeStop(kind, gl.index, detail=REASONS[reason].format(**params), reason=reason,
+                     params=tuple(params.items()))

@@ -278,3 +278,27 @@ def test_concat_checks_every_other_axis(shapes, kind):
     inf = infer_shapes(build_graph(parse_prototxt(text)))
     (p,) = inf.problems
     assert p.kind == kind and p.details["bottom"] == 1 and inf.blobs["cat"] is None
+
+
+@pytest.mark.parametrize("declared, kind, code, line", [
+    ("input_shape { dim: 1 dim: 3 dim: 416 dim: 416 layout: 1 }\n", "unread_input", "NN011", 2),
+    ("input_shape {\n dim: 1\n dim: 3\n dim: abc\n dim: 416\n}\n", "unread_input", "NN012", 5),
+    ("input_shape { dim: 1 dim: 3 dim: -1 dim: 416 }\n", "bad_input_shape", "", None),
+    ("input_dim: 1\ninput_dim: 3\ninput_dim: 4x\ninput_dim: 416\n", "unread_input", "NN012", 4),
+])
+def test_a_top_level_input_read_in_part_is_unknown(declared, kind, code, line):
+    from nnie_lsp.prototxt.shapes import infer_shapes
+    second = ("input_dim: 1\ninput_dim: 2\ninput_dim: 1\ninput_dim: 1\n" if "input_dim" in declared
+              else "input_shape { dim: 1 dim: 2 }\n")
+    text = (f'input: "data"\n{declared}input: "b"\n{second}'
+            'layer { name: "conv" type: "Convolution" bottom: "data" top: "conv" convolution_param { num_output: 8 kernel_size: 3 } }\n'
+            'layer { name: "relu" type: "ReLU" bottom: "b" top: "rb" }\n')
+    inf = infer_shapes(build_graph(parse_prototxt(text)))
+    assert inf.blobs["data"] is None and inf.blobs["conv"] is None
+    (stop,) = inf.stops
+    assert (stop.kind, stop.blob, stop.layer, stop.code, stop.reached) == (kind, "data", None, code, True)
+    assert stop.range.start.line == 0 and dict(stop.params).get("line") == line
+    if "input_dim" in declared:  # the bad value shifts the dims of every later input: unknown too
+        assert inf.blobs["b"] is None and inf.blobs["rb"] is None
+    else:
+        assert inf.blobs["rb"] == (1, 2)

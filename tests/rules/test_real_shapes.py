@@ -386,3 +386,56 @@ def test_dummy_data_input_batch_fix_keeps_the_shape(tmp_path):
     (d,) = [d for d in diags if d.code == "NN017"]
     assert 'input "DummyData1" declares batch 10' in d.message
     assert not d.fix.is_safe and 'Reshape "r" hard-codes the batch' in d.message
+
+
+# a YOLOv3 deploy net whose input_shape holds a non-number (416.0): read as 1×3×416 it would make
+# the Reshape's count (and everything after the input) wrong
+BAD_INPUT_SHAPE = """name: "Darkent2Caffe"
+input: "data"
+input_shape {
+  dim: 1
+  dim: 3
+  dim: 416.0
+  dim: 416
+}
+input: "im_info"
+input_shape { dim: 1 dim: 3 }
+layer { name: "reshape" type: "Reshape" bottom: "data" top: "reshape" reshape_param { shape { dim: 1 dim: 3 dim: 416 dim: 416 } } }
+layer { name: "conv" type: "Convolution" bottom: "reshape" top: "conv" convolution_param { num_output: 8 kernel_size: 3 } }
+layer { name: "info" type: "Power" bottom: "im_info" top: "info" }
+"""
+
+
+def test_an_input_shape_the_reader_flags_makes_that_input_unknown(tmp_path):
+    _, diags = _lint(tmp_path, BAD_INPUT_SHAPE)
+    assert not [d for d in diags if d.code == "NN021"]  # no count from the 1×3×416 that was read
+    (stop,) = [d for d in diags if d.code == "NN022"]
+    assert stop.range.start.line == 1  # the `input: "data"` line, 0-based
+    assert 'input "data" (line 2): input_shape.dim (line 6) has a value the schema rejects' in stop.message
+    shapes = _shapes(BAD_INPUT_SHAPE)
+    assert shapes["data"] is None and shapes["reshape"] is None and shapes["conv"] is None
+    assert shapes["im_info"] == (1, 3) and shapes["info"] == (1, 3)  # the other input is read as written
+    _, zh = _lint(tmp_path, BAD_INPUT_SHAPE, lang="zh")
+    (stop_zh,) = [d for d in zh if d.code == "NN022"]
+    assert "input_shape.dim（第 6 行）的值不被 schema 接受，该输入的形状无法读取" in stop_zh.message
+
+
+@pytest.mark.parametrize("layer, en, zh", [
+    ('layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { kernel_size: 3 } }',
+     "(num_output missing)", "（缺少 num_output）"),
+    ('layer { name: "conv2" type: "Convolution" bottom: "fc" top: "conv2" convolution_param { num_output: 4 kernel_size: 1 } }',
+     "(expected a 4-D input, got 2-D)", "（需要 4 维输入，实际为 2 维）"),
+    ('layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 4 kernel_size: 11 } }',
+     "(output size 1×4×-2×-2 is not positive)", "（输出尺寸 1×4×-2×-2 不为正）"),
+])
+def test_why_shape_inference_stopped_is_said_in_the_message_language(tmp_path, layer, en, zh):
+    text = ('name: "t"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 10 dim: 10 }\n'
+            'layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 8 kernel_size: 3 } }\n'
+            'layer { name: "fc" type: "InnerProduct" bottom: "conv1" top: "fc" inner_product_param { num_output: 4 } }\n'
+            + layer + '\nlayer { name: "relu" type: "ReLU" bottom: "conv2" top: "relu" }\n')
+    _, diags = _lint(tmp_path, text)
+    (stop,) = [d for d in diags if d.code == "NN022"]
+    assert en in stop.message
+    _, diags_zh = _lint(tmp_path, text, lang="zh")
+    (stop_zh,) = [d for d in diags_zh if d.code == "NN022"]
+    assert zh in stop_zh.message and en not in stop_zh.message
