@@ -14,8 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.dumpio import compiled, readers, short_g
+from nnie_lsp.dumpio import readers, short_g
 from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
+
+from .both_paths import path_fixture, pieces_fixture
 from nnie_lsp.dumpio.writers import cpp_stream_text
 
 # every shape C++ `stream << float` gives, and the non-finite spellings of glibc
@@ -72,23 +74,8 @@ def _mapper_like(n: int, seed: int = 0) -> np.ndarray:
     return values
 
 
-@pytest.fixture(autouse=True, params=["numpy", "compiled"])
-def path(request, monkeypatch):
-    """Every test runs on both paths: the numpy one and the compiled one (numba)."""
-    if request.param == "compiled":
-        if short_g.compiled() is None:
-            pytest.skip("numba does not load here")
-        monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
-    else:
-        monkeypatch.setattr(compiled, "COMPILE_AFTER", None)
-    return request.param
-
-
-@pytest.fixture
-def tiny_pieces(monkeypatch):
-    def use(size: int) -> None:
-        monkeypatch.setattr(short_g, "CHUNK", size)
-    return use
+path = path_fixture(short_g)       # every test on the numpy path and on the compiled one
+tiny_pieces = pieces_fixture(short_g)
 
 
 # ------------------------------------------------------------------------------ values

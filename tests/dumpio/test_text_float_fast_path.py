@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 
 from nnie_lsp import safe_io
-from nnie_lsp.dumpio import compiled, fixed_e, readers
+from nnie_lsp.dumpio import fixed_e, readers
 from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
+
+from .both_paths import path_fixture, pieces_fixture
 
 EXTREMES = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e-310, -2.5e-315, 2.2250738585072014e-308,
             1.7976931348623157e308, -1.7976931348623157e308, 1e300, -1e-300, 1e-100, 9.999999999999999e99,
@@ -53,25 +55,8 @@ def _assert_within_ulps(got: np.ndarray, want: np.ndarray, ulps: float = 2.0) ->
     assert error.max(initial=0) <= ulps, error.max()
 
 
-@pytest.fixture(autouse=True, params=["numpy", "compiled"])
-def path(request, monkeypatch):
-    """Every test runs on both paths: the numpy one and the compiled one (numba,
-    ``dumpio/fixed_e_jit.py``)."""
-    if request.param == "compiled":
-        if fixed_e.compiled() is None:
-            pytest.skip("numba does not load here")
-        monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
-    else:
-        monkeypatch.setattr(compiled, "COMPILE_AFTER", None)
-    return request.param
-
-
-@pytest.fixture
-def tiny_pieces(monkeypatch):
-    """Pieces of ``size`` bytes instead of 512 KiB."""
-    def use(size: int) -> None:
-        monkeypatch.setattr(fixed_e, "CHUNK", size)
-    return use
+path = path_fixture(fixed_e)       # every test on the numpy path and on the compiled one
+tiny_pieces = pieces_fixture(fixed_e)
 
 
 def _general_or_error(data: bytes, path: str):
