@@ -121,6 +121,32 @@ export async function answerPrompts(page, h, pick) {
   return false;
 }
 
+/** The palette's triage of fresh/sim.cfg, then its report with the plot drawn (both e2e scenarios). */
+export async function triageFreshWithPlot(page, h, timeout) {
+  const { log, fail, screenshot, waitFor, runCommand, notifications } = h;
+  await quickOpenPath(page, h, 'fresh/sim.cfg');
+  await runCommand(page, 'NNIE: Run Accuracy Triage…');
+  await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
+  await page.keyboard.press('Enter');
+  const n = await waitFor('the triage notification (fresh)', async () => {
+    for (const x of await notifications(page)) {
+      if (/NNIE triage:/.test(x) && /Open Report/.test(x)) return x;
+      if (/NNIE triage failed|internal error/.test(x)) fail(x);
+    }
+    return undefined;
+  }, timeout);
+  log(`fresh triage: ${n}`);
+  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
+  await clickNotificationButton(page, h, toast, 'Open Report');
+  await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
+  const plot = await waitFor('the drawn plot (#cosine-plot, data-drawn="true")', async () => {
+    const state = await plotState(page);
+    return state.drawn ? state : undefined;
+  }, 20000);
+  log(`fresh report plot drawn: ${plot.text.replace(/\s+/g, ' ').slice(0, 120)}`);
+  await screenshot(page, 'fresh-report-plot');
+}
+
 /** Checked steps: a step's failure is recorded (with a screenshot) and the scenario goes on. */
 export function checkedSteps(page, h) {
   const { log, screenshot, notifications } = h;
@@ -368,29 +394,7 @@ export async function triageScenario(page, h) {
     };
     await jobStep('reference (VSIX alone, bare Python)', 'NNIE: Compute Caffe Reference Dumps…', '8-bit', /^output/);
     await jobStep('emulate 8-bit (VSIX alone, bare Python)', 'NNIE: Emulate NNIE Simulation Dumps…', '8-bit', /^mapper_quant/);
-    await check('triage of the fresh dumps, report plot drawn', async () => {
-      await quickOpenPath(page, h, 'fresh/sim.cfg');
-      await runCommand(page, 'NNIE: Run Accuracy Triage…');
-      await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
-      await page.keyboard.press('Enter');
-      const n = await waitFor('the triage notification (fresh)', async () => {
-        for (const x of await notifications(page)) {
-          if (/NNIE triage:/.test(x) && /Open Report/.test(x)) return x;
-          if (/NNIE triage failed/.test(x)) fail(x);
-        }
-        return undefined;
-      }, 120000);
-      log(`fresh triage: ${n}`);
-      const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
-      await clickNotificationButton(page, h, toast, 'Open Report');
-      await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
-      const plot = await waitFor('the drawn plot (#cosine-plot, data-drawn="true")', async () => {
-        const state = await plotState(page);
-        return state.drawn ? state : undefined;
-      }, 20000);
-      log(`fresh report plot drawn: ${plot.text.replace(/\s+/g, ' ').slice(0, 120)}`);
-      await screenshot(page, 'fresh-report-plot');
-    });
+    await check('triage of the fresh dumps, report plot drawn', () => triageFreshWithPlot(page, h, 120000));
   } else {
     log('step 7 skipped (NNIE_E2E_FRESH_DIR not set or without sim.cfg)');
   }

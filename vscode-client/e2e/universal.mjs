@@ -20,7 +20,7 @@
 // one failed (U1 failing stops the run: nothing after it can work).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerPrompts, checkedSteps, clickNotificationButton, plotState, quickOpenPath, quickPickRows, webviewFrameWith } from './triage.mjs';
+import { answerPrompts, checkedSteps, triageFreshWithPlot, clickNotificationButton, plotState, quickOpenPath, quickPickRows, webviewFrameWith } from './triage.mjs';
 
 const INSTALL_TIMEOUT = Number(process.env.NNIE_E2E_INSTALL_TIMEOUT ?? 600) * 1000;
 
@@ -237,23 +237,7 @@ export async function universalScenario(page, h) {
     if (!wroteDumps(/^mapper_quant/)) fail(`no emulated dumps beside fresh/sim.cfg (folders: ${readdirSync(fresh).join(', ')})`);
     await screenshot(page, 'emulate-done');
     await dismiss(page, 'Run Triage');
-    await quickOpenPath(page, h, 'fresh/sim.cfg');
-    await runCommand(page, 'NNIE: Run Accuracy Triage…');
-    await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
-    await page.keyboard.press('Enter');
-    const n = await waitFor('the triage notification (fresh)', async () => {
-      for (const x of await notifications(page)) {
-        if (/NNIE triage:/.test(x) && /Open Report/.test(x)) return x;
-        if (/NNIE triage failed|internal error/.test(x)) fail(x);
-      }
-      return undefined;
-    }, 180000);
-    log(`fresh triage: ${n}`);
-    const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
-    await clickNotificationButton(page, h, toast, 'Open Report');
-    await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
-    await waitFor('the drawn plot', async () => ((await plotState(page)).drawn ? true : undefined), 20000);
-    await screenshot(page, 'fresh-report-plot');
+    await triageFreshWithPlot(page, h, 180000);
   });
 
   log(`universal steps:\n${results.map((r) => `    ${r.ok ? 'PASS' : 'FAIL'}  ${r.name} (${r.seconds.toFixed(1)} s)${r.ok ? '' : `: ${r.why}`}`).join('\n')}`);
