@@ -312,26 +312,22 @@ def cmd_compare(args) -> int:
 
 
 def _write_report(args, doc: dict) -> None:
-    from nnie_lsp.triage.confirmation import lines as confirmation_lines
     from nnie_lsp.triage.report import render as report
 
-    follow = confirmation_lines(doc)   # "Confirmed fixed: …", once, after the report
     if args.format == "json":
         text = report.to_json_text(doc) + "\n"
     elif args.format == "markdown":
-        text = report.render_markdown(doc) + "".join(f"\n**{line}**\n" for line in follow)
+        text = report.render_markdown(doc)
     else:
         text = None
     if args.output:
         if text is None:
-            text = report.render_text(doc) + "".join(line + "\n" for line in follow)
+            text = report.render_text(doc)
         Path(args.output).write_text(text, encoding="utf-8")
     elif text is not None:
         sys.stdout.write(text)
     else:
         report.render_terminal(doc)
-        for line in follow:
-            print(line)
     if args.html:
         Path(args.html).write_text(report.render_html(doc), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)

@@ -86,6 +86,11 @@ def test_the_relay_rate_limits_keeps_the_newest_step_and_never_goes_back():
     assert len(sent) == 3                                   # after a step: no "seconds" reports
     relay.step(Step("align", 1, 40, 3.0))                   # a tool going back: the bar does not
     assert sent[-1] == (6, "align 1/40")
+    n = len(sent)
+    relay.step(Step("align", 2, 40, 6.5))                   # the same stage within the interval: held back
+    relay.step(Step("regenerate", 1, 2, 7.0))               # a new stage: sent at once, even within it
+    assert len(sent) == n + 1 and sent[-1] == (7, "regenerate 1/2")
+    relay.step(Step("align", 3, 40, 8.0))
     relay.step(Step("align", 40, 40, 250.0))
     relay.flush()
     assert sent[-1] == (100, "align 40/40")

@@ -12,8 +12,8 @@ goes, one JSON object per line, ``{"stage": "align", "done": 12, "total": 40, "p
 (``percent``: of the whole run, 0-100, never decreasing; written by
 :class:`nnie_lsp.triage.progress.JsonLines`, read by :func:`parse_step`).  Each such line becomes
 a ``$/progress`` report with ``percentage`` (whole percent) and the message ``align 12/40``, at
-most one report every :data:`REPORT_INTERVAL_SECONDS` (the newest step wins; nothing is sent when
-nothing visible changed).  Until the first such line (Python starts, the numerical stack loads) the report says the
+most one report every :data:`REPORT_INTERVAL_SECONDS` within a stage (the newest step wins; the
+first step of each stage is always sent; nothing is sent when nothing visible changed).  Until the first such line (Python starts, the numerical stack loads) the report says the
 elapsed seconds, once a second, as it always did.  Every other stderr line is the tool's message:
 the error of a failed job, logged after a successful one.  A tool that does not know
 ``--progress`` (``NNIE_LSP_TRIAGE_CMD`` naming an older nnie-triage) is run again without it, and
@@ -150,12 +150,17 @@ class ProgressRelay:
         self.stepped = False                     # a progress line arrived
         self._sent: tuple[int | None, str] | None = None
         self._pending: tuple[int, str] | None = None
+        self._stage: str | None = None            # the stage of the last step sent
 
     def step(self, step: Step) -> None:
         first, self.stepped = not self.stepped, True
         self.percentage = max(self.percentage, min(100, max(0, int(step.percent))))
         self._pending = (self.percentage, step.message)
-        self._flush(self._clock(), force=first)   # the first at once (it replaces the seconds)
+        # the first at once (it replaces the seconds), and each new stage's first step: a fast stage
+        # (regenerate, align) is shown, not overtaken by the next one within the interval
+        new_stage = step.stage != self._stage
+        self._stage = step.stage
+        self._flush(self._clock(), force=first or new_stage)
 
     def tick(self) -> None:
         """Called every :data:`TICK_SECONDS`: a held-back step, else the elapsed seconds."""

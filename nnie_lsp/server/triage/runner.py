@@ -319,10 +319,9 @@ def _disk_text(path: str) -> str | None:
 
 
 def _text_report(result: dict) -> str | None:
-    from ...triage.confirmation import lines as confirmation_lines
     from ...triage.report import render as report
     try:
-        return report.render_text(result) + "".join(line + "\n" for line in confirmation_lines(result))
+        return report.render_text(result)
     except Exception:  # a report the renderer does not know (another tool version): the JSON is kept
         return None
 

@@ -2,10 +2,10 @@
 self-contained HTML page with an inline SVG plot of per-layer cosine (no external URLs).
 
 Renderers read only the JSON document (``TriageResult.to_json()``), so a saved report renders the
-same way.  The HTML page also says which earlier findings this run confirms fixed and which fixes
+same way.  Every form also says which earlier findings this run confirms fixed and which fixes
 still await dumps made again (``confirmed_fixed`` / ``awaiting_confirmation``), in the words of
-:func:`nnie_lsp.triage.confirmation.lines` — the lines the CLI's text and markdown reports end with
-(their callers add them), and the editor's webview shows this page."""
+:func:`nnie_lsp.triage.confirmation.lines`: the terminal, text and markdown reports end with them,
+the HTML page shows them under the verdict (the editor's webview shows this page)."""
 
 from __future__ import annotations
 
@@ -228,6 +228,14 @@ def _terminal_summary(doc: dict, console) -> None:
                            f"({', '.join((um.get('reference', []) + um.get('sim', []))[:6])})", style="dim"))
     for w in doc.get("warnings", [])[:10]:
         console.print(Text(f"warning: {w}", style="dim yellow"))
+    for line in _confirmation_lines(doc):   # "Confirmed fixed: …", once, after the report
+        console.print(Text(line), soft_wrap=True)   # one line, as the lines are quoted
+
+
+def _confirmation_lines(doc: dict) -> list[str]:
+    from ..confirmation import lines
+
+    return lines(doc)
 
 
 def render_text(doc: dict, width: int = 140, color: bool = False) -> str:
@@ -308,6 +316,8 @@ def render_markdown(doc: dict) -> str:
         out.append(f"Unmatched — Caffe: {', '.join(um.get('reference', [])) or 'none'}; "
                    f"NNIE: {', '.join(um.get('sim', [])) or 'none'}")
     out.append("")
+    for line in _confirmation_lines(doc):
+        out += [f"**{line}**", ""]
     return "\n".join(out)
 
 
