@@ -166,9 +166,10 @@ def nn015(project, ctx):
     ```
 
     ## Fix
-    DummyData feeding the net → Input layer with the same shapes: safe when every top's shape is
-    known and every filler is constant (what the net computes from its input is unchanged);
-    unsafe when a shape is incomplete or a filler is random.  Otherwise none automatic: it is a
+    DummyData feeding the net → Input layer with the same shapes, always unsafe: the DummyData net
+    computes on its own filler whatever is fed, the Input net on the fed image, so the fix changes
+    what Caffe computes (that is its point); the note says when a shape is incomplete or a filler
+    random.  Otherwise none automatic: it is a
     design decision where to cut the net.
     """
     doc, g = project.prototxt, project.graph
@@ -304,7 +305,8 @@ def _dummy_input(ctx, doc, layer):
         end = src.type_range.end
         edits.append((doc.path, TextEdit(Range(end, end), f" input_param {{ {body} }}")))
     usable = all(d is not None for s in shapes for d in s)
-    fix = ctx.fix("to_input", edits, safe=complete, layer=layer.name) if usable else None
+    # never safe: the net then computes on the fed image instead of its own filler (module doc)
+    fix = ctx.fix("to_input", edits, safe=False, layer=layer.name) if usable else None
     note = ("" if complete else ctx.text("dummy_random") if known
             else ctx.text("dummy_unknown" if usable else "dummy_noshape"))
     return ctx.diag("dummy_input", doc.path, src.type_range, fix=fix, layer=layer.name, shape_note=note)
