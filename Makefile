@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NVIM_DIR := .e2e/nvim
 
-.PHONY: demo test install lint-demo triage-demo e2e-vscode e2e-vscode-universal bench docs clean neovim client-test
+.PHONY: demo test install lint-demo triage-demo e2e-vscode e2e-vscode-universal bench docs clean neovim client-test vsix
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -42,15 +42,23 @@ neovim: $(STAMP)
 test: $(STAMP) neovim client-test
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider
 
-# VS Code client: type-check, unit tests (grammars, cfg sniffing, server command) and a VSIX build.
+# VS Code client: type-check, unit tests (grammars, cfg sniffing, server command) and the universal
+# VSIX build (pure Python server). The linux-x64 VSIX (the server and OpenCV bundled, about 136 MiB,
+# several CPU-minutes to pack) is `make vsix`; `make e2e-vscode` builds and drives it.
 # Needs Node >= 20 and npm; skipped with a message where there is none.
 client-test:
 	@if command -v npm >/dev/null 2>&1; then \
 	  cd vscode-client && (npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) \
 	  && npm run --silent typecheck && npm test --silent \
 	  && export NNIE_BUNDLE_PYTHON="$$(if [ -x ../$(BIN)/python ]; then echo $(CURDIR)/$(BIN)/python; else echo python3; fi)" \
-	  && npm run --silent package:universal && npm run --silent package; \
+	  && npm run --silent package:universal; \
 	else echo "client-test: npm not found, VS Code client checks skipped"; fi
+
+# Both VSIXs: the universal one and the linux-x64 one with the server and OpenCV bundled.
+vsix: $(STAMP)
+	cd vscode-client && (npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) \
+	  && export NNIE_BUNDLE_PYTHON="$(CURDIR)/$(BIN)/python" \
+	  && npm run --silent package:universal && npm run --silent package
 
 e2e-vscode: $(STAMP)
 	bash vscode-client/e2e/run.sh
