@@ -1,0 +1,17 @@
+"""The `.wk`, the compiled model ``nnie_mapper`` writes and the board loads, read as an immutable
+document: :func:`read_wk` / :func:`parse_wk` give a :class:`WkModel` (header, segments with their
+input and output nodes, the memory plan, the damage found) with the derived facts -- the bit-width
+census of the plan, the board's memory (temp buffer plus source and destination blobs), the
+board blob of every node (type, N/C/H/W, element size, stride, size: :mod:`.board`) -- and
+:mod:`.describe` renders it as text, JSON and HTML.  The layout and how sure each field is live in
+:mod:`.layout` (``docs/field-facts.md §18``).  Pure Python (``struct``, ``zlib``): no numpy.  This
+package imports only :mod:`nnie_lsp.records` and :mod:`nnie_lsp.safe_io`; the project, the rules,
+the CLI, the server and the triage import it, never the reverse.
+"""
+
+from .layout import CHIP_GENERATIONS, chip_named
+from .model import BitCensus, BoardBlob, BoardMemory, Damage, PlanRecord, WkModel, WkNode, WkSegment
+from .reader import WkError, looks_like_wk, parse_wk, read_wk
+
+__all__ = ["CHIP_GENERATIONS", "chip_named", "BitCensus", "BoardBlob", "BoardMemory", "Damage", "PlanRecord",
+           "WkModel", "WkNode", "WkSegment", "WkError", "looks_like_wk", "parse_wk", "read_wk"]
