@@ -42,15 +42,21 @@ def integrity_text(model: WkModel) -> str:
     return "DAMAGED: " + "; ".join(f"{d.message} (at byte {d.offset:#x})" for d in model.damage)
 
 
+def census_counts(census) -> str:
+    """``122 2-byte, 88 4-byte S32 blobs``: the memory plan's records by bytes per element."""
+    parts = [f"{n} {what}" for n, what in ((census.one, "1-byte"), (census.two, "2-byte"),
+                                            (census.four, "4-byte S32"), (census.other, "other")) if n]
+    text = ", ".join(parts) + " blobs" if parts else "no blob records"
+    if census.packed:
+        text += f"; {census.packed} of the 1-byte ones with 4 bytes per column in the row stride"
+    return text
+
+
 def bits_text(model: WkModel, segment: int | None = None) -> str:
     census = model.census(segment)
     if census is None:
         return "not known per segment (the memory plan's records do not name their segment)"
-    parts = [f"{n} {what}" for n, what in ((census.one, "1-byte"), (census.two, "2-byte"),
-                                            (census.four, "4-byte S32"), (census.other, "other")) if n]
-    if census.packed:
-        parts.append(f"{census.packed} of the 1-byte ones with 4 bytes per column in the row stride")
-    return f"{census.verdict}{_i('element_size')} ({', '.join(parts) or 'no blob records'})"
+    return f"{census.verdict}{_i('element_size')} ({census_counts(census)})"
 
 
 def summary(model: WkModel) -> str:

@@ -10,37 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import layout
+from .board import DESTINATION, BoardBlob, BoardMemory, board_memory
 
 SOURCE = "source"
-DESTINATION = "destination"
 
-
-@dataclass(frozen=True, slots=True)
-class BoardBlob:
-    """How the board holds one node's blob (the SDK sample's rules, docs/field-facts.md §19):
-    ``size`` is for ``num`` items (N), None when it depends on what is fed at run time (the
-    total steps of a recurrent segment)."""
-
-    blob_type: str          # a key of layout.BLOB_TYPES
-    num: int
-    channels: int
-    height: int
-    width: int
-    element_size: int
-    stride: int
-    size: int | None
-    status: str             # layout.CERTAIN or layout.INFERRED (the blob type or shape read is inferred)
-
-    @property
-    def blob_type_code(self) -> int:
-        return layout.BLOB_TYPES[self.blob_type]
-
-    @property
-    def read_as(self) -> str:
-        """How a value of the blob is read on the board."""
-        if self.blob_type in ("S32", "VEC_S32", "SEQ_S32"):
-            return f"S32 / {layout.QUANT_BASE}"
-        return "U8"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,34 +139,6 @@ class Damage:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class BoardMemory:
-    """What the board allocates for the model (the SDK sample's ParamInit, N = ``num``): the temp
-    buffer, the first segment's source blobs and every segment's destination blobs; the sample also
-    loads the whole file into memory, and the task buffer comes from an SDK call (not in the file)."""
-
-    num: int
-    temp_buffer: int
-    sources: int
-    destinations: int
-    model_file: int
-    unknown_sizes: tuple[str, ...] = ()   # nodes whose size depends on run-time input (recurrent steps)
-
-    @property
-    def blobs(self) -> int:
-        return self.sources + self.destinations
-
-    @property
-    def total(self) -> int:
-        """Temp buffer and blobs (the figure the board's ParamInit allocates besides the task buffer)."""
-        return self.temp_buffer + self.blobs
-
-    @property
-    def at_least(self) -> int:
-        """Everything known the board must hold: the model file too (the task buffer is not known)."""
-        return self.total + self.model_file
-
-
 @dataclass(frozen=True)
 class WkModel:
     """A `.wk` file read: its header fields, segments with their nodes, the memory plan and the
@@ -308,6 +253,4 @@ class WkModel:
         return census.verdict if census is not None else "unknown"
 
     def board_memory(self, num: int = 1) -> BoardMemory:
-        from .board import board_memory
-
         return board_memory(self, num)

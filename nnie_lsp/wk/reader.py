@@ -14,6 +14,7 @@ import struct
 import zlib
 
 from . import layout
+from .layout import looks_like_wk
 from .board import node_blob
 from .model import DESTINATION, SOURCE, Damage, PlanRecord, WkModel, WkNode, WkSegment
 
@@ -55,12 +56,6 @@ def lfs_pointer(data: bytes) -> dict | None:
         if key in ("oid", "size"):
             out[key] = value.strip()
     return out
-
-
-def looks_like_wk(head: bytes) -> bool:
-    """The first bytes of a `.wk`: the 0xC0 header size at 0x08 and the format version at 0x10."""
-    return (len(head) >= 0x14 and _U32.unpack_from(head, layout.HEADER_SIZE_AT)[0] == layout.HEADER_SIZE
-            and tuple(head[layout.FORMAT:layout.FORMAT + 4]) == layout.FORMAT_VERSION)
 
 
 def _looks_text(data: bytes) -> bool:
