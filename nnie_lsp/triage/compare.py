@@ -87,6 +87,7 @@ class TriageResult:
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
     places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
     framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
+    build: dict | None = None  # the .wk beside the cfg the NNIE dumps are checked against (inputs/build.py)
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -144,6 +145,7 @@ class TriageResult:
             "images": _clean(self.images) if self.images is not None else None,
             "alignment_notes": self.notes,
             "warnings": self.warnings,
+            "build": self.build,
             "elapsed_s": round(self.elapsed_s, 3),
         }
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section

@@ -98,10 +98,10 @@ def _table(rows: list[list[str]], head: list[str], indent: str = "    ") -> list
     return [fmt.format(*head).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
 
 
-def render_text(model: WkModel, *, records: bool = False) -> str:
-    """The table ``nnie-triage wk`` prints."""
+def render_text(model: WkModel, *, records: bool = False, num: int = 1) -> str:
+    """The table ``nnie-triage wk`` prints (``num``: items per blob for the board memory)."""
     name = os.path.basename(model.path) if model.path else "<bytes>"
-    memory = model.board_memory()
+    memory = model.board_memory(num)
     lines = [f"{name}: compiled NNIE model (.wk), {model.file_size:,} bytes", ""]
     facts = [
         ("integrity", integrity_text(model)),
