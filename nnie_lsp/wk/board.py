@@ -9,7 +9,7 @@ Board code (and the board checks) use :func:`node_blob` through :attr:`WkNode.bo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import NamedTuple
 
 from . import layout
 
@@ -17,8 +17,7 @@ RECURRENT = 2
 DESTINATION = "destination"   # the role of an output node (WkNode.role)
 
 
-@dataclass(frozen=True, slots=True)
-class BoardBlob:
+class BoardBlob(NamedTuple):
     """How the board holds one node's blob (the SDK sample's rules, docs/field-facts.md §19):
     ``size`` is for ``num`` items (N), None when it depends on what is fed at run time (the
     total steps of a recurrent segment)."""
@@ -45,8 +44,7 @@ class BoardBlob:
         return "U8"
 
 
-@dataclass(frozen=True, slots=True)
-class BoardMemory:
+class BoardMemory(NamedTuple):
     """What the board allocates for the model (the SDK sample's ParamInit, N = ``num``): the temp
     buffer, the first segment's source blobs and every segment's destination blobs; the sample also
     loads the whole file into memory, and the task buffer comes from an SDK call (not in the file)."""

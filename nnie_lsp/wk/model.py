@@ -7,7 +7,7 @@ and the board-side sizes, which follow the SDK sample's rules (:mod:`.board`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import NamedTuple
 
 from . import layout
 from .board import DESTINATION, BoardBlob, BoardMemory, board_memory
@@ -16,8 +16,7 @@ SOURCE = "source"
 
 
 
-@dataclass(frozen=True, slots=True)
-class WkNode:
+class WkNode(NamedTuple):
     """An input (source) or output (destination) node of a segment."""
 
     segment: int
@@ -54,8 +53,7 @@ class WkNode:
         return layout.IMAGE_TYPES.get(self.image_type, f"unknown code {self.image_type}")
 
 
-@dataclass(frozen=True, slots=True)
-class BitCensus:
+class BitCensus(NamedTuple):
     """Blobs of the memory plan by bytes per element: 1 = 8-bit, 2 = 16-bit, 4 = S32 results."""
 
     one: int = 0
@@ -81,21 +79,27 @@ class BitCensus:
 
 
 
-@dataclass(frozen=True, slots=True)
-class PlanRecord:
-    """One 48-byte record of the memory plan (the file's tail)."""
+class PlanRecord(NamedTuple):
+    """One 48-byte record of the memory plan (the file's tail), its fields in the file's order
+    (the reader makes each from one ``struct`` unpack); ``word*`` are unknown [?]."""
 
-    index: int
-    offset_in_file: int
-    op: int                 # +0, unknown (the kind of layer?) [?]
-    element_size: int       # +1 [I]
+    op: int                 # +0 (u8): 0x2C the input's record, 0x2D an output's; else the kind of layer? [?]
+    element_size: int       # +1 (u8): bytes per element [I]
     width: int              # +2 (u16)
+    word4: int              # +4 (u16), 0 on every real file
     height: int             # +6 (u16)
     channels: int           # +8
     offset: int             # +12, in the temp buffer
+    word16: int
     stride: int             # +20, bytes per row
+    word24: int             # its upper half counts the records' layers [?]
+    word28: int
+    word32: int             # signed
     size: int               # +36; 0 for an output the user's destination blob holds
-    words: tuple[int, ...]  # the other words as they are: +4 (u16), +16, +24, +28, +32, +40, +44 [?]
+    word40: int
+    word44: int
+    index: int              # the record's position in the plan
+    offset_in_file: int
 
     @property
     def end(self) -> int:
@@ -108,8 +112,20 @@ class PlanRecord:
         return self.stride != layout.align16(self.width * self.element_size)
 
 
-@dataclass(frozen=True, slots=True)
-class WkSegment:
+def count_census(plan) -> BitCensus:
+    """The census of a memory plan's records."""
+    counts = {1: 0, 2: 0, 4: 0}
+    other = packed = 0
+    for r in plan:
+        if r.element_size in counts:
+            counts[r.element_size] += 1
+        else:
+            other += 1
+        packed += r.stride != layout.align16(r.width * r.element_size)
+    return BitCensus(counts[1], counts[2], counts[4], other, packed)
+
+
+class WkSegment(NamedTuple):
     index: int
     offset: int             # of its 16-byte record
     net_type: int
@@ -130,8 +146,7 @@ class WkSegment:
         return self.sources + self.destinations
 
 
-@dataclass(frozen=True, slots=True)
-class Damage:
+class Damage(NamedTuple):
     """Something in the file that the mapper did not write so (a clear error, with its offset)."""
 
     kind: str               # "crc", "size", "length", "plan"
@@ -139,8 +154,7 @@ class Damage:
     message: str
 
 
-@dataclass(frozen=True)
-class WkModel:
+class WkModel(NamedTuple):
     """A `.wk` file read: its header fields, segments with their nodes, the memory plan and the
     damage found (an intact file has none)."""
 
@@ -164,7 +178,8 @@ class WkModel:
     sections: tuple[tuple[int, int], ...]      # (offset, length) pairs at 0x40..0xAF [?]
     segments: tuple[WkSegment, ...]
     plan: tuple[PlanRecord, ...]
-    damage: tuple[Damage, ...] = field(default=())
+    damage: tuple[Damage, ...] = ()
+    plan_census: BitCensus | None = None       # the plan's census, counted once (see census())
 
     # ------------------------------------------------------------------ integrity
     @property
@@ -236,15 +251,7 @@ class WkModel:
         file has one segment (None otherwise)."""
         if segment is not None and len(self.segments) != 1:
             return None
-        counts = {1: 0, 2: 0, 4: 0}
-        other = packed = 0
-        for r in self.plan:
-            if r.element_size in counts:
-                counts[r.element_size] += 1
-            else:
-                other += 1
-            packed += r.packed
-        return BitCensus(counts[1], counts[2], counts[4], other, packed)
+        return self.plan_census if self.plan_census is not None else count_census(self.plan)
 
     @property
     def bits(self) -> str:
