@@ -10,7 +10,7 @@ the CLI, the server and the triage import it, never the reverse.
 """
 
 # The names below are imported from their submodules on first use (PEP 562), so reading the layout
-# (the settings' chip names) does not load the reader and its dataclasses (nnie-lint's start-up).
+# (the settings' chip names) does not load the reader (nnie-lint's start-up).
 _EXPORTS = {
     "CHIP_GENERATIONS": "layout", "chip_named": "layout",
     "BitCensus": "model", "BoardBlob": "board", "BoardMemory": "board", "Damage": "model", "PlanRecord": "model",
@@ -22,9 +22,12 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    if _EXPORTS[name] == "layout":
+        from . import layout as module
+    else:
+        from . import board, model, reader  # static: the reader side on first use
+        module = {"board": board, "model": model, "reader": reader}[_EXPORTS[name]]
+    value = getattr(module, name)
     globals()[name] = value
     return value
 

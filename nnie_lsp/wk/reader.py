@@ -76,7 +76,7 @@ def read_wk(path: str) -> WkModel:
     from .. import safe_io
 
     try:
-        data = safe_io.read_bytes(path, safe_io.FILE, limit=MAX_BYTES)
+        data = safe_io.read_bytes(path, safe_io.WK, limit=MAX_BYTES)
     except OSError as exc:
         raise WkError("unreadable", None, f"cannot read: {exc}", path) from None
     return parse_wk(data, path)
