@@ -35,7 +35,7 @@ from .records import NamedTuple
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
     "BoundedFile", "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "open_bounded",
-    "read_bytes", "read_head",
+    "read_bytes", "read_head", "size_text",
 ]
 
 MIB = 1 << 20
@@ -97,7 +97,8 @@ def limit_for(kind: str) -> int:
     return LIMITS.get(kind, LIMITS[FILE])
 
 
-def _size_text(size: int) -> str:
+def size_text(size: int) -> str:
+    """A size for people: bytes, KiB or MiB (binary units, one decimal)."""
     if size >= MIB:
         return f"{size / MIB:.1f} MiB"
     if size >= 1024:
@@ -119,8 +120,8 @@ class FileProblem(NamedTuple):
 
     def describe(self, lang: str = "en") -> str:
         """The reason in words, without the path (messages put the path where they want it)."""
-        size = _size_text(self.size or 0)
-        limit = _size_text(self.limit or 0)
+        size = size_text(self.size or 0)
+        limit = size_text(self.limit or 0)
         if size == limit:  # just past the bound: the exact numbers say it
             size, limit = f"{self.size or 0:,} bytes", f"{self.limit or 0:,} bytes"
         kind_zh = _KIND_ZH.get(self.kind, "文件")

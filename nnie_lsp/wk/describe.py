@@ -23,12 +23,10 @@ def _i(key: str) -> str:
 
 
 def mib(n: int) -> str:
-    """A size for people: bytes, KiB or MiB (binary units, one decimal)."""
-    if n >= MIB:
-        return f"{n / MIB:.1f} MiB"
-    if n >= 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n} B"
+    """A size for people: bytes, KiB or MiB (``nnie_lsp.safe_io.size_text``)."""
+    from ..safe_io import size_text
+
+    return size_text(n)
 
 
 def size_text(n: int) -> str:
