@@ -113,7 +113,8 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
                             wk_files=inputs.wk_files, named_wk=inputs.named_wk)
         else:
             run = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                             mapper_logs=logs, net_trees=inputs.net_trees, wk_files=inputs.wk_files, named_wk=inputs.named_wk)
+                             mapper_logs=logs, net_trees=inputs.net_trees, wk_files=inputs.wk_files,
+                             named_wk=inputs.named_wk)
         run.files = files
         for note in run.wk_notes:
             if on_note is not None:

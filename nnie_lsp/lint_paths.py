@@ -155,8 +155,8 @@ def discover_inputs(paths: list[str]) -> Inputs:
     friends, which pre-commit passes) is skipped; a mapper log is read with the projects, like
     ``--mapper-log``; a ``cnn_net_tree.dot`` is read as the net tree of the cfgs linted with it;
     a ``.wk`` (in a folder too) is read as the compiled model of the cfg given with it, else linted
-    on its own (:func:`lint_files`); every other file (solver, ``RUNTIME.txt``, dumps, image lists, binary data, other text) is
-    skipped with a note saying what it is."""
+    on its own (:func:`lint_files`); every other file (solver, ``RUNTIME.txt``, dumps, image lists,
+    binary data, other text) is skipped with a note saying what it is."""
     from . import file_kinds
 
     found = Inputs()

@@ -69,11 +69,12 @@ def summary(model: WkModel) -> str:
 
 
 def lens_title(model: WkModel) -> str:
-    """The cfg's code lens: ``built: 16-bit, 1 segment, 9 outputs, needs 85.0 MiB + 67.5 MiB blobs``."""
+    """The cfg's code lens: ``built: 16-bit [I], 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs``."""
     segs = len(model.segments)
     memory = model.board_memory()
     state = "DAMAGED .wk — " if not model.intact else ""
-    return (f"{state}built: {model.bits}, {segs} segment{'s' if segs != 1 else ''}, {len(model.outputs)} "
+    return (f"{state}built: {model.bits}{_i('element_size')}, {segs} segment{'s' if segs != 1 else ''}, "
+            f"{len(model.outputs)} "
             f"output{'s' if len(model.outputs) != 1 else ''}, needs {mib(memory.temp_buffer)} + "
             f"{mib(memory.blobs)} blobs")
 

@@ -52,7 +52,7 @@ async def test_the_wk_on_the_cfg(client, enet):
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
     (lens,) = [item for item in lenses if item.command and item.command.command == "nnie.openWk"]
     assert lens.range.start.line == line
-    assert lens.command.title == "built: 16-bit, 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs"
+    assert lens.command.title == "built: 16-bit [I], 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs"
     path = lens.command.arguments[0]["path"]
     assert path.endswith("ENet_cityscapes.wk")
 

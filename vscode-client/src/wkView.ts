@@ -1,7 +1,7 @@
 /**
  * The compiled model (`.wk`) in VS Code: a read-only custom editor that shows what the file holds —
  * the table the server renders (`nnie.describeWk`, docs/editor-protocol.md), never a binary dump —
- * and `nnie.openWk`, which the cfg's code lens ("built: 8-bit, 1 segment, 9 outputs, needs …")
+ * and `nnie.openWk`, which the cfg's code lens ("built: 8-bit [I], 1 segment, 9 outputs, needs …")
  * runs. The VSIX alone is enough: the server's `.wk` reader needs no numpy.
  */
 import * as vscode from 'vscode';

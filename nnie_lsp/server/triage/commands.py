@@ -78,7 +78,8 @@ async def _wk_lens(ls: NnieLanguageServer, uri: str, record) -> list[lsp.CodeLen
     if lens is None:
         return []
     rng, title, path = lens
-    at = lsp.Range(start=lsp.Position(line=rng.start.line, character=0), end=lsp.Position(line=rng.start.line, character=0))
+    line = lsp.Position(line=rng.start.line, character=0)
+    at = lsp.Range(start=line, end=line)
     return [lsp.CodeLens(range=at, command=lsp.Command(title=title, command=OPEN_WK, arguments=[{"path": path}]))]
 
 
