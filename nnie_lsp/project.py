@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nni
     from .cfg_files import ImageListFacts, MeanFacts, RefFile
     from .mapper.output_files import FoundLog
     from .mapper.nettree import NetTree
+    from .mapper.wk_files import FoundWk
 
 __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
            "project_for_file", "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
@@ -105,6 +106,9 @@ class Project(NamedTuple):
     # the ONNX model the prototxt was converted from (the NN5xx checks): the `onnx` setting
     # (`--onnx`), else `<prototxt stem>.onnx` beside the prototxt (:func:`onnx_for`)
     onnx_path: str | None = None
+    # the compiled model: `[instruction_name]`.wk beside the cfg, or a .wk named on the command line
+    # (mapper/wk_files.py); a .wk linted on its own is a project holding only it
+    wk: FoundWk | None = None
 
     @property
     def cfg_path(self) -> str | None:
@@ -216,12 +220,13 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
         elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
     siblings = _marked_siblings(proto_origin)
-    mapper_logs, net_tree = (), None
+    mapper_logs, net_tree, wk = (), None, None
     if cfg_path and load_prototxt:
         from .mapper.output_files import mapper_output_beside
 
         mapper = mapper_output_beside(cfg_path, provider, (cfg_path, prototxt_path))
         mapper_logs, net_tree = mapper.logs, mapper.net_tree
+        wk = _wk_beside(cfg_path, side, prototxt_path, cwd)
     return Project(settings=settings, cfg=side.cfg, config=side.config, prototxt=proto_doc, graph=graph,
                    refs=side.refs, image_lists=side.image_lists, means=side.means,
                    base_dir=side.base_dir, prototxt_origin=proto_origin,
@@ -229,7 +234,17 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
                    preprocessing=side.preprocessing, mapper_logs=mapper_logs, net_tree=net_tree,
                    unreadable=tuple(unreadable),
-                   onnx_path=onnx_for(settings, prototxt_path) if proto_doc is not None else None)
+                   onnx_path=onnx_for(settings, prototxt_path) if proto_doc is not None else None, wk=wk)
+
+
+def _wk_beside(cfg_path: str, side, prototxt_path: str | None, cwd: str):
+    """The `.wk` the cfg's [instruction_name] names, when it exists (mapper/wk_files.py)."""
+    if side.config is None:
+        return None
+    from .mapper.wk_files import wk_for_cfg
+
+    caffemodel = next((r.resolved for r in side.refs if r.entry.key == "caffemodel_file" and r.resolved), None)
+    return wk_for_cfg(cfg_path, side.config.instruction_entry, (cfg_path, prototxt_path, caffemodel), cwd)
 
 
 def onnx_for(settings: LintSettings, prototxt_path: str | None) -> str | None:

@@ -32,6 +32,8 @@ class LintSettings(NamedTuple):
     lang: str = "en"
     origin: str | None = None                                          # pyproject.toml used, if any
     onnx: str | None = None   # the ONNX model the prototxt was converted from (the NN5xx checks)
+    target_chip: str | None = None    # the chip the project deploys to (the .wk checks, NN605)
+    board_memory: int | None = None   # bytes the board can give the model (the .wk checks, NN606)
 
     # ------------------------------------------------------------------ selection
     def is_selected(self, code: str, default_enabled: bool) -> bool:
@@ -98,7 +100,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
     base = base or LintSettings()
     where = origin or "settings"
     known = {"select", "extend-select", "ignore", "per-file-ignores", "severity",
-             "source-framework", "extra-inplace-pairs", "lang", "onnx"}
+             "source-framework", "extra-inplace-pairs", "lang", "onnx", "target-chip", "board-memory"}
     norm = {str(k).replace("_", "-"): v for k, v in dict(data).items()}
     unknown = sorted(set(norm) - known)
     if unknown:
@@ -147,7 +149,40 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
         if origin and os.path.isfile(origin) and not os.path.isabs(value):
             value = os.path.join(os.path.dirname(os.path.abspath(origin)), value)
         out["onnx"] = value
+    if "target-chip" in norm:
+        from .wk.layout import CHIP_GENERATIONS, chip_named
+
+        chip = chip_named(str(norm["target-chip"]))
+        if chip is None:
+            raise SettingsError(f"{where}: target-chip must be one of {', '.join(CHIP_GENERATIONS)}; "
+                                f"got {norm['target-chip']!r}")
+        out["target_chip"] = chip
+    if "board-memory" in norm:
+        out["board_memory"] = parse_memory(norm["board-memory"], f"{where}: board-memory")
     return base._replace(origin=origin or base.origin, **out)
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
+          "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9}
+
+
+def parse_memory(value, where: str) -> int:
+    """A memory size: bytes (an integer), or a number with a unit -- K/M/G, KiB/MiB/GiB (binary,
+    as a board's MMZ size is written), KB/MB/GB (decimal)."""
+    if isinstance(value, bool):
+        raise SettingsError(f"{where} must be a size such as 256 MiB or a number of bytes")
+    if isinstance(value, int):
+        if value <= 0:
+            raise SettingsError(f"{where} must be positive; got {value}")
+        return value
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(value))
+    unit = m.group(2).lower() if m else None
+    if m is None or unit not in _UNITS or float(m.group(1)) <= 0:
+        raise SettingsError(f"{where} must be a size such as 256 MiB, 512M, 1.5 GiB or a number of bytes; "
+                            f"got {value!r}")
+    return int(float(m.group(1)) * _UNITS[unit])
 
 
 def normalize_lang(lang: str | None) -> str:

@@ -176,7 +176,7 @@ def _main(argv: list[str] | None = None) -> int:
                    on_note=lambda note: print(f"nnie-lint: {note}", file=sys.stderr))
         files, mapper_logs, provider = res.files, res.mapper_logs, res.provider
         stdin_path = os.path.abspath(stdin[0]) if stdin else None
-        if not files and not mapper_logs:
+        if not files and not mapper_logs and not getattr(res, "wk_files", None):
             print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
             if fmt in ("json", "sarif"):  # machine output stays a valid (empty) document
                 out.write(render_json([]) if fmt == "json" else render_sarif([]))
@@ -218,9 +218,13 @@ def _main(argv: list[str] | None = None) -> int:
             extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
             fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
             logs = f" and {len(mapper_logs)} mapper log(s)" if mapper_logs else ""
+            wks = len(getattr(res, "wk_files", ()))
             named = len(getattr(res, "checked", files)) - len(files)
             more = f" (and {named} file(s) their cfgs name)" if named > 0 else ""
-            print(f"{len(files)} file(s){logs} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
+            checked = f"{len(files)} file(s){logs}" if files or not wks else ""
+            if wks:
+                checked += (" and " if checked else "") + f"{wks} .wk file(s)"
+            print(f"{checked} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
     if not_written:

@@ -24,6 +24,7 @@ from .measure.input_codes import decode_input_codes
 from .measure.metrics import Thresholds, compare_arrays
 from .measure.rows import LayerRow
 from .progress import NO_PROGRESS, Reporter
+from ..prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
 
 #: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
 ALIGNED_AT = 25.0
@@ -86,6 +87,7 @@ class TriageResult:
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
     places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
     framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
+    build: dict | None = None  # the .wk beside the cfg the NNIE dumps are checked against (inputs/build.py)
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -143,6 +145,7 @@ class TriageResult:
             "images": _clean(self.images) if self.images is not None else None,
             "alignment_notes": self.notes,
             "warnings": self.warnings,
+            "build": self.build,
             "elapsed_s": round(self.elapsed_s, 3),
         }
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
@@ -210,37 +213,6 @@ def _expected_shape(ref_arr: np.ndarray) -> tuple[int, ...]:
     while len(shp) > 3 and shp[0] == 1:
         shp = shp[1:]
     return shp
-
-
-def runs_on_nnie(layer: GraphLayer) -> bool:
-    """Whether the chip computes `layer`: not a `_cpu` layer, not a CPU segment (Proposal, Custom)
-    and not a layer the NNIE nets leave to the CPU (PriorBox, DetectionOutput, Region, Yolo, Python
-    …: the layer table's ``cpu`` / ``unsupported``); an unknown type counts as computed."""
-    from ..prototxt import layers as layer_table
-
-    if layer_table.is_cpu_layer_name(layer.name):
-        return False
-    spec = layer_table.lookup(layer.type)
-    return spec is None or spec.support not in ("cpu", "unsupported")
-
-
-def nnie_ends(graph: NetGraph) -> frozenset[str]:
-    """The blobs no NNIE layer reads (an in-place layer rewriting the blob aside): the net's
-    outputs, and the NNIE results only the CPU reads — SSD's mbox_loc and mbox_conf_flatten, read
-    by DetectionOutput alone.  These are the ends the decision tree judges (case 2's "bad end")."""
-    out = set(graph.chain_outputs())
-    for blob in graph.input_blobs:
-        out.discard(blob)
-    seen = set()
-    for gl in graph.layers:
-        for blob in gl.tops:
-            if blob in seen or blob in graph.input_blobs:
-                continue
-            seen.add(blob)
-            readers = [c for c in graph.consumers(blob) if blob not in c.tops]
-            if not any(runs_on_nnie(c) for c in readers) and runs_on_nnie(gl):
-                out.add(blob)
-    return frozenset(out)
 
 
 def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRow], bool] | None = None,

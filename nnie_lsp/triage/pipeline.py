@@ -124,6 +124,8 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         result = combine(pairs, results, notes, reference, sim)
     if request.framework is not None:
         _conversion_stage(request, pairs, result)
+    from .inputs.build import build_of
+    result.build = build_of(request.cfg, request.sim)
     return result
 
 

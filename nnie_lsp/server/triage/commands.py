@@ -57,9 +57,33 @@ async def inlay_hint(ls: NnieLanguageServer, params: lsp.InlayHintParams):
 @guard("textDocument/codeLens")
 async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
     record = ls.documents.get(params.text_document.uri)
+    built = await _wk_lens(ls, params.text_document.uri, record)
     entry = ls.triage.results.entry_for(record.path) if record is not None else None
     if entry is None:
-        return None
+        return built or None
+    return _triage_lenses(ls, entry) + built
+
+
+OPEN_WK = "nnie.openWk"   # a client command (VS Code: opens the .wk's view); other clients show the title
+
+
+async def _wk_lens(ls: NnieLanguageServer, uri: str, record) -> list[lsp.CodeLens]:
+    """The cfg's lens about the `.wk` it builds (features/wk.py), on its [instruction_name] line."""
+    if record is None or record.kind != "cfg":
+        return []
+    from ...features.wk import wk_lens
+
+    project = await ls.scheduler.project_for(uri)
+    lens = wk_lens(project) if project is not None else None
+    if lens is None:
+        return []
+    rng, title, path = lens
+    line = lsp.Position(line=rng.start.line, character=0)
+    at = lsp.Range(start=line, end=line)
+    return [lsp.CodeLens(range=at, command=lsp.Command(title=title, command=OPEN_WK, arguments=[{"path": path}]))]
+
+
+def _triage_lenses(ls: NnieLanguageServer, entry) -> list[lsp.CodeLens]:
     view = ls.triage.results.view(entry)
     titles = carry_over.lens_titles(entry.record.result, stale=view.stale,
                                     applicable=view.counts.get("applicable", 0), lang=ls.lang, remake=view.remake)

@@ -15,6 +15,7 @@ import json
 import math
 from typing import Any
 
+from ..inputs.build import build_lines
 from .svg_plot import cosine_plot_svg
 
 CASE_TEXT = {
@@ -203,6 +204,8 @@ def _terminal_summary(doc: dict, console) -> None:
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
     for line in images_lines(doc):
         console.print(line)
+    for line in build_lines(doc):   # holds "[I]": not rich markup
+        console.print(Text(line))
     for line in input_code_lines(doc):
         console.print(Text(line, style="dim"))
     for f in doc.get("findings", []):
@@ -258,7 +261,7 @@ def render_markdown(doc: dict) -> str:
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
     out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
-    for line in images_lines(doc) + input_code_lines(doc):
+    for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc):
         out[-1] += "  "
         out.append(line.strip())
     out.append("")
@@ -371,7 +374,7 @@ def render_html(doc: dict) -> str:
              f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
-             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + input_code_lines(doc)) + "</div>"]
+             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc)) + "</div>"]
     parts.extend(confirmation_html(doc))
     svg = plot_svg(doc)
     parts.append(PLOT_START)
