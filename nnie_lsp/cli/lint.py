@@ -8,7 +8,7 @@ import sys
 
 from .. import __version__
 from ..lint import InputError, lint
-from ..lint_paths import counts, failing, unified_diff, write_atomic
+from ..lint_paths import counts, failing, unified_diff
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
 from ..settings import (SOURCE_FRAMEWORKS, SettingsError, normalize_lang, settings_from_mapping,
                         toml_module)
@@ -189,17 +189,24 @@ def _main(argv: list[str] | None = None) -> int:
         for path, (old, new) in sorted(res.fixed.items()):
             out.write(unified_diff(path, old, new))
     not_written = 0
+    fixed_count = res.applied
     if args.fix and not args.diff:  # --diff shows the fixes instead of writing them
-        for path, (old, new) in sorted(res.fixed.items()):
-            if path == stdin_path:
-                continue
-            try:
-                write_atomic(path, new, provider.decoded.get(path))
-            except OSError as exc:  # written atomically: the file is as it was
-                not_written += 1
-                print(f"nnie-lint: cannot write the fixes to {path}: {exc.strerror or exc}; the file is unchanged",
-                      file=sys.stderr)
+        from ..fix_writes import write_with_retry
 
+        def relint(with_fixes: bool):
+            return lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,
+                        fix=with_fixes, unsafe_fixes=args.unsafe_fixes)
+
+        try:
+            outcome = write_with_retry(res, relint, skip=[stdin_path] if stdin_path else [])
+        except (InputError, SettingsError) as exc:   # a file given was removed or broken meanwhile
+            print(f"nnie-lint: {exc}", file=sys.stderr)
+            return 2
+        for message in outcome.messages:
+            print(f"nnie-lint: {message}", file=sys.stderr)
+        not_written = len(outcome.report.not_written)
+        fixed_count = outcome.report.fixes_written
+        res = outcome.run   # findings of the text on disk now
     diags = res.diagnostics
     if fmt == "json":
         out.write(render_json(diags))
@@ -216,7 +223,7 @@ def _main(argv: list[str] | None = None) -> int:
             parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in c.items() if n]
             summary = ", ".join(parts) if parts else "no problems"
             extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
-            fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
+            fixed = f"; fixed {fixed_count}" if args.fix and fixed_count else ""
             logs = f" and {len(mapper_logs)} mapper log(s)" if mapper_logs else ""
             named = len(getattr(res, "checked", files)) - len(files)
             more = f" (and {named} file(s) their cfgs name)" if named > 0 else ""

@@ -110,6 +110,18 @@ class DocumentStore:
                 versions[record.path] = version
         return texts, versions
 
+    def current_text(self, uri: str) -> str | None:
+        """`uri`'s text now: the editor's when it is open, else the file's (None: unreadable)."""
+        if uri in self._records:
+            return self.text(uri)[0]
+        path = to_fs_path(uri)
+        if path is None:
+            return None
+        try:
+            return read_text(path).text
+        except OSError:
+            return None
+
     def line_index_for_path(self, path: str) -> LineIndex | None:
         """Lines of `path`: the editor's text when it is open, else the file on disk."""
         uri = self.uri_for_path(path)
