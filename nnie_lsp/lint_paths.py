@@ -18,7 +18,7 @@ from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
-from .rules.meta import internal_error
+from .rules.meta import internal_error, not_linted
 from .rules.registry import CFG
 from .records import NamedTuple
 from .settings import LintSettings, load_settings
@@ -91,6 +91,8 @@ def lint_project(project: Project, *, lang: str | None = None,
             _log_crash(r.code, exc)
             errors.append(f"{r.code}: {exc!r}")
             raw.append(internal_error(r.code, exc, project.prototxt_path or project.cfg_path or "<input>", lang))
+    # a file given to lint (not one a cfg names: NN006 reports those) that was not read
+    raw += [not_linted(u.problem, u.problem.path, lang) for u in project.unreadable if u.ref is None]
     out = []
     for d in raw:
         if settings.ignored_for_path(d.code, d.path):

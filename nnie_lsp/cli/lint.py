@@ -169,7 +169,13 @@ def _main(argv: list[str] | None = None) -> int:
         if "-" in paths:
             if args.fix:
                 raise InputError("--fix cannot write to stdin; use --diff")
-            stdin = (args.stdin_filename or "stdin.prototxt", sys.stdin.buffer.read())
+            name = args.stdin_filename or "stdin.prototxt"
+            from ..safe_io import FileReadError, read_stream
+
+            try:   # the bound and message of a file of that name (safe_io)
+                stdin = (name, read_stream(sys.stdin.buffer, name))
+            except FileReadError as exc:
+                raise InputError(f"{name} (stdin): not linted: {exc.problem.describe()}") from None
             paths = [p for p in paths if p != "-"]
         res = lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,
                    fix=args.fix or args.diff, unsafe_fixes=args.unsafe_fixes, stdin=stdin,

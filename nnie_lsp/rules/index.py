@@ -66,6 +66,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'NN507': ('nnie_lsp.rules.conversion_layers', None),
     'NN901': ('nnie_lsp.rules.meta', None),
     'NN902': ('nnie_lsp.rules.meta', None),
+    'NN903': ('nnie_lsp.rules.meta', None),
     'T001': ('nnie_lsp.triage.diagnose.tree', 'triage'),
     'T002': ('nnie_lsp.triage.diagnose.tree', 'triage'),
     'T003': ('nnie_lsp.triage.diagnose.tree', 'triage'),

@@ -106,7 +106,7 @@ def _triage_fix_all(ls: NnieLanguageServer, path: str) -> lsp.CodeAction | None:
 async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or ls.documents.problem(uri) is not None:
         return None
     only = params.context.only
     out: list[lsp.CodeAction] = []
