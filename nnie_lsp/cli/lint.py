@@ -10,7 +10,7 @@ from .. import __version__
 from ..lint import InputError, lint
 from ..lint_paths import counts, failing, unified_diff
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from ..settings import (SOURCE_FRAMEWORKS, SettingsError, normalize_lang, settings_from_mapping,
+from ..settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
                         toml_module)
 
 # Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
@@ -77,10 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _split(v: str | None):
+def _split(v: str | None, option: str):
+    """The codes of a --select/--ignore/--extend-select value, each checked (SettingsError with a
+    did-you-mean for one that names no rule)."""
     if v is None:
         return None
-    return tuple(x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip())
+    return check_codes((x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip()), option)
 
 
 def _config_settings(path: str):
@@ -159,8 +161,9 @@ def _main(argv: list[str] | None = None) -> int:
         base = None
         if args.config:
             base = _config_settings(args.config)
-        overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
-                     "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
+        overrides = {"select": _split(args.select, "--select"), "ignore": _split(args.ignore, "--ignore"),
+                     "extend_select": _split(args.extend_select, "--extend-select"),
+                     "source_framework": args.source_framework,
                      "lang": lang, "onnx": os.path.abspath(args.onnx) if args.onnx else None}
         if args.onnx and not os.path.isfile(args.onnx):
             raise InputError(f"--onnx {args.onnx}: no such file")
