@@ -26,6 +26,9 @@ from . import safe_io
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 _LFS_MAX = 1024   # an LFS pointer is about 130 bytes
 _ROOTS: dict[str, str | None] = {}
+#: The language server lints a cfg on every keystroke: Git's answer for the same files is kept
+#: while the ignore files that decide them are unchanged.
+_ASKED: dict[tuple, dict[str, str]] = {}
 
 
 def work_tree(path: str) -> str | None:
@@ -62,8 +65,35 @@ def ignored(paths: Iterable[str]) -> dict[str, str]:
             by_root.setdefault(root, []).append(path)
     out: dict[str, str] = {}
     for root, members in by_root.items():
-        out.update(_check_ignore(root, members))
+        key = (root, tuple(members), _rules_signature(root, members))
+        hit = _ASKED.get(key)
+        if hit is None:
+            hit = _ASKED[key] = _check_ignore(root, members)
+            if len(_ASKED) > 256:
+                _ASKED.clear()
+        out.update(hit)
     return out
+
+
+def _rules_signature(root: str, paths: list[str]) -> tuple:
+    """The state of the ignore files that can decide `paths` (each folder's .gitignore up to the
+    root, .git/info/exclude): Git is asked again when one of them changed."""
+    files = {os.path.join(root, ".git", "info", "exclude")}
+    for path in paths:
+        folder = os.path.dirname(path)
+        while folder.startswith(root):
+            files.add(os.path.join(folder, ".gitignore"))
+            if folder == root:
+                break
+            folder = os.path.dirname(folder)
+    signature = []
+    for name in sorted(files):
+        try:
+            info = os.stat(name)
+        except OSError:
+            continue
+        signature.append((name, info.st_mtime_ns, info.st_size))
+    return tuple(signature)
 
 
 def _check_ignore(root: str, paths: list[str]) -> dict[str, str]:
