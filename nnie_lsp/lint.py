@@ -86,6 +86,7 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
                 unsafe_fixes: bool, stdin: tuple[str, bytes] | None,
                 on_note: Callable[[str], None] | None) -> LintRun:
     provider = provider if isinstance(provider, Overlay) else _overlay(provider)
+    provider.track_digests = provider.track_digests or fix
     stdin_path = None
     if stdin is not None:
         stdin_path = os.path.abspath(stdin[0])

@@ -18,7 +18,7 @@ from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
-from .rules.meta import internal_error
+from .rules.meta import internal_error, not_linted
 from .rules.registry import CFG, WK
 from .records import NamedTuple
 from .settings import LintSettings, load_settings
@@ -94,6 +94,8 @@ def lint_project(project: Project, *, lang: str | None = None,
             _log_crash(r.code, exc)
             errors.append(f"{r.code}: {exc!r}")
             raw.append(internal_error(r.code, exc, project.prototxt_path or project.cfg_path or "<input>", lang))
+    # a file given to lint (not one a cfg names: NN006 reports those) that was not read
+    raw += [not_linted(u.problem, u.problem.path, lang) for u in project.unreadable if u.ref is None]
     out = []
     for d in raw:
         if settings.ignored_for_path(d.code, d.path):
@@ -245,9 +247,10 @@ def _not_readable(path: str, found: Inputs) -> bool:
 class LintRun:
     """What a lint found: ``diagnostics`` and the ``internal_errors`` of crashed rules (already
     NN000 diagnostics); the ``files`` linted; with fixes, the changed texts (``fixed``: path ->
-    (old, new)) and how many fixes were ``applied``.  From :func:`nnie_lsp.lint.lint` also: the
-    ``project`` of one file or project, the ``mapper_logs`` read, ``notes`` for the user about
-    paths not linted, and the ``provider`` the texts were read from (how each file was encoded)."""
+    (old, new)), how many fixes were ``applied`` and the files each edits (``fix_paths``).  From
+    :func:`nnie_lsp.lint.lint` also: the ``project`` of one file or project, the ``mapper_logs``
+    read, ``notes`` for the user about paths not linted, and the ``provider`` the texts were read
+    from (how each file was encoded, the digest of its bytes with fixes)."""
 
     def __init__(self, diagnostics: list[Diagnostic], files: list[str], *,
                  internal_errors: list[str] | None = None, project: Project | None = None) -> None:
@@ -255,6 +258,7 @@ class LintRun:
         self.files = files
         self.fixed: dict[str, tuple[str, str]] = {}   # path -> (old text, new text)
         self.applied = 0
+        self.fix_paths: list[frozenset[str]] = []     # the files each applied fix edits
         self.internal_errors: list[str] = internal_errors if internal_errors is not None else []
         self.project = project
         self.mapper_logs: list[str] = []
@@ -269,21 +273,37 @@ class LintRun:
 
 
 class Overlay(DiskProvider):
-    """Disk plus in-memory texts, remembering how each real file was encoded."""
+    """Disk plus in-memory texts, remembering how each real file was encoded.
 
-    def __init__(self) -> None:
+    One run sees one state of the disk: a text file is read once, and every later read of it in
+    the run (each pass of the fix loop, each project naming it) gets that same text, so no fix is
+    ever computed on one version of a file and applied to another.  With ``track_digests`` (set
+    for ``--fix``) the :func:`~nnie_lsp.atomic_write.digest` of the bytes read is kept too
+    (``digests``): a fixed file is written only while it is still those bytes
+    (:mod:`nnie_lsp.fix_writes`)."""
+
+    def __init__(self, *, track_digests: bool = False) -> None:
         super().__init__({})
         self.decoded: dict[str, Decoded] = {}
+        self.digests: dict[str, str] = {}
+        self.track_digests = track_digests
 
     def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
         path = os.path.abspath(path)
+        orig = self.decoded.get(path)
         if path in self.overlay:
-            orig = self.decoded.get(path)
             return Decoded(self.overlay[path], orig.encoding if orig else "utf-8",
                            orig.bom if orig else False, orig.newline if orig else "\n")
-        dec = super().read_text(path, kind)
-        if dec is not None:
-            self.decoded.setdefault(path, dec)
+        if orig is not None:
+            return orig
+        data = self.read_bytes(path, kind)
+        if data is None:
+            return None
+        dec = self.decoded[path] = decode(data)
+        if self.track_digests:
+            from .atomic_write import digest
+
+            self.digests[path] = digest(data)
         return dec
 
 
@@ -460,9 +480,10 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
               mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = (),
               wk_files: tuple[str, ...] | list[str] = (), named_wk: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
-    provider = provider or Overlay()
+    provider = provider or Overlay(track_digests=True)
     originals: dict[str, str] = {}
     applied = 0
+    touched: list[frozenset[str]] = []
     for _ in range(max_passes):
         res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
                          mapper_logs=mapper_logs, net_trees=net_trees, wk_files=wk_files, named_wk=named_wk)
@@ -473,6 +494,7 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
         for f in fixes:
             for fe in f.edits:
                 by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
+            touched.append(frozenset(os.path.abspath(fe.path) for fe in f.edits))
         changed = False
         for path, edits in by_path.items():
             dec = provider.read_text(path)
@@ -490,6 +512,7 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
                      mapper_logs=mapper_logs, net_trees=net_trees, wk_files=wk_files, named_wk=named_wk)
     res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
     res.applied = applied
+    res.fix_paths = touched
     return res
 
 

@@ -22,6 +22,7 @@ from . import safe_io
 from .records import NamedTuple
 from .settings import LintSettings
 from .sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
+from .text import split_lines
 
 if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nnie-lint's start-up)
     from .cfg.model import MapperConfig
@@ -309,7 +310,7 @@ def _same_net(siblings: tuple[str, ...], used: str | None, used_doc: PrototxtDoc
         return None
 
     def lines(text: str) -> list[str]:
-        return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+        return [line.rstrip() for line in split_lines(text)]
 
     if lines(newest.text) == lines(current.text):
         return True

@@ -34,8 +34,8 @@ from .records import NamedTuple
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
-    "BoundedFile", "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "open_bounded",
-    "read_bytes", "read_head", "size_text",
+    "BoundedFile", "FileProblem", "FileReadError", "check_file", "check_text", "kind_for_path", "limit_for",
+    "open_bounded", "read_bytes", "read_head", "read_stream", "size_text", "text_size",
 ]
 
 MIB = 1 << 20
@@ -122,7 +122,7 @@ class FileProblem(NamedTuple):
         """The reason in words, without the path (messages put the path where they want it)."""
         size = size_text(self.size or 0)
         limit = size_text(self.limit or 0)
-        if size == limit:  # just past the bound: the exact numbers say it
+        if size == limit and self.size is not None:  # just past the bound: the exact numbers say it
             size, limit = f"{self.size or 0:,} bytes", f"{self.limit or 0:,} bytes"
         kind_zh = _KIND_ZH.get(self.kind, "文件")
         kind = ("an " if self.kind[:1] in "aeiou" else "a ") + self.kind
@@ -138,8 +138,10 @@ class FileProblem(NamedTuple):
             "device": ("a device, not a regular file: not read", "是设备文件，不是普通文件：未读取"),
             "socket": ("a socket, not a regular file: not read", "是套接字，不是普通文件：未读取"),
             "special": ("not a regular file: not read", "不是普通文件：未读取"),
-            "too-large": (f"{size}, more than the {limit} nnie-lsp reads from {kind}: not read",
-                          f"大小 {size}，超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取"),
+            "too-large": ((f"more than the {limit} nnie-lsp reads from {kind}: not read",
+                           f"超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取") if self.size is None else
+                          (f"{size}, more than the {limit} nnie-lsp reads from {kind}: not read",
+                           f"大小 {size}，超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取")),
             "permission": ("permission denied: cannot be read", "没有读取权限"),
             "io-error": (f"cannot be read: {self.detail}", f"无法读取：{self.detail}"),
         }
@@ -290,6 +292,49 @@ def read_head(path: str, count: int, kind: str | None = None) -> bytes:
         raise FileReadError(_problem_from_error(path, kind, exc), exc.errno) from None
     finally:
         os.close(fd)
+
+
+def read_stream(stream, name: str, kind: str | None = None) -> bytes:
+    """Everything a binary stream (standard input) holds, at most the bound for ``kind`` (default:
+    guessed from ``name``, the path the text stands for): the same bound and message as a file of
+    that name.  A stream past the bound is read no further (``size`` None: its size is unknown;
+    a regular file redirected to stdin gives its size)."""
+    kind = kind or kind_for_path(name)
+    bound = limit_for(kind)
+    size = None
+    try:
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode):
+            size = info.st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass
+    if size is not None and size > bound:
+        raise FileReadError(FileProblem(name, kind, "too-large", size=size, limit=bound))
+    chunks, total = [], 0
+    while total <= bound:
+        chunk = stream.read(min(8 * MIB, bound + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > bound:
+        raise FileReadError(FileProblem(name, kind, "too-large", size=size, limit=bound))
+    return b"".join(chunks)
+
+
+def text_size(text: str) -> int:
+    """The UTF-8 size of a text (an editor's buffer), as its file would have on disk."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def check_text(text: str, name: str, kind: str | None = None) -> FileProblem | None:
+    """Why an editor's buffer standing for ``name`` is not read (past the bound for ``kind``, as
+    a file of that name would be), or None."""
+    kind = kind or kind_for_path(name)
+    bound = limit_for(kind)
+    if len(text) > bound or (len(text) * 4 > bound and text_size(text) > bound):
+        return FileProblem(name, kind, "too-large", size=text_size(text), limit=bound)
+    return None
 
 
 class BoundedFile:

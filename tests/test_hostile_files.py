@@ -118,6 +118,12 @@ def test_oversized_prototxt_is_not_read(tmp_path):
     assert f"big.prototxt: not linted: {past}" in run.stderr
     cfg = _project(tmp_path, prototxt_file="./big.prototxt")
     assert _nn006(cfg) == [f"[prototxt_file] ./big.prototxt: {past}"]
+    # a file to lint that is past the bound when it is read (it grew after it was found) is NN903
+    from nnie_lsp.lint_paths import lint_files
+
+    found = lint_files([str(big)]).diagnostics
+    assert [(d.code, d.range.start.line) for d in found] == [("NN903", 0)]
+    assert found[0].message == f"this file was not linted: {past}; nothing in it was checked"
 
 
 # ---------------------------------------------------------------- files a cfg names

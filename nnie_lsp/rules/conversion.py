@@ -26,6 +26,10 @@ STEP = 0  # before mapping: the conversion (registry.STEP_GROUPS)
                          "ONNX 模型无法读取（{error}）：转换检查（NN5xx）没有运行"),
           "no_caffemodel": ("no caffemodel found (the cfg's [caffemodel_file], or <prototxt name>.caffemodel beside the prototxt): the weights were not compared with the ONNX model {model}",
                             "没有找到 caffemodel（cfg 的 [caffemodel_file]，或 prototxt 旁的同名 .caffemodel）：权重没有与 ONNX 模型 {model} 比较"),
+          "lfs_caffemodel": ("the caffemodel {caffemodel} is a Git LFS pointer (its content was not fetched): the "
+                             "weights were not compared with the ONNX model {model}; `git lfs pull` fetches it",
+                             "caffemodel {caffemodel} 是 Git LFS 指针（内容未下载）：权重没有与 ONNX 模型 {model} 比较；"
+                             "`git lfs pull` 可下载"),
           "bad_caffemodel": ("the caffemodel cannot be read ({error}): the weights were not compared with the ONNX model",
                              "caffemodel 无法读取（{error}）：权重没有与 ONNX 模型比较"),
       })
@@ -34,9 +38,9 @@ def nn500(project, ctx):
     ## What it finds
     The prototxt has an ONNX model to be checked against (`--onnx`, `onnx = "…"` in
     `[tool.nnie-lint]`, or `<prototxt name>.onnx` beside it) but the check could not run: the
-    model does not exist or cannot be read, the `onnx` package is not installed (the message says
-    how to install the `[onnx]` extra into the Python at hand), or no caffemodel was found, so the
-    weights were not compared (reported as info).
+    model does not exist or cannot be read, the `onnx` package is not installed (info: the message
+    says how to install the `[onnx]` extra into the Python at hand, and in a pre-commit hook which
+    hook id installs it), or no caffemodel was found, so the weights were not compared (info).
 
     ## Why
     A conversion check that silently did not run looks like a clean conversion.  The guide's
@@ -52,7 +56,9 @@ def nn500(project, ctx):
     Install the extra (`pip install "nnie-lsp[onnx]"`), give the right path, or put the
     caffemodel beside the prototxt under the same name.  No automatic fix.
     """
-    yield from emit(project, ctx, severities={"no_caffemodel": Severity.INFO})
+    # what the environment lacks (the extra) is not a fault of the project: info, with how to enable it
+    yield from emit(project, ctx, severities={"no_caffemodel": Severity.INFO, "no_package": Severity.INFO,
+                                              "lfs_caffemodel": Severity.INFO})
 
 
 @rule("NN501", "conversion-unmatched", Severity.INFO, step=STEP,

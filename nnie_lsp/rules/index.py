@@ -75,6 +75,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'NN608': ('nnie_lsp.rules.output_names', None),
     'NN901': ('nnie_lsp.rules.meta', None),
     'NN902': ('nnie_lsp.rules.meta', None),
+    'NN903': ('nnie_lsp.rules.meta', None),
     'T001': ('nnie_lsp.triage.diagnose.tree', 'triage'),
     'T002': ('nnie_lsp.triage.diagnose.tree', 'triage'),
     'T003': ('nnie_lsp.triage.diagnose.tree', 'triage'),

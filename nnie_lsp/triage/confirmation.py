@@ -27,7 +27,7 @@ import os
 from typing import Callable, Mapping
 
 from ..diagnostics import Diagnostic, Fix
-from ..text import apply_edits
+from ..text import apply_edits, split_lines
 from .diagnose.quantization import FIX_PART_OF
 from .diagnose.staleness import is_stale, newest_dump_mtime
 from .store import StoredTriage, StoreError, folder_stamp, load
@@ -58,7 +58,7 @@ def _disk_text(path: str) -> str | None:
 
 
 def _lines(text: str) -> list[str]:
-    return [line.rstrip("\r") for line in text.split("\n")]
+    return [line.rstrip("\r") for line in split_lines(text)]
 
 
 def _changed_lines(texts: Mapping[str, str], fix: Fix) -> dict[str, dict[str, list[str]]] | None:

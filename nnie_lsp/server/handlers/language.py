@@ -48,7 +48,7 @@ async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
 async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or ls.documents.problem(uri) is not None:
         return None
     encoder = ls.encoder()
     snippets = bool(get_capability(ls.client_capabilities,

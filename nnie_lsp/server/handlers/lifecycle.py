@@ -68,3 +68,10 @@ async def did_change_configuration(ls: NnieLanguageServer, params: lsp.DidChange
     if isinstance(settings, dict) and "nnie" in settings:
         ls.apply_settings(settings["nnie"])
         ls.settings_changed()
+
+
+@handlers.feature(lsp.SHUTDOWN)
+def shutdown(ls: NnieLanguageServer, params) -> None:
+    """The big documents' lint process ends with the server (it would end at the server's exit
+    anyway: its stdin closes)."""
+    ls.scheduler.process.close()

@@ -18,7 +18,7 @@ from pygls.uris import from_fs_path
 from ... import i18n
 from ...features.triage import annotations as triage_features
 from ...features.triage import carry_over
-from ..convert import can_create_files, workspace_edit
+from ..convert import can_create_files, stale_files, versioned_edits, workspace_edit
 from ..server import NnieLanguageServer
 from .results import Entry, rerun_arguments
 from ..handlers.common import HandlerTable, document_at, guard
@@ -149,8 +149,11 @@ async def apply_fixes(ls: NnieLanguageServer, *args):
         if not ls.client_shows_outcomes():   # else the client shows the response: one message
             ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
         return {"applied": False, "fixes": 0, "skipped": left_out}
+    if stale_files(data, ls.documents.current_text):   # checked just before the edit is sent
+        return {"applied": False, "fixes": 0, "skipped": [i18n.t("triage.no_fixes", ls.lang)]}
     response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(
-        edit=workspace_edit(data), label=i18n.t("triage.fix_all", ls.lang, count=count)))
+        edit=workspace_edit(data, versioned_edits(ls.client_capabilities)),
+        label=i18n.t("triage.fix_all", ls.lang, count=count)))
     if left_out and not ls.client_shows_outcomes():
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
     return {"applied": bool(response and response.applied), "fixes": count, "skipped": left_out,
