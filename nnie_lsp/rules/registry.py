@@ -29,7 +29,8 @@ Messages = Mapping[str, tuple[str, str]]
 # (:mod:`nnie_lsp.rules.index`), so linting a prototxt alone does not load the cfg side.
 CFG = "cfg"            # a mapper cfg (project.cfg)
 TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
-NEEDS = (None, CFG, TRIAGE)
+CARD = "card"          # a model card (project.card: the cfg's, or the nnie.toml linted itself)
+NEEDS = (None, CFG, TRIAGE, CARD)
 
 #: step 0: before mapping, the conversion that made the Caffe net (ONNX → Caffe, the NN5xx codes)
 STEP_GROUPS = {0: "Before mapping: conversion (ONNX → Caffe)", 2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
