@@ -122,7 +122,8 @@ class LintScheduler:
             return indexes[absolute]
 
         lsp_diagnostics = to_lsp_diagnostics(outcome.diagnostics, lines, snap.encoder, snap.versions)
-        members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
+        card = project.card.card_path if project.card is not None else None   # editing the card relints the cfg
+        members = frozenset(p for p in (project.cfg_path, project.prototxt_path, card) if p)
         return LintResult(snap.key, snap.version, outcome.diagnostics, lsp_diagnostics, members, project,
                           time.perf_counter() - started, snap.sequence)
 
