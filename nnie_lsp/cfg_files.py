@@ -92,6 +92,7 @@ class MeanFacts(NamedTuple):
     channels: int | None               # channel count (text: number of values; binaryproto: from the blob)
     error: str | None = None           # unreadable / not numbers (message)
     error_line: int | None = None
+    text: str | None = None            # a text file's content (a fix rewriting it needs its end)
 
 
 class CfgFiles(NamedTuple):
@@ -261,7 +262,7 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
     means = parse_channel_means(dec.text)
     if means.values is None:
         return MeanFacts(ref, "text", None, None, means.error, means.error_line)
-    return MeanFacts(ref, "text", means.values, len(means.values))
+    return MeanFacts(ref, "text", means.values, len(means.values), text=dec.text)
 
 
 # the files a repository may keep in Git LFS (its pointer stands in the checkout): weights, means,

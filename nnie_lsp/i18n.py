@@ -142,6 +142,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.summary_inconclusive": ("Inconclusive: {verdict}", "无法判定：{verdict}"),
     "triage.summary_inconclusive_bare": ("Inconclusive", "无法判定"),
     "triage.summary_first": ("; first divergence: {layer}", "；首个分歧层：{layer}"),
+    "triage.summary_caveat": (" — caveat: {caveat}", "——注意：{caveat}"),
     "triage.stale": (" [stale: {reasons} — run triage again]", " [已过期：{reasons} — 请重新运行排查]"),
     "triage.stale_reason": ("{what} changed after the run", "运行后{what}已改动"),
     "triage.fixed_reason": ("{count} of its fixes applied since the run", "运行后已应用其中 {count} 个修复"),

@@ -14,12 +14,13 @@ import os
 from typing import Callable, Iterable
 
 from . import safe_io
+from .card import CARD_FILE
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
 from .rules.meta import internal_error, not_linted
-from .rules.registry import CFG, WK
+from .rules.registry import CARD, CFG, WK
 from .records import NamedTuple
 from .settings import LintSettings, load_settings
 from .suppress import apply_suppressions, parse_directives
@@ -41,6 +42,8 @@ def project_parts(project: Project) -> frozenset[str]:
     parts = {CFG} if project.cfg is not None else set()
     if project.wk is not None:
         parts.add(WK)
+    if project.card is not None:
+        parts.add(CARD)
     return frozenset(parts)
 
 
@@ -174,6 +177,11 @@ def discover_inputs(paths: list[str]) -> Inputs:
                         if not _not_readable(full, found):
                             found.wk_files.append(full)
                         continue
+                    if f == CARD_FILE:   # a model card is linted as one (NN120)
+                        full = os.path.join(root, f)
+                        if not _not_readable(full, found):
+                            found.files.append(full)
+                        continue
                     if not low.endswith(file_kinds.NET_EXTENSIONS + (".cfg",)):
                         continue
                     full = os.path.join(root, f)
@@ -183,6 +191,9 @@ def discover_inputs(paths: list[str]) -> Inputs:
                         found.files.append(full)
         elif os.path.isfile(p):
             if _not_readable(p, found):
+                continue
+            if os.path.basename(p) == CARD_FILE:
+                found.files.append(p)
                 continue
             kind = file_kinds.kind_of(p)
             if kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
@@ -385,6 +396,8 @@ def project_homes(project: Project) -> set[str]:
     homes.update(os.path.abspath(r.resolved) for r in project.refs
                  if r.resolved and r.entry.key in ("image_list", "mean_file"))
     homes.update(log_paths(project))
+    if project.card is not None:   # the card's problems (of this cfg's entry) are the cfg's too
+        homes.add(os.path.abspath(project.card.card_path))
     return homes
 
 
@@ -498,11 +511,12 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
         changed = False
         for path, edits in by_path.items():
             dec = provider.read_text(path)
-            if dec is None:
+            if dec is None and not _creates(path, edits):
                 continue
-            originals.setdefault(path, dec.text)
-            new = apply_edits(dec.text, edits)
-            if new != dec.text:
+            text = dec.text if dec is not None else ""   # a fix that creates the file (a new channel-mean file)
+            originals.setdefault(path, text)
+            new = apply_edits(text, edits)
+            if new != text:
                 provider.overlay[path] = new
                 changed = True
         applied += len(fixes)
@@ -514,6 +528,16 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
     res.applied = applied
     res.fix_paths = touched
     return res
+
+
+def _creates(path: str, edits) -> bool:
+    """Edits that create `path`: it does not exist and they insert at 1:1 (``fixes.write_whole_file``
+    of a missing file)."""
+    from .text import Position
+
+    start = Position(0, 0)
+    return (not os.path.lexists(path) and len(edits) == 1
+            and edits[0].range.start == start and edits[0].range.end == start)
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

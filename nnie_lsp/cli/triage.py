@@ -108,7 +108,11 @@ def _add_prep_args(p: argparse.ArgumentParser, default_output: str) -> None:
     p.add_argument("--mean", help="channel means 'v,v,v' or a mean file")
     p.add_argument("--data-scale", type=float)
     p.add_argument("--rgb-order", choices=["RGB", "BGR"])
-    p.add_argument("--transpose", action="store_true", help="swap H and W (MATLAB-trained nets such as MTCNN)")
+    p.add_argument("--transpose", action=argparse.BooleanOptionalAction, default=None,
+                   help="swap H and W (MATLAB-trained nets such as MTCNN)" + (
+                       "; default: the model card's transpose, else not" if default_output == "output" else
+                       "; the mapper is fed the images as the image list holds them: give it when they are "
+                       "transposed"))
     p.add_argument("--input-shape", help="override the first input's shape, e.g. 1,3,48,48")
     p.add_argument("-o", "--output", "--out", dest="output",
                    help=f"output folder (default: {default_output}/ beside the cfg" + (", _16bit with --bits 16)" if default_output.endswith("emulated") else ")"))
@@ -186,13 +190,19 @@ def _layout():
     return layout
 
 
-def _run_inputs(args):
+def _run_inputs(args, side: str = "nnie"):
     from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
     overrides = Overrides(norm_type=args.norm_type, mean=args.mean, data_scale=args.data_scale,
-                          rgb_order=args.rgb_order, transpose=bool(args.transpose))
+                          rgb_order=args.rgb_order, transpose=args.transpose)
     return load_run_inputs(args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
-                           images=list(args.image) or None, count=args.images, overrides=overrides)
+                           images=list(args.image) or None, count=args.images, overrides=overrides, side=side)
+
+
+#: Said after a reference whose preprocessing took a value from the cfg under test (T100 in compare).
+FROM_CFG_NOTE = ("the {values} of these dumps came from the cfg under test (no model card declares them): a "
+                 "mistake in {them} cannot show when the NNIE side is compared with them; declare how the net "
+                 "was trained in nnie.toml (channel_order, mean, scale, transpose) and make the reference again")
 
 
 def _output_folder(args, default_name: str) -> Path:
@@ -229,7 +239,7 @@ def cmd_reference(args) -> int:
 
     with _progress(args) as progress:
         progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
-        inputs = _run_inputs(args)
+        inputs = _run_inputs(args, side="reference")
         progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
         if args.onnx:
             from nnie_lsp.reference.onnx_dumps import FRAMEWORK_OUTPUT_DIR, write_onnx_reference_run
@@ -242,7 +252,13 @@ def cmd_reference(args) -> int:
             report = write_reference_run(inputs, out, _shape(args.input_shape),
                                          progress=progress.part(INPUTS_SHARE, 100))
     what = "ONNX (ONNX Runtime)" if args.onnx else "Caffe"
-    _say_written(report, f"{len(report.files)} {what} dumps ({inputs.describe_preprocessing})")
+    sources = f"; {inputs.describe_sources}" if inputs.describe_sources else ""
+    _say_written(report, f"{len(report.files)} {what} dumps ({inputs.describe_preprocessing}{sources})")
+    from_cfg = [w.replace("_", " ") for w in inputs.from_cfg]
+    if from_cfg:
+        values = from_cfg[0] if len(from_cfg) == 1 else ", ".join(from_cfg[:-1]) + " and " + from_cfg[-1]
+        print("warning: " + FROM_CFG_NOTE.format(values=values, them="it" if len(from_cfg) == 1 else "them"),
+              file=sys.stderr)
     return EXIT_OK
 
 

@@ -30,7 +30,8 @@ Messages = Mapping[str, tuple[str, str]]
 CFG = "cfg"            # a mapper cfg (project.cfg)
 TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
 WK = "wk"              # a compiled model (project.wk: the cfg's [instruction_name].wk, or a .wk linted alone)
-NEEDS = (None, CFG, TRIAGE, WK)
+CARD = "card"          # a model card (project.card: the cfg's, or the nnie.toml linted itself)
+NEEDS = (None, CFG, TRIAGE, WK, CARD)
 
 #: step 0: before mapping, the conversion that made the Caffe net (ONNX → Caffe, the NN5xx codes)
 STEP_GROUPS = {0: "Before mapping: conversion (ONNX → Caffe)", 2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",

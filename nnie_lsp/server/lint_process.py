@@ -158,7 +158,8 @@ def _lint_job(job: tuple) -> tuple:
     provider = DiskProvider(overlay)
     run = lint(path, settings=settings, provider=provider, cwd=cwd, kind=kind, lang=lang)
     project = run.project
-    members = tuple(p for p in (project.cfg_path, project.prototxt_path) if p)
+    card = project.card.card_path if project.card is not None else None   # editing the card relints the cfg
+    members = tuple(p for p in (project.cfg_path, project.prototxt_path, card) if p)
     return ("ok", run.diagnostics, list(run.internal_errors), members)
 
 

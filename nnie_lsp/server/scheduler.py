@@ -130,7 +130,8 @@ class LintScheduler:
             indexes[project.cfg.path] = project.cfg.line_index
         if project.prototxt is not None and project.prototxt.path:
             indexes[project.prototxt.path] = project.prototxt.line_index
-        members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
+        card = project.card.card_path if project.card is not None else None   # editing the card relints the cfg
+        members = frozenset(p for p in (project.cfg_path, project.prototxt_path, card) if p)
         return self._result(snap, outcome.diagnostics, outcome.internal_errors, members, project, provider,
                             indexes, started)
 

@@ -109,6 +109,7 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
     from .diagnose.staleness import check as dumps_predate_cfg
     stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest)
+    origin_of_reference = _reference_source(request)
     results = []
     for k, pair in enumerate(pairs):
         steps = progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)).renamed(
@@ -116,17 +117,34 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         results.append(compare.run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
             dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
-            clips=clips, clips_origin=origin, stale=stale, progress=steps))
+            clips=clips, clips_origin=origin, stale=stale, progress=steps, reference_source=origin_of_reference))
     if len(results) == 1:
         result = results[0]
         result.notes = notes + result.notes
     else:
         result = combine(pairs, results, notes, reference, sim)
+    result.reference_source = origin_of_reference
     if request.framework is not None:
         _conversion_stage(request, pairs, result)
     from .inputs.build import build_of
     result.build = build_of(request.cfg, request.sim)
     return result
+
+
+def _reference_source(request: TriageRequest) -> dict:
+    """Where the reference's preprocessing came from (:mod:`.diagnose.reference_source`, T100),
+    judged against the cfg's model card as it is now."""
+    from .diagnose.reference_source import check
+
+    card = None
+    if request.cfg is not None and Path(request.cfg).is_file():
+        from .diagnose.builder import read_cfg_project
+
+        try:
+            card = read_cfg_project(request.cfg).card
+        except OSError:
+            card = None
+    return check(request.reference, card)
 
 
 def _conversion_stage(request: TriageRequest, pairs, result) -> None:
@@ -187,8 +205,11 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
     from nnie_lsp.reference.run_inputs import load_run_inputs
     from .inputs.dump_runs import write_emulation_run
 
+    from nnie_lsp.reference.run_inputs import Overrides
+
     images = manifest.get("images") or [None]
-    inputs = load_run_inputs(request.cfg, count=len(images))
+    # the images fed transposed (`emulate --transpose`) are fed so again
+    inputs = load_run_inputs(request.cfg, count=len(images), overrides=Overrides(transpose=bool(manifest.get("transpose"))))
     options = EmulationOptions(bits=int(manifest.get("bits") or 8), hp_layers=frozenset(manifest.get("hp_layers") or ()),
                                keep_inputs=bool(manifest.get("input_dumps")))
     return write_emulation_run(inputs, request.sim, options, manifest.get("format") or "mapper_quant",

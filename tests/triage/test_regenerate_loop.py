@@ -19,6 +19,7 @@ def _copy(tmp_path) -> Path:
     shutil.copytree(EXAMPLE / "channel_swap", tmp_path / "channel_swap")   # copy2: the dump times kept
     shutil.copytree(EXAMPLE / "model", tmp_path / "model")
     shutil.copy2(EXAMPLE / "test1.jpg", tmp_path / "test1.jpg")
+    shutil.copy2(EXAMPLE / "nnie.toml", tmp_path / "nnie.toml")   # how MTCNN was trained: the Caffe side's truth
     return tmp_path / "channel_swap"
 
 
@@ -70,11 +71,13 @@ def test_emulation_regenerated_after_the_fix_gives_case_4(tmp_path, capsys):
     cfg = folder / "sim.cfg"
     shutil.rmtree(folder / "mapper_quant")
     shutil.rmtree(folder / "output")
-    # Caffe side: the net is RGB-trained; the NNIE side: an emulation of the cfg (BGR)
-    assert main(["reference", "--cfg", str(cfg), "--rgb-order", "RGB", "--progress", "none"]) == 0
-    assert main(["emulate", "--cfg", str(cfg), "--progress", "none"]) == 0
+    # Caffe side: how the net was trained (the model card: RGB, transposed); the NNIE side: an emulation
+    # of the cfg (BGR), fed the images transposed -- kept by --regenerate (the manifest records it)
+    assert main(["reference", "--cfg", str(cfg), "--progress", "none"]) == 0
+    assert main(["emulate", "--cfg", str(cfg), "--transpose", "--progress", "none"]) == 0
     manifest = json.loads((folder / "mapper_quant_emulated" / "nnie-triage-dumps.json").read_text(encoding="utf-8"))
     assert manifest["cfg_keys"]["RGB_order"] == ["BGR"] and len(manifest["cfg_sha256"]) == 64
+    assert manifest["transpose"] is True
     capsys.readouterr()
     doc = _compare(capsys, cfg)
     assert doc["case"] == 1

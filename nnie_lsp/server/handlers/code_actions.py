@@ -121,8 +121,8 @@ async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
             if diagnostic.source not in (SOURCE, TRIAGE_SOURCE) or not diagnostic.code:
                 continue
             out.extend(_fix_actions(ls, diagnostic))
-            if diagnostic.source != SOURCE:
-                continue   # triage findings have no suppression comment
+            if diagnostic.source != SOURCE or record.kind == "card":
+                continue   # triage findings and the model card have no suppression comment
             key = (str(diagnostic.code), diagnostic.range.start.line)
             if key not in disabled:
                 disabled.add(key)

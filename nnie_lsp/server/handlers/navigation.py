@@ -89,7 +89,7 @@ async def rename(ls: NnieLanguageServer, params: lsp.RenameParams):
 async def document_symbol(ls: NnieLanguageServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None or ls.documents.problem(uri) is not None:
+    if record is None or record.kind == "card" or ls.documents.problem(uri) is not None:
         return None
     if record.kind == "cfg":
         cfg = cached_cfg(ls.documents.text(uri)[0], record.path)
@@ -122,7 +122,7 @@ async def document_link(ls: NnieLanguageServer, params: lsp.DocumentLinkParams):
 async def folding_range(ls: NnieLanguageServer, params: lsp.FoldingRangeParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None or ls.documents.problem(uri) is not None:
+    if record is None or record.kind == "card" or ls.documents.problem(uri) is not None:
         return None
     if record.kind == "cfg":
         folds = navigation_features.cfg_folding(cached_cfg(ls.documents.text(uri)[0], record.path))

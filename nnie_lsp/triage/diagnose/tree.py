@@ -160,10 +160,12 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
              bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None,
-             stale: dict | None = None) -> Diagnosis:
+             stale: dict | None = None, reference_source: dict | None = None) -> Diagnosis:
     """The decision tree over `rows`.  `prototxt_problem`: (T007 message id, its parameters) when
     the prototxt the cfg names could not be used (:func:`prototxt_finding`).  `stale`: the NNIE dumps
-    predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld."""
+    predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld.
+    `reference_source`: where the Caffe side's preprocessing came from (:func:`.reference_source.check`):
+    T100 first when it shares the cfg's (after T008, which withholds every fix)."""
     from ..measure.metrics import Thresholds
 
     th = thresholds or Thresholds()
@@ -171,6 +173,9 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     if stale is not None:
         from .staleness import add_finding
         add_finding(builder, stale)
+    if reference_source is not None and reference_source.get("message"):   # first after T008 (which withholds fixes)
+        from .reference_source import add_finding as reference_finding
+        reference_finding(builder, reference_source)
     if prototxt_problem is not None:
         prototxt_finding(builder, *prototxt_problem)
     ordered = sorted(rows, key=lambda r: r.order)

@@ -75,7 +75,7 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
 
     progress = progress or NO_PROGRESS
     out = Path(out)
-    notes = list(inputs.notes) + prepare_output(out)
+    notes = list(inputs.notes) + _replaced(out, inputs, prepare_output)
     loading = progress.part(0, LOADED_AT)
     loading.step("load", 0, 1)
     net = load_reference_net(inputs.prototxt, inputs.caffemodel)
@@ -94,8 +94,45 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
     engine = "numpy" if "numpy" in engines else "opencv"
     if engine == "numpy":  # which engine computed the reference is said, never silent
         notes.append(engines["numpy"])
-    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", engine=engine))
+    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", engine=engine,
+                                  **inputs.manifest_record()))
     return RunReport(out, files, folders, notes)
+
+
+def _replaced(out: Path, inputs, prepare) -> list[str]:
+    """`prepare`'s notes; when it replaces a reference made with another preprocessing, its note is
+    one line naming both (a reference never replaces dumps of another preprocessing silently)."""
+    from .image_sets import read_manifest
+
+    previous = read_manifest(out) if out.is_dir() else None
+    notes = prepare(out)
+    if not previous or previous.get("command") != "reference" or not notes:
+        return notes
+    before = _said(previous.get("preprocessing"), previous.get("preprocessing_source"), previous.get("card"))
+    now = _said(inputs.describe_preprocessing, inputs.sources[0] if inputs.sources else None,
+                inputs.manifest_record().get("card"))
+    if before == now:
+        return notes
+    replaced = next((n for n in notes if n.startswith("replaced ")), None)
+    count = replaced.split(" ", 2)[1] if replaced else "the"
+    line = (f"replaced {count} dump(s) of the previous reference in {out}, made with another preprocessing: "
+            f"before {before}; now {now}")
+    return [line if n is replaced else n for n in notes]
+
+
+def _said(described, sources, card) -> str:
+    """``RGB_order RGB … (channel order from the cfg under test; …)`` for the replacement note."""
+    from nnie_lsp.reference.training import describe_sources
+
+    text = str(described or "?")
+    if isinstance(sources, dict) and sources:
+        where = None
+        if isinstance(card, dict) and card.get("path"):
+            where = f"{Path(str(card['path'])).name}:{card.get('line')}"
+        text += f" ({describe_sources(sources, where)})"
+    elif sources is None:
+        text += " (its sources not recorded)"
+    return text
 
 
 def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_quant",
@@ -134,5 +171,6 @@ def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_qua
     clips = {blob: round(clip, 9) for blob, clip in runs[0].clips.items()}
     write_manifest(out, _manifest("emulate", inputs, folders, out, files, format=fmt, bits=options.bits,
                                   hp_layers=sorted(options.hp_layers), clips=clips,
-                                  calibration_images=len(runs), input_dumps=bool(options.keep_inputs)))
+                                  calibration_images=len(runs), input_dumps=bool(options.keep_inputs),
+                                  transpose=any(p.transpose for p in inputs.preprocessing)))
     return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped))

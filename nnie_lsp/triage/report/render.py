@@ -38,6 +38,15 @@ def verdict_title(doc: dict) -> str:
     return verdict[:1].upper() + verdict[1:]
 
 
+def verdict_line(doc: dict, lang: str = "en") -> str:
+    """The verdict with the caveat beside it when the Caffe reference shares the cfg's
+    preprocessing (T100): no verdict, case 4 least of all, is given without it."""
+    from ..diagnose.reference_source import caveat
+
+    said = caveat(doc, lang)
+    return verdict_title(doc) + (f" (caveat: {said})" if said else "")
+
+
 STEP_TEXT = {
     0: "step 0 (before mapping): fix the ONNX → Caffe conversion, convert again and compare again",
     1: "step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
@@ -198,7 +207,7 @@ def _terminal_summary(doc: dict, console) -> None:
 
     case = doc.get("case")
     colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
-    console.print(Text(f"Verdict: {verdict_title(doc)}", style=f"bold {colour}"))
+    console.print(Text(f"Verdict: {verdict_line(doc)}", style=f"bold {colour}"))
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
     console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
@@ -257,7 +266,7 @@ def _md_escape(s: str) -> str:
 
 def render_markdown(doc: dict) -> str:
     out = ["# nnie-triage report", ""]
-    out.append(f"**{verdict_title(doc)}**  ")
+    out.append(f"**{verdict_line(doc)}**  ")
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
     out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
@@ -370,7 +379,7 @@ def render_html(doc: dict) -> str:
     parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<title>nnie-triage report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>nnie-triage report</h1>",
-             f"<div class=\"verdict\"><b>{e(verdict_title(doc))}</b>"
+             f"<div class=\"verdict\"><b>{e(verdict_line(doc))}</b>"
              f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
