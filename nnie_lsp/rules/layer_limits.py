@@ -24,8 +24,8 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
       messages={
           "permute": ("Permute order ({order}) is not supported: NNIE only permutes (0,1,2,3) -> (0,2,3,1)",
                       "Permute 的 order ({order}) 不受支持：NNIE 只支持 (0,1,2,3) -> (0,2,3,1)"),
-          "ceil": ("Pooling `{field}` makes Caffe round {how}; the NNIE wk always rounds up (ceil), so outputs will differ: delete it and align the pads",
-                   "Pooling 的 `{field}` 使 Caffe 按{how}取整；NNIE 的 wk 总是向上取整（ceil），输出会不一致：请删除它并对齐 pad"),
+          "ceil": ("Pooling `{field}` makes Caffe round {how}; the NNIE wk always rounds up (ceil), so its output has another size than Caffe's: make both roundings agree (pads, or an input size for which input + 2·pad − kernel is a multiple of the stride) — deleting the field alone makes Caffe differ from a model trained rounding down",
+                   "Pooling 的 `{field}` 使 Caffe 按{how}取整；NNIE 的 wk 总是向上取整（ceil），其输出尺寸与 Caffe 不同：请让两种取整一致（调整 pad，或使 输入 + 2·pad − kernel 为 stride 整数倍的输入尺寸）——只删除该字段会使 Caffe 与按向下取整训练的模型不一致"),
           "upsample": ("Upsample scale {scale}: NNIE only supports 2x nearest upsampling",
                        "Upsample 放大倍数为 {scale}：NNIE 只支持 2 倍最近邻上采样"),
           "power": ("Power exponent {power} is not supported: NNIE allows -3, -2, -1, -1/2, 1/2, 1, 2, 3",
@@ -107,7 +107,7 @@ def _limit_places(g, ctx):
         elif t == "Pooling":
             pp = child(src.node, "pooling_param")
             rm = child(pp, "round_mode")
-            if rm is not None and str(rm.value).upper() == "FLOOR":
+            if rm is not None and str(rm.value).upper() == "FLOOR" and _roundings_differ(layer, shapes):
                 yield Place("ceil", rm.range, name, {"field": "round_mode: FLOOR",
                             "how": pick(("down (floor)", "向下"), ctx.lang)},
                             Severity.WARNING)
@@ -159,6 +159,21 @@ def _limit_places(g, ctx):
             s = shapes.get(top)
             if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
                 yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
+
+
+def _roundings_differ(layer, shapes) -> bool:
+    """Whether rounding the pooled size down gives another size than up for this layer's input;
+    True when the input's shape is unknown (then it may)."""
+    inp = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+    if inp is None or len(inp) != 4 or any(d is None for d in inp[2:]):
+        return True
+    p = layer.param.pooling_param
+    if p.global_pooling:
+        return False
+    k = (p.kernel_h or p.kernel_size, p.kernel_w or p.kernel_size)
+    s = (p.stride_h or (p.stride if p.HasField("stride") else 1), p.stride_w or (p.stride if p.HasField("stride") else 1))
+    pad = (p.pad_h or p.pad, p.pad_w or p.pad)
+    return any(k[i] and s[i] and (inp[2 + i] + 2 * pad[i] - k[i]) % s[i] != 0 for i in (0, 1))
 
 
 def _reshape_places(layer, shapes, tops):
