@@ -162,9 +162,12 @@ def match(graph, og: OnnxGraph) -> Matching:
                 blob_tensor[top] = ins[0]
             continue
         last = matches[-1] if matches else None
-        if (layer.type == "Scale" and layer.in_place and last is not None and last.layer.type == "BatchNorm"
-                and layer.bottoms[0] in last.layer.tops and last.partner is None):
+        if (layer.type == "Scale" and last is not None and last.layer.type == "BatchNorm" and last.partner is None
+                and layer.bottoms and layer.bottoms[0] in last.layer.tops
+                and (layer.in_place or [c.name for c in graph.consumers(layer.bottoms[0])] == [layer.name])):
             last.partner = layer   # Caffe's BatchNorm + Scale is one ONNX BatchNormalization
+            if not layer.in_place:  # de-inplaced: the Scale's top holds the node's value, the BatchNorm's none
+                blob_tensor[layer.tops[0]] = blob_tensor.pop(layer.bottoms[0], last.outputs[0])
             continue
         m = ahead.pop(layer.index, None)
         if m is not None and m.inputs[0] != (ins[0] if ins else None):

@@ -67,6 +67,11 @@ class LayerSpec(NamedTuple):
 
 _S13 = "[C, S13] in the list of standard layers accepted by HiSilicon's Caffe dump script (RuyiStudio)"
 _S13_CORPUS = _S13 + "; seen in real NNIE prototxts [C, corpus]"
+#: S3's summary of the guide: "most layers" accept feature maps up to this width [C-u, S3]
+WIDTH_LIMIT = 4096
+#: layers whose output is reported to run wider than :data:`WIDTH_LIMIT`: the Reshape YOLOv5 NNIE
+#: ports write in place of the head Permute, (0, 3, 85, 6400) at 640 × 640 [C-u] (field-facts §7.5)
+WIDE_OUTPUT_RUNS = frozenset({"Reshape", "Flatten"})
 _GENERAL = ("[C-u, S3] most layers: feature-map width <= 4096, integer parameters (kernel, pad, ...) "
             "1-255, no operation may touch the batch dimension (n = 1).")
 _INPLACE_NOTE = ("[I] elementwise: each output depends only on the same input element, so Caffe can "

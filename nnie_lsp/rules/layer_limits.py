@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..diagnostics import Severity
 from ..lang import pick
 from ..prototxt.batch import BATCH_AXIS_FIELDS
+from ..prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
 from ..prototxt.shapes import unread_layers
 from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule
@@ -34,8 +35,8 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                     "Convolution 的 group {group} 超过 NNIE 上限 2048"),
           "intparam": ("{field} {value} is outside 1-255, the range NNIE accepts for most integer layer parameters",
                        "{field} 为 {value}，超出 NNIE 对多数整型层参数允许的 1-255 范围"),
-          "width": ("output \"{blob}\" is {width} wide: most NNIE layers accept feature maps up to 4096 wide",
-                    "输出 \"{blob}\" 宽度为 {width}：多数 NNIE 层只支持宽度不超过 4096 的特征图"),
+          "width": ("output \"{blob}\" is {width} wide: a user's summary of the vendor guide says most NNIE layers accept feature maps up to 4096 wide (not in the vendor's public text; which layers are exempt is not known)",
+                    "输出 \"{blob}\" 宽度为 {width}：一份用户整理的厂商指南摘要称多数 NNIE 层只支持宽度不超过 4096 的特征图（厂商公开文本中没有；哪些层例外未知）"),
           "eltwise": ("Eltwise inputs have different shapes ({shapes}): the mapper fails with \"All inputs must have the same shape!\"",
                       "Eltwise 的输入形状不同（{shapes}）：mapper 会报错 \"All inputs must have the same shape!\""),
           "batch": ("{type} \"{layer}\" works on axis 0, the batch dimension: no NNIE operation may touch the batch dimension",
@@ -57,8 +58,11 @@ def nn018(project, ctx):
     2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction/InnerProduct `axis: 0`, a
     Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
-    wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
-    user-reported).  A Reshape's output rank and batch dim are read as Caffe does with `axis` and
+    wider than 4096 (a warning worded as what it is: a user's summary of the guide says "most
+    layers"; a Reshape or Flatten output that wide is not reported: the YOLOv5 ports' Reshape to
+    (0, 3, 85, 6400) in place of the head Permute runs on the board, users report); Eltwise inputs
+    of different shapes; Reshape to other than 4 dims (warning, user-reported).  A
+    `round_mode: FLOOR` is reported only where rounding down gives another size than up.  A Reshape's output rank and batch dim are read as Caffe does with `axis` and
     `num_axes` (`axis: 1 num_axes: 1 shape { dim: 2 dim: 9 }` makes a 4-D blob 5-D; its first
     dim is not the batch); where that needs an input shape nnie-lint does not know, and for the
     Eltwise and width checks past a layer shape inference stops at (NN022), nothing is said.
@@ -155,9 +159,11 @@ def _limit_places(g, ctx):
             if all(s is not None for s in ins) and len({tuple(s) for s in ins}) > 1:
                 yield Place("eltwise", layer_anchor(src), name,
                             {"shapes": ", ".join("x".join(map(str, s)) for s in ins)})
+        if t in WIDE_OUTPUT_RUNS:  # a layout change this wide is reported to run (field-facts §7.5)
+            continue
         for top in layer.tops:
             s = shapes.get(top)
-            if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
+            if s is not None and len(s) == 4 and s[3] is not None and s[3] > WIDTH_LIMIT and top not in layer.bottoms:
                 yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
 
 
