@@ -71,6 +71,10 @@ def _batch_dim_nodes(doc, g):
     return out
 
 
+#: layers whose inputs are time-major (T × N × …): their first dim is no batch
+RECURRENT = frozenset({"LSTM", "RNN"})
+
+
 @rule("NN017", "input-batch-not-one", Severity.WARNING, step=None,
       summary=("Input batch dimension is not 1", "输入的 batch 维不为 1"),
       messages={"batch": ("input \"{name}\" declares batch {n}; NNIE expects 1 (the mapper sets N from [batch_num] and the image count){why}",
@@ -127,6 +131,9 @@ def nn017(project, ctx):
         return
     by_node: dict[int, tuple] = {}  # one finding per written dim (an Input layer's shape may serve several tops)
     for name, node in _batch_dim_nodes(doc, g):
+        readers = g.consumers(name)
+        if readers and all(c.type in RECURRENT for c in readers):
+            continue  # a recurrent layer's sequence input (`cont`): its first dim is the time, T × N
         try:
             n = int(node.value)
         except (TypeError, ValueError):

@@ -100,9 +100,14 @@ def _limit_places(g, ctx):
         tops_of = g.layer_shapes() or {}
     except Exception:  # shape inference is best effort
         shapes, tops_of = {}, {}
+    from .layer_support import training_only_layers
+
+    training = training_only_layers(g)  # NN015 says delete them: their limits do not matter
     for layer in g.layers:
         src, p, t = layer.source, layer.source.param, layer.type
         name = layer.name
+        if id(layer) in training:
+            continue
         if t == "Permute" and p.HasField("permute_param"):
             order = tuple(p.permute_param.order)
             if order and order not in ((0, 2, 3, 1),):
@@ -145,7 +150,7 @@ def _limit_places(g, ctx):
                     lo = 0 if fname.startswith("pad") else 1
                     if v < lo or v > 255:
                         yield Place("intparam", n.value_range, name, {"field": fname, "value": n.value_text})
-        if t == "Reshape" and not src.is_v1:
+        if t == "Reshape" and not src.is_v1 and not _feeds_recurrent(g, layer):
             yield from _reshape_places(layer, shapes, tops_of.get(layer.index, ()))
         axis_field = BATCH_AXIS_FIELDS.get(t)
         if axis_field is not None:
@@ -165,6 +170,12 @@ def _limit_places(g, ctx):
             s = shapes.get(top)
             if s is not None and len(s) == 4 and s[3] is not None and s[3] > WIDTH_LIMIT and top not in layer.bottoms:
                 yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
+
+
+def _feeds_recurrent(g, layer) -> bool:
+    """A Reshape that makes an LSTM/RNN's T × N × C sequence input: 3-D and time-major by design."""
+    readers = [c for t in layer.tops for c in g.consumers(t) if c.index > layer.index]
+    return bool(readers) and all(c.type in ("LSTM", "RNN") for c in readers)
 
 
 def _roundings_differ(layer, shapes) -> bool:

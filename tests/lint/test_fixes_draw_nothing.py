@@ -75,6 +75,8 @@ def _revealed(fixed, found, linted: set[str]) -> bool:
 def _key(d) -> tuple[str, str]:
     """Findings are counted per file and code: a fix that de-inplaces one layer of a chain renames
     the blob the others' findings quote, and those are the same findings."""
+    if d.code.startswith("NN4"):  # a mapper log's finding sits on the line it names, else on the log
+        return ("", d.code)
     return (os.path.basename(d.path), FAMILY.get(d.code, d.code))
 
 
