@@ -11,7 +11,7 @@ import re
 
 from ..cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
 from ..diagnostics import Severity
-from ..fixes import insert_cfg_line, set_cfg_value
+from ..fixes import delete_cfg_line, insert_cfg_line, set_cfg_value
 from ..lang import pick
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
@@ -401,6 +401,8 @@ def nn110(project, ctx):
                 "channels": ("image_type {itype} feeds a gray or 3-channel image, but input \"{name}\" has {c} channels",
                              "image_type {itype} 输入灰度或三通道图像，但输入 \"{name}\" 有 {c} 个通道"),
                 "set0": ("Set norm_type 0", "设置 norm_type 为 0"),
+                "set0_scale": ("Set norm_type 0 and delete [data_scale] (ignored with norm_type 0 as before)",
+                               "设置 norm_type 为 0 并删除 [data_scale]（norm_type 0 时与原先一样被忽略）"),
                 "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")},
       fix="safe")
 def nn111(project, ctx):
@@ -421,7 +423,8 @@ def nn111(project, ctx):
     ```
 
     ## Fix
-    Safe: set norm_type 0 for image_type 0 (the mapper ignores the other value anyway).
+    Safe: set norm_type 0 for image_type 0 (the mapper ignores the other value anyway), and delete
+    the input's `[data_scale]`, which norm_type 0 ignores too (so the fix leaves no NN105 behind).
     """
     cfg = project.cfg
     for prep in _inputs(project):
@@ -429,7 +432,12 @@ def nn111(project, ctx):
         kind = prep.image_type_semantics
         if kind is not None and norm is not None and norm not in kind.norm_types:
             allowed = kind.norm_types[0]  # image_type 0: norm_type 0 only
-            fix = ctx.fix("set0", [(cfg.path, set_cfg_value(group.norm_type, str(allowed)))], safe=True)
+            edits = [(cfg.path, set_cfg_value(group.norm_type, str(allowed)))]
+            scale = group.entry("data_scale")
+            if scale is not None and "data_scale" not in group.shared:
+                # norm_type 0 ignores it too (NN105): the line goes with the fix, nothing changes
+                edits.append((cfg.path, delete_cfg_line(cfg, scale)))
+            fix = ctx.fix("set0_scale" if len(edits) > 1 else "set0", edits, safe=True)
             yield ctx.diag("itype0_norm", cfg.path, group.norm_type.value_range, fix=fix, norm=norm)
         e = group.entry("RGB_order")
         shared = "RGB_order" in group.shared

@@ -70,8 +70,10 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
                         progress: Reporter | None = None) -> RunReport:
     """Every blob of every image through OpenCV (or the numpy forward: the manifest's ``engine`` and
     a note say which), written as RuyiStudio's "Get Caffe Output" does
-    (docs/field-facts.md §10.3)."""
+    (docs/field-facts.md §10.3); the values in-place chains overwrite, by layer, in
+    :data:`~nnie_lsp.reference.inplace_values.INPLACE_DIR` (for the ONNX → Caffe hop)."""
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
+    from nnie_lsp.reference.inplace_values import write_inplace_dumps
 
     progress = progress or NO_PROGRESS
     out = Path(out)
@@ -90,6 +92,7 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
                             net=net)
         engines.setdefault(run.engine, run.engine_reason)
         files += write_reference_dumps(run, folder)
+        write_inplace_dumps(run.layer_outputs, net.layers, folder)
     running.step("forward", len(folders), len(folders))
     engine = "numpy" if "numpy" in engines else "opencv"
     if engine == "numpy":  # which engine computed the reference is said, never silent
