@@ -86,6 +86,7 @@ class TriageResult:
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
     places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
     framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
+    board: dict | None = None  # the board's dumps checked (board/stage.py board_json), with --board
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -148,6 +149,8 @@ class TriageResult:
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
             from .measure.framework import annotate
             annotate(self.framework, doc)
+        if self.board is not None:  # the last hop: the board's dumps (docs/triage-schema.md, "The board")
+            doc["board"] = _clean(self.board)
         return doc
 
 
