@@ -232,7 +232,7 @@ def instruction_wk(cfg: str | None) -> str | None:
 
 
 def _ends_in_order(graph) -> list[str]:
-    from ..compare import nnie_ends
+    from ...prototxt.nnie_ends import nnie_ends
 
     ends = nnie_ends(graph)
     out, seen = [], set()
