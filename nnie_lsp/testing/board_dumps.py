@@ -156,3 +156,31 @@ def second_run(spec: BoardRunSpec, fault: str, other: list[np.ndarray] | None = 
         outputs.append((blob, v))
     return BoardRunSpec(outputs=outputs, input=spec.input, input_memory=spec.input_memory, form=spec.form,
                         seed=spec.seed + 17)
+
+
+def planes_of(value: np.ndarray) -> np.ndarray:
+    """U8 planes standing for a normalized input in about ±1 (what a board feeds for it)."""
+    return np.clip(np.rint((np.asarray(value, dtype=np.float64) + 1.0) * 127.5), 0, 255).astype(np.uint8)
+
+
+def write_board_folder(folder: str, outputs: list[tuple[str, np.ndarray]], *, input: tuple[str, np.ndarray] | None = None,
+                       fault: str | None = None, nodes: tuple[str, ...] = (), form: str = "bin", seed: int = 0,
+                       other: list[np.ndarray] | None = None) -> list[str]:
+    """A board folder for ``outputs`` ((name, values (C, H, W))) and, optionally, the U8 ``input``
+    planes, with ``fault`` (module doc) on ``nodes``.  A run fault writes two runs (``run1/``,
+    ``run2/``); an input fault changes only the input file (the caller computes the outputs the
+    chip gives on :func:`chip_input`'s planes)."""
+    blobs = [(Blob(name, tuple(v.shape[-3:]) if v.ndim >= 3 else (1, 1, int(v.size))), np.asarray(v).reshape(
+        (1, 1, -1) if v.ndim < 3 else v.shape[-3:])) for name, v in outputs]
+    spec_input = memory = None
+    if input is not None:
+        name, planes = input
+        blob = Blob(name, tuple(planes.shape), 1)
+        memory, seen = chip_input(planes, fault if fault in INPUT_FAULTS else None, blob, seed)
+        spec_input = (blob, seen)
+    spec = BoardRunSpec(outputs=blobs, input=spec_input, input_memory=memory, form=form,
+                        fault=fault if fault in OUTPUT_FAULTS else None, fault_nodes=tuple(nodes), seed=seed)
+    if fault in RUN_FAULTS:
+        return write_run(os.path.join(folder, "run1"), spec) + write_run(
+            os.path.join(folder, "run2"), second_run(spec, fault, other, seed + 1))
+    return write_run(folder, spec)
