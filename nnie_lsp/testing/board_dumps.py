@@ -184,3 +184,49 @@ def write_board_folder(folder: str, outputs: list[tuple[str, np.ndarray]], *, in
         return write_run(os.path.join(folder, "run1"), spec) + write_run(
             os.path.join(folder, "run2"), second_run(spec, fault, other, seed + 1))
     return write_run(folder, spec)
+
+
+def board_from_cfg(cfg: str, out: str, *, fault: str | None = None, nodes: tuple[str, ...] = (), form: str = "bin",
+                   transpose: bool = False, with_input: bool = True, seed: int = 0,
+                   outputs: tuple[str, ...] | None = None) -> dict:
+    """A board folder for the cfg's net on the LAST image of its list (the one the mapper dumps),
+    as a board program writes it, with ONE fault: the outputs are the NNIE emulation's (the chip's
+    values; ``nnie-triage emulate`` runs the same emulation), on the planes the chip reads -- for an
+    input fault those of :func:`chip_input`, the clips calibrated over the image and them (the
+    `.wk`'s clips come from the image list).  ``outputs``: the blobs to dump (default: the net's
+    outputs, :func:`nnie_lsp.prototxt.nnie_ends.nnie_ends`, in order).  Returns what was written."""
+    from ..emulation.emulate import EmulationOptions, emulate_images
+    from ..project import cached_prototxt
+    from ..prototxt.nnie_ends import nnie_ends
+    from ..reference.caffe_forward import prepare_inputs
+    from ..reference.net import load_net, read_prototxt_text
+    from ..reference.preprocess import load_image
+    from ..reference.run_inputs import Overrides, load_run_inputs
+
+    inputs = load_run_inputs(cfg, count=1, overrides=Overrides(transpose=transpose))
+    net = load_net(inputs.prototxt, inputs.caffemodel)
+    graph = cached_prototxt(read_prototxt_text(inputs.prototxt), str(inputs.prototxt))[1]
+    image = inputs.images[-1].sources[0]
+    name = graph.input_blobs[0]
+    shape = graph.item_shape(name)
+    prep = inputs.preprocessing[0]
+    planes = load_image(image, shape, prep).astype(np.uint8)
+    blob = Blob(name, tuple(shape), 1)
+    memory, seen = chip_input(planes, fault if fault in INPUT_FAULTS else None, blob, seed)
+    healthy = prepare_inputs(net, [image], inputs.preprocessing)
+    images = [healthy] + ([prepare_inputs(net, [seen.astype(np.float32)], inputs.preprocessing)]
+                          if fault in INPUT_FAULTS else [])
+    runs = emulate_images(net, images, EmulationOptions())
+    values = runs[-1].by_top()
+    ends = nnie_ends(graph)
+    order = list(outputs) if outputs else [t for layer in graph.layers for t in layer.tops if t in ends]
+    order = list(dict.fromkeys(order))
+    outs = [(b, np.asarray(values[b], dtype=np.float64)[0]) for b in order]
+    other = None
+    if fault == "stale":   # the rows a stale cache still holds: the outputs of another image (flipped)
+        flipped = prepare_inputs(net, [planes[:, :, ::-1].astype(np.float32).copy()], inputs.preprocessing)
+        other_run = emulate_images(net, [healthy, flipped], EmulationOptions())[-1].by_top()
+        other = [np.asarray(other_run[b], dtype=np.float64)[0] for b in order]
+    files = write_board_folder(out, outs, input=(name, planes) if with_input else None, fault=fault, nodes=nodes,
+                               form=form, seed=seed, other=other)
+    return {"files": files, "outputs": order, "input": name, "fault": fault, "nodes": list(nodes), "form": form}

@@ -297,7 +297,10 @@ def render_text(contract: BoardContract) -> str:
         for n in (x for x in contract.nodes if x.segment == seg):
             b = n.blob
             kind = "input " if n.role == SOURCE else "output"
-            trap = f"  ! rows are {b.stride} bytes apart, not W × {b.element_size} = {n.row_bytes}" if n.padding else ""
+            rows = b.channels * b.height
+            trap = (f"  ! rows are {b.stride} bytes apart, not W × {b.element_size} = {n.row_bytes}" if n.padding and rows > 1
+                    else f"  (one row per item: padded to {b.stride} bytes, which only a batch steps by)" if n.padding
+                    else "")
             lines.append(f"  {kind} {n.index} {n.name}{' …' if n.name_may_be_cut else ''}: {b.blob_type} "
                          f"N={b.num} C={b.channels} H={b.height} W={b.width}, {b.element_size} B/element, stride "
                          f"{b.stride} B, {_size(b.size)} B, read as {b.read_as}{trap}")

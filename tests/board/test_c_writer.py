@@ -200,7 +200,8 @@ def test_cli_board_contract_formats(tmp_path, capsys):
     assert main(["wk", str(wk), "--board-contract", "--format", "c", "-o", str(out)]) == 0
     assert "#define NNIE_STRAND2013_NNIE_LITE_INST_MNIST_CYCLE_SEG0_SRC0_STRIDE 32" in out.read_text()
     assert main(["wk", str(wk), "--board-contract"]) == 0
-    assert "rows are 32 bytes apart, not W × 1 = 28" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "rows are 32 bytes apart, not W × 1 = 28" in text and "one row per item: padded to 48 bytes" in text
     # a damaged copy: the contract all the same, exit 1; not a .wk: exit 2
     bad = tmp_path / "cut.wk"
     bad.write_bytes(wk.read_bytes()[:-100])
