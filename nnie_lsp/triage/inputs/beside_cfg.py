@@ -218,7 +218,8 @@ class OutputState:
                 "foreign_examples": list(self.foreign_examples),
                 "can_overwrite": self.is_dir and self.foreign == 0 and not self.empty,
                 "empty": self.empty, "holds_dumps": self.exists and why_not_dumps(self.path) is None,
-                "why_not_dumps": why_not_dumps(self.path)}
+                "why_not_dumps": why_not_dumps(self.path),
+                "board_files": board_files(self.path)[0] if self.is_dir else 0}
 
 
 def output_state(path: str) -> OutputState:
