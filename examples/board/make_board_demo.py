@@ -11,7 +11,7 @@ The folder is laid out as a project is after the tools and the board program ran
     mapper_quant/                  the NNIE side: `nnie-triage emulate --cfg net.cfg --transpose`
     board/                         what a board program wrote (nnie_lsp/testing/board_dumps.py, from
                                    the emulation): data.bin and conv4-2.bin, the blob memory as
-                                   board_code/nnie_board_dump.c writes it, and prob1.txt, printed by
+                                   board_code/nnie_board_dump.c writes it, and prob1.bin, the words read by
                                    code that moves on by the width instead of u32Stride (the mistake)
 
 `nnie-triage compare --cfg examples/board/net.cfg` → the stage board, T601 on prob1.

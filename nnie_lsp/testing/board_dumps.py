@@ -2,8 +2,8 @@
 (``board_code/nnie_board_dump.c``'s forms, :func:`nnie_lsp.dumpio.board.write_board_file`), faithful
 or with ONE board-code mistake (docs/field-facts.md §18's table) injected:
 
-- output faults: ``stride`` (the output's rows read W values apart and printed: the first C·H·W
-  words of the padded memory), ``x4096`` (the words printed without /4096), ``twice`` (divided
+- output faults: ``stride`` (the output's rows read W values apart and written -- printed, or as
+  S32 words without padding: the first C·H·W words of the padded memory), ``x4096`` (the words printed without /4096), ``twice`` (divided
   twice), ``swap`` (two outputs' files exchanged), ``collision`` (outputs whose names agree in 31
   characters: every one of them gets the first one's values, as ``strncmp`` finds the first) and
   ``collision_file`` (the files named by the shared 31-character name: one file, the last
@@ -116,7 +116,7 @@ def write_run(folder: str, spec: BoardRunSpec) -> list[str]:
             if spec.fault == "stride":
                 # the board code read C·H·W words from the start of the padded memory: the values it printed
                 c, h, w = blob.shape
-                memory, width, stride, form = memory[: c * h * w].copy(), w, w, "txt" if form == "bin" else form
+                memory, width, stride = memory[: c * h * w].copy(), w, w     # .bin: those words, unpadded
             elif spec.fault in ("x4096", "twice"):
                 path = os.path.join(folder, f"{name}.txt")
                 flat = memory.reshape(-1, stride)[:, :width].reshape(-1).astype(np.float64)
@@ -151,6 +151,7 @@ def second_run(spec: BoardRunSpec, fault: str, other: list[np.ndarray] | None = 
         elif fault == "thread":
             flat = v.reshape(-1)
             hit = rng.random(flat.size) < 0.1
+            hit[int(rng.integers(flat.size))] = True          # at least one word of every output
             flat[hit] = rng.integers(1 << 20, 1 << 24, size=int(hit.sum())) / layout.QUANT_BASE
             v = flat.reshape(v.shape)
         outputs.append((blob, v))

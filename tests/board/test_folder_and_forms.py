@@ -146,5 +146,5 @@ def test_an_unreadable_dump_is_t608_not_a_crash(tmp_path):
     folder = read_board_folders([str(tmp_path)], contract)
     report = check_board(folder, {}, {})
     kinds = sorted((i.code, i.kind) for i in report.issues)
-    assert kinds == [("T608", "no_node"), ("T608", "unreadable")]
+    assert kinds == [("T608", "no_node"), ("T608", "nothing"), ("T608", "unreadable")]
     assert os.path.exists(tmp_path / "prob1.bin")

@@ -39,7 +39,7 @@ async def test_board_found_beside_the_cfg_names_the_stage(client, project):
     text = client.texts[uri]
     assert [d.range.start.line for d in items if d.code == "T601"] == [find_line(text, 'name: "prob1"')]
     assert not result["editor"]["stale"]
-    (project / "board" / "prob1.txt").write_text((project / "board" / "prob1.txt").read_text() + "0\n")
+    (project / "board" / "prob1.bin").write_bytes((project / "board" / "prob1.bin").read_bytes() + bytes(4))
     await asyncio.sleep(2.2)          # dump folders are checked again at most every 2 s
     stored = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="nnie.triageResult", arguments=[{"cfg": str(cfg)}]))

@@ -409,6 +409,11 @@ register_finding(
                     "{file} 有 {count} 个值，其名字不是任何节点的：它与任何输出的尺寸都不符，或没有读法与某个输出吻合（输出：{outputs}）；"
                     "请用节点名或下标命名 dump"),
         "unreadable": ("{file}: {error}", "{file}：{error}"),
+        "nothing": ("no board file could be compared with an output or the input of the net ({files}): the "
+                    "verdict says nothing about the board; name each dump by its node's name (the prototxt's top, or "
+                    "the 31 characters the .wk keeps) or index, and keep the reference dumps of those blobs",
+                    "没有任何板端文件能与网络的输出或输入比较（{files}）：结论不涉及板端；请用节点名（prototxt 的 top，或 .wk 保留的 31 个字符）"
+                    "或下标命名每个 dump，并保留这些 blob 的参考 dump"),
     },
     docs="""
     ## What it finds
