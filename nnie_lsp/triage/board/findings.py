@@ -189,15 +189,18 @@ register_finding(
         "rgb_bgr": ("{file}: the board fed {node}'s channels 0 and 2 swapped (RGB planes for BGR, or the reverse): its "
                     "planes fit the {against}'s data with the first and the third exchanged (R² {r2}). Look at where the "
                     "image is converted and copied into the input planes (cv::cvtColor, the plane order) and feed the "
-                    "order the .wk was built for (the cfg's [RGB_order], the order the net was trained in)",
+                    "order the .wk was built for (the cfg's [RGB_order], the order the net was trained in){hedge}",
                     "{file}：板端送入 {node} 时通道 0 与 2 互换（把 RGB 平面当作 BGR，或反之）：交换第一、第三平面后与{against}的数据吻合"
                     "（R² {r2}）。请检查图像转换并拷贝到输入平面的代码（cv::cvtColor、平面顺序），按 .wk 构建时的顺序送入"
-                    "（cfg 的 [RGB_order]，即网络训练时的顺序）"),
+                    "（cfg 的 [RGB_order]，即网络训练时的顺序）{hedge}"),
         "permuted": ("{file}: the board fed {node}'s channels in another order: its planes fit the {against}'s data with "
                      "the channels permuted ({permutation}; R² {r2}). Look at where the planes are copied into the input "
-                     "blob and feed them in the order the .wk was built for",
+                     "blob and feed them in the order the .wk was built for{hedge}",
                      "{file}：板端送入 {node} 的通道顺序不同：按排列（{permutation}）调整后与{against}的数据吻合（R² {r2}）。"
-                     "请检查拷贝到输入 blob 的平面顺序，按 .wk 构建时的顺序送入"),
+                     "请检查拷贝到输入 blob 的平面顺序，按 .wk 构建时的顺序送入{hedge}"),
+        "hedge": ("; compared with Caffe's data (no simulator data): if the cfg's [RGB_order] itself disagrees with "
+                  "the training, the board follows the cfg and the cfg is to fix — the simulator's dumps tell which",
+                  "；这是与 Caffe 数据的比较（没有仿真数据）：若 cfg 的 [RGB_order] 本身与训练不符，板端只是照 cfg 送入，应修正 cfg——仿真 dump 可以分辨"),
     },
     docs="""
     ## What it finds

@@ -181,13 +181,17 @@ class Closeness:
 
     def level(self, th: BoardThresholds) -> str:
         """``bit-exact``, ``nearly bit-exact`` (within ``near_lsb``), ``close`` (cosine ≥
-        ``close``) or ``differs``."""
+        ``close``), ``similar`` (cosine ≥ ``agree``: what a board shows against the functional
+        simulation, nnie_mapper's mapper_quant -- a user reports 0.996 -- rather than against the
+        instruction simulator) or ``differs``."""
         if self.bit_exact:
             return "bit-exact"
         if self.max_lsb is not None and self.max_lsb <= th.near_lsb:
             return "nearly bit-exact"
         if math.isfinite(self.cosine) and self.cosine >= th.close:
             return "close"
+        if math.isfinite(self.cosine) and self.cosine >= th.agree:
+            return "similar"
         return "differs"
 
     def to_json(self) -> dict:

@@ -228,7 +228,7 @@ def _summary(report: BoardReport, th: BoardThresholds) -> tuple[str, list[Output
         if c.caffe_cosine is not None and math.isfinite(c.caffe_cosine):
             caffe.append(c.caffe_cosine)
     parts = []
-    for level in ("bit-exact", "nearly bit-exact", "close", "differs"):
+    for level in ("bit-exact", "nearly bit-exact", "close", "similar", "differs"):
         names = levels.get(level)
         if names:
             extra = ""
@@ -256,6 +256,8 @@ def apply(diag, report: BoardReport, sources: Sources, *, has_sim: bool) -> None
             params["against"] = AGAINST_ZH.get(params["against"], params["against"])
         if issue.code in (STRIDE, ASSIGNMENT):
             params["contract"] = builder.text(issue.code, "contract")
+        if issue.code == CHANNELS:
+            params["hedge"] = builder.text(CHANNELS, "hedge") if issue.params.get("against") == "Caffe" else ""
         if issue.kind == "collision_file":
             params["which"] = builder.text(ASSIGNMENT, params.get("which", "one"))
         builder.add(issue.code, issue.kind, place=_place(sources, issue.node), layer=_layer(sources, issue.node),
