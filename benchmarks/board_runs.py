@@ -1,5 +1,5 @@
 """The board row of ``bench_verdicts.py``: board dumps of the real models, faithful or with ONE
-board-code mistake (docs/field-facts.md §18's table), through ``nnie-triage compare --board``.
+board-code mistake (docs/field-facts.md §20), through ``nnie-triage compare --board``.
 
 Every model runs as a user runs it: a cfg with its real preprocessing, ``nnie-triage reference``
 and ``nnie-triage emulate`` (the CLI, in process); the board dumps are what a board program writes

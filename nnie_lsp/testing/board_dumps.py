@@ -1,6 +1,6 @@
 """Board dump folders for tests, cases and benchmarks: what a board program writes
 (``board_code/nnie_board_dump.c``'s forms, :func:`nnie_lsp.dumpio.board.write_board_file`), faithful
-or with ONE board-code mistake (docs/field-facts.md §18's table) injected:
+or with ONE board-code mistake (docs/field-facts.md §20) injected:
 
 - output faults: ``stride`` (the output's rows read W values apart and written -- printed, or as
   S32 words without padding: the first C·H·W words of the padded memory), ``x4096`` (the words printed without /4096), ``twice`` (divided

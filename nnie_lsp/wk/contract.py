@@ -5,7 +5,7 @@ earlier outputs (by name) -- as JSON (``nnie-triage wk FILE.wk --board-contract`
 header of ``#define``s and a ``static const`` table (``--format c``).
 
 Every number comes from the node's :class:`~.model.BoardBlob` (:func:`.board.node_blob`, the SDK
-sample's rules, docs/field-facts.md §18): the board checks of the triage and the hover on a `.wk`
+sample's rules, docs/field-facts.md §19): the board checks of the triage and the hover on a `.wk`
 read the same :class:`ContractNode`s.  A contract is built from a `.wk` (:func:`from_wk`) or, where
 there is none yet, from node shapes the caller knows (:func:`from_nodes`: the prototxt's inputs and
 outputs, every field then inferred).  Pure Python, no numpy.

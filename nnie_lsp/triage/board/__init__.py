@@ -1,5 +1,5 @@
 """The last hop: the board's own dumps (``compare --board DIR``) checked for the mistakes board code
-makes around ``HI_MPI_SVP_NNIE_Forward`` (docs/field-facts.md §18), before they are compared with
+makes around ``HI_MPI_SVP_NNIE_Forward`` (docs/field-facts.md §20), before they are compared with
 the simulator and with Caffe.
 
 - :mod:`.folder` -- the board folder: its runs (sub-folders, or several ``--board``), each file's

@@ -1,4 +1,4 @@
-"""The board checks, in the order the board code runs (docs/field-facts.md §18's table):
+"""The board checks, in the order the board code runs (docs/field-facts.md §20):
 
 1. **repeatability** -- two runs of one input must hold the same values, node by node (a stale
    cache, an output read before the forward finished, a second thread writing the buffer);
