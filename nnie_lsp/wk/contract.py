@@ -320,6 +320,23 @@ def render_text(contract: BoardContract) -> str:
     return "\n".join(lines) + "\n"
 
 
+def hover_markdown(contract: BoardContract, limit: int = 9) -> str:
+    """Markdown lines for a hover on the `.wk` (the cfg's ``[instruction_name]``): each node's
+    blob and stride, the padding where board code must step by the stride."""
+    lines = ["**Board contract** (`nnie-triage wk FILE.wk --board-contract`):"]
+    nodes = [n for n in contract.nodes if n.role == DESTINATION or n.segment == 0]
+    for n in nodes[:limit]:
+        b = n.blob
+        pad = (f", rows {b.stride} B apart (not {n.row_bytes})" if n.padding and b.channels * b.height > 1
+               else f", stride {b.stride} B")
+        lines.append(f"- {'input' if n.role == SOURCE else 'output'} `{n.name}`: {b.blob_type} "
+                     f"{b.channels}×{b.height}×{b.width}{pad}, read as {b.read_as}"
+                     + (" — shares its 31-character name" if n.same_name else ""))
+    if len(nodes) > limit:
+        lines.append(f"- … ({len(nodes)} in all)")
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------ C header
 
 def _macro_stem(path: str | None) -> str:
