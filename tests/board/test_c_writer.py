@@ -218,7 +218,7 @@ def test_the_wk_page_and_hover_show_the_contract():
 
     model = read_wk(str(WK / "Strand2013__NNIE-lite__inst_mnist_cycle.wk"))
     page = render_html(model)
-    assert "The board code&#x27;s contract" in page and "rows are 32 bytes apart, not W × 1 = 28" in page
+    assert "<h2>The board code's contract</h2>" in page and "rows are 32 bytes apart, not W × 1 = 28" in page
     hover = hover_markdown(from_wk(model))
     assert "input `data`: U8 1×28×28, rows 32 B apart (not 28)" in hover
     assert "output `prob`: VEC_S32 1×1×10, stride 48 B, read as S32 / 4096" in hover
