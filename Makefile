@@ -26,6 +26,9 @@ demo: $(STAMP)
 	@if [ -f nnie_lsp/cli/triage.py ] && [ -d examples/triage ]; then \
 	  echo; echo "== nnie-triage on examples/triage (real MTCNN det1 run vs an emulated NNIE run) =="; \
 	  $(MAKE) --no-print-directory triage-demo; fi
+	@if [ -f examples/board/demo.sh ]; then \
+	  echo; echo "== the board side on examples/board (MTCNN det1 at 36x36: a board program that reads prob1 without the stride) =="; \
+	  bash examples/board/demo.sh; fi
 	@if [ -f examples/conversion/det1.onnx ] && $(BIN)/python -c "import onnx, onnxruntime" 2>/dev/null; then \
 	  echo; echo "== the conversion stage on examples/conversion (MTCNN det1 as ONNX, converted to Caffe with pool1 rounding up) =="; \
 	  bash examples/conversion/demo.sh; fi

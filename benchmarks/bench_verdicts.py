@@ -43,11 +43,20 @@ never into the triage.  Rows of the confusion table are the injected truth:
   user runs it (``reference``, ``reference --onnx``, ``emulate``, ``compare --framework``).  Right:
   the verdict "conversion" at the faulty layer (T501 there).  Their faithful conversions are
   healthy-8bit runs with ``--framework``: right is case 4 (a "conversion" verdict is a false alarm).
+- board (issue 29, the stage after the simulator; model ``board``, ``benchmarks/board_runs.py``):
+  board dumps of det1 at 36×36, det2, det3 and yufacedetectnet made from their emulation (the chip's
+  values), each with ONE board-code mistake (a stride on a 13-wide output, ×4096, /4096 twice,
+  HWC fed as CHW, RGB/BGR, the input's rows without the stride, two outputs swapped, a 31-character
+  name collision, a non-repeatable pair of runs).  Right: the verdict "board: …" whose first
+  mistake is that one (its T-code and kind).  Their faithful boards (every form: the blob memory
+  .bin, .txt, .hex, with and without the input) are the row board-faithful: right is case 4 with
+  T607 saying the board is bit-exact with the simulator (a "board" verdict is a false alarm).
 
 The fault set is the benchmark's own: other nets, layers, magnitudes and seeds than
 ``tests/triage/cases`` and ``nnie_lsp.testing.scenarios`` (nothing is imported from them).
 
-Columns: case 1-4, decoding (no case: the dumps are read with the wrong scale, T006, next step 1),
+Columns: case 1-4, decoding (no case: the dumps are read with the wrong scale, T006, next step 1), board
+(the stage board: a board-code mistake or a board that differs from the simulator, next step 7),
 inconclusive (no case, next step 2-5), make-a-bundle (next step 6, whatever the case), other (the
 command failed).  Goal: every fault named right, no healthy run told
 inconclusive or make a bundle.
@@ -75,15 +84,16 @@ from typing import Callable
 HERE = Path(__file__).resolve()
 CHECKOUT = HERE.parents[1]
 sys.path.insert(0, str(CHECKOUT))
+sys.path.insert(0, str(HERE.parent))   # benchmarks/board_runs.py
 
 from nnie_lsp.testing import faults  # noqa: E402
 from nnie_lsp.testing.faults import Prep  # noqa: E402
 from nnie_lsp.testing.shared_files import corpus_dir  # noqa: E402
 
 TRUTHS = ("healthy-8bit", "healthy-16bit", "preprocessing", "decoding", "quantization", "layer-matching",
-          "post-processing", "conversion")
-COLUMNS = ("case 1", "case 2", "case 3", "case 4", "decoding", "conversion", "inconclusive", "bundle", "other")
-HEALTHY = ("healthy-8bit", "healthy-16bit")
+          "post-processing", "conversion", "board", "board-faithful")
+COLUMNS = ("case 1", "case 2", "case 3", "case 4", "decoding", "conversion", "board", "inconclusive", "bundle", "other")
+HEALTHY = ("healthy-8bit", "healthy-16bit", "board-faithful")
 PNET_POST = CHECKOUT / "examples" / "triage" / "postprocess_pnet.py"
 REPO_IMAGE = CHECKOUT / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT), in the repository
 
@@ -236,6 +246,8 @@ def column_of(doc: dict | None) -> str:
         return "bundle"
     if str(doc.get("verdict") or "").startswith("conversion"):
         return "conversion"
+    if str(doc.get("verdict") or "").startswith("board:"):
+        return "board"
     case = doc.get("case")
     if case in (1, 2, 3, 4):
         return f"case {case}"
@@ -821,12 +833,38 @@ FAULT_TEXT = {"ceil_mode": "pooling rounds up in Caffe, down in ONNX", "weights"
               "softmax_axis": "Softmax last axis written as 1", "reshape_target": "Reshape target in another order"}
 
 
+def run_board(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
+    """The board row (benchmarks/board_runs.py): board dumps of det1 at 36×36, det2, det3 and
+    yufacedetectnet, faithful or with one board-code mistake, through ``compare --board``."""
+    from board_runs import run_board as runs
+
+    def det1(folder: Path) -> Model | None:
+        base = mtcnn_model("det1", folder)
+        if base is None:
+            return None
+        src = corpus_dir("models") / "mtcnn" / "det1.prototxt"
+        proto = folder / "det1_36x36.prototxt"
+        proto.write_text(faults.with_input_shape(src.read_text(encoding="utf-8"), (1, 3, 36, 36)), encoding="utf-8")
+        return Model("det1", "MTCNN det1 36x36", proto, base.caffemodel, base.images, MTCNN_PREP, transpose=True,
+                     notes=["det1 at 36x36: two 13x13 outputs (input_dim changed only)"])
+
+    factories = {"det1": det1, "det2": lambda f: mtcnn_model("det2", f), "det3": lambda f: mtcnn_model("det3", f),
+                 "yuface": lambda f: ssd_model("yuface", SSD_PREP, f)}
+    models, records = runs(root, quick, runner_cls=Runner, model_fns=factories, expect_cls=Expect)
+    if not models:
+        return None, []
+    group = Model("board", "board dumps of " + ", ".join(m.title for m in models), models[0].prototxt,
+                  models[0].caffemodel, models[0].images, models[0].prep, notes=[n for m in models for n in m.notes])
+    return group, records
+
+
 MODELS: dict[str, Callable[[Path, bool], tuple[Model | None, list[dict]]]] = {
     "det1": run_det1, "det2": run_det2, "det3": run_det3, "yuface": run_yuface, "yuface-nt0": run_yuface_issue,
     "deep": run_deep, "branchy": run_branchy, "conversion": lambda root, quick: run_conversion(root, quick),
+    "board": run_board,
 }
 # the longest first, so that two workers end together
-ORDER = ("yuface", "det1", "det2", "det3", "branchy", "conversion", "deep", "yuface-nt0")
+ORDER = ("yuface", "det1", "det2", "det3", "branchy", "conversion", "board", "deep", "yuface-nt0")
 
 
 def run_model(key: str, root: str, quick: bool) -> dict:
@@ -975,7 +1013,7 @@ def main(argv: list[str] | None = None) -> int:
     faults_runs = [r for r in records if r["truth"] not in HEALTHY]
     healthy_runs = [r for r in records if r["truth"] in HEALTHY]
     named = sum(r["right"] for r in faults_runs)
-    alarms = sum(r["column"] in ("inconclusive", "bundle", "decoding", "conversion") for r in healthy_runs)
+    alarms = sum(r["column"] in ("inconclusive", "bundle", "decoding", "conversion", "board") for r in healthy_runs)
     healthy_right = sum(r["right"] for r in healthy_runs)
     goal = named == len(faults_runs) and alarms == 0
     print()

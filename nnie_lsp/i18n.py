@@ -156,6 +156,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.what.dot": ("cnn_net_tree.dot", "cnn_net_tree.dot 文件"),
     "triage.what.framework": ("the ONNX model's dumps", "ONNX 模型的 dump 数据"),
     "triage.what.onnx": ("the ONNX model", "ONNX 模型"),
+    "triage.what.board": ("the board's dumps", "板端 dump 数据"),
     "triage.lens": ("NNIE triage: {summary} · next: {step}", "NNIE 精度排查：{summary} · 下一步：{step}"),
     "triage.lens_stale": ("[stale] ", "[已过期] "),
     "triage.lens_apply": ("Apply triage fixes ({count})", "应用排查修复（{count}）"),

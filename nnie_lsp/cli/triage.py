@@ -1,6 +1,7 @@
 """nnie-triage command line.
 
-  nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--framework DIR] [--cfg FILE] [--prototxt FILE]
+  nnie-triage compare --reference DIR --sim DIR [--sim-16bit DIR] [--framework DIR] [--board DIR [--board DIR]]
+                      [--wk FILE] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
                       [--lang en|zh] [--regenerate] [--progress auto|json|none]
@@ -15,6 +16,7 @@
                       [--sim DIR [--sim-16bit DIR]]   (nnie_lsp/cli/triage_hp_plan.py)
   nnie-triage wk FILE.wk|--cfg F [--format text|json] [--records] [--batch N]   (nnie_lsp/cli/triage_wk.py;
                       exit 1 for a damaged .wk)
+  nnie-triage wk FILE.wk --board-contract [--format text|json|c] [-o FILE]   (nnie_lsp/cli/triage_board_contract.py)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
 override it. Output: -o/--output, else output/ (reference), output_onnx/ (reference --onnx: the ONNX
@@ -129,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--framework", metavar="DIR", help="the dumps of the ONNX model the Caffe net was converted from "
                    "(`reference --onnx`): both hops ONNX → Caffe and Caffe → NNIE are reported, and a Caffe net that "
                    "already differs from ONNX is named as the stage that lost the accuracy (conversion, T501)")
+    c.add_argument("--board", action="append", metavar="DIR",
+                   help="the board program's own dumps (one file per output node: <name>.bin = the blob memory, "
+                   "<name>.txt = one value per line; nnie_lsp/docs/board-dumps.md): the board checks (row stride, the "
+                   "4096 scale, HWC/CHW, channel order, which output, repeatability) before the board is compared "
+                   "with the simulator and Caffe (the stage board); twice (or sub-folders): two runs of one input; "
+                   "default: board/ beside --cfg")
+    c.add_argument("--wk", metavar="FILE", help="the .wk the board runs (default: the cfg's [instruction_name].wk "
+                   "beside the cfg); its strides and outputs read the board's dumps")
     c.add_argument("--cfg")
     c.add_argument("--prototxt")
     c.add_argument("--dot", help="cnn_net_tree.dot written by the mapper")
@@ -310,7 +320,8 @@ def cmd_compare(args) -> int:
 
     request = pipeline.TriageRequest(reference=args.reference, sim=args.sim, sim16=args.sim_16bit, cfg=args.cfg,
                                      prototxt=args.prototxt, dot=args.dot, images=args.images, clips=args.clips,
-                                     postprocess=args.postprocess, lang=args.lang, framework=args.framework)
+                                     postprocess=args.postprocess, lang=args.lang, framework=args.framework,
+                                     board=tuple(args.board) if args.board else None, wk=args.wk)
     with _progress(args) as progress:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))

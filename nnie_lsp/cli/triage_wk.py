@@ -2,6 +2,8 @@
 
   nnie-triage wk FILE.wk [--format text|json] [--records] [--batch N] [--output FILE]
   nnie-triage wk --cfg NET.cfg ...        (the cfg's [instruction_name].wk)
+  nnie-triage wk FILE.wk --board-contract [--format text|json|c]   (the board code's contract:
+                                          :mod:`.triage_board_contract`)
 
 The reader is :mod:`nnie_lsp.wk`; the JSON is documented in ``nnie_lsp/docs/triage-schema.md``
 ("The `.wk` description").  Exit codes: 0 an intact `.wk`, 1 a damaged one (described as far as
@@ -16,6 +18,8 @@ import os
 import sys
 from pathlib import Path
 
+from .triage_board_contract import add_contract_args, run_contract
+
 EXIT_OK, EXIT_DAMAGED, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -24,11 +28,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        "outputs, bit widths, board memory, damage")
     p.add_argument("file", nargs="?", help="the .wk file")
     p.add_argument("--cfg", help="instead of FILE: the .wk the cfg's [instruction_name] names")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json", "c"], default="text",
+                   help="text, json, or c (a header to #include; with --board-contract)")
     p.add_argument("--records", action="store_true", help="also list every record of the memory plan")
     p.add_argument("--batch", type=int, default=1, metavar="N",
                    help="items per blob for the board memory (the SDK sample's N; default 1)")
-    p.add_argument("--output", help="write to this file instead of stdout")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_contract_args(p)
     return p
 
 
@@ -58,6 +64,10 @@ def cmd_wk(args) -> int:
     if args.batch < 1:
         raise ValueError("--batch must be at least 1")
     path = _path(args)
+    if args.board_contract:
+        return run_contract(path, args.format, args.output)
+    if args.format == "c":
+        raise ValueError("--format c is the board contract's header: add --board-contract")
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")
     try:

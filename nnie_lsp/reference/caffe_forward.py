@@ -165,9 +165,17 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
     else:
         for name, arr in inputs.items():
             cvnet.setInput(arr, name)
-    names = [layer.name for layer in net.layers]
     cv_names = set(cvnet.getLayerNames())
-    wanted = [n for n in names if n in cv_names]
+    ours = {layer.name for layer in net.layers}
+    # OpenCV's importer names some layers after their top (measured on OpenCV 4.x: a Convolution
+    # whose top no layer reads and differs from its name): such a layer is asked for by its top
+    by_cv: dict[str, str] = {}
+    for layer in net.layers:
+        if layer.name in cv_names:
+            by_cv[layer.name] = layer.name
+        elif len(layer.tops) == 1 and layer.tops[0] in cv_names and layer.tops[0] not in ours:
+            by_cv[layer.tops[0]] = layer.name
+    wanted = list(by_cv)
     try:
         outs = cvnet.forwardAndRetrieve(wanted)
     except cv2.error as exc:
@@ -177,7 +185,7 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
         raise ReferenceError(f"OpenCV forward failed: {msg}") from exc
     # every array OpenCV returns here owns its data (a fresh Net per run; in-place layers already
     # get outputs of their own with fusion off, which the tests check), so no copy is needed
-    return {n: [np.asarray(o, dtype=np.float32) for o in outs_n] for n, outs_n in zip(wanted, outs)}
+    return {by_cv[n]: [np.asarray(o, dtype=np.float32) for o in outs_n] for n, outs_n in zip(wanted, outs)}
 
 
 _ROUND_MODE = re.compile(r"\bround_mode\s*:\s*(FLOOR|CEIL|1|0)\b")

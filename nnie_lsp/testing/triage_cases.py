@@ -24,7 +24,8 @@ image is examples/triage/test1.jpg, listed in ``images.txt`` unless the case wri
 in order, or ``blobs = [..]``) gets seeded values of ``shape`` (``shapes.<blob>`` overrides;
 ``values.<blob>`` gives them explicitly), written on both sides; ``nnie.<blob>`` /
 ``caffe.<blob>`` / ``nnie16.<blob>`` / ``onnx.<blob>`` list the faults to inject (an ``onnx`` table
-also writes the framework side ``onnx/``, as ``reference --onnx`` names it), ``;``-separated, applied in order:
+also writes the framework side ``onnx/``, as ``reference --onnx`` names it; a ``board`` table the
+board's dumps ``board/`` from the NNIE side's values, :func:`_board`), ``;``-separated, applied in order:
 
     noise S        add Gaussian noise, sigma = S × rms(value) (seeded by the blob's name)
     scale K[,K…]   multiply (one factor per channel)   offset V[,V…]   add (one value per channel)
@@ -130,7 +131,7 @@ class _Cache:
 
 
 _CACHE = _Cache()
-SIDES = ("caffe", "nnie", "nnie16", "onnx")
+SIDES = ("caffe", "nnie", "nnie16", "onnx", "board")
 
 
 def build_dumps(recipe: dict, case_dir: str | Path, *, cache: bool = True) -> list[str]:
@@ -354,7 +355,7 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     from ..dumpio import write_mapper_quant, write_ruyi_caffe
 
     unknown = set(recipe) - {"kind", "blobs", "inputs", "shape", "shapes", "values", "seed", "caffe", "nnie",
-                             "nnie16", "onnx"}
+                             "nnie16", "onnx", "board"}
     if unknown:
         raise RecipeError(f"unknown tensors recipe key(s): {sorted(unknown)}")
     if "blobs" in recipe:
@@ -364,6 +365,7 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     seed = int(recipe.get("seed", 0))
     default_shape = tuple(recipe.get("shape", (4, 6, 6)))
     sides = [s for s in ("nnie", "nnie16") if s == "nnie" or s in recipe]
+    nnie_values: dict[str, np.ndarray] = {}
     for table in ("caffe", "nnie", "nnie16", "onnx", "shapes", "values"):
         stray = set(recipe.get(table, {})) - set(blobs)
         if stray:
@@ -392,6 +394,32 @@ def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
             if hwc and sim.ndim == 3:
                 sim = np.ascontiguousarray(sim.transpose(1, 2, 0)).reshape(sim.shape)
             _truncate(write_mapper_quant(out / side, blob, sim), cut)
+            if side == "nnie":
+                nnie_values[blob] = sim
+    if "board" in recipe:
+        _board(recipe["board"], nnie_values, inputs, out / "board")
+
+
+BOARD_KEYS = {"outputs", "input", "fault", "nodes", "form", "seed", "noise"}
+
+
+def _board(spec: dict, values: dict, inputs: list[str], out: Path) -> None:
+    """The board side ``board/`` (:mod:`.board_dumps`) from the NNIE side's values: ``outputs``
+    (blobs), ``input`` (true: the first input's U8 planes too), ``fault`` on ``nodes``, ``form``."""
+    from .board_dumps import planes_of, write_board_folder
+
+    unknown = set(spec) - BOARD_KEYS
+    if unknown:
+        raise RecipeError(f"unknown board key(s) {sorted(unknown)} (known: {sorted(BOARD_KEYS)})")
+    missing = [b for b in spec.get("outputs", []) if b not in values]
+    if missing or not spec.get("outputs"):
+        raise RecipeError(f"board.outputs: blobs of the NNIE side, got {spec.get('outputs')} (missing {missing})")
+    inp = (inputs[0], planes_of(values[inputs[0]])) if spec.get("input") and inputs else None
+    outputs = [(b, values[b]) for b in spec["outputs"]]
+    if spec.get("noise"):   # a board that does not compute what the simulator computes
+        outputs = [(b, v + _seed(0, b, "board").normal(0.0, float(spec["noise"]), v.shape)) for b, v in outputs]
+    write_board_folder(str(out), outputs, input=inp, fault=spec.get("fault"),
+                       nodes=tuple(spec.get("nodes", ())), form=spec.get("form", "bin"), seed=int(spec.get("seed", 0)))
 
 
 def _truncate(path: str, values: int | None) -> None:

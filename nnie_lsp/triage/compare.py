@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..dumpio import scan as dumps_mod
+from ..prototxt.nnie_ends import nnie_ends
 from .diagnose.tree import Diagnosis, diagnose
 from .diagnose.builder import Sources, finding_json
 from .measure.input_codes import decode_input_codes
@@ -89,6 +90,7 @@ class TriageResult:
     framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
     build: dict | None = None  # the .wk beside the cfg the NNIE dumps are checked against (inputs/build.py)
     reference_source: dict | None = None  # where the Caffe side's preprocessing came from (T100)
+    board: dict | None = None  # the board's dumps checked (board/stage.py board_json), with --board
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -153,6 +155,8 @@ class TriageResult:
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
             from .measure.framework import annotate
             annotate(self.framework, doc)
+        if self.board is not None:  # the last hop: the board's dumps (docs/triage-schema.md, "The board")
+            doc["board"] = _clean(self.board)
         return doc
 
 

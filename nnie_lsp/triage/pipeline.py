@@ -55,6 +55,8 @@ class TriageRequest:
     thresholds: Thresholds | None = None
     lang: str = "en"                    # the findings' language ("en" | "zh")
     framework: str | None = None        # the ONNX side (`reference --onnx`): the hop ONNX → Caffe (conversion)
+    board: tuple[str, ...] | None = None  # the board's dump folders (`compare --board`): the stage board
+    wk: str | None = None               # the .wk the board runs (default: the cfg's [instruction_name].wk)
     find: bool | None = None            # look beside the cfg: None when reference or sim is missing,
                                         # True for every input not given, False for none
     found: CompareInputs | None = field(default=None, compare=False, repr=False)  # set by find_inputs
@@ -77,10 +79,10 @@ def find_inputs(request: TriageRequest, *, reader: TextReader | None = None, log
     progress.step("inputs", 0, 1)
     found = complete_inputs(request.cfg, reference=request.reference, sim=request.sim, sim16=request.sim16,
                             dot=request.dot, prototxt=request.prototxt, framework=request.framework,
-                            force=request.find, reader=reader, log=log, lang=request.lang)
+                            board=request.board, force=request.find, reader=reader, log=log, lang=request.lang)
     progress.step("inputs", 1, 1)
     return replace(request, reference=found.reference, sim=found.sim, sim16=found.sim16, dot=found.dot,
-                   prototxt=found.prototxt, framework=found.framework, found=found)
+                   prototxt=found.prototxt, framework=found.framework, board=found.board, found=found)
 
 
 def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: TextReader | None = None,
@@ -96,6 +98,9 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     from .inputs.image_sets import DumpFolder, ImageSetError, pair_images
     from .measure.images import combine, sixteen_bit_by_image
 
+    if request.board and request.sim is None:   # the board against Caffe alone
+        from .board.stage import board_only_result
+        return board_only_result(request)
     reference, sim = request.reference, request.sim
     for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
         if not Path(path).exists():
@@ -128,6 +133,9 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         _conversion_stage(request, pairs, result)
     from .inputs.build import build_of
     result.build = build_of(request.cfg, request.sim)
+    if request.board:
+        from .board.stage import board_stage
+        board_stage(request, pairs, result)
     return result
 
 

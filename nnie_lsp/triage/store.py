@@ -43,7 +43,7 @@ SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "ve
                              ".mypy_cache", ".pytest_cache"})
 SCAN_DEPTH = 5
 SCAN_MAX_FOLDERS = 5000
-FOLDER_ROLES = ("reference", "sim", "sim16", "framework")
+FOLDER_ROLES = ("reference", "sim", "sim16", "framework", "board")
 #: The roles :func:`changed_inputs` names, in its order.
 ROLES = ("cfg", "prototxt", *FOLDER_ROLES, "dot", "onnx")
 

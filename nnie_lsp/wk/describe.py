@@ -220,7 +220,16 @@ def render_html(model: WkModel) -> str:
             "pre{white-space:pre;font-size:var(--vscode-editor-font-size,13px)}"
             ".bad{color:var(--vscode-errorForeground,#c00)}</style></head><body>"
             + ("" if model.intact else "<p class=\"bad\">This file is damaged: see <em>integrity</em>.</p>")
-            + "<pre>" + html.escape(text) + "</pre></body></html>")
+            + "<pre>" + html.escape(text) + "</pre>" + _contract_html(model) + "</body></html>")
+
+
+def _contract_html(model: WkModel) -> str:
+    """The board code's contract (:mod:`.contract`, the facts the board checks read the board's
+    dumps by) below the table."""
+    from .contract import from_wk, render_text as contract_text
+
+    return ("<h2>The board code's contract</h2><pre>" + html.escape(contract_text(from_wk(model)))
+            + "</pre><p>As JSON or a C header: <code>nnie-triage wk FILE.wk --board-contract --format json|c</code></p>")
 
 
 def error_html(path: str, message: str) -> str:

@@ -24,12 +24,13 @@ export const TRIAGE_COMMAND = SERVER_COMMANDS.triage;
 export type InputKind = 'reference' | 'sim' | 'sim16';
 export const INPUT_KINDS: readonly InputKind[] = ['reference', 'sim', 'sim16'];
 /**
- * Every folder the picker shows: the three dump folders and `framework`, the ONNX model's dumps of
+ * Every folder the picker shows: the three dump folders, `framework`, the ONNX model's dumps of
  * the conversion stage (`nnie-triage reference --onnx`; optional, no setting: discovery finds
- * `output_onnx/` beside the cfg, or the user chooses a folder).
+ * `output_onnx/` beside the cfg, or the user chooses a folder), and `board`, the board program's
+ * own dumps (`nnie-triage compare --board`; optional: discovery finds `board/` beside the cfg).
  */
-export type PickedKind = InputKind | 'framework';
-export const PICKED_KINDS: readonly PickedKind[] = [...INPUT_KINDS, 'framework'];
+export type PickedKind = InputKind | 'framework' | 'board';
+export const PICKED_KINDS: readonly PickedKind[] = [...INPUT_KINDS, 'framework', 'board'];
 
 /** An input folder as the server describes it (discovery and `editor.inputs`). */
 export interface InputRef {
@@ -49,6 +50,8 @@ export interface Discovery {
   dot?: InputRef | null;
   /** the ONNX side (`output_onnx/` beside the cfg), with the server's rule */
   framework?: InputRef | null;
+  /** the board program's dumps (`board/` beside the cfg), with the server's rule */
+  board?: InputRef | null;
   looked_for?: string[];
   notes?: string[];
   /** role -> the places looked at and why each was not taken */
@@ -73,6 +76,8 @@ export interface FolderState {
   empty: boolean;
   holds_dumps: boolean;
   why_not_dumps?: string | null;
+  /** files in a board dump form (.bin, .txt, .hex, …), its sub-folders' too */
+  board_files?: number;
 }
 
 export interface TriageArguments {
@@ -84,6 +89,8 @@ export interface TriageArguments {
   dot?: string;
   /** the ONNX model's dump folder (`nnie-triage compare --framework`): both hops, ONNX → Caffe → NNIE */
   framework?: string;
+  /** the board program's dump folder (`nnie-triage compare --board`): the stage board */
+  board?: string;
   discover?: boolean;
   /** re-emulate the NNIE side with the current cfg first ("Regenerate and triage again") */
   regenerate?: boolean;
@@ -113,6 +120,7 @@ export const INPUT_LABEL: Record<PickedKind, string> = {
   sim: 'NNIE simulation dumps',
   sim16: '16-bit run (compile_mode 1), optional',
   framework: 'ONNX model dumps (conversion stage), optional',
+  board: 'Board dumps (the board program\'s outputs), optional',
 };
 
 /** Absolute path of a folder setting: `${workspaceFolder}` and `~` are expanded by the caller; relative means beside the cfg. */
@@ -151,9 +159,11 @@ export function initialInputs(
       out[kind] = { path: found.path, origin: 'discovered', why: found.rule ?? undefined };
     }
   }
-  const framework = discovery?.framework;
-  if (framework && typeof framework.path === 'string' && framework.path) {
-    out.framework = { path: framework.path, origin: 'discovered', why: framework.rule ?? undefined };
+  for (const kind of ['framework', 'board'] as const) {
+    const found = discovery?.[kind];
+    if (found && typeof found.path === 'string' && found.path) {
+      out[kind] = { path: found.path, origin: 'discovered', why: found.rule ?? undefined };
+    }
   }
   if (discovery?.dot?.path) {
     out.dot = discovery.dot.path;
@@ -443,6 +453,7 @@ export const INPUT_WORDS: Record<PickedKind, string> = {
   sim: 'NNIE simulation dumps',
   sim16: '16-bit run dumps',
   framework: 'ONNX model dumps',
+  board: 'board dumps',
 };
 
 /** What each missing input's next step is: the command that makes it. */
@@ -489,6 +500,13 @@ export function missingInputsPrompt(missing: Array<'reference' | 'sim'>, discove
 
 /** Why a chosen input folder cannot be used (undefined: it holds dumps). */
 export function folderProblem(kind: PickedKind, state: FolderState | undefined): string | undefined {
+  if (kind === 'board') {
+    if (!state || (state.board_files ?? 0) > 0) {
+      return undefined;
+    }
+    const why = state.exists ? 'holds no file in a board dump form' : 'does not exist';
+    return `NNIE triage: ${state.path} ${why} — it cannot be the folder of the board dumps. Choose the folder the board program wrote (one file per output node: <name>.bin with the blob memory, <name>.txt with one value per line).`;
+  }
   if (!state || state.holds_dumps) {
     return undefined;
   }

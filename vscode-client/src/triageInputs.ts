@@ -30,6 +30,7 @@ const OPEN_LABEL: Record<PickedKind, string> = {
   sim: 'Use as simulation',
   sim16: 'Use as 16-bit run',
   framework: 'Use as ONNX model dumps',
+  board: 'Use as board dumps',
 };
 
 /** The inputs picker: Enter runs; a row opens the folder dialog for that input. */

@@ -15,11 +15,12 @@ export interface InputRow {
 }
 
 /** Optional folders: left out when not found, and a row to run without them when set. */
-const OPTIONAL: ReadonlySet<PickedKind> = new Set<PickedKind>(['sim16', 'framework']);
+const OPTIONAL: ReadonlySet<PickedKind> = new Set<PickedKind>(['sim16', 'framework', 'board']);
 
 const WITHOUT: Partial<Record<PickedKind, string>> = {
   sim16: 'Run without the 16-bit run',
   framework: 'Run without the ONNX model (Caffe → NNIE only)',
+  board: 'Run without the board dumps',
 };
 
 /** What the server's `looked_for` says it looked for `kind` ("sim16: …" → "…"). */
@@ -61,6 +62,10 @@ export function inputRows(inputs: TriageInputs, base: string | undefined, discov
 
 /** The run row's detail: what the triage compares with these inputs. */
 export function runDetail(inputs: TriageInputs): string {
-  const also = [inputs.sim16 ? 'the 16-bit run' : '', inputs.framework ? 'the ONNX model (both hops: ONNX → Caffe → NNIE)' : ''].filter(Boolean);
+  const also = [
+    inputs.sim16 ? 'the 16-bit run' : '',
+    inputs.framework ? 'the ONNX model (both hops: ONNX → Caffe → NNIE)' : '',
+    inputs.board ? "the board's dumps (checked for board-code mistakes first)" : '',
+  ].filter(Boolean);
   return `Compares the reference and simulation dumps${also.length ? ` and ${also.join(' and ')}` : ''}`;
 }

@@ -66,10 +66,10 @@ describe('the ONNX side (framework) in the triage picker', () => {
     assert.equal(row?.detail, 'chosen');
   });
 
-  it('the rows keep the other inputs as before, the framework row last among the folders', () => {
+  it('the rows keep the other inputs as before, the framework row after the dump folders (then the board row)', () => {
     const inputs = initialInputs(discovery, {}, '/p/conversion', '/p', () => false);
     const rows = inputRows(inputs, '/p/conversion', discovery).filter((r) => r.action === 'choose');
-    assert.deepEqual(rows.map((r) => r.input), ['reference', 'sim', 'sim16', 'framework']);
+    assert.deepEqual(rows.map((r) => r.input), ['reference', 'sim', 'sim16', 'framework', 'board']);
     assert.equal(rows[2].detail, 'none (looked for a sub- or sibling folder with a compile_mode 1 cfg and its mapper_quant/): pick to choose one');
     assert.equal(lookedFor(discovery, 'sim'), '');
   });

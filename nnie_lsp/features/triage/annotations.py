@@ -32,7 +32,7 @@ TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the nnie-triage command (tes
 
 #: The argument object of each editor command (docs/editor-protocol.md): key -> kind.
 TRIAGE_KEYS = {"cfg": "path", "prototxt": "path", "reference": "path", "sim": "path", "sim16": "path",
-               "dot": "path", "discover": "bool", "regenerate": "bool", "framework": "path"}
+               "dot": "path", "discover": "bool", "regenerate": "bool", "framework": "path", "board": "path"}
 LOOKUP_KEYS = {"cfg": "path", "prototxt": "path"}
 REPORT_KEYS = {"html": "path", "text": "path", "json": "path", "cfg": "path", "prototxt": "path"}
 REFERENCE_KEYS = {"cfg": "path", "prototxt": "path", "caffemodel": "path", "image": "paths", "out": "path",
@@ -113,6 +113,7 @@ class TriageArgs:
     discover: bool | None = None
     regenerate: bool | None = None   # re-emulate the NNIE side with the current cfg first (--regenerate)
     framework: str | None = None     # the ONNX side (`reference --onnx` dumps): both hops (--framework)
+    board: str | None = None         # the board program's dumps (--board): the stage board
 
     @staticmethod
     def parse(raw: Any, base_dir: str | None = None) -> "TriageArgs":
@@ -131,11 +132,12 @@ def triage_cli(*arguments: str) -> list[str]:
 
 def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en") -> list[str]:
     """``nnie-triage compare`` on exactly these inputs (the caller completed them)."""
-    if not args.reference or not args.sim:
-        raise TriageArgsError("reference and sim are required")
-    cmd = triage_cli("compare", "--reference", args.reference, "--sim", args.sim, "--format", "json")
-    for flag, value in (("--cfg", args.cfg), ("--prototxt", args.prototxt), ("--sim-16bit", args.sim16),
-                        ("--dot", args.dot), ("--framework", args.framework), ("--html", html)):
+    if not args.reference or not (args.sim or args.board):
+        raise TriageArgsError("reference and sim are required (or reference and board)")
+    cmd = triage_cli("compare", "--reference", args.reference, "--format", "json")
+    for flag, value in (("--sim", args.sim), ("--cfg", args.cfg), ("--prototxt", args.prototxt),
+                        ("--sim-16bit", args.sim16), ("--dot", args.dot), ("--framework", args.framework),
+                        ("--board", args.board), ("--html", html)):
         if value:
             cmd += [flag, value]
     if args.regenerate:

@@ -43,8 +43,9 @@ CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now (
 #: The inputs a stored result records and the editor object lists (docs/editor-protocol.md):
 #: the dump folders, the net tree and ``framework``, the ONNX side of the conversion stage
 #: (``compare --framework``), whose folder and model make a result stale too
-#: (:func:`nnie_lsp.triage.store.changed_inputs`: ``framework``, ``onnx``).
-INPUT_ROLES = ("reference", "sim", "sim16", "dot", "framework")
+#: (:func:`nnie_lsp.triage.store.changed_inputs`: ``framework``, ``onnx``), and ``board``, the board
+#: program's dumps (``compare --board``).
+INPUT_ROLES = ("reference", "sim", "sim16", "dot", "framework", "board")
 
 
 # ------------------------------------------------------------------ findings on the current text

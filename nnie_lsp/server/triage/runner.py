@@ -157,6 +157,7 @@ class TriageRunner:
         try:
             found = find_inputs(TriageRequest(reference=targs.reference, sim=targs.sim, sim16=targs.sim16, cfg=cfg,
                                               prototxt=targs.prototxt, dot=targs.dot, framework=targs.framework,
+                                              board=(targs.board,) if targs.board else None,
                                               lang=lang, find=targs.discover),
                                 reader=self.read)
         except DiscoveryError as exc:
@@ -186,12 +187,13 @@ class TriageRunner:
                 html = None
         command = triage_features.triage_command(triage_features.TriageArgs(
             found.reference, found.sim, cfg, prototxt, found.sim16, found.dot, regenerate=targs.regenerate,
-            framework=found.framework),   # as given, else output_onnx/ beside the cfg (discovery)
+            framework=found.framework,    # as given, else output_onnx/ beside the cfg (discovery)
+            board=found.board[0] if found.board else None),   # as given, else board/ beside the cfg
             html=html, lang=lang)
-        claim = self.busy.claim("nnie.triage", owner or found.sim, lang)
+        claim = self.busy.claim("nnie.triage", owner or found.sim or found.reference, lang)
         try:
             out, progress = await run_job(self.ls, command, title=i18n.t("triage.title", lang),
-                                          message=os.path.basename(owner or found.sim), running="triage.running",
+                                          message=os.path.basename(owner or found.sim or found.reference), running="triage.running",
                                           cwd=os.path.dirname(owner) if owner else None)
         except BaseException:
             _unlink(html)
@@ -210,7 +212,7 @@ class TriageRunner:
             progress.end(message)
             raise request_failed(message) from None
         text_report = _text_report(result)
-        record = store.new_record(owner or os.path.join(found.sim, "triage"), result, cfg=cfg, prototxt=prototxt,
+        record = store.new_record(owner or os.path.join(found.sim or found.reference, "triage"), result, cfg=cfg, prototxt=prototxt,
                                   inputs=inputs, texts=texts)
         if owner:
             self._save(record, html, text_report)

@@ -25,6 +25,9 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
   holding dumps, where ``nnie-triage reference --onnx`` writes by default; the rule says it was
   written by ``reference --onnx`` when its manifest says ``framework: onnx``, else that only the
   name tells.  Optional: a missing one is no error.
+- board (the board's own dumps, ``compare --board``): ``board/`` holding files in a board dump
+  form (:mod:`nnie_lsp.dumpio.board`), directly or in sub-folders (one run each).  Optional; with
+  a board the simulator side may be missing (the board is then judged against Caffe alone).
 
 Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
 others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
@@ -44,8 +47,8 @@ from ...cfg.paths import cfg_bases, resolve_written
 from ...cfg.reader import parse_cfg
 from ...text import read_text
 from .dump_writer import beside_cfg_rule
-from .folder_names import (CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
-                           ONNX_OUTPUT_DIR)
+from .folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR,
+                           NET_TREE_FILE, ONNX_OUTPUT_DIR)
 
 #: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
 EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
@@ -56,7 +59,7 @@ MAX_ENTRIES = 400
 #: How many files of a candidate folder are checked for dump names.
 MAX_NAME_CHECKS = 64
 
-ROLES = ("reference", "sim", "sim16", "dot", "framework")
+ROLES = ("reference", "sim", "sim16", "dot", "framework", "board")
 
 TextReader = Callable[[str], "str | None"]
 
@@ -126,6 +129,7 @@ LOOKED_FOR = (
     f"a sub-folder named like 16bit/int16/*16 with dumps; {EMULATED_16BIT_DIR}/",
     f"dot: {NET_TREE_FILE} beside the cfg",
     f"framework: {ONNX_OUTPUT_DIR}/ beside the cfg (nnie-triage reference --onnx)",
+    f"board: {BOARD_DIR}/ beside the cfg (the board program's dumps, one file per output node)",
 )
 
 
@@ -214,7 +218,8 @@ class OutputState:
                 "foreign_examples": list(self.foreign_examples),
                 "can_overwrite": self.is_dir and self.foreign == 0 and not self.empty,
                 "empty": self.empty, "holds_dumps": self.exists and why_not_dumps(self.path) is None,
-                "why_not_dumps": why_not_dumps(self.path)}
+                "why_not_dumps": why_not_dumps(self.path),
+                "board_files": board_files(self.path)[0] if self.is_dir else 0}
 
 
 def output_state(path: str) -> OutputState:
@@ -282,6 +287,38 @@ def _subfolders(folder: str) -> list[str]:
         except OSError:
             continue
     return out
+
+
+def board_files(folder: str) -> tuple[int, int]:
+    """(files in a board dump form, runs) in ``folder``: its own files are one run, each sub-folder
+    holding such files another (names only)."""
+    from ...dumpio.board_forms import board_form
+
+    def count(path: str) -> int:
+        return sum(1 for e in _entries(path) if _is_file(e) and board_form(e.name) is not None)
+
+    own = count(folder)
+    runs = int(own > 0)
+    total = own
+    for sub in _subfolders(folder):
+        n = count(sub)
+        if n:
+            runs += 1
+            total += n
+    return total, runs
+
+
+def _board_folder(folder: str, tried: list) -> Found | None:
+    path = os.path.join(folder, BOARD_DIR)
+    if not os.path.isdir(path):
+        tried.append({"path": path, "why": "does not exist" if not os.path.exists(path) else "is a file, not a folder"})
+        return None
+    files, runs = board_files(path)
+    if not files:
+        tried.append({"path": path, "why": "holds no file in a board dump form (.bin, .txt, .hex, …)"})
+        return None
+    return Found(path, "discovered", f"{BOARD_DIR}/ beside the cfg: the board's dumps ({files} file{'s' if files != 1 else ''}"
+                 + (f", {runs} runs of one input" if runs > 1 else "") + ")")
 
 
 # ------------------------------------------------------------------ the 16-bit run
@@ -402,6 +439,8 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
         found = _dump_folder(folder, ONNX_OUTPUT_DIR, tried.setdefault("framework", []))
         if found is not None:
             inputs["framework"] = Found(found, "discovered", beside_cfg_rule(found, "framework", lang))
+    if inputs["board"] is None and "board" in look_for:
+        inputs["board"] = _board_folder(folder, tried.setdefault("board", []))
     return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes),
                      {role: tuple(places) for role, places in tried.items() if inputs.get(role) is None},
                      prototxt_named, prototxt_tried)
@@ -425,6 +464,7 @@ class CompareInputs:
     discovery: Discovery
     discovered: tuple[str, ...]          # the roles filled by discovery
     framework: str | None = None         # the ONNX side (compare --framework)
+    board: tuple[str, ...] | None = None  # the board's dump folders (compare --board)
 
     def as_tuple(self) -> tuple[str, str, str | None, str | None, str | None]:
         return self.reference, self.sim, self.sim16, self.dot, self.prototxt
@@ -435,6 +475,8 @@ class CompareInputs:
         path = getattr(self, role)
         if not path:
             return None
+        if isinstance(path, tuple):
+            path = path[0]
         found = self.discovery.get(role)
         if role in self.discovered and found is not None:
             return found.to_json()
@@ -443,8 +485,8 @@ class CompareInputs:
 
 def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str | None = None,
                     sim16: str | None = None, dot: str | None = None, prototxt: str | None = None,
-                    framework: str | None = None, force: bool | None = None, reader: TextReader | None = None, log=None,
-                    lang: str = "en") -> CompareInputs:
+                    framework: str | None = None, board: tuple[str, ...] | None = None, force: bool | None = None,
+                    reader: TextReader | None = None, log=None, lang: str = "en") -> CompareInputs:
     """The compare inputs with what is missing found beside `cfg`.
 
     Given dump folders are used as given, and nothing is added to them: when `reference` and
@@ -455,7 +497,8 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
     :class:`DiscoveryError` when `reference` or `sim` is still missing.  `log` (a text stream) is
     told each input found (in `lang`, as the rules are)."""
     look = force if force is not None else not (reference and sim)
-    values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot, "framework": framework}
+    values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot, "framework": framework,
+              "board": board[0] if board else None}
     if cfg and (look or prototxt is None or not (reference and sim)):
         discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else (), lang=lang)
     else:
@@ -474,14 +517,17 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
         discovered.append("prototxt")
         if log is not None:
             print(f"nnie-triage: prototxt: {_shown(prototxt)} — named by the cfg", file=log)
+    boards = tuple(board) if board else ((values["board"],) if values["board"] else None)
     for role in ("reference", "sim"):
+        if role == "sim" and boards and not values[role]:
+            continue   # the board against Caffe alone
         if not values[role]:
             if not cfg:
                 raise DiscoveryError(f"--{role} is required (or give --cfg and keep the dumps where the tools "
                                      f"write them: {CAFFE_OUTPUT_DIR}/ and {MAPPER_QUANT_DIR}/ beside the cfg)")
             raise DiscoveryError(discovery.missing(role))
     return CompareInputs(values["reference"], values["sim"], values["sim16"], values["dot"], prototxt, discovery,
-                         tuple(discovered), values["framework"])
+                         tuple(discovered), values["framework"], boards)
 
 
 def _shown(path: str) -> str:

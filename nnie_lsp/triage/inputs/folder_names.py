@@ -17,6 +17,8 @@ RUYI_MAPPER_DIR = "mapper"
 RUYI_SIM_DIR = "sim_out"
 #: Our own: `nnie-triage reference --onnx` writes the ONNX side (ONNX Runtime, Caffe-named dumps) here.
 ONNX_OUTPUT_DIR = "output_onnx"
+#: The board program's own dumps (one file per output node, docs/board-dumps.md) for `compare --board`.
+BOARD_DIR = "board"
 #: Our own: `nnie-triage emulate` writes an emulated mapper_quant set here by default.
 EMULATED_DIR = "mapper_quant_emulated"
 #: Our own: what `nnie-triage reference` / `emulate` wrote in an output folder (images, files, clips).

@@ -55,6 +55,7 @@ STEP_TEXT = {
     4: "step 4: layer matching — de-inplace / compare in the right layout",
     5: "step 5: check the post-processing",
     6: "step 6: make a support bundle (nnie-triage bundle)",
+    7: "step 7 (the board): fix the board code the finding names, dump the board again and compare again",
 }
 STATUS_STYLE = {"ok": "green", "low": "yellow", "poor": "dark_orange", "bad": "red", "nan": "magenta",
                 "unmeasured": "dim"}
@@ -112,6 +113,18 @@ def fix_summary(fix: dict | None) -> str:
     places = sorted({f"{e['path']}:{e['line']}" for e in fix.get("edits", [])})
     shown = ", ".join(places[:4]) + (" …" if len(places) > 4 else "")
     return f"{fix.get('message')} ({fix.get('applicability')}{'; ' + shown if shown else ''})"
+
+
+def next_text(doc: dict) -> str:
+    """The next step in words: the result's own (the board's, when it says one), else the step's."""
+    own = doc.get("next_step_text") or (doc.get("board") or {}).get("next_step_text")
+    return own or str(STEP_TEXT.get(doc.get("next_step"), doc.get("next_step")))
+
+
+def board_lines(doc: dict) -> list[str]:
+    from ..board.lines import board_lines as lines
+
+    return lines(doc)
 
 
 def images_lines(doc: dict) -> list[str]:
@@ -210,8 +223,8 @@ def _terminal_summary(doc: dict, console) -> None:
     console.print(Text(f"Verdict: {verdict_line(doc)}", style=f"bold {colour}"))
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
-    console.print(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
-    for line in images_lines(doc):
+    console.print(f"Next: {next_text(doc)}")
+    for line in images_lines(doc) + board_lines(doc):
         console.print(line)
     for line in build_lines(doc):   # holds "[I]": not rich markup
         console.print(Text(line))
@@ -269,8 +282,8 @@ def render_markdown(doc: dict) -> str:
     out.append(f"**{verdict_line(doc)}**  ")
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
-    out.append(f"Next: {STEP_TEXT.get(doc.get('next_step'), doc.get('next_step'))}")
-    for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc):
+    out.append(f"Next: {next_text(doc)}")
+    for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc) + board_lines(doc):
         out[-1] += "  "
         out.append(line.strip())
     out.append("")
@@ -382,8 +395,10 @@ def render_html(doc: dict) -> str:
              f"<div class=\"verdict\"><b>{e(verdict_line(doc))}</b>"
              f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
-             f"{e(STEP_TEXT.get(doc.get('next_step'), str(doc.get('next_step'))))}"
-             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc)) + "</div>"]
+             f"{e(next_text(doc))}"
+             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc)
+                       + board_lines(doc))
+             + "</div>"]
     parts.extend(confirmation_html(doc))
     svg = plot_svg(doc)
     parts.append(PLOT_START)
