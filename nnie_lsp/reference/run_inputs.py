@@ -48,6 +48,7 @@ class RunInputs:
     list_length: int | None = None  # images in the cfg's image list (None: images given directly)
     cfg: Path | None = None
     notes: list[str] = field(default_factory=list)
+    compile_mode: int | None = None  # the cfg's [compile_mode] (None: no cfg, or not set)
 
     @property
     def describe_preprocessing(self) -> str:
@@ -103,7 +104,8 @@ def load_run_inputs(cfg: str | Path | None = None, *, prototxt: str | Path | Non
             raise RunInputError(str(exc)) from exc
         cfg_mean = prep_in.mean_file.resolved if prep_in.mean_file is not None else None
         preps.append(_apply(prep, overrides, cfg_mean))
-    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path)
+    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path,
+                    compile_mode=project.config.compile_mode if project.config is not None else None)
     if images:
         out.images = [ImageRun(index=0, sources=list(images), labels=[str(i) for i in images])]
         return out

@@ -133,7 +133,8 @@ def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en
     """``nnie-triage compare`` on exactly these inputs (the caller completed them)."""
     if not args.reference or not args.sim:
         raise TriageArgsError("reference and sim are required")
-    cmd = triage_cli("compare", "--reference", args.reference, "--sim", args.sim, "--format", "json")
+    # the server stores the result itself (with the editor's texts): the command writes no record
+    cmd = triage_cli("compare", "--reference", args.reference, "--sim", args.sim, "--format", "json", "--no-record")
     for flag, value in (("--cfg", args.cfg), ("--prototxt", args.prototxt), ("--sim-16bit", args.sim16),
                         ("--dot", args.dot), ("--framework", args.framework), ("--html", html)):
         if value:
