@@ -52,6 +52,7 @@ class RunInputs:
     # and the model card used (a CardLookup, None without one)
     sources: list[dict] = field(default_factory=list)
     card: object | None = None
+    compile_mode: int | None = None  # the cfg's [compile_mode] (None: no cfg, or not set)
 
     @property
     def describe_preprocessing(self) -> str:
@@ -189,7 +190,8 @@ def _load(cfg, prototxt, caffemodel, images, count, overrides: Overrides) -> Run
             raise RunInputError(str(exc)) from exc
         cfg_mean = prep_in.mean_file.resolved if prep_in.mean_file is not None else None
         preps.append(_apply(prep, overrides, cfg_mean))
-    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path)
+    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path,
+                    compile_mode=project.config.compile_mode if project.config is not None else None)
     if images:
         out.images = [ImageRun(index=0, sources=list(images), labels=[str(i) for i in images])]
         return out

@@ -90,6 +90,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'T006': ('nnie_lsp.triage.diagnose.decoding', 'triage'),
     'T007': ('nnie_lsp.triage.diagnose.tree', 'triage'),
     'T008': ('nnie_lsp.triage.diagnose.staleness', 'triage'),
+    'T009': ('nnie_lsp.triage.diagnose.staleness', 'triage'),
     'T100': ('nnie_lsp.triage.diagnose.reference_source', 'triage'),
     'T101': ('nnie_lsp.triage.diagnose.preprocessing', 'triage'),
     'T102': ('nnie_lsp.triage.diagnose.preprocessing', 'triage'),

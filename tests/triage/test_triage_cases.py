@@ -27,6 +27,8 @@ Case keys (the TOML is the source of truth; the runner only builds and compares)
                 `after` = {file = text}: files after applying it (same file keys as homes);
                 `expect_after` = the codes after applying it and building the dump set again (a model
                 recipe's NNIE side follows the fixed cfg)
+  cfg_newer     seconds: the cfg's file time set that long after the newest dump (a cfg touched after
+                the mapper ran: file times only, T009)
   editor        ["T005 prototxt:53:9", …]: the diagnostics the editor makes from the result's rows on the
                 prototxt the triage read (one per layer whose status is low/poor/bad, on its name); exact
 """
@@ -51,7 +53,7 @@ from nnie_lsp.testing.triage_cases import RecipeUnavailable, build_dumps, model_
 CASES = Path(__file__).parent / "cases"
 CHECKOUT = Path(__file__).resolve().parents[2]
 KEYS = {"name", "recipe", "cfg", "prototxt", "files", "args", "compare", "expect", "guide_case", "next_step",
-        "first_divergence", "layers", "fix", "editor", "xfail_reason"}
+        "first_divergence", "layers", "fix", "editor", "xfail_reason", "cfg_newer"}
 FIX_KEYS = {"of", "edits", "after", "expect_after"}
 EXPECT = re.compile(r"T\d{3} (?:-|\S+:\d+:\d+)(?: (?:safe|unsafe)-fix)?")
 EDIT = re.compile(r'(\S+):(\d+):(\d+)-(\d+):(\d+) (".*")')
@@ -103,6 +105,10 @@ def _build(case: dict, root: Path) -> list[str]:
         if rel.split("/")[0] in SIDES:
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
+    if "cfg_newer" in case:
+        newest = max(p.stat().st_mtime for p in root.rglob("*") if p.is_file() and p.name != "net.cfg")
+        t = newest + float(case["cfg_newer"])
+        os.utime(root / "net.cfg", (t, t))
     return sides
 
 

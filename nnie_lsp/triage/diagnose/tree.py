@@ -168,8 +168,11 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     T100 first when it shares the cfg's (after T008, which withholds every fix)."""
     from ..measure.metrics import Thresholds
 
+    from .staleness import is_predating
+
     th = thresholds or Thresholds()
-    builder = FindingBuilder(sources)
+    predating = is_predating(stale)
+    builder = FindingBuilder(sources, withholding=predating)
     if stale is not None:
         from .staleness import add_finding
         add_finding(builder, stale)
@@ -182,10 +185,14 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
     _not_compared(ordered, builder)
     diag.findings = builder.items
-    if stale is not None:
+    if predating:
         from .staleness import withhold_fixes
         diag.findings = withhold_fixes(builder, diag.findings)
         if diag.preprocessing is not None and diag.preprocessing.edits:
+            # measured on dumps of the old inputs, the edits may be the undo of a fix just made:
+            # neither offered nor worded (the JSON says only that they are withheld)
+            diag.preprocessing.edits = []
+            diag.preprocessing.findings = [f.split(" → ")[0] for f in diag.preprocessing.findings]
             diag.preprocessing.edits_withheld = True
             diag.reason = WITHHELD_REASON
     return diag

@@ -173,6 +173,12 @@ def edits_withheld(doc: dict) -> bool:
     return is_stale(doc.get("findings"))
 
 
+def _withheld_shown(pre: dict, doc: dict) -> bool:
+    """Say that the case-1 edits are withheld: the engine withheld them (and left them out), or a
+    result of an older version lists edits beside T008."""
+    return bool(pre.get("edits_withheld")) or bool(pre.get("edits")) and edits_withheld(doc)
+
+
 def to_json_text(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
 
@@ -238,7 +244,7 @@ def _terminal_summary(doc: dict, console) -> None:
         if f.get("fix"):
             console.print(Text(f"      fix: {fix_summary(f['fix'])}", style="green"))
     pre = doc.get("preprocessing")
-    if pre and pre.get("edits") and edits_withheld(doc):
+    if pre and _withheld_shown(pre, doc):
         console.print(Text(EDITS_WITHHELD, style="yellow"))
     elif pre and pre.get("edits"):
         console.print("cfg edits:")
@@ -302,7 +308,7 @@ def render_markdown(doc: dict) -> str:
         out.append(f"- channel permutation: {pre['permutation']}, H/W transposed: {pre['transposed']}")
         out.append(f"- scale per channel: {', '.join(f'{s:.6g}' for s in pre['scale'])}; offset: "
                    f"{', '.join(f'{s:.6g}' for s in pre['offset'])}; R² {pre['r2']:.6f}")
-        if pre.get("edits") and edits_withheld(doc):
+        if _withheld_shown(pre, doc):
             out.append(f"- {EDITS_WITHHELD}")
         for e in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {e['line']}" if e.get("line") else "add"
@@ -423,7 +429,7 @@ def render_html(doc: dict) -> str:
                      f"R² {pre['r2']:.6f}</li>")
         parts.append(f"<li>scale {e(', '.join(f'{s:.6g}' for s in pre['scale']))}; offset "
                      f"{e(', '.join(f'{s:.6g}' for s in pre['offset']))}</li>")
-        if pre.get("edits") and edits_withheld(doc):
+        if _withheld_shown(pre, doc):
             parts.append(f"<li><b>{e(EDITS_WITHHELD)}</b></li>")
         for ed in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {ed['line']}" if ed.get("line") else "add"
