@@ -116,6 +116,7 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
         run.files = files
     run.mapper_logs = logs
     run.notes = list(inputs.notes)
+    run.refused = list(inputs.refused)
     run.provider = provider
     return run
 

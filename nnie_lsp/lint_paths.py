@@ -131,6 +131,9 @@ class Inputs:
         self.mapper_logs: list[str] = []
         self.net_trees: list[str] = []
         self.notes: list[str] = []
+        #: files named on the command line that should be linted and could not be (too big, not
+        #: readable, binary or UTF-16 under a cfg's or net's name): errors, never skipped
+        self.refused: list[str] = []
 
 
 def lintable_files(paths: list[str]) -> list[str]:
@@ -169,10 +172,13 @@ def discover_inputs(paths: list[str]) -> Inputs:
                     if file_kinds.kind_of(full, named=False) in (file_kinds.NET, file_kinds.MAPPER_CFG):
                         found.files.append(full)
         elif os.path.isfile(p):
-            if _not_readable(p, found):
+            if _not_readable(p, found, named=True):
                 continue
             kind = file_kinds.kind_of(p)
-            if kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
+            if kind in (file_kinds.BINARY, file_kinds.UTF16) and p.lower().endswith(
+                    file_kinds.NET_EXTENSIONS + (".cfg",)):
+                found.refused.append(file_kinds.refused_note(p, kind))
+            elif kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
                 found.files.append(p)
             elif kind == file_kinds.MAPPER_LOG:
                 found.mapper_logs.append(os.path.abspath(p))
@@ -219,12 +225,14 @@ def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = 
     return out
 
 
-def _not_readable(path: str, found: Inputs) -> bool:
+def _not_readable(path: str, found: Inputs, *, named: bool = False) -> bool:
     """A path that is not linted (not a regular file, past the size bound, a link loop, no
-    permission: :mod:`nnie_lsp.safe_io`), with a note saying why."""
+    permission: :mod:`nnie_lsp.safe_io`), with a note saying why -- an error (``refused``) when
+    the user ``named`` the file."""
     problem = safe_io.check_file(path, safe_io.kind_for_path(path))
     if problem is not None:
-        found.notes.append(f"{path}: not linted: {problem.describe()}")
+        (found.refused if named else found.notes).append(f"{path}: could not be linted: {problem.describe()}"
+                                                         if named else f"{path}: not linted: {problem.describe()}")
     return problem is not None
 
 
@@ -245,6 +253,7 @@ class LintRun:
         self.project = project
         self.mapper_logs: list[str] = []
         self.notes: list[str] = []
+        self.refused: list[str] = []  # files named that could not be linted (errors: exit 2)
         self.provider: Overlay | DiskProvider | None = None
         self.checked: list[str] = list(files)  # every file whose findings were reported
 
