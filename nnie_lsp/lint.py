@@ -114,6 +114,11 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
             run = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
                              mapper_logs=logs, net_trees=inputs.net_trees)
         run.files = files
+    for lone in inputs.lone_logs:  # a folder's log that no cfg of it reads: on its own
+        alone = lint_files([], settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                           mapper_logs=[lone])
+        run.diagnostics = sorted([*run.diagnostics, *alone.diagnostics], key=lambda d: d.sort_key())
+        logs = [*logs, lone]
     run.mapper_logs = logs
     run.notes = list(inputs.notes)
     run.refused = list(inputs.refused)

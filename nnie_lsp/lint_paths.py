@@ -134,6 +134,8 @@ class Inputs:
         #: files named on the command line that should be linted and could not be (too big, not
         #: readable, binary or UTF-16 under a cfg's or net's name): errors, never skipped
         self.refused: list[str] = []
+        #: mapper logs met in a folder walk that no cfg of the walk reads: each read on its own
+        self.lone_logs: list[str] = []
 
 
 def lintable_files(paths: list[str]) -> list[str]:
@@ -158,12 +160,16 @@ def discover_inputs(paths: list[str]) -> Inputs:
 
     found = Inputs()
     trees: list[str] = []
+    walked_logs: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for f in sorted(files):
                     low = f.lower()
+                    if low.endswith(".log"):
+                        walked_logs.append(os.path.join(root, f))
+                        continue
                     if not low.endswith(file_kinds.NET_EXTENSIONS + (".cfg",)):
                         continue
                     full = os.path.join(root, f)
@@ -199,12 +205,32 @@ def discover_inputs(paths: list[str]) -> Inputs:
             seen.add(a)
             uniq.append(a)
     found.files = uniq
+    found.lone_logs = _lone_logs(walked_logs, uniq)
     with_cfg = any(f.lower().endswith(".cfg") for f in uniq)
     for tree in trees:
         found.notes.append(file_kinds.not_linted_note(tree, file_kinds.NET_TREE, with_cfg=with_cfg))
         if with_cfg:
             found.net_trees.append(os.path.abspath(tree))
     return found
+
+
+def _lone_logs(logs: list[str], files: list[str]) -> list[str]:
+    """The logs of a folder walk in folders without a mapper cfg: each is read on its own, as
+    ``nnie-lint mapper_error.log`` reads it -- a folder never skips a log the file mode reads.  A
+    folder with a cfg is that cfg's project: it reads its ``mapper_debug.log`` /
+    ``mapper_error.log`` (:mod:`nnie_lsp.mapper.output_files`), and another log there (a saved
+    console of the same run) would only repeat them."""
+    from . import file_kinds
+
+    cfg_dirs = {os.path.dirname(f) for f in files if f.lower().endswith(".cfg")}
+    out = []
+    for log in logs:
+        full = os.path.abspath(log)
+        if os.path.dirname(full) in cfg_dirs:
+            continue
+        if safe_io.check_file(full, safe_io.LOG) is None and file_kinds.kind_of(full, named=False) == file_kinds.MAPPER_LOG:
+            out.append(full)
+    return out
 
 
 def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = None) -> list[str]:

@@ -56,6 +56,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'NN306': ('nnie_lsp.rules.layer_matching', None),
     'NN401': ('nnie_lsp.rules.mapper_output', None),
     'NN402': ('nnie_lsp.rules.mapper_output', None),
+    'NN403': ('nnie_lsp.rules.atc_log', None),
     'NN500': ('nnie_lsp.rules.conversion', None),
     'NN501': ('nnie_lsp.rules.conversion', None),
     'NN502': ('nnie_lsp.rules.conversion', None),

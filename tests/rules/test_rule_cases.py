@@ -5,6 +5,7 @@ Case keys:
   name          what the case shows
   cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional)
   files         {relative path = text} extra files (mean files, image lists, images)
+  logs          [relative paths] of `files` given as mapper logs (`nnie-lint --mapper-log`)
   onnx, caffemodel   names of binary files in tests/data/onnx/ (built by its build.py) copied beside
                 the prototxt as `net.onnx` / `net.caffemodel` (the NN5xx conversion cases)
   select        codes to enable (default: the file's rule code)
@@ -89,7 +90,7 @@ def test_case(code, case, tmp_path, monkeypatch):
     settings = _settings(code, case)
     malformed = [e for e in case["expect"] if not EXPECT.fullmatch(e)]
     assert not malformed, f"expect entries must read 'CODE file:line:column [safe-fix|unsafe-fix]': {malformed}"
-    res = lint_files(files, settings=settings)
+    res = lint_files(files, settings=settings, mapper_logs=[str(tmp_path / p) for p in case.get("logs", [])])
     assert _found(res.diagnostics, tmp_path) == sorted(case["expect"]), [d.message for d in res.diagnostics]
     for d in res.diagnostics:
         assert d.message and not re.search(r"\{[A-Za-z_]\w*\}", d.message), d.message  # placeholders filled
