@@ -17,8 +17,8 @@ MAX_LINES = 20  # tagged lines reported from one log; the rest are counted
                         "{name} 是 ATC（SVP_NNN，Hi3519DV500/SS928/Hi3403 的工具）的日志，不是 nnie_mapper 的：nnie-lint 只读取其 [ERROR]/[WARN] 行与结果行（{found}）"),
                 "found": ("{errors} error line(s), {warnings} warning line(s){failed}", "{errors} 个错误行、{warnings} 个警告行{failed}"),
                 "failed": ("; the run failed", "；运行失败"),
-                "error": ("ATC: {text}", "ATC：{text}"),
-                "warning": ("ATC: {text}", "ATC：{text}"),
+                "error": ("ATC: {text}", "ATC 报错：{text}"),
+                "warning": ("ATC: {text}", "ATC 警告：{text}"),
                 "failed_line": ("ATC says the run failed, with no [ERROR] line in this log: see the detail log ATC names", "ATC 表示运行失败，但此日志中没有 [ERROR] 行：请查看 ATC 指出的详细日志"),
                 "more": ("{n} more tagged line(s) not reported one by one", "另有 {n} 个带标记的行未逐一报告")})
 def nn403(project, ctx):

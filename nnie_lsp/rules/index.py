@@ -45,6 +45,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'NN110': ('nnie_lsp.rules.input_rules', 'cfg'),
     'NN111': ('nnie_lsp.rules.input_rules', 'cfg'),
     'NN112': ('nnie_lsp.rules.input_rules', 'cfg'),
+    'NN113': ('nnie_lsp.rules.family_preprocessing', 'cfg'),
     'NN201': ('nnie_lsp.rules.quantization', 'cfg'),
     'NN202': ('nnie_lsp.rules.quantization', 'cfg'),
     'NN203': ('nnie_lsp.rules.quantization', 'cfg'),

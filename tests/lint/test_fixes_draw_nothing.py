@@ -144,6 +144,8 @@ def _write(tmp: Path, case: dict) -> list[str]:
         p = tmp / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+    for rel, digits in case.get("hex_files", {}).items():
+        (tmp / rel).write_bytes(bytes.fromhex(digits))
     return files
 
 

@@ -6,6 +6,7 @@ Case keys:
   cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional)
   files         {relative path = text} extra files (mean files, image lists, images)
   logs          [relative paths] of `files` given as mapper logs (`nnie-lint --mapper-log`)
+  hex_files     {relative path = hex digits} binary extra files (a .binaryproto mean image)
   onnx, caffemodel   names of binary files in tests/data/onnx/ (built by its build.py) copied beside
                 the prototxt as `net.onnx` / `net.caffemodel` (the NN5xx conversion cases)
   select        codes to enable (default: the file's rule code)
@@ -61,6 +62,8 @@ def _write(tmp: Path, case: dict) -> list[str]:
         p = tmp / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+    for rel, digits in case.get("hex_files", {}).items():
+        (tmp / rel).write_bytes(bytes.fromhex(digits))
     return files
 
 
