@@ -33,6 +33,7 @@ RULES: dict[str, tuple[str, str | None]] = {
     'NN020': ('nnie_lsp.rules.judged_net', None),
     'NN021': ('nnie_lsp.rules.layer_setup', None),
     'NN022': ('nnie_lsp.rules.shape_stops', None),
+    'NN023': ('nnie_lsp.rules.focus_pattern', None),
     'NN101': ('nnie_lsp.rules.mean_scale_rules', 'cfg'),
     'NN102': ('nnie_lsp.rules.mean_scale_rules', 'cfg'),
     'NN103': ('nnie_lsp.rules.mean_scale_rules', 'cfg'),

@@ -299,6 +299,26 @@ def tiny_fc(seed: int = 2):
     return b.model()
 
 
+def tiny_focus():
+    """The rule cases' YOLOv5 Focus, input 1×3×8×8: four chains of strided Slices (steps 2 on H,
+    then on W: x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]) →
+    Concat "focus" (axis 1, 12 channels) → Conv "conv0" (1×1, 4 outputs, weights 1)."""
+    b = _Builder("tiny_focus", "images", (1, 3, 8, 8))
+
+    def strided(name, x, axis, start):
+        ins = [x, b.init(f"{name}.starts", np.array([start], np.int64)),
+               b.init(f"{name}.ends", np.array([2 ** 31 - 1], np.int64)),
+               b.init(f"{name}.axes", np.array([axis], np.int64)), b.init(f"{name}.steps", np.array([2], np.int64))]
+        return b.node("Slice", ins, [name], name)
+
+    parts = [strided(f"sw{i}", strided(f"sh{i}", "images", 2, h), 3, w)
+             for i, (h, w) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1)))]
+    b.node("Concat", parts, ["focus"], "focus", axis=1)
+    _conv(b, "conv0", "focus", np.ones((4, 12, 1, 1), np.float32), np.zeros(4, np.float32))
+    b.outputs = ["conv0"]
+    return b.model()
+
+
 def save(model, path: str | Path) -> Path:
     import onnx
     path = Path(path)

@@ -27,6 +27,7 @@ def files() -> dict[str, bytes]:
         "tiny_fc.onnx": m.model_bytes(fc),
         "tiny_fc.caffemodel": convert(fc).caffemodel,
         "tiny_fc_hwc.caffemodel": _hwc(fc),
+        "tiny_focus.onnx": m.model_bytes(m.tiny_focus()),
     }
 
 
