@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from ..mapper.atc_log import atc_lines, is_atc_log
 from ..text import Range
 from .registry import rule
 
@@ -47,7 +46,12 @@ def nn403(project, ctx):
     None automatic.  ATC's `.cfg`/options are not nnie_mapper's: lint the nnie_mapper cfg of an
     NNIE chip, or follow ATC's own documentation.
     """
-    for found in getattr(project, "mapper_logs", ()):
+    logs = tuple(getattr(project, "mapper_logs", ()))
+    if not logs:
+        return
+    from ..mapper.atc_log import atc_lines, is_atc_log  # only with logs: not on a prototxt's start-up path
+
+    for found in logs:
         log = found.log
         if not is_atc_log(log.text):
             continue
