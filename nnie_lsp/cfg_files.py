@@ -93,6 +93,7 @@ class MeanFacts(NamedTuple):
     error: str | None = None           # unreadable / not numbers (message)
     error_line: int | None = None
     text: str | None = None            # a text file's content (a fix rewriting it needs its end)
+    size: tuple[int, int] | None = None  # a mean image's (H, W)
 
 
 class CfgFiles(NamedTuple):
@@ -234,6 +235,26 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
     return ImageListFacts(ref, tuple(lines), truncated, tuple(missing_at.items()))
 
 
+def _mean_image(ref: RefFile, blob) -> MeanFacts:
+    """A parsed BlobProto as a mean image: its channels and (H, W), or why it is none (no values,
+    values that do not fill its shape: a protobuf parser takes many a corrupt file without error,
+    so the values are counted as the reference's reader counts them)."""
+    if len(blob.shape.dim):
+        shape = tuple(int(d) for d in blob.shape.dim)
+    else:
+        shape = tuple(int(d) for d in (blob.num or 1, blob.channels, blob.height, blob.width))
+    count = len(blob.data) or len(blob.double_data)
+    need = 1
+    for d in shape:
+        need *= d
+    dims = "×".join(map(str, shape))
+    if not count:
+        return MeanFacts(ref, "binaryproto", None, None, "holds no values (a corrupt or empty BlobProto)")
+    if len(shape) < 3 or count != need:
+        return MeanFacts(ref, "binaryproto", None, None, f"{count} value(s) for its shape {dims or '(none)'}")
+    return MeanFacts(ref, "binaryproto", None, shape[-3], size=(shape[-2], shape[-1]))
+
+
 def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
     if not ref.resolved:
         return None
@@ -245,15 +266,9 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
             from .prototxt import caffe_pb2
             blob = caffe_pb2.BlobProto()
             blob.ParseFromString(data)
-            if blob.HasField("shape") and len(blob.shape.dim) >= 3:
-                ch = int(blob.shape.dim[-3])
-            elif blob.channels:
-                ch = int(blob.channels)
-            else:
-                ch = None
-            return MeanFacts(ref, "binaryproto", None, ch)
         except Exception as exc:  # malformed binary
             return MeanFacts(ref, "binaryproto", None, None, f"not a readable BlobProto ({type(exc).__name__})")
+        return _mean_image(ref, blob)
     dec = provider.read_text(ref.resolved, safe_io.MEAN_FILE)
     if dec is None:
         return None

@@ -48,6 +48,7 @@ RUNTIME = "runtime"
 DUMP = "dump"
 IMAGE_LIST = "image list"
 BINARY = "binary"
+UTF16 = "utf16"  # UTF-16 text (a BOM, or NUL bytes between ASCII letters): not what the mapper reads
 UNKNOWN = "unknown"
 UNREADABLE = "unreadable"
 
@@ -98,6 +99,8 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
         return MAPPER_LOG  # by name, even empty (a run without errors leaves mapper_error.log empty)
     if ext == ".wk":
         return WK
+    if _utf16(head[:HEAD_BYTES]):
+        return UTF16
     if b"\x00" in head[:HEAD_BYTES]:
         from .wk.layout import looks_like_wk
 
@@ -138,6 +141,28 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
     if ext == ".prototxt" or (named and ext in NET_EXTENSIONS):
         return NET
     return UNKNOWN
+
+
+def _utf16(head: bytes) -> bool:
+    """A UTF-16 text: its BOM, or every other byte NUL in text made of ASCII (an editor's
+    "Unicode" save of a cfg)."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    sample = head[:512]
+    if len(sample) < 8:
+        return False
+    for zeros, letters in ((sample[1::2], sample[0::2]), (sample[0::2], sample[1::2])):
+        if zeros.count(0) >= 0.9 * len(zeros) and all(32 <= b < 127 or b in (9, 10, 13) for b in letters if b):
+            return True
+    return False
+
+
+def refused_note(path: str, kind: str) -> str:
+    """Why a file named on the command line under a cfg's or net's name could not be linted."""
+    if kind == UTF16:
+        return (f"{path}: could not be linted: UTF-16 text; nnie_mapper reads 8-bit text files: save it as "
+                "UTF-8 (or ASCII)")
+    return f"{path}: could not be linted: binary data under a {os.path.splitext(path)[1]} name, not a text file"
 
 
 def kind_of(path: str, *, named: bool = True) -> str:

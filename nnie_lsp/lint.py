@@ -120,9 +120,15 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
         for note in run.wk_notes:
             if on_note is not None:
                 on_note(note)
+    for lone in inputs.lone_logs:  # a folder's log that no cfg of it reads: on its own
+        alone = lint_files([], settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
+                           mapper_logs=[lone])
+        run.diagnostics = sorted([*run.diagnostics, *alone.diagnostics], key=lambda d: d.sort_key())
+        logs = [*logs, lone]
     run.mapper_logs = logs
     run.wk_files = list(inputs.wk_files)
     run.notes = list(inputs.notes) + list(getattr(run, "wk_notes", []))
+    run.refused = list(inputs.refused)
     run.provider = provider
     return run
 

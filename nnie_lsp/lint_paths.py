@@ -141,6 +141,11 @@ class Inputs:
         self.wk_files: list[str] = []   # compiled models (.wk): read with their cfg, or linted on their own
         self.named_wk: list[str] = []   # those named on the command line (not found in a folder)
         self.notes: list[str] = []
+        #: files named on the command line that should be linted and could not be (too big, not
+        #: readable, binary or UTF-16 under a cfg's or net's name): errors, never skipped
+        self.refused: list[str] = []
+        #: mapper logs met in a folder walk that no cfg of the walk reads: each read on its own
+        self.lone_logs: list[str] = []
 
 
 def lintable_files(paths: list[str]) -> list[str]:
@@ -166,6 +171,7 @@ def discover_inputs(paths: list[str]) -> Inputs:
 
     found = Inputs()
     trees: list[str] = []
+    walked_logs: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
@@ -182,6 +188,9 @@ def discover_inputs(paths: list[str]) -> Inputs:
                         if not _not_readable(full, found):
                             found.files.append(full)
                         continue
+                    if low.endswith(".log"):
+                        walked_logs.append(os.path.join(root, f))
+                        continue
                     if not low.endswith(file_kinds.NET_EXTENSIONS + (".cfg",)):
                         continue
                     full = os.path.join(root, f)
@@ -190,13 +199,16 @@ def discover_inputs(paths: list[str]) -> Inputs:
                     if file_kinds.kind_of(full, named=False) in (file_kinds.NET, file_kinds.MAPPER_CFG):
                         found.files.append(full)
         elif os.path.isfile(p):
-            if _not_readable(p, found):
+            if _not_readable(p, found, named=True):
                 continue
             if os.path.basename(p) == CARD_FILE:
                 found.files.append(p)
                 continue
             kind = file_kinds.kind_of(p)
-            if kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
+            if kind in (file_kinds.BINARY, file_kinds.UTF16) and p.lower().endswith(
+                    file_kinds.NET_EXTENSIONS + (".cfg",)):
+                found.refused.append(file_kinds.refused_note(p, kind))
+            elif kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
                 found.files.append(p)
             elif kind == file_kinds.MAPPER_LOG:
                 found.mapper_logs.append(os.path.abspath(p))
@@ -220,12 +232,32 @@ def discover_inputs(paths: list[str]) -> Inputs:
             seen.add(a)
             uniq.append(a)
     found.files = uniq
+    found.lone_logs = _lone_logs(walked_logs, uniq)
     with_cfg = any(f.lower().endswith(".cfg") for f in uniq)
     for tree in trees:
         found.notes.append(file_kinds.not_linted_note(tree, file_kinds.NET_TREE, with_cfg=with_cfg))
         if with_cfg:
             found.net_trees.append(os.path.abspath(tree))
     return found
+
+
+def _lone_logs(logs: list[str], files: list[str]) -> list[str]:
+    """The logs of a folder walk in folders without a mapper cfg: each is read on its own, as
+    ``nnie-lint mapper_error.log`` reads it -- a folder never skips a log the file mode reads.  A
+    folder with a cfg is that cfg's project: it reads its ``mapper_debug.log`` /
+    ``mapper_error.log`` (:mod:`nnie_lsp.mapper.output_files`), and another log there (a saved
+    console of the same run) would only repeat them."""
+    from . import file_kinds
+
+    cfg_dirs = {os.path.dirname(f) for f in files if f.lower().endswith(".cfg")}
+    out = []
+    for log in logs:
+        full = os.path.abspath(log)
+        if os.path.dirname(full) in cfg_dirs:
+            continue
+        if safe_io.check_file(full, safe_io.LOG) is None and file_kinds.kind_of(full, named=False) == file_kinds.MAPPER_LOG:
+            out.append(full)
+    return out
 
 
 def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = None) -> list[str]:
@@ -246,12 +278,14 @@ def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = 
     return out
 
 
-def _not_readable(path: str, found: Inputs) -> bool:
+def _not_readable(path: str, found: Inputs, *, named: bool = False) -> bool:
     """A path that is not linted (not a regular file, past the size bound, a link loop, no
-    permission: :mod:`nnie_lsp.safe_io`), with a note saying why."""
+    permission: :mod:`nnie_lsp.safe_io`), with a note saying why -- an error (``refused``) when
+    the user ``named`` the file."""
     problem = safe_io.check_file(path, safe_io.kind_for_path(path))
     if problem is not None:
-        found.notes.append(f"{path}: not linted: {problem.describe()}")
+        (found.refused if named else found.notes).append(f"{path}: could not be linted: {problem.describe()}"
+                                                         if named else f"{path}: not linted: {problem.describe()}")
     return problem is not None
 
 
@@ -274,6 +308,7 @@ class LintRun:
         self.project = project
         self.mapper_logs: list[str] = []
         self.notes: list[str] = []
+        self.refused: list[str] = []  # files named that could not be linted (errors: exit 2)
         self.provider: Overlay | DiskProvider | None = None
         self.checked: list[str] = list(files)  # every file whose findings were reported
         self.wk_notes: list[str] = []  # one line per .wk read: what it is, and with which cfg

@@ -114,8 +114,8 @@ def test_oversized_prototxt_is_not_read(tmp_path):
         handle.truncate(safe_io.LIMITS[safe_io.PROTOTXT] + (1 << 20))
     limit = safe_io.LIMITS[safe_io.PROTOTXT] >> 20
     past = f"{limit + 1}.0 MiB, more than the {limit}.0 MiB nnie-lsp reads from a prototxt: not read"
-    run = _lint_cli(str(big), cwd=tmp_path)
-    assert f"big.prototxt: not linted: {past}" in run.stderr
+    run = _lint_cli(str(big), cwd=tmp_path)  # named: an error, never skipped
+    assert f"big.prototxt: could not be linted: {past}" in run.stderr and run.returncode == 2
     cfg = _project(tmp_path, prototxt_file="./big.prototxt")
     assert _nn006(cfg) == [f"[prototxt_file] ./big.prototxt: {past}"]
     # a file to lint that is past the bound when it is read (it grew after it was found) is NN903

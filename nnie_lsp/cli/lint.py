@@ -185,11 +185,13 @@ def _main(argv: list[str] | None = None) -> int:
                    on_note=lambda note: print(f"nnie-lint: {note}", file=sys.stderr))
         files, mapper_logs, provider = res.files, res.mapper_logs, res.provider
         stdin_path = os.path.abspath(stdin[0]) if stdin else None
+        refused = _say_refused(res)
         if not files and not mapper_logs and not getattr(res, "wk_files", None):
-            print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
+            if not refused:
+                print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
             if fmt in ("json", "sarif"):  # machine output stays a valid (empty) document
                 out.write(render_json([]) if fmt == "json" else render_sarif([]))
-            return 0
+            return 2 if refused else 0
     except (InputError, SettingsError) as exc:
         print(f"nnie-lint: {exc}", file=sys.stderr)
         return 2
@@ -243,13 +245,21 @@ def _main(argv: list[str] | None = None) -> int:
             print(f"{checked} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
-    if not_written:
+    if not_written or refused:  # a file the user named is linted or is an error, never skipped
         return 2
     if args.exit_zero:
         return 0
     if args.diff and res.fixed:
         return 1
     return 1 if failing(diags) else 0
+
+
+def _say_refused(res) -> list[str]:
+    """Say each file named on the command line that could not be linted (exit status 2)."""
+    refused = list(getattr(res, "refused", ()))
+    for note in refused:
+        print(f"nnie-lint: error: {note}", file=sys.stderr)
+    return refused
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -218,7 +218,7 @@ def _run_options(args, command: str):
         extra = dict(onnx=args.onnx)
     return RunOptions(command=command, cfg=args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
                       image=tuple(args.image), images=args.images, norm_type=args.norm_type, mean=args.mean,
-                      data_scale=args.data_scale, rgb_order=args.rgb_order, transpose=bool(args.transpose),
+                      data_scale=args.data_scale, rgb_order=args.rgb_order, transpose=args.transpose,
                       input_shape=_shape(args.input_shape), **extra)
 
 

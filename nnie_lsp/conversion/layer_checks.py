@@ -30,12 +30,47 @@ def check_all(project, og, weights) -> list[Finding]:
         shapes = {}
     matching = match(graph, og)
     out: list[Finding] = []
+    strided = _strided_slices(matching, og)
+    out += strided.values()
     for layer, why in matching.unmatched:
-        out.append(Finding("NN501", why, layer.name, ("name",), dict(layer=layer.name, type=layer.type)))
+        if layer.name not in strided:
+            out.append(Finding("NN501", why, layer.name, ("name",), dict(layer=layer.name, type=layer.type)))
     for m in matching.matches:
-        found = _check_layer(m, og, weights, shapes, doc)
+        found = [f for f in _check_layer(m, og, weights, shapes, doc)
+                 if not (f.code == "NN501" and f.layer in strided)]
         label = ", ".join(n.label for n in m.nodes) or "(none)"
         out += [f.__class__(**{**f.__dict__, "onnx": label, "how": m.confidence}) for f in found]
+    return out
+
+
+def _steps(og, node) -> list[int]:
+    """An ONNX Slice's steps (its fifth input, or the ``steps`` attribute of old opsets)."""
+    if node.op != "Slice":
+        return []
+    if len(node.inputs) > 4 and node.inputs[4]:
+        c = og.const(node.inputs[4])
+        return [int(v) for v in np.asarray(c).reshape(-1)] if c is not None else []
+    return [int(v) for v in node.attrs.get("steps", ())]
+
+
+def _strided_slices(matching, og) -> dict[str, Finding]:
+    """Caffe Slice layers whose input the ONNX model reads with strided Slices (steps ≠ 1): a Caffe
+    Slice cuts contiguous parts, so it computes another function (YOLOv5's Focus as quadrants)."""
+    out: dict[str, Finding] = {}
+    layers = [layer for layer, _ in matching.unmatched] + [g for m in matching.matches for g in m.group] + \
+             [m.layer for m in matching.matches]
+    for layer in layers:
+        if layer.type != "Slice" or not layer.bottoms or layer.name in out:
+            continue
+        t = matching.blob_tensor.get(layer.bottoms[0])
+        nodes = [og.nodes[i] for i in og.consumers.get(t, [])] if t else []
+        hit = [(n, s) for n in nodes for s in _steps(og, n) if abs(s) != 1]
+        if hit:
+            axes = og.const(hit[0][0].inputs[3]) if len(hit[0][0].inputs) > 3 and hit[0][0].inputs[3] else None
+            axis = int(np.asarray(axes).reshape(-1)[0]) if axes is not None else 0
+            out[layer.name] = Finding("NN506", "strided", layer.name, ("slice_param",),
+                                      dict(layer=layer.name, step=abs(hit[0][1]), axis=axis,
+                                           nodes=describe_onnx(og, [n for n, _ in hit][:4])))
     return out
 
 

@@ -223,6 +223,10 @@ def _by_name(og, layer, ins, blob_tensor, pending, caffe_blobs, rewrites, ahead,
             outs[0], parts = peeled
             for member, nodes, x, y in parts:
                 ahead[member.index] = LayerMatch(member, "chain", nodes, [x], [y])
+        elif _own_tensor(og, layer, outs[0]) is not None:
+            outs[0] = _own_tensor(og, layer, outs[0])
+    elif len(outs) == 1 and _own_tensor(og, layer, outs[0]) is not None:
+        outs[0] = _own_tensor(og, layer, outs[0])
     group = _group(layer, pending)
     stop = set(blob_tensor.values()) | set(og.inputs)
     if any(t is None for t in ins):
@@ -237,6 +241,29 @@ def _by_name(og, layer, ins, blob_tensor, pending, caffe_blobs, rewrites, ahead,
     if any(t is None for t in ins) and region:
         ins = [t if t is not None else _data_input(og, region[0]) for t in ins]
     return LayerMatch(layer, "name", region, ins if not group else ins + group_ins, outs, group)
+
+
+def _own_tensor(og, layer, tensor: str) -> str | None:
+    """When the ONNX tensor of the layer's top's name is computed by element-wise nodes the layer
+    cannot be (the name of an in-place chain's end, whose chain the Caffe net no longer has: a
+    de-inplaced BatchNorm after it), the tensor of the node before them that the layer can be;
+    None when the name is the layer's own tensor (or nothing fits)."""
+    wanted = COUNTERPARTS.get(layer.type, ())
+    node = og.node_of(tensor)
+    if not wanted or node is None or node.op in wanted or node.op in FOLDABLE:
+        return None
+    t = tensor
+    for _ in range(MAX_REGION):
+        node = og.node_of(t)
+        if node is None or node.op not in ACTIVATIONS + tuple(FOLDABLE):
+            return None
+        t = _data_input(og, node)
+        prev = og.node_of(t) if t else None
+        if prev is None:
+            return None
+        if prev.op in wanted:
+            return t
+    return None
 
 
 def _data_input(og, node) -> str | None:

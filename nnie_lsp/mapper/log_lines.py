@@ -191,7 +191,8 @@ def ends_message(text: str) -> bool:
 
 _SNIFF_RE = re.compile(
     r"Mapper Version[ \t]+\S+[ \t]+\(|^[. \t]*(?:ERROR|WARNING)[ \t]*:[ \t]*file[ \t]*:|^[ \t]*Start[ \t]*\[RuyiStudio"
-    r"|compiler version[ \t]*:|^[ \t]*Compiler process complete!|^\*{5,}[ \t]*begin parse prototxt to net process",
+    r"|compiler version[ \t]*:|^[ \t]*Compiler process complete!|^\*{5,}[ \t]*begin parse prototxt to net process"
+    r"|^[ \t]*ATC (?:start working|run (?:success|failed))",  # an ATC log: read for what it is (NN403)
     re.MULTILINE | re.IGNORECASE,
 )
 

@@ -334,8 +334,11 @@ def nn005(project, ctx):
             # required by our reading only (docs/field-facts.md §3.1 Decisions [I]): a hedged warning
             yield ctx.diag("missing_inferred", cfg.path, _first_line_range(cfg), severity=WARNING, fix=fix, key=spec.name)
             continue
-        note = ctx.text("ms_note") if mindspore_like and spec.name in ("prototxt_file", "caffemodel_file") else ""
-        yield ctx.diag("missing", cfg.path, _first_line_range(cfg), fix=fix, key=spec.name, note=note)
+        ms = mindspore_like and spec.name in ("prototxt_file", "caffemodel_file")
+        note = ctx.text("ms_note") if ms else ""
+        # a MindSpore Lite nnie.cfg is right without them (MindSpore supplies them): advice only
+        yield ctx.diag("missing", cfg.path, _first_line_range(cfg), fix=fix, key=spec.name, note=note,
+                       severity=Severity.INFO if ms else None)
 
 
 @rule("NN007", "inline-comment", WARNING, step=None, needs=CFG,

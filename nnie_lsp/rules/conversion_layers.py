@@ -101,6 +101,8 @@ def nn505(project, ctx):
                        "把 axis 设为 ONNX 模型的值（会改变 Caffe 的计算结果）"),
           "softmax_2d": ("ONNX Softmax of opset {opset} (before 13) flattens its {shape} input from axis {axis} and normalises over all the axes after it; Caffe's Softmax normalises one axis{match}",
                          "opset {opset}（13 之前）的 ONNX Softmax 会把 {shape} 的输入从 axis {axis} 起展平，在其后的所有维上归一化；Caffe 的 Softmax 只在一维上归一化{match}"),
+          "strided": ("ONNX Slice keeps one element in {step} along axis {axis} ({nodes}) but a Caffe Slice cuts contiguous parts: layer \"{layer}\" computes another function with the same shapes (a YOLOv5 Focus converted as quadrants: NN023){match}",
+                      "ONNX Slice 沿第 {axis} 维每隔 {step} 个取一个元素（{nodes}），而 Caffe 的 Slice 切出的是连续的部分：层 \"{layer}\" 在形状相同的情况下计算的是另一个函数（按象限转换的 YOLOv5 Focus：见 NN023）{match}"),
           "slice_points": ("slice_point {caffe} in Caffe but the ONNX Split gives {onnx}{match}",
                            "Caffe 中 slice_point 为 {caffe}，ONNX Split 为 {onnx}{match}"),
           "shape": ("{type} output {caffe} in Caffe but ONNX {op} gives {onnx}{match}",

@@ -119,6 +119,8 @@ def nn102(project, ctx):
                               "norm_type {norm} 需要通道均值文本文件（每行一个值），但 [mean_file] 是 .binaryproto"),
                 "unreadable": ("[mean_file] {value} is not a channel-mean text file: {error}",
                                "[mean_file] {value} 不是通道均值文本文件：{error}"),
+                "unreadable_image": ("[mean_file] {value} is not a readable mean image (.binaryproto): {error}",
+                                     "[mean_file] {value} 不是可读取的均值图像（.binaryproto）：{error}"),
                 "switch": ("Use norm_type {new} to match the file", "改用 norm_type {new} 以匹配该文件")},
       fix="unsafe")
 def nn103(project, ctx):
@@ -154,22 +156,28 @@ def nn103(project, ctx):
                 yield ctx.diag("need_binary", path, mf.value_range, fix=fix, norm=norm, value=mf.value)
             else:
                 yield ctx.diag("need_text", path, mf.value_range, fix=fix, norm=norm)
-        elif wanted == CHANNEL_MEAN:
+        else:
             facts = project.mean_for(mf)
             if facts is not None and facts.error:
-                yield ctx.diag("unreadable", path, mf.value_range, value=mf.value, error=facts.error)
+                key = "unreadable" if wanted == CHANNEL_MEAN else "unreadable_image"
+                yield ctx.diag(key, path, mf.value_range, value=mf.value, error=facts.error)
 
 
 @rule("NN104", "mean-channel-count", ERROR, step=2, needs=CFG,
       summary=("Channel mean count differs from the input's channels", "通道均值个数与输入通道数不同"),
-      messages={"count": ("[mean_file] {value} has {n} value(s) but input \"{name}\" has {c} channel(s)",
-                          "[mean_file] {value} 有 {n} 个值，但输入 \"{name}\" 有 {c} 个通道"),
+      messages={"count": ("[mean_file] {value} holds {n} channel mean(s), one per line, but input \"{name}\" has {c} channel(s): the mapper subtracts one mean per channel",
+                          "[mean_file] {value} 有 {n} 个通道均值（每行一个），但输入 \"{name}\" 有 {c} 个通道：mapper 每个通道减一个均值"),
+                "image_count": ("[mean_file] {value} is a mean image of {n} channel(s) but input \"{name}\" has {c} channel(s)",
+                                "[mean_file] {value} 是 {n} 通道的均值图像，但输入 \"{name}\" 有 {c} 个通道"),
+                "image_size": ("[mean_file] {value} is a {mh}×{mw} mean image but input \"{name}\" is {h}×{w}: a mean image is subtracted pixel by pixel, so it must have the input's size (Caffe's transformer and nnie-triage's reference refuse it; whether nnie_mapper resizes it is not documented)",
+                               "[mean_file] {value} 是 {mh}×{mw} 的均值图像，但输入 \"{name}\" 为 {h}×{w}：均值图像逐像素相减，尺寸必须与输入相同（Caffe 的 transformer 与 nnie-triage 的参考实现都拒绝它；nnie_mapper 是否会缩放未见文档）"),
                 "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")})
 def nn104(project, ctx):
     """
     ## What it finds
     A channel-mean file (norm_type 2/5) whose number of values differs from the channel count of
-    its network input, or a mean image (1/4) with another channel count.
+    its network input, or a mean image (1/4) with another channel count or (warning) another
+    height × width than the input.  A `.binaryproto` that is no readable mean image is NN103's.
 
     ## Why
     The mapper subtracts one mean per channel; a gray net (1 channel) needs one line, a colour net
@@ -192,10 +200,16 @@ def nn104(project, ctx):
         c = project.input_channels(prep.index)
         if facts is None or c is None or facts.channels is None:
             continue
+        inp = project.network_input(prep.index)
+        image = facts.kind == "binaryproto"
         if facts.channels != c:
-            inp = project.network_input(prep.index)
-            yield ctx.diag("count", project.cfg.path, mf.value_range, value=mf.value, n=facts.channels,
-                           name=inp.name, c=c, related=input_related(ctx, project, prep.index))
+            yield ctx.diag("image_count" if image else "count", project.cfg.path, mf.value_range, value=mf.value,
+                           n=facts.channels, name=inp.name, c=c, related=input_related(ctx, project, prep.index))
+        elif image and facts.size is not None and inp is not None and inp.shape and len(inp.shape) == 4 \
+                and tuple(inp.shape[2:]) != facts.size:
+            yield ctx.diag("image_size", project.cfg.path, mf.value_range, severity=WARNING, value=mf.value,
+                           mh=facts.size[0], mw=facts.size[1], h=inp.shape[2], w=inp.shape[3], name=inp.name,
+                           related=input_related(ctx, project, prep.index))
 
 
 @rule("NN105", "data-scale-ignored", WARNING, step=2, needs=CFG,

@@ -94,6 +94,11 @@ def _prelu(b: _Builder, name: str, x: str, slope, spatial: bool = True) -> str:
     return b.node("PRelu", [x, b.init(f"{name}.slope", s)], [name], name)
 
 
+def _gemm(b: _Builder, name: str, x: str, w, bias) -> str:
+    """PyTorch's Linear export: Gemm with transB 1."""
+    return b.node("Gemm", [x, b.init(f"{name}.weight", w), b.init(f"{name}.bias", bias)], [name], name, transB=1)
+
+
 def pnet(size: int = 25, ceil_mode: int = 0):
     """MTCNN det1 (PNet) at ``size``×``size``: PyTorch's default max-pool rounds down (ceil_mode
     0); at 25×25 its pool1 gives 11×11 where Caffe's default rounding gives 12×12."""
@@ -127,11 +132,7 @@ def rnet():
     x = _conv(b, "conv3", x, *wts["conv3"])
     x = _prelu(b, "prelu3", x, wts["prelu3"][0])
     x = b.node("Flatten", [x], ["flatten"], "flatten", axis=1)
-
-    def gemm(name, x, w, bias):
-        return b.node("Gemm", [x, b.init(f"{name}.weight", w), b.init(f"{name}.bias", bias)], [name], name,
-                      transB=1)
-
+    gemm = lambda name, x, w, bias: _gemm(b, name, x, w, bias)  # noqa: E731
     x = gemm("conv4", x, *wts["conv4"])
     x = _prelu(b, "prelu4", x, wts["prelu4"][0], spatial=False)
     c51 = gemm("conv5-1", x, *wts["conv5-1"])
@@ -154,11 +155,7 @@ def onet():
             x = b.node("MaxPool", [x], [f"pool{k}"], f"pool{k}", kernel_shape=[pool, pool], strides=[2, 2],
                        ceil_mode=1)
     x = b.node("Flatten", [x], ["flatten"], "flatten", axis=1)
-
-    def gemm(name, x, w, bias):
-        return b.node("Gemm", [x, b.init(f"{name}.weight", w), b.init(f"{name}.bias", bias)], [name], name,
-                      transB=1)
-
+    gemm = lambda name, x, w, bias: _gemm(b, name, x, w, bias)  # noqa: E731
     x = gemm("conv5", x, *wts["conv5"])
     x = _prelu(b, "prelu5", x, wts["prelu5"][0], spatial=False)
     c61 = gemm("conv6-1", x, *wts["conv6-1"])
@@ -296,6 +293,26 @@ def tiny_fc(seed: int = 2):
                         b.init("fc.bias", (rng.standard_normal(4) * 0.1).astype(np.float32))], ["fc"], "fc", transB=1)
     b.node("Softmax", [x], ["prob"], "prob", axis=1)
     b.outputs = ["prob"]
+    return b.model()
+
+
+def tiny_focus():
+    """The rule cases' YOLOv5 Focus, input 1×3×8×8: four chains of strided Slices (steps 2 on H,
+    then on W: x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]) →
+    Concat "focus" (axis 1, 12 channels) → Conv "conv0" (1×1, 4 outputs, weights 1)."""
+    b = _Builder("tiny_focus", "images", (1, 3, 8, 8))
+
+    def strided(name, x, axis, start):
+        ins = [x, b.init(f"{name}.starts", np.array([start], np.int64)),
+               b.init(f"{name}.ends", np.array([2 ** 31 - 1], np.int64)),
+               b.init(f"{name}.axes", np.array([axis], np.int64)), b.init(f"{name}.steps", np.array([2], np.int64))]
+        return b.node("Slice", ins, [name], name)
+
+    parts = [strided(f"sw{i}", strided(f"sh{i}", "images", 2, h), 3, w)
+             for i, (h, w) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1)))]
+    b.node("Concat", parts, ["focus"], "focus", axis=1)
+    _conv(b, "conv0", "focus", np.ones((4, 12, 1, 1), np.float32), np.zeros(4, np.float32))
+    b.outputs = ["conv0"]
     return b.model()
 
 

@@ -132,19 +132,13 @@ def test_no_fix_of_an_example_draws_a_finding(folder, names, tmp_path, monkeypat
 
 
 def _write(tmp: Path, case: dict) -> list[str]:
-    files = []
-    for key, name in (("cfg", "net.cfg"), ("prototxt", "net.prototxt")):
-        if key in case:
-            (tmp / name).write_text(case[key], encoding="utf-8")
-            files.append(str(tmp / name))
-    for key in ("onnx", "caffemodel"):
-        if key in case:
-            shutil.copy(ROOT / "tests" / "data" / "onnx" / f"{case[key]}.{key}", tmp / f"net.{key}")
-    for rel, text in case.get("files", {}).items():
-        p = tmp / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return files
+    """The case's files, written as the rule-case runner writes them (its own function)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rule_case_runner", CASES.parent / "test_rule_cases.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    return runner._write(tmp, case)
 
 
 CORPUS = sorted([*(ROOT / "tests" / "data").glob("cfg/*.cfg"), *(ROOT / "tests" / "data").glob("prototxt/real/*.prototxt"),

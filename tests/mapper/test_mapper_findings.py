@@ -272,7 +272,7 @@ def test_folder_mode_does_not_lint_logs_as_files(tmp_path, capsys):
     shutil.copy(DATA / "ruyi_console.log", tmp_path / "console.log")
     found = discover_inputs([str(tmp_path)])
     assert sorted(os.path.basename(f) for f in found.files) == ["net.cfg", "net.prototxt"]
-    assert found.mapper_logs == []  # logs in a folder are read beside their cfg, not given
+    assert found.mapper_logs == [] and found.lone_logs == []  # read beside their cfg, not given
     code = lint_main([str(tmp_path), "--select", "NN4,NN010,NN011", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and sorted((item["code"], os.path.basename(item["path"])) for item in out) == [

@@ -5,6 +5,8 @@ Case keys:
   name          what the case shows
   cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional)
   files         {relative path = text} extra files (mean files, image lists, images)
+  logs          [relative paths] of `files` given as mapper logs (`nnie-lint --mapper-log`)
+  hex_files     {relative path = hex digits} binary extra files (a .binaryproto mean image)
   onnx, caffemodel   names of binary files in tests/data/onnx/ (built by its build.py) copied beside
                 the prototxt as `net.onnx` / `net.caffemodel` (the NN5xx conversion cases)
   copy          {relative path = path under tests/data} real files copied in (binary ones too: `.wk`)
@@ -83,6 +85,8 @@ def _write(tmp: Path, case: dict) -> list[str]:
         st = os.stat(tmp / rel)
         os.utime(tmp / rel, (st.st_atime + seconds, st.st_mtime + seconds))
     files += [str(tmp / rel) for rel in case.get("lint", [])]
+    for rel, digits in case.get("hex_files", {}).items():
+        (tmp / rel).write_bytes(bytes.fromhex(digits))
     return files
 
 
@@ -128,7 +132,8 @@ def test_case(code, case, tmp_path, monkeypatch):
     malformed = [e for e in case["expect"] if not EXPECT.fullmatch(e)]
     assert not malformed, f"expect entries must read 'CODE file:line:column [safe-fix|unsafe-fix]': {malformed}"
     wk = [str(tmp_path / rel) for rel in case.get("lint_wk", [])]
-    res = lint_files(files, settings=settings, wk_files=wk, named_wk=wk)
+    res = lint_files(files, settings=settings, wk_files=wk, named_wk=wk,
+                     mapper_logs=[str(tmp_path / p) for p in case.get("logs", [])])
     assert _found(res.diagnostics, tmp_path) == sorted(case["expect"]), [d.message for d in res.diagnostics]
     for d in res.diagnostics:
         assert d.message and not re.search(r"\{[A-Za-z_]\w*\}", d.message), d.message  # placeholders filled

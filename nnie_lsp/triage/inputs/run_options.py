@@ -35,7 +35,8 @@ class RunOptions:
     mean: str | None = None             # "v,v,v" or a mean file
     data_scale: float | None = None
     rgb_order: str | None = None
-    transpose: bool = False
+    transpose: bool | None = None       # --transpose / --no-transpose (None: not given; a reference then
+                                        # takes it from the model card)
     input_shape: tuple[int, ...] | None = None
     onnx: str | None = None             # reference --onnx
     bits: int | None = None             # emulate --bits (None: the cfg's [compile_mode] decides)
@@ -60,7 +61,7 @@ class RunOptions:
                                images=list(self.image) or None, count=self.images,
                                overrides=Overrides(norm_type=self.norm_type, mean=self.mean,
                                                    data_scale=self.data_scale, rgb_order=self.rgb_order,
-                                                   transpose=True if self.transpose else None),
+                                                   transpose=self.transpose),
                                side="reference" if self.command == "reference" else "nnie")
 
     def to_json(self, folder: str | Path) -> dict:
@@ -70,7 +71,8 @@ class RunOptions:
             if f.name in ("command", "notes"):
                 continue
             value = getattr(self, f.name)
-            if value in (None, (), False) or (f.name == "format" and value == "mapper_quant"):
+            if value in (None, ()) or (value is False and f.name != "transpose") \
+                    or (f.name == "format" and value == "mapper_quant"):
                 continue
             if f.name in ("cfg", "prototxt", "caffemodel", "onnx") or (f.name == "mean" and os.path.isfile(str(value))):
                 value = _relative(str(value), folder)

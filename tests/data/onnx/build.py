@@ -16,6 +16,7 @@ HERE = Path(__file__).resolve().parent
 def files() -> dict[str, bytes]:
     from nnie_lsp.testing import onnx_models as m
     from nnie_lsp.testing.onnx_models_convert import convert
+    from nnie_lsp.testing.onnx_names import exporter_named, inplace_named
 
     conv, fc = m.tiny_conv(), m.tiny_fc()
     return {
@@ -27,6 +28,11 @@ def files() -> dict[str, bytes]:
         "tiny_fc.onnx": m.model_bytes(fc),
         "tiny_fc.caffemodel": convert(fc).caffemodel,
         "tiny_fc_hwc.caffemodel": _hwc(fc),
+        "tiny_focus.onnx": m.model_bytes(m.tiny_focus()),
+        # the same nets under the names real files have (nnie_lsp/testing/onnx_names.py)
+        "tiny_conv_exporter.onnx": m.model_bytes(exporter_named(conv)),
+        "tiny_conv_chain_named.onnx": m.model_bytes(inplace_named(conv)),
+        "tiny_fc_exporter.onnx": m.model_bytes(exporter_named(fc, numeric_io=True)),
     }
 
 
