@@ -206,6 +206,11 @@ if [ -z "$GIVEN_FOLDER" ]; then
   cp "$NNIE_E2E_FOLDER/triage/channel_swap/"*.cfg "$NNIE_E2E_FOLDER/triage/channel_swap/"*.txt "$NNIE_E2E_FOLDER/triage/fresh/"
   rm -f "$NNIE_E2E_FOLDER/triage/fresh/README.txt"
   export NNIE_E2E_FRESH_DIR="$NNIE_E2E_FOLDER/triage/fresh"
+  # noweights/: the same cfg naming a caffemodel that is not there (the cfg's problem comes first)
+  mkdir -p "$NNIE_E2E_FOLDER/triage/noweights"
+  sed 's#det1\.caffemodel#det1_v2.caffemodel#' "$NNIE_E2E_FOLDER/triage/fresh/sim.cfg" > "$NNIE_E2E_FOLDER/triage/noweights/sim.cfg"
+  cp "$NNIE_E2E_FOLDER/triage/fresh/"*.txt "$NNIE_E2E_FOLDER/triage/noweights/"
+  cp -r "$NNIE_E2E_FOLDER/triage/channel_swap/output" "$NNIE_E2E_FOLDER/triage/noweights/output"   # a folder question to come after
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
 elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"
