@@ -8,20 +8,15 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as lsp
 
-from .conftest import find_line, start_session
-from .test_triage_editor import actions, execute, triage_copy, triage_items  # noqa: F401  (a fixture)
+from .conftest import find_line
+from .test_triage_editor import actions, triage_case1, triage_copy, triage_items  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.asyncio
 ERROR, WARNING, HINT = lsp.DiagnosticSeverity.Error, lsp.DiagnosticSeverity.Warning, lsp.DiagnosticSeverity.Hint
 
 
 async def test_case1_the_cause_is_the_one_error(client, triage_copy):
-    project = triage_copy / "channel_swap"
-    cfg, proto = project / "sim.cfg", triage_copy / "model" / "det1.prototxt"
-    await start_session(client, client.preset, root=triage_copy)
-    cfg_uri = client.open(cfg, "nnie-cfg")
-    proto_uri = client.open(proto, "prototxt")
-    result = await execute(client, "nnie.triage", {"cfg": str(cfg)})
+    _cfg, _proto, cfg_uri, proto_uri, result = await triage_case1(client, triage_copy)
     assert result["case"] == 1
     cfg_items = triage_items(await client.diagnostics_for(cfg_uri, predicate=lambda ds: bool(triage_items(ds, "T102"))))
     proto_items = triage_items(await client.diagnostics_for(
