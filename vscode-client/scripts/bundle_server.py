@@ -82,6 +82,7 @@ MODULE_DISTS = {"numpy": "numpy", "google.protobuf": "protobuf", "cv2": "opencv-
 
 
 LOCK = CLIENT / "bundle.lock.json"
+SOURCE_DATE_EPOCH = "315532800"   # 1980-01-01, the earliest time a zip entry holds
 LOCK_VERSION = 1
 
 
@@ -112,7 +113,9 @@ def build_wheel(python: str, out: Path) -> Path:
     for old in out.glob("nnie_lsp-*.whl"):
         old.unlink()
     with tempfile.TemporaryDirectory(prefix="nnie-wheel-") as scratch:
-        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO))
+        # the wheel's zip entries get this time, not the files' (two builds of one commit: one wheel)
+        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO),
+            env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH})
         wheels = list(Path(scratch).glob("nnie_lsp-*-py3-none-any.whl"))
         if len(wheels) != 1:
             raise BundleError(f"expected one nnie_lsp wheel, got {[w.name for w in wheels]}")
@@ -368,6 +371,14 @@ def prune(folder: Path) -> None:
     for pyc in folder.rglob("*.pyc"):
         pyc.unlink()
     shutil.rmtree(folder / "bin", ignore_errors=True)
+    # pip records where it installed a local wheel from (a temporary path): not part of the bundle
+    for direct in list(folder.glob("*.dist-info/direct_url.json")):
+        record = direct.parent / "RECORD"
+        direct.unlink()
+        if record.exists():
+            lines = record.read_text(encoding="utf-8").splitlines(keepends=True)
+            record.write_text("".join(l for l in lines if not l.startswith(f"{direct.parent.name}/direct_url.json")),
+                              encoding="utf-8")
     # numpy's own test suite (about 10 MB per CPython version) is never run from the bundle, nor
     # onnx's backend test data (about 9 MB)
     for package, pattern in (("numpy", "tests"), ("onnx", "backend/test/data")):
