@@ -20,19 +20,20 @@ the rename.  A file that changed meanwhile (the user's editor saved it) is left 
   fresh lint of the disk (the text that is there), not of the fixed text that was not written.
 
 The triage's fixes travel as the same :class:`~nnie_lsp.diagnostics.Fix` objects and are written
-the same way (:func:`write_texts`); the editor's path is ``workspace/applyEdit`` with the document
+the same way (:func:`apply_fixes`: onto the text the run read, when it is known); the editor's path is ``workspace/applyEdit`` with the document
 versions the edits were computed for (:func:`nnie_lsp.server.convert.workspace_edit`).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping, Sequence
 
 from . import atomic_write
-from .text import Decoded, encode
+from .diagnostics import Fix
+from .text import Decoded, apply_edits, decode, encode
 
-__all__ = ["WriteReport", "write_fixes", "write_texts", "write_with_retry", "FixOutcome"]
+__all__ = ["WriteReport", "apply_fixes", "write_fixes", "write_texts", "write_with_retry", "FixOutcome"]
 
 
 class WriteReport:
@@ -179,6 +180,56 @@ def _put_back(done: list[tuple[str, bytes]], texts, decoded, digests, report: Wr
             except OSError:
                 pass
         report.written.append(path)   # could not be put back: it holds the fixes, say so
+
+
+def apply_fixes(fixes: Sequence[Fix], texts: Mapping[str, str] | None = None) -> WriteReport:
+    """Apply `fixes` (non-overlapping: :func:`nnie_lsp.lint_paths.choose_fixes`; the triage's
+    findings carry such fixes) to the files on disk, by compare-and-swap.  `texts` maps paths to
+    the text the fixes were computed for (a stored triage result's texts): a file whose text on
+    disk is another is not written (``changed``), nor the files a fix edits together with it.
+    Without `texts` the text read now is the base, and its digest guards the write.  A file a fix
+    creates (an edit at 1:1 of a missing file) must still be missing when it is written."""
+    from . import safe_io
+
+    by_path: dict[str, list] = {}
+    for fix in fixes:
+        for file_edit in fix.edits:
+            by_path.setdefault(os.path.abspath(file_edit.path), []).append(file_edit.edit)
+    contents: dict[str, tuple[str, str]] = {}
+    decoded: dict[str, Decoded] = {}
+    digests: dict[str, str] = {}
+    report = WriteReport()
+    for path, edits in by_path.items():
+        try:
+            data = safe_io.read_bytes(path)
+        except safe_io.FileReadError as exc:
+            if exc.problem.reason != "missing":
+                report.failed[path] = exc.problem.describe()
+                continue
+            data = None
+        if data is None:
+            base, digests[path] = "", atomic_write.ABSENT
+        else:
+            dec = decoded[path] = decode(data)
+            base, digests[path] = dec.text, atomic_write.digest(data)
+        if texts is not None and path in texts and texts[path] != base:
+            report.changed[path] = "changed"
+            continue
+        contents[path] = (base, apply_edits(base, edits))
+    fix_paths = [frozenset(os.path.abspath(fe.path) for fe in fix.edits) for fix in fixes]
+    blocked = set(report.changed) | set(report.failed)
+    for group in _groups(by_path, fix_paths):
+        if blocked.intersection(group):
+            cause = sorted(blocked.intersection(group))[0]
+            for path in group:
+                if path not in blocked:
+                    report.held[path] = cause
+                    contents.pop(path, None)
+    written = write_texts(contents, decoded, digests, fix_paths)
+    written.changed.update(report.changed)
+    written.failed.update(report.failed)
+    written.held.update(report.held)
+    return written
 
 
 def write_fixes(run, *, skip: Iterable[str] = (), only: Iterable[str] | None = None) -> WriteReport:

@@ -230,6 +230,24 @@ UI: Mapping[str, tuple[str, str]] = {
                        "请创建包含它的虚拟环境：{venv} — 然后把 nnie.interpreter 设为 {venv_python}。"),
     "extra.fix_other_python": ("Set nnie.interpreter to a Python 3.10 or newer that has pip (or {what}).",
                                "请把 nnie.interpreter 设为带有 pip（或 {what}）的 Python 3.10 或更新版本。"),
+    # what nnie.reference / nnie.emulate need from the cfg (features/triage/tool_inputs.py)
+    "tool.reference": ("The Caffe reference", "Caffe 参考输出"),
+    "tool.emulate": ("The NNIE emulation", "NNIE 仿真"),
+    "tool.prototxt": ("the net (the prototxt)", "网络（prototxt）"),
+    "tool.caffemodel": ("the trained weights (the caffemodel)", "训练好的权重（caffemodel）"),
+    "tool.image": ("the image it runs", "要运行的图片"),
+    "tool.needs": ("{tool} needs {what}: {why}", "{tool}需要{what}：{why}"),
+    "tool.unset": ("{tool} needs {what}, but {cfg} sets no [{cfg_key}] and none was found beside it: add "
+                   "[{cfg_key}] to the cfg",
+                   "{tool}需要{what}，但 {cfg} 没有设置 [{cfg_key}]，旁边也没有找到：请在 cfg 中添加 [{cfg_key}]"),
+    "tool.not_found": ("[{cfg_key}] {file}: file not found", "[{cfg_key}] {file}：文件不存在"),
+    "tool.lfs": ("{file} is a Git LFS pointer, not the file (its content was not fetched): `git lfs pull` fetches it",
+                 "{file} 是 Git LFS 指针而不是文件本身（内容未下载）：`git lfs pull` 可下载"),
+    "tool.empty_list": ("image list {list} names no images", "图片列表 {list} 是空的"),
+    "tool.last_image": ("the last image of {list} (line {line}: {image}), the one the mapper dumps, is not found",
+                        "{list} 的最后一张图片（第 {line} 行：{image}，即 mapper 导出的那张）不存在"),
+    "tool.ignored": (" (not in this checkout: Git ignores it, {rule})", "（不在当前检出中：Git 忽略了它，{rule}）"),
+    "tool.no_cfg": ("{tool}: {cfg} cannot be read", "{tool}：无法读取 {cfg}"),
     "job.out_not_empty": ("{out} already holds {count} file(s) of an earlier nnie-triage run: pass overwrite: true "
                           "to replace them, or choose another folder",
                           "{out} 中已有上一次 nnie-triage 运行写入的 {count} 个文件：传入 overwrite: true 以替换它们，"

@@ -278,3 +278,29 @@ def test_random_saves_never_mix_two_texts(tmp_path, capsys, seed):
         assert code in (0, 1, 2)
         assert path.read_text() in allowed
         assert stat.S_ISREG(os.stat(path).st_mode)
+
+
+def test_the_triage_fix_applier_writes_only_onto_the_run_s_text(tmp_path):
+    """apply_fixes: the fixes a triage run's findings carry are written onto the text the run read;
+    a cfg the user changed since is left (and the mean file a fix writes with it is not created)."""
+    from nnie_lsp.diagnostics import Applicability, FileEdit, Fix
+    from nnie_lsp.fix_writes import apply_fixes
+    from nnie_lsp.text import Position, Range, TextEdit
+
+    cfg, mean = tmp_path / "net.cfg", tmp_path / "mean.txt"
+    run_text = "[norm_type] 3\n[RGB_order] BGR\n"
+    cfg.write_text(run_text)
+    rgb = TextEdit(Range(Position(1, 12), Position(1, 15)), "RGB")
+    norm = TextEdit(Range(Position(0, 12), Position(0, 13)), "5")
+    create = TextEdit(Range.point(0, 0), "104\n117\n123\n")
+    both = Fix("norm_type 5 with a channel-mean file", Applicability.UNSAFE,
+               (FileEdit(str(cfg), norm), FileEdit(str(mean), create)))
+    alone = Fix("RGB", Applicability.UNSAFE, (FileEdit(str(cfg), rgb),))
+    cfg.write_text("# the user's line\n" + run_text)   # edited since the run
+    report = apply_fixes([both], texts={str(cfg): run_text})
+    assert cfg.read_text() == "# the user's line\n" + run_text and not mean.exists()
+    assert report.changed == {str(cfg): "changed"} and report.held == {str(mean): str(cfg)}
+    cfg.write_text(run_text)
+    report = apply_fixes([both, alone], texts={str(cfg): run_text})
+    assert cfg.read_text() == "[norm_type] 5\n[RGB_order] RGB\n" and mean.read_text() == "104\n117\n123\n"
+    assert report.fixes_written == 2 and not report.not_written

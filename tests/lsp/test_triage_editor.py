@@ -57,13 +57,19 @@ async def lenses(client: EditorClient, uri: str) -> list[lsp.CodeLens]:
         text_document=lsp.TextDocumentIdentifier(uri=uri))) or [])
 
 
-async def test_case1_from_the_cfg_alone_rgb_fix_and_report_lens(client, triage_copy):
+async def triage_case1(client: EditorClient, triage_copy: Path):
+    """channel_swap's cfg and the prototxt open, its triage run: (cfg, proto, cfg_uri, proto_uri, result)."""
     project = triage_copy / "channel_swap"
     cfg, proto = project / "sim.cfg", triage_copy / "model" / "det1.prototxt"
     await start_session(client, client.preset, root=triage_copy)
     cfg_uri = client.open(cfg, "nnie-cfg")
     proto_uri = client.open(proto, "prototxt")
-    result = await execute(client, "nnie.triage", {"cfg": str(cfg)})
+    return cfg, proto, cfg_uri, proto_uri, await execute(client, "nnie.triage", {"cfg": str(cfg)})
+
+
+async def test_case1_from_the_cfg_alone_rgb_fix_and_report_lens(client, triage_copy):
+    project = triage_copy / "channel_swap"
+    cfg, proto, cfg_uri, proto_uri, result = await triage_case1(client, triage_copy)
     editor = result["editor"]
     assert result["case"] == 1 and result["first_divergence"] == "data"
     assert editor["summary"].startswith("Case 1:") and "first divergence: data" in editor["summary"]

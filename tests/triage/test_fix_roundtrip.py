@@ -1,6 +1,6 @@
 """The fixes nnie-triage's findings carry are nnie-lint fixes: take `compare --format json` on real
 MTCNN dump sets, apply every finding's fix with nnie-lint's own machinery (batch.choose_fixes picks
-non-overlapping fixes, text.apply_edits applies them, batch.write_atomic writes), then lint the
+non-overlapping fixes, fix_writes.apply_fixes writes them by compare-and-swap), then lint the
 project again with nnie-lint — and, for the preprocessing fixes, emulate the NNIE side again with the
 fixed cfg: the data layer must now match Caffe."""
 from __future__ import annotations
@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import choose_fixes, lint_files, write_atomic
+from nnie_lsp.fix_writes import apply_fixes
+from nnie_lsp.lint_paths import choose_fixes, lint_files
 from nnie_lsp.cli.triage import main
 from nnie_lsp.features.triage.annotations import finding_diagnostics
 from nnie_lsp.lint import project_for_file
 from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import apply_edits, read_text
+from nnie_lsp.text import read_text
 
 IMAGE = Path(__file__).resolve().parents[2] / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT)
 
@@ -32,6 +33,9 @@ def _project(scenario_dirs, name: str, dest: Path) -> dict:
     out = {k: root / Path(v).relative_to(Path(p["cfg"]).parent) for k, v in p.items()
            if isinstance(v, Path) and k in ("caffe", "nnie", "nnie16", "cfg")}
     out.update(prototxt=root / Path(p["prototxt"]).name, caffemodel=root / Path(p["caffemodel"]).name, root=root)
+    for path in root.rglob("*"):   # the scenario cache is read-only; the user's copy is theirs to fix
+        if path.is_file():
+            path.chmod(path.stat().st_mode | 0o200)
     return out
 
 
@@ -43,21 +47,14 @@ def _compare(capsys, project: dict, *extra) -> dict:
 
 
 def _apply_all(report: dict) -> dict[str, str]:
-    """Every finding's fix, chosen and applied the way `nnie-lint --fix --unsafe-fixes` does."""
+    """Every finding's fix, chosen the way `nnie-lint --fix --unsafe-fixes` does and written by its
+    compare-and-swap writer (nnie_lsp.fix_writes.apply_fixes)."""
     diags = finding_diagnostics(report)
     chosen = choose_fixes(diags, unsafe=True)
     assert chosen, "the report carries no fix"
-    by_path: dict[str, list] = {}
-    for fix in chosen:
-        for fe in fix.edits:
-            by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
-    written = {}
-    for path, edits in by_path.items():
-        decoded = read_text(path) if os.path.exists(path) else None
-        new = apply_edits(decoded.text if decoded else "", edits)
-        write_atomic(path, new, decoded)
-        written[path] = new
-    return written
+    outcome = apply_fixes(chosen)
+    assert not outcome.not_written, (outcome.changed, outcome.failed, outcome.held)
+    return {path: read_text(path).text for path in outcome.written}
 
 
 def _lint(project: dict):

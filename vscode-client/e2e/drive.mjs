@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { clickNotificationButton, installRecorder, markNotifications, notifications } from './notifications.mjs';
 import { triageScenario } from './triage.mjs';
 import { installNumpyAtStartup, universalScenario } from './universal.mjs';
 import { wkScenario } from './wk.mjs';
@@ -96,6 +97,7 @@ async function waitFor(what, fn, timeoutMs, intervalMs = 250) {
 }
 
 async function runCommand(page, title) {
+  await markNotifications(page);   // what the command brings is new (e2e/notifications.mjs)
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 10000 });
@@ -131,12 +133,6 @@ async function languageMode(page) {
   return (await el.count()) ? norm(await el.first().innerText()).trim() : '';
 }
 
-async function notifications(page) {
-  const toasts = page.locator('.notifications-toasts .notification-list-item');
-  const out = [];
-  for (let i = 0; i < (await toasts.count()); i++) out.push(norm(await toasts.nth(i).innerText()).replace(/\s+/g, ' ').trim());
-  return out;
-}
 
 /** The extension's "NNIE" log file written by VS Code (user-data/logs/SESSION/exthostN/nnie-lsp.nnie-lsp/NNIE.log). */
 function nnieLogFile() {
@@ -193,7 +189,7 @@ async function problemsStatus(page) {
   return { text: label, total: nums.reduce((a, b) => a + b, 0) };
 }
 
-/** Marker rows of the Problems panel: { text, code, line, col }. */
+/** Marker rows of the Problems panel: { text, code, line, col, severity } (severity from the row's icon; '' when unknown). */
 async function readProblems(page) {
   const panel = page.locator('.markers-panel');
   if (!(await panel.count()) || !(await panel.first().isVisible())) {
@@ -208,7 +204,9 @@ async function readProblems(page) {
     if (!pos) continue; // a file row
     if (/^\S+ \[Ln \d+, Col \d+\] ?:/.test(text)) continue; // a related-information row under a problem
     const code = /\b(NN\d{3,4})\b/.exec(text)?.[1];
-    out.push({ text, code, line: Number(pos[1]), col: Number(pos[2]) });
+    const icon = (await rows.nth(i).locator('.marker-icon').first().getAttribute('class').catch(() => '')) ?? '';
+    const severity = /\berror\b|codicon-error/.test(icon) ? 'error' : /warning/.test(icon) ? 'warning' : /info/.test(icon) ? 'info' : '';
+    out.push({ text, code, line: Number(pos[1]), col: Number(pos[2]), severity });
   }
   return out;
 }
@@ -237,6 +235,7 @@ async function main() {
   // the universal scenario reads what "Copy Command" put on the clipboard
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: URL_BASE }).catch((e) => log(`clipboard permissions: ${e.message}`));
   const page = context.pages()[0] ?? (await context.newPage());
+  await installRecorder(context, page);   // every toast is kept, however soon it hides (e2e/notifications.mjs)
   const consoleErrors = [];
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
@@ -269,7 +268,7 @@ async function main() {
     } else {
       if (MODE === 'universal') {
         // U1: the universal VSIX has no numpy: the offer to install it, the click, the restart
-        await installNumpyAtStartup(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, nnieLogFile, nnieStatusItem });
+        await installNumpyAtStartup(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, markNotifications, clickNotification: clickNotificationButton, nnieLogFile, nnieStatusItem });
       }
       // 1. diagnostics arrive (squiggles), the Problems panel lists each expected code the expected number of times
       await waitFor(
@@ -374,14 +373,14 @@ async function main() {
     }
     // 5. triage: palette command, notification, fix from the Problems panel, report from the lens
     if (MODE === 'full' && env.NNIE_E2E_TRIAGE !== '0' && existsSync(join(FOLDER, 'triage'))) {
-      await triageScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
+      await triageScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, markNotifications, clickNotification: clickNotificationButton, readProblems, editorText, languageMode });
     }
     // 6. the compiled model: the .wk's view, the cfg's lens and cross-check finding
     if (MODE !== 'smoke' && existsSync(join(FOLDER, 'wk'))) {
       await wkScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
     }
     if (MODE === 'universal') {
-      await universalScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode, nnieLogFile, nnieStatusItem });
+      await universalScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, markNotifications, clickNotification: clickNotificationButton, readProblems, editorText, languageMode, nnieLogFile, nnieStatusItem });
     }
     ok = true;
   } catch (e) {

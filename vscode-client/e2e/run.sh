@@ -212,6 +212,11 @@ if [ -z "$GIVEN_FOLDER" ]; then
   sed 's/^\[compile_mode\] 1/[compile_mode] 0/' "$REPO/tests/data/cfg/Strand2013__NNIE-lite__Converter-ENet-model_inst.cfg" > "$NNIE_E2E_FOLDER/wk/model_inst.cfg"
   cp "$REPO/tests/data/prototxt/real/Strand2013__NNIE-lite__Converter-ENet-caffe_model-bn_conv_merged_model.prototxt" "$NNIE_E2E_FOLDER/wk/caffe_model/bn_conv_merged_model.prototxt"
   cp "$REPO/tests/data/wk/Strand2013__NNIE-lite__ENet_cityscapes.wk" "$NNIE_E2E_FOLDER/wk/nnie_model/ENet_cityscapes.wk"
+  # noweights/: the same cfg naming a caffemodel that is not there (the cfg's problem comes first)
+  mkdir -p "$NNIE_E2E_FOLDER/triage/noweights"
+  sed 's#det1\.caffemodel#det1_v2.caffemodel#' "$NNIE_E2E_FOLDER/triage/fresh/sim.cfg" > "$NNIE_E2E_FOLDER/triage/noweights/sim.cfg"
+  cp "$NNIE_E2E_FOLDER/triage/fresh/"*.txt "$NNIE_E2E_FOLDER/triage/noweights/"
+  cp -r "$NNIE_E2E_FOLDER/triage/channel_swap/output" "$NNIE_E2E_FOLDER/triage/noweights/output"   # a folder question to come after
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
 elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"

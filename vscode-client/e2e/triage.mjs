@@ -21,6 +21,7 @@
 // Environment: NNIE_E2E_TRIAGE_CFG (default channel_swap/sim.cfg).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { clickNotificationButton, markNotifications } from './notifications.mjs';
 
 const CFG_QUERY = process.env.NNIE_E2E_TRIAGE_CFG ?? 'channel_swap/sim.cfg';
 
@@ -58,11 +59,7 @@ export async function quickPickRows(page, h) {
   return texts.map((t) => h.norm(t).replace(/\s+/g, ' ').trim());
 }
 
-export async function clickNotificationButton(page, h, toast, label) {
-  const button = toast.locator('.monaco-button', { hasText: label }).first();
-  await button.waitFor({ state: 'visible', timeout: 10000 });
-  await button.click();
-}
+export { clickNotificationButton };
 
 /** The webview frame whose document holds `text` (webviews are iframes inside iframes). */
 export async function webviewFrameWith(page, text) {
@@ -101,11 +98,13 @@ async function clickAction(page, label) {
   const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: label }).first();
   if ((await lens.count()) && (await lens.isVisible().catch(() => false))) {
     await lens.click();
+    await markNotifications(page);
     return 'code lens';
   }
   const button = page.locator('.notifications-toasts .notification-list-item .monaco-button', { hasText: label }).first();
   if ((await button.count()) && (await button.isVisible().catch(() => false))) {
     await button.click();
+    await markNotifications(page);
     return 'notification';
   }
   return undefined;
@@ -136,8 +135,7 @@ export async function triageFreshWithPlot(page, h, timeout) {
     return undefined;
   }, timeout);
   log(`fresh triage: ${n}`);
-  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
-  await clickNotificationButton(page, h, toast, 'Open Report');
+  await clickNotificationButton(page, h, ['Open Report'], 'Open Report');
   await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
   const plot = await waitFor('the drawn plot (#cosine-plot, data-drawn="true")', async () => {
     const state = await plotState(page);
@@ -196,7 +194,6 @@ export async function triageScenario(page, h) {
 
   // 2. the notification: verdict with its case, first divergence, buttons
   // (the progress notification "NNIE triage: sim.cfg" with its Cancel button comes first)
-  const toastLocator = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Show Output' }).filter({ hasText: 'NNIE triage:' }).first();
   const message = await waitFor('the triage result notification', async () => {
     for (const n of await notifications(page)) {
       if (/NNIE triage:/.test(n) && /Show Output/.test(n)) return n;
@@ -211,7 +208,7 @@ export async function triageScenario(page, h) {
   for (const label of ['Open Report', 'Apply Fixes (1)', 'Show Output']) {
     if (!message.includes(label)) fail(`the notification lacks the "${label}" button: ${message}`);
   }
-  await clickNotificationButton(page, h, toastLocator, 'Show Output');
+  await clickNotificationButton(page, h, ['Show Output', 'NNIE triage:'], 'Show Output');
   const report = await waitFor('the text report in the NNIE Triage output channel', async () => {
     const text = norm(await page.locator('.part.panel .monaco-editor .view-lines').first().innerText().catch(() => ''));
     return /Verdict/.test(text) ? text : undefined;
@@ -225,7 +222,14 @@ export async function triageScenario(page, h) {
     const p = await readProblems(page);
     return p.some((x) => /T102/.test(x.text)) ? p : undefined;
   }, 30000);
-  log(`Problems panel after the triage:\n${problems.map((p) => `    ${p.text}`).join('\n')}`);
+  log(`Problems panel after the triage:\n${problems.map((p) => `    [${p.severity}] ${p.text}`).join('\n')}`);
+  // the cause leads: T102 (on the cfg line) is an error, the per-layer notes (T005) are hints,
+  // which the Problems panel does not list; the data layer's T101 is a warning beside the cause
+  if (problems.some((x) => /\bT005\b/.test(x.text))) fail('per-layer T005 notes are in the Problems panel: they must be hints');
+  const cause = problems.find((x) => /\bT102\b/.test(x.text));
+  if (cause?.severity && cause.severity !== 'error') fail(`T102 is shown as ${cause.severity}, not as the error: ${cause.text}`);
+  const triageErrors = problems.filter((x) => /\bT\d{3}\b/.test(x.text) && x.severity === 'error');
+  if (triageErrors.length && triageErrors.some((x) => !/\bT102\b/.test(x.text))) fail(`triage errors besides the cause: ${triageErrors.map((x) => x.text).join(' | ')}`);
   const before = await editorText(page);
   if (!/\[RGB_order\] BGR/.test(before)) fail('sim.cfg does not say [RGB_order] BGR before the fix');
   const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'T102' }).first();
@@ -351,8 +355,7 @@ export async function triageScenario(page, h) {
   if (!/16-bit/.test(message2)) fail(`the case-2 notification does not say the 16-bit run confirmed it: ${message2}`);
   const applyLabel = /Apply Fixes \(\d+\)/.exec(message2)?.[0];
   if (!applyLabel) fail(`the case-2 notification offers no Apply Fixes: ${message2}`);
-  const toast2 = page.locator('.notifications-toasts .notification-list-item', { hasText: 'case 2' }).filter({ hasText: 'Show Output' }).first();
-  await clickNotificationButton(page, h, toast2, applyLabel);
+  await clickNotificationButton(page, h, ['case 2', 'Show Output'], applyLabel);
   await waitFor('[compile_mode] 2 in quant_noise/sim.cfg', async () => /\[compile_mode\] 2/.test(await editorText(page)), 20000);
   const applied = await waitFor('the "applied" message', async () => (await notifications(page)).find((n) => /applied \d+ triage fix/.test(n)), 15000);
   log(`Apply Fixes: ${applied}`);
@@ -392,6 +395,23 @@ export async function triageScenario(page, h) {
         await close.click().catch(() => page.keyboard.press('Escape'));
       });
     };
+    if (existsSync(join(fresh, '..', 'noweights', 'sim.cfg'))) {
+      await check('reference of a cfg without its weights: the cfg line, before any question', async () => {
+        await quickOpenPath(page, h, 'noweights/sim.cfg');
+        await runCommand(page, 'NNIE: Compute Caffe Reference Dumps…');
+        const said = await waitFor('the missing caffemodel at its cfg line', async () => {
+          if (await page.locator('.monaco-dialog-box').first().isVisible().catch(() => false)) fail('the Overwrite question came first');
+          return (await notifications(page)).find((n) => /sim\.cfg:2: The Caffe reference needs the trained weights/.test(n));
+        }, 60000);
+        log(`cfg checked first: ${said}`);
+        if (!/\[caffemodel_file\] file not found: \.\.\/model\/det1_v2\.caffemodel/.test(said)) fail(`not the lint's words: ${said}`);
+        await clickNotificationButton(page, h, ['The Caffe reference needs'], 'Show in cfg');
+        await waitFor('the cursor on line 2 of noweights/sim.cfg', async () => {
+          const pos = norm(await page.locator('#status\\.editor\\.selection').first().innerText().catch(() => ''));
+          return /Ln 2\b/.test(pos) ? pos : undefined;
+        }, 15000);
+      });
+    }
     await jobStep('reference (VSIX alone, bare Python)', 'NNIE: Compute Caffe Reference Dumps…', '8-bit', /^output/);
     await jobStep('emulate 8-bit (VSIX alone, bare Python)', 'NNIE: Emulate NNIE Simulation Dumps…', '8-bit', /^mapper_quant/);
     await check('triage of the fresh dumps, report plot drawn', () => triageFreshWithPlot(page, h, 120000));

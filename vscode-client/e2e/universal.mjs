@@ -158,8 +158,7 @@ export async function universalScenario(page, h) {
     log(`quant_noise triage after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${n}`);
     await screenshot(page, 'triage-case2');
     if (!/case 2/i.test(n)) fail(`the notification does not say case 2: ${n}`);
-    const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Open Report' }).first();
-    await clickNotificationButton(page, h, toast, 'Open Report');
+    await clickNotificationButton(page, h, ['Open Report'], 'Open Report');
     await waitFor('the HTML report inside the webview', () => webviewFrameWith(page, 'nnie-triage report'), 30000);
     const plot = await waitFor('the drawn plot (#cosine-plot, data-drawn="true")', async () => {
       const state = await plotState(page);

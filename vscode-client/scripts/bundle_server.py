@@ -26,6 +26,15 @@ Usage (from vscode-client/, needs pip >= 23 and the package index; pip's cache m
     python3 scripts/bundle_server.py --target universal            # pure Python only (no numpy)
     python3 scripts/bundle_server.py --target win32-x64 --python 3.11,3.12
 
+**Pinned** (``bundle.lock.json`` beside this folder's package.json): every bundled package, pip's
+wheel included, is installed at the version and with the sha256 the lock holds, for each target,
+extras and CPython version (``pip install --no-deps --require-hashes``), so two builds of one
+commit bundle the same bytes.  The lock also records the nnie-lsp wheel's requirements it was made
+for; when pyproject.toml's dependencies change, the build stops and says to refresh the lock::
+
+    python3 scripts/bundle_server.py --target linux-x64 --update-lock   # resolve anew, write the lock
+    python3 scripts/bundle_server.py --target universal --update-lock
+
 A platform target bundles the extra ``reference`` (OpenCV: reference and emulation) by default
 (``--extras``; ``--with-onnx`` adds onnx and onnxruntime, about 150 MiB more); ``universal`` runs
 the language server anywhere.  What a VSIX lacks (numpy on universal, an extra) the extension
@@ -38,6 +47,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,6 +81,11 @@ MODULE_DISTS = {"numpy": "numpy", "google.protobuf": "protobuf", "cv2": "opencv-
                 "onnx": "onnx", "onnxruntime": "onnxruntime"}
 
 
+LOCK = CLIENT / "bundle.lock.json"
+SOURCE_DATE_EPOCH = "315532800"   # 1980-01-01, the earliest time a zip entry holds
+LOCK_VERSION = 1
+
+
 class BundleError(RuntimeError):
     pass
 
@@ -98,22 +113,33 @@ def build_wheel(python: str, out: Path) -> Path:
     for old in out.glob("nnie_lsp-*.whl"):
         old.unlink()
     with tempfile.TemporaryDirectory(prefix="nnie-wheel-") as scratch:
-        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO))
+        # the wheel's zip entries get this time, not the files' (two builds of one commit: one wheel)
+        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO),
+            env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH})
         wheels = list(Path(scratch).glob("nnie_lsp-*-py3-none-any.whl"))
         if len(wheels) != 1:
             raise BundleError(f"expected one nnie_lsp wheel, got {[w.name for w in wheels]}")
         return Path(shutil.copy2(wheels[0], out / wheels[0].name))
 
 
-def download_pip(python: str, out: Path) -> Path:
-    """pip's own wheel (pure Python), which the extension runs as ``python pip-*.whl/pip``."""
+def download_pip(python: str, out: Path, pin: dict | None = None) -> tuple[Path, dict]:
+    """pip's own wheel (pure Python), which the extension runs as ``python pip-*.whl/pip``: the
+    locked one (`pin`: name, version, sha256), else the newest (its pin is returned for the lock)."""
     for old in out.glob("pip-*.whl"):
         old.unlink()
-    pip(python, "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(out), "pip>=24")
+    if pin is not None:
+        with tempfile.TemporaryDirectory(prefix="nnie-pip-") as scratch:
+            req = Path(scratch) / "pip.txt"
+            req.write_text(f"pip=={pin['version']} --hash=sha256:{pin['sha256']}\n", encoding="utf-8")
+            pip(python, "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
+                "--dest", str(out), "-r", str(req))
+    else:
+        pip(python, "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(out), "pip>=24")
     wheels = sorted(out.glob("pip-*-py3-none-any.whl"))
     if len(wheels) != 1:
         raise BundleError(f"expected one pip wheel, got {[w.name for w in wheels]}")
-    return wheels[0]
+    digest = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
+    return wheels[0], {"name": "pip", "version": wheels[0].name.split("-")[1], "sha256": digest}
 
 
 def module_requirements(wheel: Path) -> dict[str, str]:
@@ -140,53 +166,130 @@ def platform_args(target: str, implementation: str) -> list[str]:
     return args
 
 
-def resolve(python: str, requirement: str, version: str) -> list[tuple[str, str]]:
-    """(name, version) of everything `requirement` installs on CPython `version`, as resolved for
-    Linux x86-64: the universal bundle takes those versions of the pure-Python packages."""
-    proxy = "linux-x64"
-    with tempfile.TemporaryDirectory(prefix="nnie-resolve-") as scratch:
+def _pins(report: Path) -> list[dict]:
+    """name, version and sha256 of what a pip ``--report`` installs (nnie-lsp itself left out: it is
+    built from this checkout)."""
+    out = []
+    for item in json.loads(report.read_text(encoding="utf-8"))["install"]:
+        name, version = item["metadata"]["name"], item["metadata"]["version"]
+        if _canonical(name) == "nnie-lsp":
+            continue
+        info = item.get("download_info", {}).get("archive_info", {})
+        digest = (info.get("hashes") or {}).get("sha256") or (info.get("hash") or "").partition("sha256=")[2]
+        if not digest:
+            raise BundleError(f"pip reported no sha256 for {name} {version}: cannot lock it")
+        out.append({"name": name, "version": version, "sha256": digest})
+    return out
+
+
+def resolve_pins(python: str, wheel: Path, extras: str, version: str, target: str) -> list[dict]:
+    """Resolve anew (the package index as it is now) what the bundle of `target` holds for CPython
+    `version`: the pins for the lock."""
+    with tempfile.TemporaryDirectory(prefix="nnie-lock-") as scratch:
+        stage = Path(scratch) / "stage"
+        pins: dict[str, dict] = {}
+
+        def record(report: Path) -> None:
+            for pin in _pins(report):
+                pins[_canonical(pin["name"])] = pin
+
         report = Path(scratch) / "report.json"
-        pip(python, "install", "--quiet", "--dry-run", "--ignore-installed", "--report", str(report),
-            "--target", str(Path(scratch) / "t"), "--python-version", version,
-            *platform_args(proxy, "cp"), requirement)
-        data = json.loads(report.read_text(encoding="utf-8"))
-    return [(item["metadata"]["name"], item["metadata"]["version"]) for item in data["install"]]
-
-
-def install_for(python: str, wheel: Path, extras: str, version: str, target: str, stage: Path) -> list[str]:
-    requirement = f"{wheel}{extras}"
-    if target != "universal":
-        report = stage.parent / f"{stage.name}-report.json"
-        pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--target", str(stage),
-            "--report", str(report), "--python-version", version, *platform_args(target, "cp"), requirement)
-        installed = json.loads(report.read_text(encoding="utf-8"))["install"]
-        names = [f"{i['metadata']['name']}=={i['metadata']['version']}" for i in installed]
-        wanted_extras = set(extras.strip("[]").split(",")) if extras else set()
+        if target != "universal":
+            pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--target", str(stage),
+                "--report", str(report), "--python-version", version, *platform_args(target, "cp"), f"{wheel}{extras}")
+            record(report)
+            wanted_extras = set(extras.strip("[]").split(",")) if extras else set()
+            implementation, skip = "cp", set()
+        else:
+            pip(python, "install", "--quiet", "--dry-run", "--ignore-installed", "--report", str(report),
+                "--target", str(stage), "--python-version", version, *platform_args("linux-x64", "cp"), str(wheel))
+            chosen = [p for p in _pins(report) if _canonical(p["name"]) not in NATIVE_ONLY]
+            names = [f"{p['name']}=={p['version']}" for p in chosen]
+            pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--no-deps", "--target",
+                str(stage), "--report", str(report), "--python-version", version, *platform_args(target, "py"),
+                str(wheel), *names)
+            record(report)   # the pure-Python wheels of those versions (their own hashes)
+            wanted_extras, implementation, skip = set(), "py", NATIVE_ONLY
         for _round in range(5):
-            missing = missing_for_version(stage, version, wanted_extras)
+            missing = [m for m in missing_for_version(stage, version, wanted_extras)
+                       if _canonical(re.split(r"[<>=!~ ]", m, 1)[0]) not in skip]
             if not missing:
                 break
-            pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--target", str(stage),
-                "--report", str(report), "--python-version", version, *platform_args(target, "cp"), *missing)
-            installed = json.loads(report.read_text(encoding="utf-8"))["install"]
-            names += [f"{i['metadata']['name']}=={i['metadata']['version']}" for i in installed]
+            pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--target", str(stage), "--report",
+                str(report), "--python-version", version, *platform_args(target, implementation), *missing)
+            record(report)
         else:
             raise BundleError(f"Python {version}: requirements still missing after 5 rounds: {missing}")
-        return sorted(names)
-    pinned = [f"{name}=={ver}" for name, ver in resolve(python, requirement, version)
-              if name.lower() not in NATIVE_ONLY and name.lower().replace("_", "-") != "nnie-lsp"]
+        return sorted(pins.values(), key=lambda p: _canonical(p["name"]))
+
+
+def install_locked(python: str, wheel: Path, pins: list[dict], version: str, target: str, stage: Path) -> list[str]:
+    """The locked packages (exact versions, checked hashes, no resolution) and the nnie-lsp wheel."""
+    implementation = "py" if target == "universal" else "cp"
+    with tempfile.TemporaryDirectory(prefix="nnie-locked-") as scratch:
+        req = Path(scratch) / "requirements.txt"
+        req.write_text("".join(f"{p['name']}=={p['version']} --hash=sha256:{p['sha256']}\n" for p in pins),
+                       encoding="utf-8")
+        if pins:
+            pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--no-deps", "--require-hashes",
+                "--target", str(stage), "--python-version", version, *platform_args(target, implementation),
+                "-r", str(req))
     pip(python, "install", "--quiet", "--no-compile", "--ignore-installed", "--no-deps", "--target", str(stage),
-        "--python-version", version, *platform_args(target, "py"), str(wheel), *pinned)
-    for _round in range(5):
-        missing = [m for m in missing_for_version(stage, version, set())
-                   if _canonical(m.split("<")[0].split(">")[0].split("=")[0].split("!")[0].split("~")[0])
-                   not in NATIVE_ONLY]
-        if not missing:
-            break
-        pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--target", str(stage),
-            "--python-version", version, *platform_args(target, "py"), *missing)
-        pinned += missing
-    return sorted(pinned + [f"nnie-lsp=={wheel.name.split('-')[1]}"])
+        "--python-version", version, *platform_args(target, "py"), str(wheel))
+    missing = [m for m in missing_for_version(stage, version, set())
+               if target != "universal" or _canonical(re.split(r"[<>=!~ ]", m, 1)[0]) not in NATIVE_ONLY]
+    if missing:
+        raise BundleError(f"Python {version}: the lock lacks {', '.join(missing)}: refresh it ({_refresh(target)})")
+    return sorted([f"{p['name']}=={p['version']}" for p in pins] + [f"nnie-lsp=={wheel.name.split('-')[1]}"])
+
+
+#: The extras a bundle may carry: a change of the others (``test``, ``fast``) leaves the lock valid.
+BUNDLED_EXTRAS = ("reference", "onnx")
+
+
+def wheel_requires(wheel: Path) -> list[str]:
+    """The nnie-lsp wheel's Requires-Dist lines a bundle can hold (the base requirements and those
+    of :data:`BUNDLED_EXTRAS`): what the lock was made for."""
+    import zipfile
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode("utf-8", errors="replace")
+    out = []
+    for line in metadata.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        requirement = line.split(":", 1)[1].strip()
+        extra = re.search(r"""extra\s*==\s*["']([^"']+)["']""", requirement)
+        if extra is None or extra.group(1) in BUNDLED_EXTRAS:
+            out.append(requirement)
+    return sorted(out)
+
+
+def _refresh(target: str) -> str:
+    return f"python3 scripts/bundle_server.py --target {target} --update-lock"
+
+
+def read_lock(path: Path = LOCK) -> dict:
+    if not path.exists():
+        return {"lock_version": LOCK_VERSION, "requires": [], "targets": {}}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("lock_version") != LOCK_VERSION:
+        raise BundleError(f"{path.name}: lock_version {data.get('lock_version')!r}, expected {LOCK_VERSION}")
+    return data
+
+
+def locked_target(lock: dict, target: str, chosen: list[str], versions: list[str], requires: list[str]) -> dict:
+    """The lock's entry for this build, or a BundleError saying how to refresh it."""
+    if lock.get("requires") != requires:
+        raise BundleError(f"{LOCK.name} was made for other nnie-lsp requirements (pyproject.toml changed): "
+                          f"refresh it: {_refresh(target)}")
+    entry = lock.get("targets", {}).get(target)
+    if entry is None or sorted(entry.get("extras", [])) != sorted(chosen):
+        raise BundleError(f"{LOCK.name} has no entry for {target} with extras {chosen or 'none'}: {_refresh(target)}")
+    lacking = [v for v in versions if v not in entry.get("pythons", {})]
+    if lacking:
+        raise BundleError(f"{LOCK.name} has no {target} entry for Python {', '.join(lacking)}: {_refresh(target)}")
+    return entry
 
 
 def _requirement_class():
@@ -268,6 +371,14 @@ def prune(folder: Path) -> None:
     for pyc in folder.rglob("*.pyc"):
         pyc.unlink()
     shutil.rmtree(folder / "bin", ignore_errors=True)
+    # pip records where it installed a local wheel from (a temporary path): not part of the bundle
+    for direct in list(folder.glob("*.dist-info/direct_url.json")):
+        record = direct.parent / "RECORD"
+        direct.unlink()
+        if record.exists():
+            lines = record.read_text(encoding="utf-8").splitlines(keepends=True)
+            record.write_text("".join(l for l in lines if not l.startswith(f"{direct.parent.name}/direct_url.json")),
+                              encoding="utf-8")
     # numpy's own test suite (about 10 MB per CPython version) is never run from the bundle, nor
     # onnx's backend test data (about 9 MB)
     for package, pattern in (("numpy", "tests"), ("onnx", "backend/test/data")):
@@ -290,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--with-onnx", action="store_true",
                     help="add the extra onnx (onnx, onnxruntime: the conversion stage; about 150 MiB compressed more)")
     ap.add_argument("--pip-python", default=sys.executable, help="Python whose pip does the work")
+    ap.add_argument("--update-lock", action="store_true",
+                    help=f"resolve the packages anew and write them, with their hashes, to {LOCK.name} "
+                         "(for this target, extras and Python versions), then build with them")
     ap.add_argument("--out", default=str(CLIENT / "bundled"))
     args = ap.parse_args(argv)
     versions = [v.strip() for v in args.python.split(",") if v.strip()]
@@ -316,16 +430,35 @@ def main(argv: list[str] | None = None) -> int:
                 old.unlink()
         wheel = build_wheel(args.pip_python, out / "wheels")
         log(f"built {wheel.name}")
-        pip_wheel = download_pip(args.pip_python, out / "wheels")
-        log(f"pip for installing into the extension's folder: {pip_wheel.name}")
         extras = f"[{','.join(chosen)}]" if chosen else ""
+        requires = wheel_requires(wheel)
+        lock = read_lock()
+        if args.update_lock:
+            if lock.get("requires") != requires:   # other requirements: the other targets' pins are void too
+                lock = {"lock_version": LOCK_VERSION, "requires": requires, "targets": {}}
+            pip_pin = download_pip(args.pip_python, out / "wheels")[1]
+            previous = lock.get("targets", {}).get(args.target, {})
+            pythons = dict(previous.get("pythons", {})) if sorted(previous.get("extras", [])) == sorted(chosen) else {}
+            for version in versions:
+                pythons[version] = resolve_pins(args.pip_python, wheel, extras, version, args.target)
+                log(f"locked {args.target} Python {version}: {len(pythons[version])} packages")
+            lock.setdefault("targets", {})[args.target] = {"extras": chosen, "pythons": pythons}
+            lock["pip"] = pip_pin
+            LOCK.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            log(f"wrote {LOCK}")
+        entry = locked_target(lock, args.target, chosen, versions, requires)
+        if "pip" not in lock:
+            raise BundleError(f"{LOCK.name} pins no pip wheel: {_refresh(args.target)}")
+        pip_wheel, _pin = download_pip(args.pip_python, out / "wheels", lock["pip"])
+        log(f"pip for installing into the extension's folder: {pip_wheel.name} (locked)")
         packages: dict[str, list[str]] = {}
         with tempfile.TemporaryDirectory(prefix="nnie-bundle-") as scratch:
             stages: dict[str, Path] = {}
             for version in versions:
                 tag = "cp" + version.replace(".", "")
                 stage = Path(scratch) / tag
-                packages[tag] = install_for(args.pip_python, wheel, extras, version, args.target, stage)
+                packages[tag] = install_locked(args.pip_python, wheel, entry["pythons"][version], version,
+                                               args.target, stage)
                 prune(stage)
                 stages[tag] = stage
                 log(f"{args.target} Python {version}: {', '.join(packages[tag])}")
@@ -344,6 +477,7 @@ def main(argv: list[str] | None = None) -> int:
             "pip_wheel": f"wheels/{pip_wheel.name}",
             "module_requirements": module_requirements(wheel),
             "packages": packages,
+            "locked": LOCK.name,
             "per_version": sorted(p.name for p in out.glob("libs-cp*")),
         }
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

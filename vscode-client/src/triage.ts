@@ -16,6 +16,7 @@ export const SERVER_COMMANDS = {
   reference: 'nnie.reference',
   emulate: 'nnie.emulate',
   checkFolder: 'nnie.checkFolder',
+  checkToolInputs: 'nnie.checkToolInputs',
 } as const;
 
 /** Kept for callers of the first client version. */
@@ -514,6 +515,34 @@ export function folderProblem(kind: PickedKind, state: FolderState | undefined):
   const where = kind === 'framework' ? 'nnie-triage reference --onnx writes output_onnx/' : "RuyiStudio's output/, nnie_mapper's mapper_quant/";
   return `NNIE triage: ${state.path} ${why} — it cannot be the folder of the ${INPUT_WORDS[kind]}. Choose the folder that holds the dump files (${where}).`;
 }
+
+/** One thing `nnie.reference` / `nnie.emulate` lack, at the cfg line that names it (`nnie.checkToolInputs`). */
+export interface ToolInputProblem {
+  message: string;
+  path: string;
+  key: string | null;
+  line: number;
+  character: number;
+  end_line: number;
+  end_character: number;
+}
+
+export interface ToolInputs {
+  ok: boolean;
+  problems: ToolInputProblem[];
+}
+
+/** The message before a job whose cfg lacks what it needs: `sim.cfg:2: …` and how many more. */
+export function toolInputsMessage(checked: ToolInputs | undefined): string | undefined {
+  if (!checked || checked.ok || !checked.problems?.length) {
+    return undefined;
+  }
+  const first = checked.problems[0];
+  const more = checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more)` : '';
+  return `NNIE: ${basename(first.path)}:${first.line + 1}: ${first.message}${more}`;
+}
+
+export const SHOW_IN_CFG = 'Show in cfg';
 
 export const OVERWRITE = 'Overwrite';
 export const CHOOSE_OTHER = 'Choose Another Folder…';

@@ -32,7 +32,10 @@ import {
   OVERWRITE,
   outputPrompt,
   SERVER_COMMANDS,
+  SHOW_IN_CFG,
   summarizeTriageResult,
+  type ToolInputs,
+  toolInputsMessage,
   type TriageArguments,
 } from './triage';
 import { chooseFolder, pickInputs } from './triageInputs';
@@ -357,6 +360,25 @@ export class TriageUi implements vscode.Disposable {
     const target = given?.cfg ? given : await chooseTarget(this.requests, 'cfg');
     const cfg = target?.cfg;
     if (!cfg) {
+      return;
+    }
+    // what the cfg lacks comes first, at its line, before any question (bits, output folder)
+    const early = await this.mgr.runningClient();
+    if (!early) {
+      return;
+    }
+    const checked = await this.requests.guard('NNIE: checking the cfg', () => this.requests.send<ToolInputs>(early, SERVER_COMMANDS.checkToolInputs, { kind, cfg }));
+    if (checked === undefined) {
+      return;
+    }
+    const lacking = toolInputsMessage(checked);
+    if (lacking) {
+      const first = checked.problems[0];
+      const choice = await vscode.window.showErrorMessage(lacking, SHOW_IN_CFG);
+      if (choice === SHOW_IN_CFG) {
+        const range = new vscode.Range(first.line, first.character, first.end_line, first.end_character);
+        await vscode.window.showTextDocument(vscode.Uri.file(first.path), { selection: range });
+      }
       return;
     }
     let bits: 8 | 16 = 8;

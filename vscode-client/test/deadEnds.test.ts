@@ -12,6 +12,7 @@ import {
   OVERWRITE,
   outputPrompt,
   summarizeTriageResult,
+  toolInputsMessage,
 } from '../src/triage';
 
 const state = (over: Partial<FolderState>): FolderState => ({
@@ -92,5 +93,17 @@ describe('no dead ends (issue 17, point 4)', () => {
     assert.equal(missingPackageOf({}), undefined);
     assert.equal(missingPackageOf(undefined), undefined);
     assert.equal(missingPackageOf({ missingPackage: 'cv2' }), undefined);
+  });
+});
+
+describe('the cause first: what the cfg lacks, before any question', () => {
+  it('says the first problem at its cfg line, and how many more', () => {
+    const problem = (line: number, message: string) => ({ message, path: '/p/q/sim.cfg', key: 'caffemodel_file', line, character: 18, end_line: line, end_character: 40 });
+    assert.equal(toolInputsMessage({ ok: true, problems: [] }), undefined);
+    assert.equal(toolInputsMessage(undefined), undefined);
+    const one = toolInputsMessage({ ok: false, problems: [problem(1, 'The Caffe reference needs the trained weights (the caffemodel): [caffemodel_file] file not found: ./x.caffemodel')] });
+    assert.equal(one, 'NNIE: sim.cfg:2: The Caffe reference needs the trained weights (the caffemodel): [caffemodel_file] file not found: ./x.caffemodel');
+    const two = toolInputsMessage({ ok: false, problems: [problem(0, 'a'), problem(7, 'b')] });
+    assert.equal(two, 'NNIE: sim.cfg:1: a (and 1 more)');
   });
 });

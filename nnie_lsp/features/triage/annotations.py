@@ -3,7 +3,9 @@
 :func:`parse_arguments` checks an editor command's argument object (docs/editor-protocol.md);
 :func:`triage_command` builds the CLI command line; :func:`annotations` maps the per-layer rows
 onto the layers of a parsed prototxt: a diagnostic on each layer whose ``status`` (decided by the
-triage — an editor never compares cosines with thresholds itself) is ``low``/``poor``/``bad``, and
+triage — an editor never compares cosines with thresholds itself) is ``low``/``poor``/``bad`` (a
+hint: the layers show where a cause shows, the finding of the cause is the error, see
+:func:`~.carry_over.lead_with_cause`), and
 an inlay hint ``cos 0.9731`` after each matched layer name (the diagnostic's code is
 :data:`SIMILARITY_CODE`, T005); with the ONNX side (``compare --framework``: a row's
 ``framework_cosine``) the hint shows both hops, ``ONNX→Caffe 1.0000 · Caffe→NNIE 0.9731``.  :func:`finding_diagnostics` turns the report's findings back
@@ -210,9 +212,8 @@ def annotations(result: Mapping, doc: PrototxtDocument, lang: str = "en", *,
         seen.add(ls.index)
         cos = float(cos)
         msg = None
-        sev = Severity.INFO
+        sev = Severity.HINT   # a layer's note is where a cause shows, never the cause: a hint
         if status in BELOW:
-            sev = Severity.ERROR if status == "bad" else Severity.WARNING
             hint = i18n.t("triage.first", lang) if name == first else ""
             msg = i18n.t("triage.low", lang, cosine=_fmt(cos), threshold=_crossed(status, bool(row.get("is_data")), th),
                          status=status, hint=hint)

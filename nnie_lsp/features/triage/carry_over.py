@@ -27,7 +27,7 @@ from typing import Callable, Mapping, Sequence
 
 from ... import i18n
 from ...cfg.reader import parse_cfg
-from ...diagnostics import Diagnostic, FileEdit, Fix, non_overlapping_fixes
+from ...diagnostics import Diagnostic, FileEdit, Fix, Severity, non_overlapping_fixes
 from ...project import cached_prototxt
 from ...text import LineIndex, Position, Range
 from .line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
@@ -129,14 +129,37 @@ def place_findings(result: Mapping, run_texts: Mapping[str, str], current_text: 
         if mapping is not None and now is not None and not mapping.identical:
             rng = (mapping.range(rng) or _find_again(diagnostic, now, rng.start.line)
                    or _clamp(_moved_near(rng, mapping), now))
-        if index in fixed:
+        if index in fixed:   # done: a hint of what was fixed, no longer a problem to look at
             out.append(diagnostic._replace(range=rng, message=diagnostic.message + fixed_note, fix=None,
-                                           alternatives=()))
+                                           alternatives=(), severity=Severity.HINT))
             continue
         out.append(diagnostic._replace(range=rng, message=diagnostic.message + note,
                            fix=_carry_fix(diagnostic.fix, maps),
                            alternatives=tuple(f for f in (_carry_fix(a, maps) for a in diagnostic.alternatives) if f)))
-    return Placed(tuple(out), carried)
+    return Placed(lead_with_cause(out, stale=bool(note)), carried)
+
+
+def lead_with_cause(diagnostics: Sequence[Diagnostic], *, stale: bool = False) -> tuple[Diagnostic, ...]:
+    """The severities the editor shows a result with, so that the cause comes first: the findings
+    whose fix "apply all" takes (:func:`fix_all`: the diagnosed cause, e.g. T102 on the cfg's
+    ``[RGB_order]`` line, the T207 ``_hp`` plan) are errors; beside such a cause the other errors
+    are warnings (symptoms: the data layer that differs, T101); a finding fixed since the run is
+    a hint (:func:`place_findings`); the per-layer notes are hints (:func:`.annotations.annotations`).
+    An out-of-date result (`stale`) shows no error at all: only a new run can say what is wrong now."""
+    cause = {id(d) for d, _fix in fix_all(diagnostics)} if not stale else set()
+    out = []
+    for d in diagnostics:
+        if d.severity == Severity.HINT:
+            out.append(d)
+            continue
+        if id(d) in cause:
+            severity = Severity.ERROR
+        elif d.severity == Severity.ERROR and (cause or stale):
+            severity = Severity.WARNING
+        else:
+            severity = d.severity
+        out.append(d if severity == d.severity else d.with_severity(severity))
+    return tuple(out)
 
 
 def fixes_in_texts(result: Mapping, run_texts: Mapping[str, str], current_text: CurrentText) -> FixState:

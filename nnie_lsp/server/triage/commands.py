@@ -33,6 +33,7 @@ OPEN_REPORT = "nnie.openTriageReport"
 CLEAR = "nnie.clearTriageResults"
 REFERENCE = "nnie.reference"
 EMULATE = "nnie.emulate"
+CHECK_TOOL_INPUTS = "nnie.checkToolInputs"
 
 
 @handlers.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
@@ -196,6 +197,13 @@ async def clear_results(ls: NnieLanguageServer, *args):
 async def run_reference(ls: NnieLanguageServer, *args):
     """{cfg, prototxt?, caffemodel?, image?, out?, overwrite?}: the Caffe-side dumps."""
     return await ls.triage.run_tool("reference", args)
+
+
+@handlers.command(CHECK_TOOL_INPUTS)
+async def check_tool_inputs(ls: NnieLanguageServer, *args):
+    """{kind: reference|emulate, cfg, prototxt?, caffemodel?, image?}: {ok, problems} -- what the
+    job lacks, at the cfg's lines, before the editor asks anything."""
+    return await ls.triage.check_tool_inputs(args)
 
 
 @handlers.command(EMULATE)

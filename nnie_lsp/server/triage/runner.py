@@ -249,6 +249,48 @@ class TriageRunner:
             self.ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
 
     # ---------------------------------------------------------------- nnie.reference / nnie.emulate
+    def _tool_paths(self, values: Mapping) -> tuple[str | None, str | None]:
+        from ...triage.inputs.beside_cfg import discover
+        found = discover(values["cfg"], reader=self.read)
+        return values.get("prototxt") or found.prototxt, values.get("caffemodel") or found.caffemodel
+
+    async def check_tool_inputs(self, args: Sequence) -> dict:
+        """``nnie.checkToolInputs {kind, cfg, prototxt?, caffemodel?, image?}``: what keeps
+        ``nnie.reference`` / ``nnie.emulate`` from running, asked by an editor before any question
+        (``{ok, problems: [{message, path, key, line, character, end_line, end_character}]}``)."""
+        raw = list(args)
+        kind = raw[0].get("kind") if raw and isinstance(raw[0], Mapping) else None
+        if kind not in ("reference", "emulate"):
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.checkToolInputs",
+                                              error="kind must be reference or emulate"))
+        rest = [{k: v for k, v in raw[0].items() if k != "kind"}]
+        values = self.arguments("nnie.checkToolInputs", rest, triage_features.REFERENCE_KEYS)
+        if not values.get("cfg"):
+            raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.checkToolInputs",
+                                              error="cfg is required"))
+        problems = await self._problems(kind, values)
+        return {"ok": not problems, "problems": [p.to_json() for p in problems]}
+
+    async def _problems(self, kind: str, values: Mapping):
+        from ...features.triage import tool_inputs
+
+        prototxt, caffemodel = self._tool_paths(values)
+        overlay, _versions = self.ls.documents.overlay()
+        return await self.ls.scheduler.run_aux(lambda: tool_inputs.check(
+            kind, values["cfg"], {"prototxt": prototxt, "caffemodel": caffemodel},
+            images_given=bool(values.get("image")), lang=self.ls.lang, provider=DiskProvider(overlay)))
+
+    async def tool_inputs(self, kind: str, values: Mapping) -> tuple[str, str]:
+        """The prototxt and caffemodel of a reference / emulate job, or the refusal that says, in the
+        cfg's terms and at its line, what is missing (``data.problems``: as ``nnie.checkToolInputs``)."""
+        from ...features.triage import tool_inputs
+        problems = await self._problems(kind, values)
+        if problems:
+            raise request_failed(tool_inputs.first_problem_text(problems),
+                                 data={"problems": [p.to_json() for p in problems]})
+        prototxt, caffemodel = self._tool_paths(values)
+        return prototxt, caffemodel
+
     async def run_tool(self, kind: str, args: Sequence) -> dict:
         """``nnie-triage reference`` or ``emulate`` for a cfg; the folder written and what the tool said."""
         try:
@@ -269,15 +311,9 @@ class TriageRunner:
         cfg = values.get("cfg")
         if not cfg:
             raise bad("cfg is required")
-        found = discover(cfg, reader=self.read)
-        prototxt = values.get("prototxt") or found.prototxt
-        caffemodel = values.get("caffemodel") or found.caffemodel
-        for key, path in (("prototxt", prototxt), ("caffemodel", caffemodel)):
-            if not path or not os.path.isfile(path):
-                raise bad(f"{key}: {path} does not exist" if path else
-                          f"the cfg names no {key} that exists; give {key}")
+        prototxt, caffemodel = await self.tool_inputs(kind, values)   # refused with the cfg's words
         bits = values.get("bits")   # None: the cfg's [compile_mode] decides (the emulation says so)
-        sixteen_apart = bits == 16 and found.compile_mode != 1
+        sixteen_apart = bits == 16 and discover(cfg, reader=self.read).compile_mode != 1
         default = CAFFE_OUTPUT_DIR if kind == "reference" else (EMULATED_16BIT_DIR if sixteen_apart else EMULATED_DIR)
         out = values.get("out") or os.path.join(os.path.dirname(cfg), default)
         state = output_state(out)
