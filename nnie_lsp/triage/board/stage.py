@@ -396,6 +396,7 @@ def board_stage(request, pairs, result) -> None:
     except ValueError as exc:
         raise compare.TriageInputError(str(exc)) from exc
     apply(result.diagnosis, report, sources, has_sim=True)
+    result.inputs["board"] = [str(b) for b in request.board]
     result.board = board_json(report, request.board)
     if result.diagnosis.next_step == NEXT_STEP:
         result.board["next_step_text"] = NEXT_TEXT
@@ -471,6 +472,7 @@ def board_only_result(request, progress=None):
                 "cfg": str(request.cfg) if request.cfg else None,
                 "prototxt": str(request.prototxt) if request.prototxt else None,
                 "dot": str(request.dot) if request.dot else None, "postprocess": None,
+                "board": [str(b) for b in request.board],
                 "reference_kind": None, "sim_kind": None, "working_directory": os.getcwd()},
         thresholds=th, elapsed_s=time.perf_counter() - t0, places=compare._row_places(rows, sources))
     result.board = board_json(report, request.board)
