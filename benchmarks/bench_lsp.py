@@ -6,7 +6,7 @@ helps) and toggles an NN011 typo.  For each edit it measures the time from sendi
 the publishDiagnostics of that document version.  In the same run it measures a full in-process
 ``project_for_file`` + ``lint_project`` of the same edited texts.  Goal: server p95 <= 1.2x engine.
 
-    .venv/bin/python benchmarks/bench_lsp.py [--edits 30] [--layers 2000] [--burst]
+    .venv/bin/python benchmarks/bench_lsp.py [--edits 30] [--layers 2000] [--burst] [--big-only]
 
 ``--burst`` adds a second series: 5 keystrokes 40 ms apart per edit (the debounce's trailing
 edge), latency counted from the last keystroke.
@@ -15,6 +15,12 @@ The run is made twice: as above, then with a stored triage result for the file i
 ``.nnie-triage/`` (a row per layer, some of them low, and ``_hp`` findings with fixes), which the
 server loads when the file opens and carries over to every edited text (stale marks, positions
 and fixes).  Same goal for both: a stored result must not make typing slower than the goal.
+
+Then the big-buffer rows: the time from opening another file (the example project's prototxt,
+a unique text each time) to its diagnostics, alone and with a big buffer in the same server: a
+20 MB prototxt buffer open (past the 8 MiB bound: NN903 at once), the same buffer opened just
+before the file, and a 3 MB prototxt (within the bound: linted in the server's child process)
+opened just before it.  Goal: with the 20 MB buffer open, within 1.2x the time alone.
 """
 
 from __future__ import annotations
@@ -203,17 +209,135 @@ async def run(args, with_triage: bool = False) -> int:
     return 0 if ratio95 <= 1.2 else 1
 
 
+async def _server(env: dict | None = None) -> LanguageClient:
+    client = LanguageClient("bench", "1")
+    client.waiters = {}   # (uri, predicate) futures
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diag(params: lsp.PublishDiagnosticsParams):
+        for key, (predicate, fut) in list(client.waiters.items()):
+            if key[0] == params.uri and predicate(params.diagnostics) and not fut.done():
+                fut.set_result(time.perf_counter())
+                client.waiters.pop(key, None)
+
+    await client.start_io(sys.executable, "-m", "nnie_lsp", env={**os.environ, **(env or {})})
+    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True)))
+    await client.initialize_async(lsp.InitializeParams(capabilities=caps))
+    client.initialized(lsp.InitializedParams())
+    return client
+
+
+def _expect(client: LanguageClient, uri: str, predicate) -> asyncio.Future:
+    fut = asyncio.get_running_loop().create_future()
+    client.waiters[(uri, id(fut))] = (predicate, fut)
+    return fut
+
+
+def _open(client: LanguageClient, path: str, text: str) -> str:
+    uri = from_fs_path(path)
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="prototxt", version=1, text=text)))
+    return uri
+
+
+def _close(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+
+
+async def big_buffer_rows(trials: int) -> int:
+    """Another file's open -> diagnostics, alone and beside a big buffer (module doc)."""
+    tmp = tempfile.mkdtemp(prefix="nnie-bench-big-")
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "examples", "project", "model.prototxt")
+    with open(example, encoding="utf-8") as fh:
+        small_text = fh.read()
+    huge = 'layer { name: "r" type: "ReLU" bottom: "data" top: "data" }\n' * 340_000   # 20.4 MB
+    within = generate_big_prototxt(14000)                                                 # ~3 MB
+    has_nn301 = lambda ds: any(d.code == "NN301" for d in ds)   # noqa: E731 - the small file's finding
+    counter = iter(range(10 ** 6))
+
+    async def small_once(client) -> float:
+        k = next(counter)
+        path = os.path.join(tmp, f"small{k}.prototxt")
+        fut = _expect(client, from_fs_path(path), has_nn301)
+        start = time.perf_counter()
+        uri = _open(client, path, small_text + f"# {k}\n")
+        done = await asyncio.wait_for(fut, 120)
+        _close(client, uri)
+        return done - start
+
+    async def series(setup=None, per_trial=None) -> list[float]:
+        client = await _server()
+        try:
+            await small_once(client)   # warm-up: imports, first parse of the rules' data
+            if setup is not None:
+                await setup(client)
+            out = []
+            for _ in range(trials):
+                if per_trial is not None:
+                    out.append(await per_trial(client))
+                else:
+                    out.append(await small_once(client))
+                await asyncio.sleep(0.1)
+            return out
+        finally:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+    async def open_huge(client) -> None:
+        uri = from_fs_path(os.path.join(tmp, "huge.prototxt"))
+        fut = _expect(client, uri, lambda ds: any(d.code == "NN903" for d in ds))
+        t0 = time.perf_counter()
+        _open(client, os.path.join(tmp, "huge.prototxt"), huge)
+        await asyncio.wait_for(fut, 120)
+        print(f"20 MB buffer open -> its NN903: {time.perf_counter() - t0:.3f} s")
+
+    def just_opened(text: str, name: str):
+        async def trial(client) -> float:
+            k = next(counter)
+            big = _open(client, os.path.join(tmp, f"{name}{k}.prototxt"), text + f"# {k}\n")
+            latency = await small_once(client)
+            _close(client, big)
+            await asyncio.sleep(0.5)
+            return latency
+        return trial
+
+    alone = await series()
+    beside_open = await series(setup=open_huge)
+    beside_new = await series(per_trial=just_opened(huge, "huge"))
+    beside_within = await series(per_trial=just_opened(within, "within"))
+    base = statistics.median(alone)
+    print(f"big buffers: another file's open -> diagnostics (median of {trials}; the file {len(small_text) // 1024} KB)")
+    for name, xs in (("alone", alone), ("a 20 MB buffer open", beside_open),
+                     ("a 20 MB buffer opened just before", beside_new),
+                     (f"a {len(within) / 1e6:.1f} MB buffer opened just before", beside_within)):
+        print(f"  {name:<36} median {statistics.median(xs) * 1000:7.1f} ms   max {max(xs) * 1000:7.1f} ms   "
+              f"{statistics.median(xs) / base:.2f}x alone")
+    ratio = statistics.median(beside_open) / base
+    print(f"ratio with a 20 MB buffer open / alone: {ratio:.2f}x (goal <= 1.2x)")
+    return 0 if ratio <= 1.2 else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edits", type=int, default=30)
     ap.add_argument("--layers", type=int, default=2000)
     ap.add_argument("--gap", type=float, default=0.4, help="pause between edits (s), > the 300 ms debounce")
     ap.add_argument("--burst", action="store_true")
+    ap.add_argument("--big-only", action="store_true", help="only the big-buffer rows")
+    ap.add_argument("--trials", type=int, default=10, help="big-buffer rows: opens of the other file per row")
     args = ap.parse_args()
-    plain = asyncio.run(run(args))
-    print("\n== the same, with a stored triage result for the file ==")
-    triage = asyncio.run(run(args, with_triage=True))
-    return plain or triage
+    plain = triage = 0
+    if not args.big_only:
+        plain = asyncio.run(run(args))
+        print("\n== the same, with a stored triage result for the file ==")
+        triage = asyncio.run(run(args, with_triage=True))
+        print()
+    print("== big buffers ==")
+    big = asyncio.run(big_buffer_rows(args.trials))
+    return plain or triage or big
 
 
 if __name__ == "__main__":

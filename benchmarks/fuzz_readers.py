@@ -1,7 +1,7 @@
-"""Coverage-guided fuzzing of the readers (cfg, prototxt, text-float dumps) with atheris (libFuzzer),
-time-boxed.
+"""Coverage-guided fuzzing of the readers (cfg, prototxt, text-float dumps, the `.wk`) with atheris
+(libFuzzer), time-boxed.
 
-    python benchmarks/fuzz_readers.py [--reader cfg|prototxt|dump|both|all] [--seconds 300] [--workdir DIR]
+    python benchmarks/fuzz_readers.py [--reader cfg|prototxt|dump|wk|both|all] [--seconds 300] [--workdir DIR]
 
 Not part of the test suite.  Each reader runs in its own process for ``--seconds``, seeded with
 the repository's copies of the real corpus (``tests/data/cfg``, ``tests/data/prototxt``) and the
@@ -18,7 +18,11 @@ takes) -> the reader, then the invariants the lint relies on:
   ``dumpio/fixed_e.py``, nor the mapper's six-digit ``%g``, ``dumpio/short_g.py`` -- so the general
   tokeniser reads it) give the same values (NaN in the same places, same signs, within the 2 ulp
   the README promises), or both a ValueError that names the source.  Seeds hold both fast forms;
-  ``--dump-form g`` seeds the mapper's ``%g`` form only.
+  ``--dump-form g`` seeds the mapper's ``%g`` form only;
+- the `.wk` (``--reader wk``, bytes straight to ``parse_wk``): a model or a ``WkError``, nothing
+  else; every offset it reports inside the file; the same bytes give the same model; every
+  description renders.  Seeds: the SDK's MNIST `.wk` (``tests/data/wk``) and small files of the
+  test writer (``nnie_lsp.testing.wk_files``), whole.
 
 A broken invariant is a crash: libFuzzer stops, writes the input to ``<workdir>/crash-*`` and this
 script prints it.  Every crash found becomes a regression test in ``tests/test_hostile_readers.py``
@@ -56,9 +60,10 @@ SEED_DIRS = {
     "prototxt": [ROOT / "tests" / "data" / "prototxt"],
 }
 SEED_DIRS["dump"] = []   # generated: see _dump_seeds
-SEED_SUFFIXES = {"cfg": (".cfg",), "prototxt": (".prototxt",), "dump": (".float",)}
+SEED_DIRS["wk"] = []     # generated: see _wk_seeds
+SEED_SUFFIXES = {"cfg": (".cfg",), "prototxt": (".prototxt",), "dump": (".float",), "wk": (".wk",)}
 SHARED = Path(os.environ.get("NNIE_SHARED_CORPUS", "/work/shared/corpus/real"))
-MAX_LEN = {"cfg": 4096, "prototxt": 8192, "dump": 16384}
+MAX_LEN = {"cfg": 4096, "prototxt": 8192, "dump": 16384, "wk": 1 << 20}
 
 
 # ---------------------------------------------------------------- the checks (also used by the fallback)
@@ -168,7 +173,48 @@ def check_dump(data: bytes, parse_text_floats) -> None:
         raise AssertionError(f"fast path and general tokeniser differ: {fast[:8]} / {general[:8]}")
 
 
+def check_wk(data: bytes, parse_wk, error_type, describe) -> None:
+    try:
+        model = parse_wk(data, "<fuzz>.wk")
+    except error_type as exc:
+        if exc.offset is not None and not 0 <= exc.offset <= len(data):
+            raise AssertionError(f"error offset {exc.offset} outside the file ({len(data)} bytes)") from None
+        return
+    for damage in model.damage:
+        if not 0 <= damage.offset <= len(data) or not damage.message:
+            raise AssertionError(f"damage {damage} outside the file or without a message")
+    for node in model.nodes:
+        if node.offset + 64 > len(data):
+            raise AssertionError(f"node record at {node.offset} past the end")
+    if parse_wk(data, "<fuzz>.wk") != model:
+        raise AssertionError("two readings of one file differ")
+    describe(model)
+
+
+def _describe_wk(model) -> None:
+    import json
+
+    from nnie_lsp.wk.describe import lens_title, render_html, render_text, summary, to_json
+
+    render_text(model, records=True), render_html(model), summary(model), lens_title(model)
+    json.dumps(to_json(model, records=True))
+
+
 # ---------------------------------------------------------------- seeds
+
+def _wk_seeds() -> list[Path]:
+    from nnie_lsp.testing.wk_files import Node, simple_spec, write_wk
+
+    tmp = Path(tempfile.mkdtemp(prefix="nnie-fuzz-wk-"))
+    out = [ROOT / "tests" / "data" / "wk" / "Strand2013__NNIE-lite__inst_mnist_cycle.wk"]
+    for name, spec in (("small-8", simple_spec([Node("data", 16, 16, 3)], [Node("o" * 40, 4, 4, 8)])),
+                       ("vector-16", simple_spec([Node("data", 8, 8, 1)], [Node("p", 1, 1, 10, vector=True)], bits="16-bit")),
+                       ("yuv-mixed", simple_spec([Node("img", 12, 16, 3, image_type=3)], [Node("a", 3, 4, 2)], bits="mixed"))):
+        path = tmp / f"{name}.wk"
+        path.write_bytes(write_wk(spec))
+        out.append(path)
+    return out
+
 
 DUMP_FORMS = ("all", "e", "g")
 DUMP_FORM = os.environ.get("NNIE_FUZZ_DUMP_FORM", "all")
@@ -236,6 +282,8 @@ def _dump_seeds() -> list[Path]:
 def seed_files(reader: str) -> list[Path]:
     if reader == "dump":
         return _dump_seeds()
+    if reader == "wk":
+        return _wk_seeds()
     found: list[Path] = []
     dirs = list(SEED_DIRS[reader]) + ([SHARED] if SHARED.is_dir() else [])
     for folder in dirs:
@@ -297,8 +345,12 @@ def child(reader: str, seconds: int, workdir: Path) -> None:
         from nnie_lsp.prototxt.reader import parse_prototxt
         from nnie_lsp.text import decode
         from nnie_lsp.dumpio.readers import parse_text_floats
+        from nnie_lsp.wk import WkError, parse_wk
 
-    if reader == "cfg":
+    if reader == "wk":
+        def one(data: bytes) -> None:
+            check_wk(data, parse_wk, WkError, _describe_wk)
+    elif reader == "cfg":
         def one(data: bytes) -> None:
             check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
     elif reader == "dump":
@@ -375,6 +427,7 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
     from nnie_lsp.prototxt.reader import parse_prototxt
     from nnie_lsp.text import decode
     from nnie_lsp.dumpio.readers import parse_text_floats
+    from nnie_lsp.wk import WkError, parse_wk
 
     pool = [p.read_bytes()[:MAX_LEN[reader]] for p in seed_files(reader)] or [b""]
     rnd = random.Random(0)
@@ -387,6 +440,8 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
         try:
             if reader == "cfg":
                 check_cfg(data, parse_cfg, decode, MapperConfig.from_document, looks_like_mapper_cfg)
+            elif reader == "wk":
+                check_wk(data, parse_wk, WkError, _describe_wk)
             elif reader == "dump":
                 check_dump(data, parse_text_floats)
             else:
@@ -405,14 +460,14 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     global DUMP_FORM
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reader", choices=("cfg", "prototxt", "dump", "both", "all"), default="all",
-                        help="both = cfg and prototxt; all = the three (default)")
+    parser.add_argument("--reader", choices=("cfg", "prototxt", "dump", "wk", "both", "all"), default="all",
+                        help="both = cfg and prototxt; all = the four (default)")
     parser.add_argument("--seconds", type=int, default=300, help="time per reader (default 300)")
     parser.add_argument("--workdir", help="corpus, logs and crash files (default: a new temporary folder)")
     parser.add_argument("--no-atheris", action="store_true", help="random mutation without coverage guidance")
     parser.add_argument("--dump-form", choices=DUMP_FORMS, default=DUMP_FORM,
                         help="dump seeds: both fast forms (all), %%.18e only (e), the mapper's %%g only (g)")
-    parser.add_argument("--child", choices=("cfg", "prototxt", "dump"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("cfg", "prototxt", "dump", "wk"), help=argparse.SUPPRESS)
     args, _rest = parser.parse_known_args(argv)
     DUMP_FORM = os.environ["NNIE_FUZZ_DUMP_FORM"] = args.dump_form  # the child reads it too
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="nnie-fuzz-"))
@@ -428,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             print("atheris is not installed (pip install atheris): random mutation without coverage instead",
                   file=sys.stderr)
             use_atheris = False
-    readers = {"both": ("cfg", "prototxt"), "all": ("cfg", "prototxt", "dump")}.get(args.reader, (args.reader,))
+    readers = {"both": ("cfg", "prototxt"), "all": ("cfg", "prototxt", "dump", "wk")}.get(args.reader, (args.reader,))
     results = [(run_reader if use_atheris else fallback)(r, args.seconds, workdir) for r in readers]
     print(f"fuzzing {'with atheris (libFuzzer, coverage-guided)' if use_atheris else 'without coverage guidance'}; "
           f"work folder {workdir}")

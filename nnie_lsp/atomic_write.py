@@ -16,17 +16,71 @@ A new file gets the usual permissions (``0o666`` less the umask); a replaced fil
 ``follow_symlinks=True`` writes through a symbolic link to the file it names (``--fix`` on a
 linked prototxt keeps the link); ``False`` replaces the link itself, so an output path that is a
 link never makes nnie-lsp write where the link points (outputs, bundles, stored results).
+
+**Compare-and-swap** (``expect``): a fix is computed for one text of the file; if the file on disk
+is no longer that text (the user's editor saved it meanwhile), replacing it would lose the user's
+edit.  With ``expect`` (the :func:`digest` of the bytes the fix was computed for, or
+:data:`ABSENT` for a file that must not exist yet), the file is read again and hashed after the new
+content is written and flushed, just before the rename; when it differs, the temporary file is
+removed, the target is left as it is and :class:`ContentChanged` is raised.  A new file is linked
+into place with ``os.link``, which never replaces a file that appeared meanwhile.  The window left
+between the last hash and the rename is the time of one ``rename`` call: POSIX offers no
+compare-and-rename, and a process that writes the file in that window without any lock cannot be
+seen by anyone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
 from typing import BinaryIO, Iterator
 
 TEMP_SUFFIX = ".nnie-tmp"
+ABSENT = "absent"   # ``expect`` for a file that must not exist when it is created
+
+
+class ContentChanged(OSError):
+    """The file is no longer the text the new content was computed for (``expect``): not written."""
+
+    WORDS = {"changed": "changed on disk since it was read", "removed": "was removed since it was read",
+             "appeared": "was created by someone else meanwhile"}
+
+    def __init__(self, path: str, how: str = "changed") -> None:
+        super().__init__(errno.EAGAIN, self.WORDS[how], path)
+        self.path = path
+        self.how = how  # changed | removed | appeared
+
+
+def digest(data: bytes) -> str:
+    """The content hash ``expect`` compares (BLAKE2b, 128 bits)."""
+    import hashlib  # only for writes that compare (nnie-lint's start-up)
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def current_digest(path: str) -> str:
+    """:func:`digest` of the file now at ``path`` (:data:`ABSENT` when there is none).  Read through
+    the guarded reader, without a size bound of its kind: the file is one nnie-lsp is about to
+    replace, so it was read once already."""
+    from . import safe_io
+
+    try:
+        return digest(safe_io.read_bytes(path, safe_io.FILE, limit=1 << 40))
+    except safe_io.FileReadError as exc:
+        if exc.problem.reason == "missing":
+            return ABSENT
+        raise
+
+
+def _check(target: str, expect: str | None) -> None:
+    if expect is None:
+        return
+    now = current_digest(target)
+    if now != expect:
+        raise ContentChanged(target, "removed" if now == ABSENT else "appeared" if expect == ABSENT else "changed")
 
 
 def _umask() -> int:
@@ -53,9 +107,12 @@ def _fsync_folder(folder: str) -> None:
 
 
 @contextlib.contextmanager
-def replacing(path: str, *, follow_symlinks: bool = True, mode: int | None = None) -> Iterator[BinaryIO]:
+def replacing(path: str, *, follow_symlinks: bool = True, mode: int | None = None,
+              expect: str | None = None) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content into; ``path`` is replaced when the block
-    ends without an exception, and left as it was otherwise (or when the process dies)."""
+    ends without an exception, and left as it was otherwise (or when the process dies).  With
+    ``expect``, only while the file on disk is still the content of that digest (or absent, for
+    :data:`ABSENT`): else :class:`ContentChanged` and nothing is written (module doc)."""
     target = os.path.realpath(path) if follow_symlinks else os.path.abspath(path)
     folder = os.path.dirname(target)
     if mode is None:
@@ -72,7 +129,11 @@ def replacing(path: str, *, follow_symlinks: bool = True, mode: int | None = Non
             out.flush()
             os.fsync(out.fileno())
         os.chmod(named, mode)
-        os.replace(named, target)
+        _check(target, expect)
+        if expect == ABSENT and _link_new(named, target):
+            os.unlink(named)
+        else:
+            os.replace(named, target)
         named = None
         _fsync_folder(folder)
     finally:
@@ -81,9 +142,23 @@ def replacing(path: str, *, follow_symlinks: bool = True, mode: int | None = Non
                 os.unlink(named)
 
 
-def write_bytes(path: str, data: bytes, *, follow_symlinks: bool = True, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically (see :func:`replacing`)."""
-    with replacing(path, follow_symlinks=follow_symlinks, mode=mode) as out:
+def _link_new(named: str, target: str) -> bool:
+    """Put the written temporary file at ``target`` unless a file is there (``os.link`` never
+    replaces one); False where the file system has no hard links (then a rename does it)."""
+    try:
+        os.link(named, target)
+    except FileExistsError:
+        raise ContentChanged(target, "appeared") from None
+    except (OSError, NotImplementedError, AttributeError):
+        return False
+    return True
+
+
+def write_bytes(path: str, data: bytes, *, follow_symlinks: bool = True, mode: int | None = None,
+                expect: str | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically (see :func:`replacing`; ``expect``: only while
+    the file is still the content of that digest)."""
+    with replacing(path, follow_symlinks=follow_symlinks, mode=mode, expect=expect) as out:
         view = memoryview(data)
         for start in range(0, len(view), 1 << 20):  # 1 MiB at a time
             out.write(view[start:start + (1 << 20)])

@@ -52,6 +52,9 @@ class RefFile(NamedTuple):
     candidates: tuple[str, ...]  # where we looked
     is_null: bool              # `null`-like placeholder
     foreign: bool = False      # a Windows absolute path seen on POSIX (cannot be checked here)
+    # why the file is not in this checkout though the path is right (:mod:`nnie_lsp.repository`):
+    # "lfs" (a Git LFS pointer stands in its place), or the Git rule that ignores the missing file
+    absent: str | None = None
 
     @property
     def exists(self) -> bool:
@@ -66,15 +69,19 @@ class ListLine(NamedTuple):
     line: int
     text: str
     resolved: str | None
+    absent: str | None = None   # missing, but Git ignores it: the rule (see RefFile.absent)
 
 
 class ImageListFacts(NamedTuple):
     ref: RefFile
     lines: tuple[ListLine, ...]
     truncated: bool = False
+    # (line number, where the missing image of that line was first looked for)
+    missing_at: tuple[tuple[int, str], ...] = ()
 
     @property
     def missing(self) -> tuple[ListLine, ...]:
+        """Images not found, Git-ignored ones included (NN006 tells them apart: ``absent``)."""
         return tuple(l for l in self.lines if l.resolved is None)
 
 
@@ -85,6 +92,7 @@ class MeanFacts(NamedTuple):
     channels: int | None               # channel count (text: number of values; binaryproto: from the blob)
     error: str | None = None           # unreadable / not numbers (message)
     error_line: int | None = None
+    text: str | None = None            # a text file's content (a fix rewriting it needs its end)
 
 
 class CfgFiles(NamedTuple):
@@ -124,29 +132,70 @@ def read_cfg_files(cfg_path: str, provider: SourceProvider, cwd: str) -> CfgFile
         for entry in cfg_doc.entries:
             if entry.key in PATH_KEYS:
                 r = _ref(entry, bases, provider)
+                if r.resolved and entry.key in _BINARY_OR_DATA and _lfs_pointer(r.resolved):
+                    r = r._replace(absent="lfs")   # the pointer is not the file: nothing to read
                 refs.append(r)
-                problem = _ref_problem(r, provider)
+                problem = _ref_problem(r, provider) if r.absent is None else None
                 if problem is not None:
                     unreadable.append(UnreadableFile(r, problem))
                 if entry.key == "prototxt_file":
                     proto_origin = proto_origin or r
                 elif entry.key == "image_list":
                     k, list_index = list_index, list_index + 1  # k-th image_list = input k
-                    if r.resolved and problem is None:
+                    if r.resolved and problem is None and r.absent is None:
                         check = not feature_map.get(k, False)  # feature maps: float text lines
                         facts = _read_image_list(r, bases, provider, check)
                         if facts is not None:
                             image_lists.append(facts)
                         else:
                             note_unreadable(unreadable, r, provider, r.resolved, safe_io.IMAGE_LIST)
-                elif entry.key == "mean_file" and r.resolved and problem is None:
+                elif entry.key == "mean_file" and r.resolved and problem is None and r.absent is None:
                     m = _read_mean(r, provider)
                     if m is not None:
                         means.append(m)
                     else:
                         note_unreadable(unreadable, r, provider, r.resolved, safe_io.MEAN_FILE)
+    refs, image_lists, proto_origin = _mark_ignored(refs, image_lists, proto_origin)
     return CfgFiles(cfg_doc, config, tuple(refs), tuple(image_lists), tuple(means), preprocessing, proto_origin,
                     tuple(unreadable), bases[0])
+
+
+def _mark_ignored(refs: list[RefFile], image_lists: list[ImageListFacts], proto_origin: RefFile | None):
+    """Missing files (and listed images) that Git ignores get the rule that ignores them
+    (``absent``): not in the repository, which is not a wrong path.  One ``git check-ignore`` for
+    all of them, only when something is missing."""
+    wanted = [r.candidates[0] for r in refs if _missing(r)]
+    wanted += [where for il in image_lists for _line, where in il.missing_at]
+    if not wanted:
+        return refs, image_lists, proto_origin
+    from .repository import ignored
+
+    rules = ignored(wanted)
+    if not rules:
+        return refs, image_lists, proto_origin
+    out = []
+    for r in refs:
+        new = r._replace(absent=rules[r.candidates[0]]) if _missing(r) and r.candidates[0] in rules else r
+        if r is proto_origin:
+            proto_origin = new
+        out.append(new)
+    lists = []
+    for il in image_lists:
+        where = dict(il.missing_at)
+        lines = tuple(line._replace(absent=rules.get(where.get(line.line, ""))) if line.resolved is None
+                      else line for line in il.lines)
+        lists.append(il._replace(lines=lines))
+    return out, lists, proto_origin
+
+
+def _lfs_pointer(path: str) -> bool:
+    from .repository import is_lfs_pointer  # loaded for a cfg naming such files only (start-up)
+
+    return is_lfs_pointer(path)
+
+
+def _missing(r: RefFile) -> bool:
+    return not r.resolved and not r.is_null and not r.foreign and bool(r.candidates) and bool(r.written.strip())
 
 
 def _ref(entry: CfgEntry, bases: list[str], provider: SourceProvider) -> RefFile:
@@ -164,6 +213,7 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
     # folder and the cfg's resolution bases.
     img_bases = list_bases(ref.resolved, bases)
     truncated = False
+    missing_at: dict[int, str] = {}
     for i, raw in enumerate(dec.text.splitlines()):
         t = raw.strip()
         if not t or t.startswith("#"):
@@ -175,11 +225,13 @@ def _read_image_list(ref: RefFile, bases: list[str], provider: SourceProvider,
             if os.sep == "/" and is_windows_abs(t):
                 resolved = t  # cannot check a Windows path here; do not call it missing
             else:
-                resolved, _ = resolve_path(t, img_bases, provider.exists)
+                resolved, looked = resolve_path(t, img_bases, provider.exists)
+                if resolved is None and looked:
+                    missing_at[i] = looked[0]
         else:
             resolved = t
         lines.append(ListLine(i, t, resolved))
-    return ImageListFacts(ref, tuple(lines), truncated)
+    return ImageListFacts(ref, tuple(lines), truncated, tuple(missing_at.items()))
 
 
 def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
@@ -210,8 +262,12 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
     means = parse_channel_means(dec.text)
     if means.values is None:
         return MeanFacts(ref, "text", None, None, means.error, means.error_line)
-    return MeanFacts(ref, "text", means.values, len(means.values))
+    return MeanFacts(ref, "text", means.values, len(means.values), text=dec.text)
 
+
+# the files a repository may keep in Git LFS (its pointer stands in the checkout): weights, means,
+# lists -- the cfg and prototxt are text the project is made of
+_BINARY_OR_DATA = frozenset({"caffemodel_file", "mean_file", "image_list", "roi_coordinate_file"})
 
 # the kind of file each path key names, and whether the lint reads it (bounded) or only names it
 _REF_KINDS = {"prototxt_file": (safe_io.PROTOTXT, True), "image_list": (safe_io.IMAGE_LIST, True),

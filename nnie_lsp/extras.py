@@ -46,6 +46,16 @@ OPTIONAL: dict[str, Extra] = {
     "onnxruntime": Extra("onnxruntime", "onnx", "onnxruntime>=1.18,<2", "ONNX Runtime", ""),
 }
 
+#: The pre-commit hook id (.pre-commit-hooks.yaml) that installs each extra into the hook's
+#: environment; the plain ``nnie-lint`` hook has the base package only.
+HOOKS: dict[str, str] = {"onnx": "nnie-lint-onnx"}
+
+
+def in_pre_commit() -> bool:
+    """nnie-lint runs as a pre-commit hook (pre-commit sets ``PRE_COMMIT=1`` for its hooks)."""
+    return os.environ.get("PRE_COMMIT") == "1"
+
+
 #: Python's own words for a missing module, and ours (:func:`missing_message`, both languages).
 _NO_MODULE = re.compile(r"No module named '([A-Za-z_][\w.]*)'"
                         r"|the Python module ([A-Za-z_]\w*)|Python 模块 ([A-Za-z_]\w*)")
@@ -169,6 +179,12 @@ def missing_message(module: str, needed_by: str, lang: str = "en",
     that offers its own, e.g. an install button)."""
     extra = OPTIONAL[module]
     python = python or this_interpreter()
+    if in_pre_commit() and extra.extra in HOOKS:   # the hook's environment is pre-commit's to build
+        problem = i18n.t("extra.missing_in_hook", lang, needed_by=needed_by, what=extra.what, module=module)
+        fix_text = i18n.t("extra.fix_hook", lang, hook=HOOKS[extra.extra], extra=extra.extra)
+        data = {"module": module, "package": extra.what, "extra": extra.extra, "requirement": requirement(extra),
+                "command": None, "python": python.executable, "problem": problem, "remedy": fix_text}
+        return problem + " " + fix_text, data
     fix = remedy(extra, python, lang)
     problem = i18n.t("extra.missing", lang, needed_by=needed_by, what=extra.what, module=module,
                      python=python.executable)
@@ -177,5 +193,5 @@ def missing_message(module: str, needed_by: str, lang: str = "en",
     return problem + " " + fix.text, data
 
 
-__all__ = ["Extra", "OPTIONAL", "Interpreter", "Remedy", "missing_module", "missing_optional", "missing_message",
+__all__ = ["Extra", "HOOKS", "OPTIONAL", "Interpreter", "in_pre_commit", "Remedy", "missing_module", "missing_optional", "missing_message",
            "remedy", "requirement", "this_interpreter"]

@@ -21,6 +21,8 @@ Signatures (``docs/field-facts.md §9`` for the mapper's files, §16 for the sha
 - **dump**: text holding only numbers (``.hex`` / ``.float`` dumps, one value a line; mean
   files written as text look the same);
 - **image list**: every line an image path (``.jpg``, ``.png``, ``.bmp`` …);
+- **wk**: the mapper's compiled model, a ``.wk`` file (any content: a Git LFS pointer or a
+  truncated copy is a damaged `.wk`) or a file whose head is a `.wk` header (:mod:`nnie_lsp.wk`);
 - **binary**: NUL bytes in the head.
 
 Only :data:`HEAD_BYTES` are read.  Never raises for a file that cannot be read: its kind is
@@ -41,6 +43,7 @@ MAPPER_CFG = "mapper cfg"
 OTHER_CFG = "other cfg"
 MAPPER_LOG = "mapper log"
 NET_TREE = "net tree"
+WK = "wk"
 RUNTIME = "runtime"
 DUMP = "dump"
 IMAGE_LIST = "image list"
@@ -93,7 +96,13 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
     ext = os.path.splitext(low)[1]
     if low in ("mapper_debug.log", "mapper_error.log"):
         return MAPPER_LOG  # by name, even empty (a run without errors leaves mapper_error.log empty)
+    if ext == ".wk":
+        return WK
     if b"\x00" in head[:HEAD_BYTES]:
+        from .wk.layout import looks_like_wk
+
+        if looks_like_wk(head):
+            return WK
         # a .prototxt holding binary data (often the caffemodel under the wrong name) is linted:
         # NN010 says what it holds
         return NET if ext == ".prototxt" else BINARY
@@ -140,6 +149,21 @@ def kind_of(path: str, *, named: bool = True) -> str:
     return sniff(path, head, named=named)
 
 
+def wk_note(path: str, *, with_cfg: bool = False, cfg: str | None = None) -> str:
+    """What a `.wk` is, in one line: its summary (or why it cannot be read) and where its
+    findings go (``with_cfg``: read as the compiled model of the cfg linted with it)."""
+    from .mapper.wk_files import load_wk
+    from .wk.describe import summary
+
+    model, error = load_wk(os.path.abspath(path))
+    what = summary(model) if model is not None else f"a .wk that cannot be read: {error.message}"
+    if cfg:
+        return f"{path}: {what}; read with the cfg that builds it ({os.path.basename(cfg)})"
+    if with_cfg:
+        return f"{path}: {what}; read as the compiled model of the cfg linted with it"
+    return f"{path}: {what}"
+
+
 def not_linted_note(path: str, kind: str, *, with_cfg: bool = False) -> str:
     """What nnie-lint says of a file named on its command line that it does not lint as a net or
     cfg: what the file is, and where it is read instead (``with_cfg``: a cfg is linted in the
@@ -150,6 +174,8 @@ def not_linted_note(path: str, kind: str, *, with_cfg: bool = False) -> str:
             return f"{path}: the mapper's graph dump, read as cnn_net_tree.dot for the cfg linted with it"
         return (f"{path}: {name} is the mapper's graph dump, not a net: nothing to lint on its own; "
                 "lint its cfg (the cnn_net_tree.dot beside a cfg is read with it)")
+    if kind == WK:
+        return wk_note(path, with_cfg=with_cfg)
     if kind == RUNTIME:
         return (f"{path}: {name} is the mapper's segment list (RUNTIME.txt), not a net: nothing to lint; "
                 "lint its cfg")

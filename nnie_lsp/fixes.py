@@ -220,6 +220,14 @@ def deinplace_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer,
         new_blob = unique_blob_name(graph, wanted)
     new = new_blob
     edits: list[TextEdit] = [replace_string_token(doc, rng, new) for blob, rng in layer.source.tops if blob == old]
+    return new, edits + rewire_edits(doc, graph, layer, old, new)
+
+
+def rewire_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer, old: str, new: str) -> list[TextEdit]:
+    """Every later reader of blob ``old`` after ``layer`` reads ``new`` instead; later in-place
+    layers on ``old`` (the rest of the chain) move to ``new`` too, in place on it.  Stops where a
+    non-in-place layer writes ``old`` again."""
+    edits: list[TextEdit] = []
     # only the layers that touch the old blob after this one, in order (uses the graph's indexes)
     later = sorted({l.index: l for l in (*graph.consumers(old), *graph.producers(old))
                     if l.index > layer.index}.values(), key=lambda l: l.index)
@@ -233,5 +241,17 @@ def deinplace_edits(doc: PrototxtDocument, graph: NetGraph, layer: GraphLayer,
         for blob, rng in s.tops:
             if blob == old:  # in-place layer later in the chain: keep it in place on the new blob
                 edits.append(replace_string_token(doc, rng, new))
-    return new, edits
+    return edits
+
+
+def delete_layer_edit(doc: PrototxtDocument, layer: GraphLayer) -> TextEdit:
+    """Delete a layer block: its whole lines when it has them to itself, else just the block."""
+    r = layer.source.node.range
+    idx = doc.line_index
+    before = doc.text[idx.line_start(r.start.line):idx.offset(r.start)]
+    after = doc.text[idx.offset(r.end):idx.line_end(r.end.line)]
+    if not before.strip() and not after.strip():
+        end = Position(r.end.line + 1, 0) if r.end.line + 1 < idx.line_count else Position(r.end.line, len(idx.line_text(r.end.line)))
+        return TextEdit(Range(Position(r.start.line, 0), end), "")
+    return TextEdit(r, "")
 

@@ -142,6 +142,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.summary_inconclusive": ("Inconclusive: {verdict}", "无法判定：{verdict}"),
     "triage.summary_inconclusive_bare": ("Inconclusive", "无法判定"),
     "triage.summary_first": ("; first divergence: {layer}", "；首个分歧层：{layer}"),
+    "triage.summary_caveat": (" — caveat: {caveat}", "——注意：{caveat}"),
     "triage.stale": (" [stale: {reasons} — run triage again]", " [已过期：{reasons} — 请重新运行排查]"),
     "triage.stale_reason": ("{what} changed after the run", "运行后{what}已改动"),
     "triage.fixed_reason": ("{count} of its fixes applied since the run", "运行后已应用其中 {count} 个修复"),
@@ -205,6 +206,13 @@ UI: Mapping[str, tuple[str, str]] = {
     # a missing optional package (nnie_lsp/extras.py): never an internal error
     "extra.missing": ("{needed_by} needs {what} (the Python module {module}), which {python} cannot import.",
                       "{needed_by}需要 {what}（Python 模块 {module}），但 {python} 无法导入它。"),
+    "extra.missing_in_hook": ("{needed_by} needs {what} (the Python module {module}), which the pre-commit "
+                              "hook's environment does not have.",
+                              "{needed_by}需要 {what}（Python 模块 {module}），但 pre-commit 钩子的环境中没有它。"),
+    "extra.fix_hook": ("To run it in the hook, use the hook id {hook} (it installs the \"{extra}\" extra) in "
+                       ".pre-commit-config.yaml instead of nnie-lint.",
+                       "要在钩子中运行它，请在 .pre-commit-config.yaml 中改用钩子 {hook}（它会安装 \"{extra}\" 可选依赖），"
+                       "而不是 nnie-lint。"),
     "extra.fix_pip": ("Install it into that Python, then run the command again: {command} (what nnie-lsp's "
                       "\"{extra}\" extra adds).",
                       "请把它安装到该 Python 中，然后重新运行命令：{command}（即 nnie-lsp 的 \"{extra}\" 可选依赖）。"),

@@ -86,6 +86,7 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
                 unsafe_fixes: bool, stdin: tuple[str, bytes] | None,
                 on_note: Callable[[str], None] | None) -> LintRun:
     provider = provider if isinstance(provider, Overlay) else _overlay(provider)
+    provider.track_digests = provider.track_digests or fix
     stdin_path = None
     if stdin is not None:
         stdin_path = os.path.abspath(stdin[0])
@@ -98,7 +99,7 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
         if on_note is not None:
             on_note(note)
     files = inputs.files + ([stdin_path] if stdin_path else [])
-    if not files and not logs:
+    if not files and not logs and not inputs.wk_files:
         run = LintRun([], [])
     else:
         cfgs = [f for f in files if f.lower().endswith(".cfg")]
@@ -106,16 +107,22 @@ def _lint_paths(paths: list[str], settings: LintSettings | None, overrides: dict
             on_note(f"the mapper log(s) given are read with each of the {len(cfgs)} cfgs linted; "
                     "give only the cfg the log belongs to")
         if settings is None:
-            load_settings((files or logs)[0])  # a broken pyproject is said before any file is read
+            load_settings((files or logs or inputs.wk_files)[0])  # a broken pyproject is said before any file is read
         if fix:
             run = fix_files(files, unsafe=unsafe_fixes, settings=settings, overrides=overrides, cwd=cwd, lang=lang,
-                            provider=provider, mapper_logs=logs, net_trees=inputs.net_trees)
+                            provider=provider, mapper_logs=logs, net_trees=inputs.net_trees,
+                            wk_files=inputs.wk_files, named_wk=inputs.named_wk)
         else:
             run = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                             mapper_logs=logs, net_trees=inputs.net_trees)
+                             mapper_logs=logs, net_trees=inputs.net_trees, wk_files=inputs.wk_files,
+                             named_wk=inputs.named_wk)
         run.files = files
+        for note in run.wk_notes:
+            if on_note is not None:
+                on_note(note)
     run.mapper_logs = logs
-    run.notes = list(inputs.notes)
+    run.wk_files = list(inputs.wk_files)
+    run.notes = list(inputs.notes) + list(getattr(run, "wk_notes", []))
     run.provider = provider
     return run
 

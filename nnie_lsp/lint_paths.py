@@ -14,12 +14,13 @@ import os
 from typing import Callable, Iterable
 
 from . import safe_io
+from .card import CARD_FILE
 from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
 from .rules.catalogue import known_codes, rules_for
 from .rules.context import RuleContext
-from .rules.meta import internal_error
-from .rules.registry import CFG
+from .rules.meta import internal_error, not_linted
+from .rules.registry import CARD, CFG, WK
 from .records import NamedTuple
 from .settings import LintSettings, load_settings
 from .suppress import apply_suppressions, parse_directives
@@ -38,7 +39,12 @@ class LintOutcome(NamedTuple):
 
 def project_parts(project: Project) -> frozenset[str]:
     """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
-    return frozenset((CFG,)) if project.cfg is not None else frozenset()
+    parts = {CFG} if project.cfg is not None else set()
+    if project.wk is not None:
+        parts.add(WK)
+    if project.card is not None:
+        parts.add(CARD)
+    return frozenset(parts)
 
 
 def _log_crash(code: str, exc: Exception) -> None:
@@ -91,6 +97,8 @@ def lint_project(project: Project, *, lang: str | None = None,
             _log_crash(r.code, exc)
             errors.append(f"{r.code}: {exc!r}")
             raw.append(internal_error(r.code, exc, project.prototxt_path or project.cfg_path or "<input>", lang))
+    # a file given to lint (not one a cfg names: NN006 reports those) that was not read
+    raw += [not_linted(u.problem, u.problem.path, lang) for u in project.unreadable if u.ref is None]
     out = []
     for d in raw:
         if settings.ignored_for_path(d.code, d.path):
@@ -130,6 +138,8 @@ class Inputs:
         self.files: list[str] = []
         self.mapper_logs: list[str] = []
         self.net_trees: list[str] = []
+        self.wk_files: list[str] = []   # compiled models (.wk): read with their cfg, or linted on their own
+        self.named_wk: list[str] = []   # those named on the command line (not found in a folder)
         self.notes: list[str] = []
 
 
@@ -149,8 +159,9 @@ def discover_inputs(paths: list[str]) -> Inputs:
     linted when it is a net or a mapper cfg; a ``.cfg`` that is not a mapper cfg (setup.cfg and
     friends, which pre-commit passes) is skipped; a mapper log is read with the projects, like
     ``--mapper-log``; a ``cnn_net_tree.dot`` is read as the net tree of the cfgs linted with it;
-    every other file (solver, ``RUNTIME.txt``, dumps, image lists, binary data, other text) is
-    skipped with a note saying what it is."""
+    a ``.wk`` (in a folder too) is read as the compiled model of the cfg given with it, else linted
+    on its own (:func:`lint_files`); every other file (solver, ``RUNTIME.txt``, dumps, image lists,
+    binary data, other text) is skipped with a note saying what it is."""
     from . import file_kinds
 
     found = Inputs()
@@ -161,6 +172,16 @@ def discover_inputs(paths: list[str]) -> Inputs:
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for f in sorted(files):
                     low = f.lower()
+                    if low.endswith(".wk"):
+                        full = os.path.join(root, f)
+                        if not _not_readable(full, found):
+                            found.wk_files.append(full)
+                        continue
+                    if f == CARD_FILE:   # a model card is linted as one (NN120)
+                        full = os.path.join(root, f)
+                        if not _not_readable(full, found):
+                            found.files.append(full)
+                        continue
                     if not low.endswith(file_kinds.NET_EXTENSIONS + (".cfg",)):
                         continue
                     full = os.path.join(root, f)
@@ -171,6 +192,9 @@ def discover_inputs(paths: list[str]) -> Inputs:
         elif os.path.isfile(p):
             if _not_readable(p, found):
                 continue
+            if os.path.basename(p) == CARD_FILE:
+                found.files.append(p)
+                continue
             kind = file_kinds.kind_of(p)
             if kind in (file_kinds.NET, file_kinds.MAPPER_CFG):
                 found.files.append(p)
@@ -178,6 +202,9 @@ def discover_inputs(paths: list[str]) -> Inputs:
                 found.mapper_logs.append(os.path.abspath(p))
             elif kind == file_kinds.NET_TREE:
                 trees.append(p)
+            elif kind == file_kinds.WK:
+                found.wk_files.append(p)
+                found.named_wk.append(p)
             elif kind != file_kinds.OTHER_CFG:  # setup.cfg and friends: not ours, said nothing of
                 found.notes.append(file_kinds.not_linted_note(p, kind))
         else:  # not a folder or regular file: missing, a FIFO, a device, a socket, a link loop
@@ -231,9 +258,10 @@ def _not_readable(path: str, found: Inputs) -> bool:
 class LintRun:
     """What a lint found: ``diagnostics`` and the ``internal_errors`` of crashed rules (already
     NN000 diagnostics); the ``files`` linted; with fixes, the changed texts (``fixed``: path ->
-    (old, new)) and how many fixes were ``applied``.  From :func:`nnie_lsp.lint.lint` also: the
-    ``project`` of one file or project, the ``mapper_logs`` read, ``notes`` for the user about
-    paths not linted, and the ``provider`` the texts were read from (how each file was encoded)."""
+    (old, new)), how many fixes were ``applied`` and the files each edits (``fix_paths``).  From
+    :func:`nnie_lsp.lint.lint` also: the ``project`` of one file or project, the ``mapper_logs``
+    read, ``notes`` for the user about paths not linted, and the ``provider`` the texts were read
+    from (how each file was encoded, the digest of its bytes with fixes)."""
 
     def __init__(self, diagnostics: list[Diagnostic], files: list[str], *,
                  internal_errors: list[str] | None = None, project: Project | None = None) -> None:
@@ -241,12 +269,14 @@ class LintRun:
         self.files = files
         self.fixed: dict[str, tuple[str, str]] = {}   # path -> (old text, new text)
         self.applied = 0
+        self.fix_paths: list[frozenset[str]] = []     # the files each applied fix edits
         self.internal_errors: list[str] = internal_errors if internal_errors is not None else []
         self.project = project
         self.mapper_logs: list[str] = []
         self.notes: list[str] = []
         self.provider: Overlay | DiskProvider | None = None
         self.checked: list[str] = list(files)  # every file whose findings were reported
+        self.wk_notes: list[str] = []  # one line per .wk read: what it is, and with which cfg
 
     def __repr__(self) -> str:
         return (f"LintRun({len(self.diagnostics)} diagnostics, {len(self.files)} files, "
@@ -254,21 +284,37 @@ class LintRun:
 
 
 class Overlay(DiskProvider):
-    """Disk plus in-memory texts, remembering how each real file was encoded."""
+    """Disk plus in-memory texts, remembering how each real file was encoded.
 
-    def __init__(self) -> None:
+    One run sees one state of the disk: a text file is read once, and every later read of it in
+    the run (each pass of the fix loop, each project naming it) gets that same text, so no fix is
+    ever computed on one version of a file and applied to another.  With ``track_digests`` (set
+    for ``--fix``) the :func:`~nnie_lsp.atomic_write.digest` of the bytes read is kept too
+    (``digests``): a fixed file is written only while it is still those bytes
+    (:mod:`nnie_lsp.fix_writes`)."""
+
+    def __init__(self, *, track_digests: bool = False) -> None:
         super().__init__({})
         self.decoded: dict[str, Decoded] = {}
+        self.digests: dict[str, str] = {}
+        self.track_digests = track_digests
 
     def read_text(self, path: str, kind: str | None = None) -> Decoded | None:
         path = os.path.abspath(path)
+        orig = self.decoded.get(path)
         if path in self.overlay:
-            orig = self.decoded.get(path)
             return Decoded(self.overlay[path], orig.encoding if orig else "utf-8",
                            orig.bom if orig else False, orig.newline if orig else "\n")
-        dec = super().read_text(path, kind)
-        if dec is not None:
-            self.decoded.setdefault(path, dec)
+        if orig is not None:
+            return orig
+        data = self.read_bytes(path, kind)
+        if data is None:
+            return None
+        dec = self.decoded[path] = decode(data)
+        if self.track_digests:
+            from .atomic_write import digest
+
+            self.digests[path] = digest(data)
         return dec
 
 
@@ -307,6 +353,42 @@ def _with_trees(project: Project, net_trees: tuple[str, ...], provider) -> Proje
     return project._replace(net_tree=tree) if tree.nodes else project
 
 
+def _with_wk(project: Project, wk_files: tuple[str, ...]) -> Project:
+    """A cfg's project reading the first `.wk` given with it instead of its [instruction_name].wk."""
+    if not wk_files or project.cfg is None:
+        return project
+    from .mapper.wk_files import given_wk
+
+    sources = (project.cfg_path, project.prototxt_path,
+               next((r.resolved for r in project.refs if r.entry.key == "caffemodel_file" and r.resolved), None))
+    entry = project.config.instruction_entry if project.config is not None else None
+    return project._replace(wk=given_wk(wk_files[0], entry, sources))
+
+
+def _lint_wk_files(run_diags: list[Diagnostic], errors: list[str], wk_files: tuple[str, ...],
+                   read_by: dict[str, str], settings: LintSettings | None, overrides: dict,
+                   lang: str | None) -> list[str]:
+    """Each `.wk` not read by a cfg's project is linted on its own (its findings homed on it);
+    returns one line per `.wk` saying what it is and where it was read."""
+    if not wk_files:
+        return []
+    from . import file_kinds
+    from .mapper.wk_files import given_wk
+
+    notes = []
+    for shown in wk_files:
+        path = os.path.abspath(shown)
+        if path in read_by:
+            notes.append(file_kinds.wk_note(shown, cfg=read_by[path]))
+            continue
+        notes.append(file_kinds.wk_note(shown))
+        project = Project(settings=_settings_for(path, settings, overrides), wk=given_wk(path))
+        out = lint_project(project, lang=lang, paths=[path])
+        run_diags.extend(out.diagnostics)
+        errors.extend(out.errors)
+    return notes
+
+
 def project_homes(project: Project) -> set[str]:
     """The files a cfg stands for: the cfg, its prototxt, the image lists and mean files it names,
     and the mapper logs the project read (findings homed in any of them are the cfg's)."""
@@ -314,12 +396,15 @@ def project_homes(project: Project) -> set[str]:
     homes.update(os.path.abspath(r.resolved) for r in project.refs
                  if r.resolved and r.entry.key in ("image_list", "mean_file"))
     homes.update(log_paths(project))
+    if project.card is not None:   # the card's problems (of this cfg's entry) are the cfg's too
+        homes.add(os.path.abspath(project.card.card_path))
     return homes
 
 
 def lint_files(files: list[str], *, settings: LintSettings | None = None, overrides: dict | None = None,
                provider: Overlay | None = None, cwd: str | None = None, lang: str | None = None,
-               mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = ()) -> LintRun:
+               mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = (),
+               wk_files: tuple[str, ...] | list[str] = (), named_wk: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Lint each file once; a cfg stands for its project: the findings of its prototxt, image
     lists, mean files and mapper logs are reported with it (:func:`project_homes`).  A prototxt
     named by a cfg in the set is linted with that cfg.
@@ -328,13 +413,20 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
     (:mod:`nnie_lsp.mapper.output_files`), or the ``mapper_logs`` / ``net_trees`` given instead
     (every project of the run reads them); findings homed in a log are reported with the cfg, or
     with any file when the logs were given.  Logs given without any file to lint are read on
-    their own: every finding stays on the log.  ``run.checked`` lists every file whose findings
-    were reported."""
+    their own: every finding stays on the log.  ``wk_files``: the `.wk` files to read; one of them
+    ``named_wk`` (named on the command line) with cfgs is their compiled model instead of their
+    ``[instruction_name]``.wk; a `.wk` no project read is linted on its own (``run.wk_notes`` says
+    what each is).
+    ``run.checked`` lists every file whose findings were reported."""
     provider = provider or Overlay()
     mapper_logs = tuple(os.path.abspath(p) for p in mapper_logs)
     net_trees = tuple(os.path.abspath(p) for p in net_trees)
+    wk_files = tuple(wk_files)
     overrides = overrides or {}
     wanted = [os.path.abspath(f) for f in files]
+    named = tuple(os.path.abspath(p) for p in named_wk)
+    given_wk = named if any(f.lower().endswith(".cfg") for f in wanted) and len(named) == 1 else ()
+    read_by: dict[str, str] = {}
     wanted_set = set(wanted)
     diags: list[Diagnostic] = []
     errors: list[str] = []
@@ -352,6 +444,9 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
         project = _with_logs(project_for_file(f, settings=st, provider=provider, cwd=cwd, is_cfg=is_cfg),
                              mapper_logs, provider)
         project = _with_trees(project, net_trees, provider)
+        project = _with_wk(project, given_wk)
+        if project.wk is not None:
+            read_by.setdefault(project.wk.path, f)
         homes = {f}
         if is_cfg:
             homes |= project_homes(project)
@@ -375,12 +470,14 @@ def lint_files(files: list[str], *, settings: LintSettings | None = None, overri
         out = lint_project(project, lang=lang, paths=log_paths(project))
         diags.extend(out.diagnostics)
         errors.extend(out.errors)
+    wk_notes = _lint_wk_files(diags, errors, wk_files, read_by, settings, overrides, lang)
     uniq = {}
     for d in diags:
         uniq.setdefault((d.path, d.code, d.range, d.message), d)
     run = LintRun(sorted(uniq.values(), key=Diagnostic.sort_key), wanted, internal_errors=errors)
     run.provider = provider
     run.checked = sorted(covered | set(wanted))
+    run.wk_notes = wk_notes
     return run
 
 
@@ -393,14 +490,16 @@ def choose_fixes(diags: list[Diagnostic], unsafe: bool) -> list[Fix]:
 def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings | None = None,
               overrides: dict | None = None, cwd: str | None = None, lang: str | None = None,
               max_passes: int = 10, provider: Overlay | None = None,
-              mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = ()) -> LintRun:
+              mapper_logs: tuple[str, ...] | list[str] = (), net_trees: tuple[str, ...] | list[str] = (),
+              wk_files: tuple[str, ...] | list[str] = (), named_wk: tuple[str, ...] | list[str] = ()) -> LintRun:
     """Apply fixes in memory until none apply; returns the final lint and the changed texts."""
-    provider = provider or Overlay()
+    provider = provider or Overlay(track_digests=True)
     originals: dict[str, str] = {}
     applied = 0
+    touched: list[frozenset[str]] = []
     for _ in range(max_passes):
         res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                         mapper_logs=mapper_logs, net_trees=net_trees)
+                         mapper_logs=mapper_logs, net_trees=net_trees, wk_files=wk_files, named_wk=named_wk)
         fixes = choose_fixes(res.diagnostics, unsafe)
         if not fixes:
             break
@@ -408,24 +507,37 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
         for f in fixes:
             for fe in f.edits:
                 by_path.setdefault(os.path.abspath(fe.path), []).append(fe.edit)
+            touched.append(frozenset(os.path.abspath(fe.path) for fe in f.edits))
         changed = False
         for path, edits in by_path.items():
             dec = provider.read_text(path)
-            if dec is None:
+            if dec is None and not _creates(path, edits):
                 continue
-            originals.setdefault(path, dec.text)
-            new = apply_edits(dec.text, edits)
-            if new != dec.text:
+            text = dec.text if dec is not None else ""   # a fix that creates the file (a new channel-mean file)
+            originals.setdefault(path, text)
+            new = apply_edits(text, edits)
+            if new != text:
                 provider.overlay[path] = new
                 changed = True
         applied += len(fixes)
         if not changed:
             break
     res = lint_files(files, settings=settings, overrides=overrides, provider=provider, cwd=cwd, lang=lang,
-                     mapper_logs=mapper_logs, net_trees=net_trees)
+                     mapper_logs=mapper_logs, net_trees=net_trees, wk_files=wk_files, named_wk=named_wk)
     res.fixed = {p: (originals[p], provider.overlay[p]) for p in originals if provider.overlay.get(p) != originals[p]}
     res.applied = applied
+    res.fix_paths = touched
     return res
+
+
+def _creates(path: str, edits) -> bool:
+    """Edits that create `path`: it does not exist and they insert at 1:1 (``fixes.write_whole_file``
+    of a missing file)."""
+    from .text import Position
+
+    start = Position(0, 0)
+    return (not os.path.lexists(path) and len(edits) == 1
+            and edits[0].range.start == start and edits[0].range.end == start)
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

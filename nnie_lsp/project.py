@@ -22,14 +22,17 @@ from . import safe_io
 from .records import NamedTuple
 from .settings import LintSettings
 from .sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
+from .text import split_lines
 
 if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nnie-lint's start-up)
     from .cfg.model import MapperConfig
     from .cfg.preprocessing import InputPreprocessing
     from .cfg.reader import CfgDocument, CfgEntry
+    from .card.lookup import CardLookup
     from .cfg_files import ImageListFacts, MeanFacts, RefFile
     from .mapper.output_files import FoundLog
     from .mapper.nettree import NetTree
+    from .mapper.wk_files import FoundWk
 
 __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
            "project_for_file", "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
@@ -105,6 +108,15 @@ class Project(NamedTuple):
     # the ONNX model the prototxt was converted from (the NN5xx checks): the `onnx` setting
     # (`--onnx`), else `<prototxt stem>.onnx` beside the prototxt (:func:`onnx_for`)
     onnx_path: str | None = None
+    # the compiled model: `[instruction_name]`.wk beside the cfg, or a .wk named on the command line
+    # (mapper/wk_files.py); a .wk linted on its own is a project holding only it
+    wk: FoundWk | None = None
+    # the model card (nnie.toml) the cfg is judged against (:func:`nnie_lsp.card.lookup.find_card`),
+    # or the card file itself when it is what is linted (then ``cfg`` is None)
+    card: CardLookup | None = None
+    # the texts of the files a card rule may rewrite or create: (absolute path, text or None when
+    # missing) -- the cfg's channel-mean files and the candidates for a new one (rules read no file)
+    card_texts: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def cfg_path(self) -> str | None:
@@ -216,12 +228,16 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
         elif dec is not None:
             proto_doc, graph = cached_prototxt(dec.text, prototxt_path)
     siblings = _marked_siblings(proto_origin)
-    mapper_logs, net_tree = (), None
+    mapper_logs, net_tree, wk = (), None, None
     if cfg_path and load_prototxt:
         from .mapper.output_files import mapper_output_beside
 
         mapper = mapper_output_beside(cfg_path, provider, (cfg_path, prototxt_path))
         mapper_logs, net_tree = mapper.logs, mapper.net_tree
+        wk = _wk_beside(cfg_path, side, prototxt_path, cwd)
+    card = card_texts = None
+    if cfg_path and side.cfg is not None:
+        card, card_texts = _card_of(cfg_path, proto_origin, side, provider)
     return Project(settings=settings, cfg=side.cfg, config=side.config, prototxt=proto_doc, graph=graph,
                    refs=side.refs, image_lists=side.image_lists, means=side.means,
                    base_dir=side.base_dir, prototxt_origin=proto_origin,
@@ -229,7 +245,73 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
                    marked_newest_same=_same_net(siblings, prototxt_path, proto_doc, provider),
                    preprocessing=side.preprocessing, mapper_logs=mapper_logs, net_tree=net_tree,
                    unreadable=tuple(unreadable),
-                   onnx_path=onnx_for(settings, prototxt_path) if proto_doc is not None else None)
+                   onnx_path=onnx_for(settings, prototxt_path) if proto_doc is not None else None, wk=wk,
+                   card=card, card_texts=card_texts or ())
+
+
+def _wk_beside(cfg_path: str, side, prototxt_path: str | None, cwd: str):
+    """The `.wk` the cfg's [instruction_name] names, when it exists (mapper/wk_files.py)."""
+    if side.config is None:
+        return None
+    from .mapper.wk_files import wk_for_cfg
+
+    caffemodel = next((r.resolved for r in side.refs if r.entry.key == "caffemodel_file" and r.resolved), None)
+    return wk_for_cfg(cfg_path, side.config.instruction_entry, (cfg_path, prototxt_path, caffemodel), cwd)
+
+
+def _card_of(cfg_path: str, proto_origin, side, provider: SourceProvider):
+    """The cfg's model card (None when there is none on the way: nothing more is imported) and the
+    texts the card rules may need (:attr:`Project.card_texts`)."""
+    from .card import card_paths
+
+    exists = provider.exists
+    if not card_paths(cfg_path, lambda p: exists(p) and (os.path.isfile(p) or p in getattr(provider, "overlay", {}))):
+        return None, ()
+    from .card.expect import NEW_MEAN_FILES
+    from .card.lookup import find_card
+
+    wanted = []
+    if proto_origin is not None and proto_origin.resolved:
+        wanted.append(proto_origin.resolved)
+        marked = MARKED_RE.match(os.path.basename(proto_origin.resolved))
+        if marked:   # a RuyiStudio marked copy stands for its original beside it
+            wanted.append(os.path.join(os.path.dirname(proto_origin.resolved), marked.group("name") + ".prototxt"))
+    card = find_card(cfg_path, wanted, provider)
+    if card is None or card.model is None or card.model.mean is None:
+        return card, ()
+    texts = {}
+    for ref in side.refs:
+        if ref.entry.key == "mean_file" and ref.resolved and not ref.resolved.lower().endswith(".binaryproto"):
+            dec = provider.read_text(ref.resolved, safe_io.MEAN_FILE)
+            texts[os.path.abspath(ref.resolved)] = dec.text if dec is not None else None
+    for name in NEW_MEAN_FILES:
+        path = os.path.join(os.path.dirname(cfg_path), name)
+        if path not in texts:
+            dec = provider.read_text(path, safe_io.MEAN_FILE) if exists(path) else None
+            texts[path] = dec.text if dec is not None else None
+    return card, tuple(texts.items())
+
+
+def card_project(card_path: str, *, settings: LintSettings | None = None,
+                 provider: SourceProvider | None = None) -> Project:
+    """The project of a model card linted on its own: every entry's problems (NN120)."""
+    from .card.lookup import CardLookup, read_card
+    from .card.reader import CardDocument, CardProblem
+    from .text import LineIndex
+
+    provider = provider or DiskProvider()
+    path = os.path.abspath(card_path)
+    doc = read_card(path, provider)
+    if isinstance(doc, CardProblem):
+        doc = CardDocument(path, "", (), (doc,), LineIndex(""))
+    problems = doc.problems + doc.file_problems(provider.exists)
+    return Project(settings=settings or LintSettings(), card=CardLookup(path, doc, None, problems, (path,)))
+
+
+def is_card_path(path: str) -> bool:
+    from .card import CARD_FILE
+
+    return os.path.basename(path) == CARD_FILE
 
 
 def onnx_for(settings: LintSettings, prototxt_path: str | None) -> str | None:
@@ -250,6 +332,8 @@ def project_for_file(path: str, *, settings: LintSettings, provider: SourceProvi
     first cfg beside it that names it (or alone).  `is_cfg` overrides the file's extension."""
     provider = provider or DiskProvider()
     path = os.path.abspath(path)
+    if is_card_path(path) and not is_cfg:
+        return card_project(path, settings=settings, provider=provider)
     if is_cfg is None:
         is_cfg = path.lower().endswith(".cfg")
     if is_cfg:
@@ -294,7 +378,7 @@ def _same_net(siblings: tuple[str, ...], used: str | None, used_doc: PrototxtDoc
         return None
 
     def lines(text: str) -> list[str]:
-        return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+        return [line.rstrip() for line in split_lines(text)]
 
     if lines(newest.text) == lines(current.text):
         return True

@@ -34,8 +34,8 @@ from .records import NamedTuple
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",
-    "BoundedFile", "FileProblem", "FileReadError", "check_file", "kind_for_path", "limit_for", "open_bounded",
-    "read_bytes", "read_head",
+    "BoundedFile", "FileProblem", "FileReadError", "check_file", "check_text", "kind_for_path", "limit_for",
+    "open_bounded", "read_bytes", "read_head", "read_stream", "size_text", "text_size",
 ]
 
 MIB = 1 << 20
@@ -50,6 +50,7 @@ LOG = "mapper log"
 DOT = "dot file"
 SETTINGS = "settings file"
 CAFFEMODEL = "caffemodel"
+WK = "compiled model (.wk)"
 FILE = "file"
 
 #: The most bytes read from one file of each kind.  A real project stays far below: cfgs are a few
@@ -58,7 +59,8 @@ FILE = "file"
 #: (image_type 0 lists hold float text, docs/field-facts.md §5.2), a mean image of a 1024x1024
 #: input is 12 MB, a %.18e dump of 1x64x640x640 floats 680 MB; a mapper log at log_level 3 can
 #: hold gigabytes (the mapper output beside a cfg is skipped past 64 MiB: mapper/discovery.py); a
-#: caffemodel holds the weights (VGG-16's is 528 MB; protobuf parses no message of 2 GiB or more).
+#: caffemodel holds the weights (VGG-16's is 528 MB; protobuf parses no message of 2 GiB or more); a
+#: `.wk` holds them quantized (VGG-16 at 8 bits is about 140 MB).
 LIMITS: dict[str, int] = {
     CFG: MIB // 4,
     PROTOTXT: 8 * MIB,
@@ -69,15 +71,17 @@ LIMITS: dict[str, int] = {
     DOT: 64 * MIB,
     SETTINGS: 4 * MIB,
     CAFFEMODEL: 2048 * MIB,
+    WK: 1024 * MIB,
     FILE: 64 * MIB,
 }
 
 _KIND_ZH = {CFG: "cfg 文件", PROTOTXT: "prototxt 文件", IMAGE_LIST: "图片列表", MEAN_FILE: "均值文件",
             DUMP: "dump 文件", LOG: "mapper 日志", DOT: "dot 文件", SETTINGS: "配置文件", CAFFEMODEL: "caffemodel 文件",
+            WK: "编译后的模型（.wk）",
             FILE: "文件"}
 
 _EXTENSIONS = {".cfg": CFG, ".prototxt": PROTOTXT, ".pbtxt": PROTOTXT, ".dot": DOT, ".log": LOG,
-               ".binaryproto": MEAN_FILE, ".toml": SETTINGS, ".caffemodel": CAFFEMODEL}
+               ".binaryproto": MEAN_FILE, ".toml": SETTINGS, ".caffemodel": CAFFEMODEL, ".wk": WK}
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -93,7 +97,8 @@ def limit_for(kind: str) -> int:
     return LIMITS.get(kind, LIMITS[FILE])
 
 
-def _size_text(size: int) -> str:
+def size_text(size: int) -> str:
+    """A size for people: bytes, KiB or MiB (binary units, one decimal)."""
     if size >= MIB:
         return f"{size / MIB:.1f} MiB"
     if size >= 1024:
@@ -115,9 +120,9 @@ class FileProblem(NamedTuple):
 
     def describe(self, lang: str = "en") -> str:
         """The reason in words, without the path (messages put the path where they want it)."""
-        size = _size_text(self.size or 0)
-        limit = _size_text(self.limit or 0)
-        if size == limit:  # just past the bound: the exact numbers say it
+        size = size_text(self.size or 0)
+        limit = size_text(self.limit or 0)
+        if size == limit and self.size is not None:  # just past the bound: the exact numbers say it
             size, limit = f"{self.size or 0:,} bytes", f"{self.limit or 0:,} bytes"
         kind_zh = _KIND_ZH.get(self.kind, "文件")
         kind = ("an " if self.kind[:1] in "aeiou" else "a ") + self.kind
@@ -133,8 +138,10 @@ class FileProblem(NamedTuple):
             "device": ("a device, not a regular file: not read", "是设备文件，不是普通文件：未读取"),
             "socket": ("a socket, not a regular file: not read", "是套接字，不是普通文件：未读取"),
             "special": ("not a regular file: not read", "不是普通文件：未读取"),
-            "too-large": (f"{size}, more than the {limit} nnie-lsp reads from {kind}: not read",
-                          f"大小 {size}，超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取"),
+            "too-large": ((f"more than the {limit} nnie-lsp reads from {kind}: not read",
+                           f"超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取") if self.size is None else
+                          (f"{size}, more than the {limit} nnie-lsp reads from {kind}: not read",
+                           f"大小 {size}，超过 nnie-lsp 对{kind_zh}的读取上限 {limit}：未读取")),
             "permission": ("permission denied: cannot be read", "没有读取权限"),
             "io-error": (f"cannot be read: {self.detail}", f"无法读取：{self.detail}"),
         }
@@ -285,6 +292,49 @@ def read_head(path: str, count: int, kind: str | None = None) -> bytes:
         raise FileReadError(_problem_from_error(path, kind, exc), exc.errno) from None
     finally:
         os.close(fd)
+
+
+def read_stream(stream, name: str, kind: str | None = None) -> bytes:
+    """Everything a binary stream (standard input) holds, at most the bound for ``kind`` (default:
+    guessed from ``name``, the path the text stands for): the same bound and message as a file of
+    that name.  A stream past the bound is read no further (``size`` None: its size is unknown;
+    a regular file redirected to stdin gives its size)."""
+    kind = kind or kind_for_path(name)
+    bound = limit_for(kind)
+    size = None
+    try:
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode):
+            size = info.st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass
+    if size is not None and size > bound:
+        raise FileReadError(FileProblem(name, kind, "too-large", size=size, limit=bound))
+    chunks, total = [], 0
+    while total <= bound:
+        chunk = stream.read(min(8 * MIB, bound + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > bound:
+        raise FileReadError(FileProblem(name, kind, "too-large", size=size, limit=bound))
+    return b"".join(chunks)
+
+
+def text_size(text: str) -> int:
+    """The UTF-8 size of a text (an editor's buffer), as its file would have on disk."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def check_text(text: str, name: str, kind: str | None = None) -> FileProblem | None:
+    """Why an editor's buffer standing for ``name`` is not read (past the bound for ``kind``, as
+    a file of that name would be), or None."""
+    kind = kind or kind_for_path(name)
+    bound = limit_for(kind)
+    if len(text) > bound or (len(text) * 4 > bound and text_size(text) > bound):
+        return FileProblem(name, kind, "too-large", size=text_size(text), limit=bound)
+    return None
 
 
 class BoundedFile:

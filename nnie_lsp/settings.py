@@ -32,6 +32,8 @@ class LintSettings(NamedTuple):
     lang: str = "en"
     origin: str | None = None                                          # pyproject.toml used, if any
     onnx: str | None = None   # the ONNX model the prototxt was converted from (the NN5xx checks)
+    target_chip: str | None = None    # the chip the project deploys to (the .wk checks, NN605)
+    board_memory: int | None = None   # bytes the board can give the model (the .wk checks, NN606)
 
     # ------------------------------------------------------------------ selection
     def is_selected(self, code: str, default_enabled: bool) -> bool:
@@ -89,7 +91,38 @@ def _codes(value, where: str) -> tuple[str, ...]:
         value = [v for v in value.replace(",", " ").split() if v]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise SettingsError(f"{where} must be a list of rule codes or prefixes")
-    return tuple(v.strip().upper() for v in value)
+    return check_codes(tuple(v.strip().upper() for v in value), where)
+
+
+_LOOKALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
+
+
+def check_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
+    """`codes` (upper case) when each is ``ALL``, a rule code or the prefix of one; else a
+    :class:`SettingsError` naming `where` and the closest codes: a typo (``NN3O1``, ``XYZ``) never
+    switches rules off in silence."""
+    from .rules.catalogue import known_codes   # the generated index: no rule module is imported
+
+    codes = tuple(codes)
+    known = known_codes()
+    for code in codes:
+        if code == "ALL" or code in known or any(k.startswith(code) for k in known):
+            continue
+        raise SettingsError(f"{where}: unknown rule code or prefix {code!r}{_did_you_mean(code, known)}; "
+                            "nnie-lint --list-rules lists them")
+    return codes
+
+
+def _did_you_mean(code: str, known: frozenset[str]) -> str:
+    lookalike = code[:1] + code[1:].translate(_LOOKALIKES) if code[:1] in "NT" else code
+    if lookalike != code and (lookalike in known or any(k.startswith(lookalike) for k in known)):
+        return f" (did you mean {lookalike}?)"   # a letter O for a zero, I or l for a one
+    import difflib  # only on a typo (start-up)
+
+    prefixes = {k[:n] for k in known for n in range(2, len(k))}
+    pool = sorted(known | prefixes) if len(code) < 5 else sorted(known)
+    candidates = difflib.get_close_matches(code, pool, n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(candidates)}?)" if candidates else ""
 
 
 def settings_from_mapping(data: Mapping, origin: str | None = None,
@@ -98,7 +131,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
     base = base or LintSettings()
     where = origin or "settings"
     known = {"select", "extend-select", "ignore", "per-file-ignores", "severity",
-             "source-framework", "extra-inplace-pairs", "lang", "onnx"}
+             "source-framework", "extra-inplace-pairs", "lang", "onnx", "target-chip", "board-memory"}
     norm = {str(k).replace("_", "-"): v for k, v in dict(data).items()}
     unknown = sorted(set(norm) - known)
     if unknown:
@@ -125,6 +158,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
             out["severity"] = tuple((str(k).upper(), Severity.parse(str(v))) for k, v in sev.items())
         except ValueError as exc:
             raise SettingsError(f"{where}: severity: {exc}") from None
+        check_codes((code for code, _sev in out["severity"]), f"{where}: severity")
     if "source-framework" in norm:
         fw = str(norm["source-framework"]).lower()
         if fw not in SOURCE_FRAMEWORKS:
@@ -147,7 +181,40 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
         if origin and os.path.isfile(origin) and not os.path.isabs(value):
             value = os.path.join(os.path.dirname(os.path.abspath(origin)), value)
         out["onnx"] = value
+    if "target-chip" in norm:
+        from .wk.layout import CHIP_GENERATIONS, chip_named
+
+        chip = chip_named(str(norm["target-chip"]))
+        if chip is None:
+            raise SettingsError(f"{where}: target-chip must be one of {', '.join(CHIP_GENERATIONS)}; "
+                                f"got {norm['target-chip']!r}")
+        out["target_chip"] = chip
+    if "board-memory" in norm:
+        out["board_memory"] = parse_memory(norm["board-memory"], f"{where}: board-memory")
     return base._replace(origin=origin or base.origin, **out)
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
+          "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9}
+
+
+def parse_memory(value, where: str) -> int:
+    """A memory size: bytes (an integer), or a number with a unit -- K/M/G, KiB/MiB/GiB (binary,
+    as a board's MMZ size is written), KB/MB/GB (decimal)."""
+    if isinstance(value, bool):
+        raise SettingsError(f"{where} must be a size such as 256 MiB or a number of bytes")
+    if isinstance(value, int):
+        if value <= 0:
+            raise SettingsError(f"{where} must be positive; got {value}")
+        return value
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(value))
+    unit = m.group(2).lower() if m else None
+    if m is None or unit not in _UNITS or float(m.group(1)) <= 0:
+        raise SettingsError(f"{where} must be a size such as 256 MiB, 512M, 1.5 GiB or a number of bytes; "
+                            f"got {value!r}")
+    return int(float(m.group(1)) * _UNITS[unit])
 
 
 def normalize_lang(lang: str | None) -> str:
@@ -169,17 +236,24 @@ def toml_module():
 
 def _read_toml(path: str) -> dict:
     """A pyproject.toml's content, cached by (path, mtime, size): linting a folder asks for the
-    same file once per linted file.  Raises TOMLDecodeError for a broken file."""
+    same file once per linted file.  Raises SettingsError (with the position) for a broken file."""
     st = os.stat(path)
     key = (path, st.st_mtime_ns, st.st_size)
     hit = _TOML_CACHE.get(key)
     if hit is None:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        from . import safe_io
+
+        raw = safe_io.read_bytes(path, safe_io.SETTINGS)
         try:  # a file that never names nnie-lint has no settings for it: not parsed
             hit = toml_module().loads(raw.decode("utf-8")) if b"nnie-lint" in raw else {}
-        except ValueError as exc:  # TOMLDecodeError, UnicodeDecodeError
-            hit = exc
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            hit = SettingsError(f"{path}: not UTF-8 text (line {line}, byte {exc.start + 1}): "
+                                "its [tool.nnie-lint] settings cannot be read")
+        except ValueError as exc:  # TOMLDecodeError: the message ends with "(at line L, column C)"
+            last = raw.count(b"\n") + (not raw.endswith(b"\n"))
+            words = str(exc).replace("(at end of document)", f"(at the end of the file, line {last})")
+            hit = SettingsError(f"{path}: not valid TOML: {words}; its [tool.nnie-lint] settings cannot be read")
         if len(_TOML_CACHE) > 64:
             _TOML_CACHE.clear()
         _TOML_CACHE[key] = hit
@@ -189,6 +263,9 @@ def _read_toml(path: str) -> dict:
 
 
 def find_pyproject(start: str) -> str | None:
+    """The nearest pyproject.toml with a ``[tool.nnie-lint]`` table (None: defaults).  One that
+    names nnie-lint but is not valid TOML (or not UTF-8, or unreadable) is a
+    :class:`SettingsError` with its position: its settings are never skipped in silence."""
     d = os.path.abspath(start)
     if os.path.isfile(d):
         d = os.path.dirname(d)
@@ -197,9 +274,12 @@ def find_pyproject(start: str) -> str | None:
         if os.path.isfile(candidate):
             try:
                 data = _read_toml(candidate)
-            except (OSError, ValueError):  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
-                data = {}
-            if "nnie-lint" in data.get("tool", {}):
+            except SettingsError:   # names nnie-lint but cannot be read: said, never skipped
+                raise
+            except OSError as exc:
+                raise SettingsError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "nnie-lint" in tool:
                 return candidate
         parent = os.path.dirname(d)
         if parent == d:

@@ -30,7 +30,8 @@ class DiskProvider:
     """Reads files from disk; `overlay` maps absolute paths to unsaved text (editor buffers).
 
     Disk reads go through the guarded reader (:mod:`nnie_lsp.safe_io`): regular files only, at most
-    the bound for the kind of file (``kind``; guessed from the name when not given).  A file that is
+    the bound for the kind of file (``kind``; guessed from the name when not given); an unsaved
+    text has the bound of its file too.  A file that is
     not read gives None, and :meth:`problem` says why."""
 
     def __init__(self, overlay: dict[str, str] | None = None) -> None:
@@ -41,6 +42,10 @@ class DiskProvider:
         path = os.path.abspath(path)
         if path in self.overlay:
             text = self.overlay[path]
+            problem = safe_io.check_text(text, path, kind)
+            if problem is not None:   # an editor's buffer has the bound of its file
+                self.problems[path] = problem
+                return None
             return Decoded(text, "utf-8", False, "\r\n" if "\r\n" in text[:4096] else "\n")
         data = self.read_bytes(path, kind)
         return None if data is None else decode(data)
@@ -62,7 +67,7 @@ class DiskProvider:
         (regular file? within the bound for ``kind``?).  None for an editor buffer or a good file."""
         absolute = os.path.abspath(path)
         if absolute in self.overlay:
-            return None
+            return self.problems.get(absolute) if read else safe_io.check_text(self.overlay[absolute], absolute, kind)
         if read:
             return self.problems.get(absolute)
         return safe_io.check_file(absolute, kind, bounded=kind is not None)

@@ -4,8 +4,9 @@ Conventions (one set for the whole engine):
 - ``Position.line`` is 0-based; ``Position.character`` is a 0-based index into the line's
   Python ``str`` (code points).  CLI output adds 1 to both; the LSP layer converts the column to
   UTF-16 code units with :func:`utf16_column` / :func:`column_from_utf16`.
-- Lines are split on ``\\n`` only.  A ``\\r`` before ``\\n`` is not part of the line's content as
-  exposed by :meth:`LineIndex.line_text` but it is still in the text (ranges never cover it).
+- Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac files), as editors show them.
+  The line end is not part of the line's content as exposed by :meth:`LineIndex.line_text` but
+  it is still in the text (ranges never cover it).
 - Documents keep the text exactly as decoded (BOM removed); edits are applied to that text and
   :func:`encode` writes it back with the original encoding, BOM and newline style.
 """
@@ -14,12 +15,16 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import re
 from itertools import accumulate, repeat
 from operator import add
 from typing import Iterable, Sequence
 
 from . import safe_io
 from .records import NamedTuple
+
+
+_LINE_END = re.compile(r"\r\n|\n|\r")
 
 
 class Position(NamedTuple):
@@ -62,6 +67,10 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        if "\r" in text and text.count("\r") != text.count("\r\n"):
+            # a lone \r ends a line too (classic Mac files; editors show it as a line break)
+            self._starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
+            return
         # line i + 1 starts len(line i) + 1 after line i (all in C: no per-line bytecode)
         lines = text.split("\n")
         lines.pop()
@@ -75,9 +84,11 @@ class LineIndex:
         return self._starts[line]
 
     def line_end(self, line: int) -> int:
-        """Offset just past the line's content (before ``\\r\\n`` / ``\\n``)."""
+        """Offset just past the line's content (before ``\\r\\n`` / ``\\n`` / ``\\r``)."""
         if line + 1 < len(self._starts):
             end = self._starts[line + 1] - 1
+            if self.text[end] == "\r":   # a lone \r line end
+                return end
         else:
             end = len(self.text)
         if end > self._starts[line] and self.text[end - 1] == "\r":
@@ -117,8 +128,21 @@ class LineIndex:
         return self.line_range(line)
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of a text as :class:`LineIndex` counts them: ``text.split("\\n")`` (a ``\\r\\n``
+    line keeps its ``\\r``) unless a lone ``\\r`` ends a line somewhere, which ends it then too."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return _LINE_END.split(text)
+    return text.split("\n")
+
+
 def detect_newline(text: str) -> str:
+    """The line end a text uses (its first one): ``\\r\\n``, ``\\n``, or ``\\r`` alone; ``\\n``
+    for a text of one line."""
     i = text.find("\n")
+    r = text.find("\r", 0, i if i >= 0 else len(text))
+    if r >= 0 and r != i - 1:
+        return "\r"
     if i > 0 and text[i - 1] == "\r":
         return "\r\n"
     return "\n"

@@ -118,6 +118,12 @@ def test_oversized_prototxt_is_not_read(tmp_path):
     assert f"big.prototxt: not linted: {past}" in run.stderr
     cfg = _project(tmp_path, prototxt_file="./big.prototxt")
     assert _nn006(cfg) == [f"[prototxt_file] ./big.prototxt: {past}"]
+    # a file to lint that is past the bound when it is read (it grew after it was found) is NN903
+    from nnie_lsp.lint_paths import lint_files
+
+    found = lint_files([str(big)]).diagnostics
+    assert [(d.code, d.range.start.line) for d in found] == [("NN903", 0)]
+    assert found[0].message == f"this file was not linted: {past}; nothing in it was checked"
 
 
 # ---------------------------------------------------------------- files a cfg names
@@ -249,8 +255,9 @@ def test_reader_bounds_and_messages(tmp_path):
 
 def test_limits_are_documented_and_ordered():
     kinds = (safe_io.CFG, safe_io.PROTOTXT, safe_io.IMAGE_LIST, safe_io.MEAN_FILE, safe_io.DUMP,
-             safe_io.LOG, safe_io.DOT, safe_io.SETTINGS, safe_io.CAFFEMODEL, safe_io.FILE)
+             safe_io.LOG, safe_io.DOT, safe_io.SETTINGS, safe_io.CAFFEMODEL, safe_io.WK, safe_io.FILE)
     assert set(safe_io.LIMITS) == set(kinds)
+    assert safe_io.kind_for_path("nnie_model/net_inst.wk") == safe_io.WK
     assert safe_io.LIMITS[safe_io.CFG] < safe_io.LIMITS[safe_io.PROTOTXT] < safe_io.LIMITS[safe_io.DUMP]
     assert safe_io.LIMITS[safe_io.CAFFEMODEL] == 2048 * safe_io.MIB  # protobuf's own message bound
     assert safe_io.kind_for_path("VGG_ILSVRC_16.caffemodel") == safe_io.CAFFEMODEL
@@ -270,6 +277,18 @@ def test_mapper_output_beside_the_cfg_as_fifos(tmp_path):
     assert project.prototxt is not None and project.mapper_logs == () and project.net_tree is None
     run = _lint_cli(str(cfg), str(tmp_path / "mapper_debug.log"), cwd=tmp_path)
     assert "mapper_debug.log: not linted: a FIFO" in run.stderr and "Traceback" not in run.stderr
+
+
+@needs_fifo
+def test_a_wk_that_is_a_fifo(tmp_path):
+    """A FIFO named as the cfg's [instruction_name].wk is not read (the lint goes on); named on
+    the command line it is said to be one."""
+    cfg = _project(tmp_path)
+    os.mkfifo(tmp_path / "inst.wk")
+    project = _finishes(lambda: load_project(cfg_path=str(cfg)))
+    assert project.prototxt is not None and project.wk is None
+    run = _lint_cli(str(tmp_path / "inst.wk"), cwd=tmp_path)
+    assert "inst.wk: not linted: a FIFO" in run.stderr and "Traceback" not in run.stderr
 
 
 def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):

@@ -325,12 +325,16 @@ def test_hex_word_wider_than_64_bits_is_a_clear_error():
 
 
 def test_offsets_inside_a_line_break_are_the_end_of_the_line():
-    """Found by test_prototxt_reader_from_bytes (``_{\r``): an offset after a ``\r`` that ends the
-    text or sits before ``\n`` is the end of the line's content, never a column past it."""
+    """Found by test_prototxt_reader_from_bytes (``_{\r``): an offset inside a ``\r\n`` is the end
+    of the line's content, never a column past it; a lone ``\r`` ends its line (classic Mac line
+    ends, as editors show them), so the offset after it starts the next line."""
     index = LineIndex("_{\r")
-    assert (index.position(3).line, index.position(3).character) == (0, 2)
+    assert (index.position(2).line, index.position(2).character) == (0, 2)
+    assert (index.position(3).line, index.position(3).character) == (1, 0) and index.line_count == 2
     crlf = LineIndex("ab\r\ncd")
     assert (crlf.position(3).character, crlf.position(4).line) == (2, 1)
-    assert LineIndex("a\rb").position(2).character == 2  # a lone "\r" inside a line is content
+    cr = LineIndex("a\rb\r\rc")
+    assert [cr.line_text(i) for i in range(cr.line_count)] == ["a", "b", "", "c"]
+    assert cr.position(2) == (1, 0) and cr.offset(cr.position(5)) == 5 and cr.line_end(1) == 3
     doc = parse_prototxt("_{\r")
     assert all(node.range.end.character <= 2 for node in doc.walk())

@@ -2,6 +2,8 @@
 # nnie-triage on two dump sets made from the real MTCNN det1 model (see make_demo.py). Each folder
 # is laid out as the tools leave it (output/ = Caffe, mapper_quant/ = NNIE), so the cfg alone is enough:
 #   channel_swap/: the cfg says BGR for an RGB-trained net   -> case 1, fix [RGB_order] RGB
+# (the Caffe side takes how MTCNN was trained from the model card nnie.toml: RGB, (x-127.5)*0.0078125,
+#  transposed; the NNIE side is fed the images transposed: emulate --transpose)
 #   quant_noise/:  8-bit error growing with depth + a 16-bit run in compile_mode1/ -> case 2, _hp plan
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -19,7 +21,7 @@ echo "--- step 5: a clean 8-bit run (48x48 P-Net) with the MTCNN post-processing
 work=$(mktemp -d)
 "$BIN/nnie-triage" reference --prototxt model/det1_48x48.prototxt --caffemodel model/det1.caffemodel \
   --image test1.jpg --cfg quant_noise/sim.cfg -o "$work/caffe"
-"$BIN/nnie-triage" emulate --prototxt model/det1_48x48.prototxt --caffemodel model/det1.caffemodel \
+"$BIN/nnie-triage" emulate --prototxt model/det1_48x48.prototxt --caffemodel model/det1.caffemodel --transpose \
   --image test1.jpg --cfg quant_noise/sim.cfg -o "$work/nnie"
 "$BIN/nnie-triage" compare --reference "$work/caffe" --sim "$work/nnie" --prototxt model/det1_48x48.prototxt \
   --postprocess postprocess_pnet.py:decode

@@ -11,10 +11,12 @@ finds everything by itself (nnie_lsp/docs/editor-protocol.md, "Discovery"):
     mapper_quant/    NNIE side (numpy NNIE 8-bit emulation), nnie_mapper's mapper_quant format
 
 channel_swap is made by the tools themselves, so that the cfg is its only fault: output/ is
-`nnie-triage reference --cfg sim.cfg --rgb-order RGB` (the net is RGB-trained), mapper_quant/ is
-`nnie-triage emulate --cfg sim.cfg` (the cfg says BGR) with its manifest (nnie-triage-dumps.json,
-paths made relative).  So the editor's loop works on a copy: case 1 -> set [RGB_order] RGB ->
-"Regenerate and triage again" (the emulation made again with the fixed cfg) -> case 4.
+`nnie-triage reference --cfg sim.cfg` (the Caffe side takes how the net was trained from the model
+card, examples/triage/nnie.toml: RGB, (x - 127.5) * 0.0078125, transposed), mapper_quant/ is
+`nnie-triage emulate --cfg sim.cfg --transpose` (the cfg says BGR; the images are fed transposed, as
+the net was trained) with its manifest (nnie-triage-dumps.json, paths made relative).  So the
+editor's loop works on a copy: case 1 -> set [RGB_order] RGB -> "Regenerate and triage again" (the
+emulation made again with the fixed cfg, still transposed) -> case 4.
 quant_noise is a seeded scenario (nnie_lsp/testing/scenarios.py, MTCNN's true preprocessing).
     compile_mode1/   quant_noise only: a copy of the project run at compile_mode 1
         sim.cfg        [compile_mode] 1
@@ -41,10 +43,10 @@ from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST,
 
 DEMOS = ("channel_swap", "quant_noise")
 SIXTEEN_BIT_RUN = "compile_mode1"
-LOOP_NOTE = ("output/ and mapper_quant/ were written by `nnie-triage reference --rgb-order RGB` and `nnie-triage "
-             "emulate` (the cfg's [RGB_order] is the only fault): after the fix [RGB_order] RGB, "
-             "`nnie-triage compare --cfg sim.cfg --regenerate` (the editor: \"Regenerate and triage again\") "
-             "gives case 4\n")
+LOOP_NOTE = ("output/ and mapper_quant/ were written by `nnie-triage reference` (the preprocessing the net was "
+             "trained with, from the model card ../nnie.toml) and `nnie-triage emulate --transpose` (the cfg's "
+             "[RGB_order] is the only fault): after the fix [RGB_order] RGB, `nnie-triage compare --cfg sim.cfg "
+             "--regenerate` (the editor: \"Regenerate and triage again\") gives case 4\n")
 
 
 def _set(cfg_text: str, key: str, value: str) -> str:
@@ -67,8 +69,8 @@ def _made_by_the_tools(out: Path) -> None:
     cfg = out / "sim.cfg"
     for folder in (CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR):
         shutil.rmtree(out / folder)
-    for argv in (["reference", "--cfg", str(cfg), "--rgb-order", "RGB", "-o", str(out / CAFFE_OUTPUT_DIR)],
-                 ["emulate", "--cfg", str(cfg), "-o", str(out / MAPPER_QUANT_DIR)]):
+    for argv in (["reference", "--cfg", str(cfg), "-o", str(out / CAFFE_OUTPUT_DIR)],
+                 ["emulate", "--cfg", str(cfg), "--transpose", "-o", str(out / MAPPER_QUANT_DIR)]):
         if triage_main([*argv, "--progress", "none"]) != 0:
             raise SystemExit(f"nnie-triage {argv[0]} failed")
     for folder in (CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR):
@@ -84,6 +86,8 @@ def _relative_manifest(folder: Path) -> None:
     for key in ("cfg", "prototxt", "caffemodel"):
         if doc.get(key):
             doc[key] = os.path.relpath(doc[key], folder)
+    if isinstance(doc.get("card"), dict) and doc["card"].get("path"):
+        doc["card"]["path"] = os.path.relpath(doc["card"]["path"], folder)
     for image in doc.get("images") or []:
         if image.get("label") and os.path.isabs(image["label"]):
             image["label"] = os.path.relpath(image["label"], folder)

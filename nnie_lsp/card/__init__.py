@@ -2,7 +2,7 @@
 
 The cfg says what ``nnie_mapper`` will do to an image; whether that is what the net was trained
 with is exactly what the guide's step 2 asks, so the cfg can never be its own reference
-(docs/field-facts.md §19).  The card is that reference::
+(docs/field-facts.md §21).  The card is that reference::
 
     [[model]]
     prototxt = "model/yuface.prototxt"   # relative to this file; the cfg that names it uses this entry
@@ -26,14 +26,59 @@ What lives here (each module one job):
   run), the user's own Caffe dumps (the case-1 fit between the image and the data blob); the
   text of a new entry (:mod:`.draft.render`).
 
-Imports: :mod:`nnie_lsp.text`, :mod:`nnie_lsp.records`, :mod:`nnie_lsp.lang`, :mod:`nnie_lsp.safe_io`
-and :mod:`nnie_lsp.sources` only (the draft from dumps loads numpy and the triage fit when it runs).
-The project (:mod:`nnie_lsp.project`), the rules, the reference, the triage and the editor features
-import this package; it imports none of them.
+- :mod:`.expect` -- what a cfg must say, per input, for the mapper to feed what the card says
+  (the lint rules NN121-NN124 judge with it).
+
+This module itself only walks the folders (:func:`card_paths`): a lint without a card on the way
+imports nothing more.
+
+Imports: :mod:`nnie_lsp.text`, :mod:`nnie_lsp.records`, :mod:`nnie_lsp.lang`, :mod:`nnie_lsp.safe_io`,
+:mod:`nnie_lsp.sources`, :mod:`nnie_lsp.settings` (the TOML module) and :mod:`nnie_lsp.cfg`
+(:mod:`.expect` speaks the cfg's terms); :mod:`.draft` loads numpy and the triage's case-1 fit when
+a draft from dumps runs.  The project (:mod:`nnie_lsp.project`), the rules, the reference, the
+triage and the editor features import this package; it imports none of them.
 """
 
 from __future__ import annotations
 
-CARD_FILE = "nnie.toml"
+import os
 
-__all__ = ["CARD_FILE"]
+CARD_FILE = "nnie.toml"
+#: the most folders walked up from a cfg (a guard against pathological depths; real trees are < 30)
+MAX_DEPTH = 64
+
+__all__ = ["CARD_FILE", "card_paths", "repository_root"]
+
+
+def repository_root(start: str) -> str | None:
+    """The nearest folder at or above `start` holding ``.git`` (a folder or a worktree's file)."""
+    d = os.path.abspath(start)
+    for _ in range(MAX_DEPTH):
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return None
+
+
+def card_paths(start: str, exists=os.path.isfile) -> list[str]:
+    """The cards at or above the folder `start` (a file: its folder), nearest first, up to the
+    repository root (the file system's root outside a repository)."""
+    d = os.path.abspath(start)
+    if not os.path.isdir(d):
+        d = os.path.dirname(d)
+    root = repository_root(d)
+    out = []
+    for _ in range(MAX_DEPTH):
+        candidate = os.path.join(d, CARD_FILE)
+        if exists(candidate):
+            out.append(candidate)
+        if root is not None and os.path.normcase(d) == os.path.normcase(root):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return out

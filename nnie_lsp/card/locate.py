@@ -107,7 +107,7 @@ class _Scanner:
         while self.i < self.n:
             self.skip_blanks()
             ch = self.peek()
-            if ch in "\"'":
+            if ch and ch in "\"'":
                 parts.append(self.string())
             else:
                 start = self.i
@@ -124,6 +124,8 @@ class _Scanner:
     def value(self) -> None:
         """Move past one value."""
         ch = self.peek()
+        if not ch:
+            return
         if ch in "\"'":
             self.string()
             return

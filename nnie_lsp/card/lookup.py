@@ -17,11 +17,9 @@ from typing import Iterable
 from ..content_cache import ContentCache
 from ..records import FrozenRecord
 from .reader import CardDocument, CardProblem, ModelCard, parse_card
-from . import CARD_FILE
+from . import card_paths
 
 _CACHE = ContentCache(parse_card, size=16)
-#: the most folders walked up from a cfg (a guard against pathological depths; real trees are < 30)
-MAX_DEPTH = 64
 
 
 class CardLookup(FrozenRecord):
@@ -57,40 +55,6 @@ class CardLookup(FrozenRecord):
             return self.card_path
         line = self.model.place(key).start.line + 1
         return f"{self.card_path}:{line}"
-
-
-def repository_root(start: str) -> str | None:
-    """The nearest folder at or above `start` holding ``.git`` (a folder or a worktree's file)."""
-    d = os.path.abspath(start)
-    for _ in range(MAX_DEPTH):
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-    return None
-
-
-def card_paths(start: str, exists=os.path.isfile) -> list[str]:
-    """The cards at or above the folder `start` (a file: its folder), nearest first, up to the
-    repository root."""
-    d = os.path.abspath(start)
-    if not os.path.isdir(d):
-        d = os.path.dirname(d)
-    root = repository_root(d)
-    out = []
-    for _ in range(MAX_DEPTH):
-        candidate = os.path.join(d, CARD_FILE)
-        if exists(candidate):
-            out.append(candidate)
-        if root is not None and os.path.normcase(d) == os.path.normcase(root):
-            break
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return out
 
 
 def read_card(path: str, provider=None) -> CardDocument | CardProblem:

@@ -419,7 +419,7 @@ def _model(n: int, table: dict, header: Range, pairs: list[Pair], path: str | No
         values.pop("mean_file")
     if "prototxt" not in table:
         problems.append(_problem("required", header, key="prototxt", model=n))
-    elif "prototxt" in values and not any(k in table for k in PREPROCESSING_KEYS):
+    elif "prototxt" in values and not any(k in table for k in PREPROCESSING_KEYS) and all(k in BY_NAME for k in table):
         problems.append(_problem("no_values", header, severity=WARNING, model=n))
     model = ModelCard(n, path, header, Range(header.start, end), tuple(key_ranges.items()),
                       tuple(value_ranges.items()), table, **values)

@@ -8,9 +8,9 @@ import sys
 
 from .. import __version__
 from ..lint import InputError, lint
-from ..lint_paths import counts, failing, unified_diff, write_atomic
+from ..lint_paths import counts, failing, unified_diff
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from ..settings import (SOURCE_FRAMEWORKS, SettingsError, normalize_lang, settings_from_mapping,
+from ..settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
                         toml_module)
 
 # Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
@@ -77,10 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _split(v: str | None):
+def _split(v: str | None, option: str):
+    """The codes of a --select/--ignore/--extend-select value, each checked (SettingsError with a
+    did-you-mean for one that names no rule)."""
     if v is None:
         return None
-    return tuple(x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip())
+    return check_codes((x.strip().upper() for x in v.replace(" ", ",").split(",") if x.strip()), option)
 
 
 def _config_settings(path: str):
@@ -159,8 +161,9 @@ def _main(argv: list[str] | None = None) -> int:
         base = None
         if args.config:
             base = _config_settings(args.config)
-        overrides = {"select": _split(args.select), "ignore": _split(args.ignore),
-                     "extend_select": _split(args.extend_select), "source_framework": args.source_framework,
+        overrides = {"select": _split(args.select, "--select"), "ignore": _split(args.ignore, "--ignore"),
+                     "extend_select": _split(args.extend_select, "--extend-select"),
+                     "source_framework": args.source_framework,
                      "lang": lang, "onnx": os.path.abspath(args.onnx) if args.onnx else None}
         if args.onnx and not os.path.isfile(args.onnx):
             raise InputError(f"--onnx {args.onnx}: no such file")
@@ -169,14 +172,20 @@ def _main(argv: list[str] | None = None) -> int:
         if "-" in paths:
             if args.fix:
                 raise InputError("--fix cannot write to stdin; use --diff")
-            stdin = (args.stdin_filename or "stdin.prototxt", sys.stdin.buffer.read())
+            name = args.stdin_filename or "stdin.prototxt"
+            from ..safe_io import FileReadError, read_stream
+
+            try:   # the bound and message of a file of that name (safe_io)
+                stdin = (name, read_stream(sys.stdin.buffer, name))
+            except FileReadError as exc:
+                raise InputError(f"{name} (stdin): not linted: {exc.problem.describe()}") from None
             paths = [p for p in paths if p != "-"]
         res = lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,
                    fix=args.fix or args.diff, unsafe_fixes=args.unsafe_fixes, stdin=stdin,
                    on_note=lambda note: print(f"nnie-lint: {note}", file=sys.stderr))
         files, mapper_logs, provider = res.files, res.mapper_logs, res.provider
         stdin_path = os.path.abspath(stdin[0]) if stdin else None
-        if not files and not mapper_logs:
+        if not files and not mapper_logs and not getattr(res, "wk_files", None):
             print("nnie-lint: no NNIE cfg or prototxt files found", file=sys.stderr)
             if fmt in ("json", "sarif"):  # machine output stays a valid (empty) document
                 out.write(render_json([]) if fmt == "json" else render_sarif([]))
@@ -189,17 +198,24 @@ def _main(argv: list[str] | None = None) -> int:
         for path, (old, new) in sorted(res.fixed.items()):
             out.write(unified_diff(path, old, new))
     not_written = 0
+    fixed_count = res.applied
     if args.fix and not args.diff:  # --diff shows the fixes instead of writing them
-        for path, (old, new) in sorted(res.fixed.items()):
-            if path == stdin_path:
-                continue
-            try:
-                write_atomic(path, new, provider.decoded.get(path))
-            except OSError as exc:  # written atomically: the file is as it was
-                not_written += 1
-                print(f"nnie-lint: cannot write the fixes to {path}: {exc.strerror or exc}; the file is unchanged",
-                      file=sys.stderr)
+        from ..fix_writes import write_with_retry
 
+        def relint(with_fixes: bool):
+            return lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,
+                        fix=with_fixes, unsafe_fixes=args.unsafe_fixes)
+
+        try:
+            outcome = write_with_retry(res, relint, skip=[stdin_path] if stdin_path else [])
+        except (InputError, SettingsError) as exc:   # a file given was removed or broken meanwhile
+            print(f"nnie-lint: {exc}", file=sys.stderr)
+            return 2
+        for message in outcome.messages:
+            print(f"nnie-lint: {message}", file=sys.stderr)
+        not_written = len(outcome.report.not_written)
+        fixed_count = outcome.report.fixes_written
+        res = outcome.run   # findings of the text on disk now
     diags = res.diagnostics
     if fmt == "json":
         out.write(render_json(diags))
@@ -216,11 +232,15 @@ def _main(argv: list[str] | None = None) -> int:
             parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in c.items() if n]
             summary = ", ".join(parts) if parts else "no problems"
             extra = f"; {fixable} fixable with --fix" if fixable and not args.fix else ""
-            fixed = f"; fixed {res.applied}" if args.fix and res.applied else ""
+            fixed = f"; fixed {fixed_count}" if args.fix and fixed_count else ""
             logs = f" and {len(mapper_logs)} mapper log(s)" if mapper_logs else ""
+            wks = len(getattr(res, "wk_files", ()))
             named = len(getattr(res, "checked", files)) - len(files)
             more = f" (and {named} file(s) their cfgs name)" if named > 0 else ""
-            print(f"{len(files)} file(s){logs} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
+            checked = f"{len(files)} file(s){logs}" if files or not wks else ""
+            if wks:
+                checked += (" and " if checked else "") + f"{wks} .wk file(s)"
+            print(f"{checked} checked{more}: {summary}{extra}{fixed}.", file=sys.stderr)
     for e in res.internal_errors:
         print(f"nnie-lint: internal error (reported as NN000): {e}", file=sys.stderr)
     if not_written:

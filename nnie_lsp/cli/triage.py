@@ -14,6 +14,8 @@
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
   nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
                       [--sim DIR [--sim-16bit DIR]]   (nnie_lsp/cli/triage_hp_plan.py)
+  nnie-triage wk FILE.wk|--cfg F [--format text|json] [--records] [--batch N]   (nnie_lsp/cli/triage_wk.py;
+                      exit 1 for a damaged .wk)
   nnie-triage wk FILE.wk --board-contract [--format text|json|c] [-o FILE]   (nnie_lsp/cli/triage_board_contract.py)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
@@ -38,8 +40,8 @@ import os
 import sys
 from pathlib import Path
 
-from .triage_board_contract import add_parser as add_wk_parser, cmd_wk
 from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
+from .triage_wk import add_parser as add_wk_parser, cmd_wk
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -108,7 +110,11 @@ def _add_prep_args(p: argparse.ArgumentParser, default_output: str) -> None:
     p.add_argument("--mean", help="channel means 'v,v,v' or a mean file")
     p.add_argument("--data-scale", type=float)
     p.add_argument("--rgb-order", choices=["RGB", "BGR"])
-    p.add_argument("--transpose", action="store_true", help="swap H and W (MATLAB-trained nets such as MTCNN)")
+    p.add_argument("--transpose", action=argparse.BooleanOptionalAction, default=None,
+                   help="swap H and W (MATLAB-trained nets such as MTCNN)" + (
+                       "; default: the model card's transpose, else not" if default_output == "output" else
+                       "; the mapper is fed the images as the image list holds them: give it when they are "
+                       "transposed"))
     p.add_argument("--input-shape", help="override the first input's shape, e.g. 1,3,48,48")
     p.add_argument("-o", "--output", "--out", dest="output",
                    help=f"output folder (default: {default_output}/ beside the cfg" + (", _16bit with --bits 16)" if default_output.endswith("emulated") else ")"))
@@ -149,9 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--clips", help="an emulated dump folder (nnie-triage emulate) whose clips decode 8-bit "
                    "…_quant.nonlinear.hex input dumps that have no dequantized twin")
     c.add_argument("--previous", default="auto", metavar="FILE|auto|none",
-                   help="the earlier result of this cfg (the record the editor stores, .nnie-triage/<cfg stem>.json; "
+                   help="the earlier result of this cfg: a `compare --format json` output, or the record stored "
+                   "beside the cfg (.nnie-triage/<cfg stem>.json, written by every compare --cfg and by the editor; "
                    "default auto: that one when it exists): the fixes applied since, and made again in the dumps, "
                    "are listed as confirmed fixed")
+    c.add_argument("--no-record", action="store_true",
+                   help="do not write the result beside the cfg (.nnie-triage/<cfg stem>.json and its reports, "
+                   "the record the next compare and the editor read)")
     c.add_argument("--regenerate", action="store_true",
                    help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
                    "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
@@ -178,8 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)
     e.add_argument("--format", choices=["mapper_quant", "inst"], default="mapper_quant")
-    e.add_argument("--bits", type=int, choices=[8, 16], default=8)
-    e.add_argument("--hp", action="append", default=[], help="layer to run at 16 bit (like `_hp`)")
+    e.add_argument("--bits", type=int, choices=[8, 16], default=None,
+                   help="override the cfg's [compile_mode] (0: 8 bit; 1: 16 bit; 2: 8 bit with the `_hp` layers at "
+                   "16 bit), and say so")
+    e.add_argument("--hp", action="append", default=[], help="also run this layer at 16 bit, whatever the "
+                   "compile_mode (a what-if; a `_hp` name counts only under [compile_mode] 2, as for the mapper)")
     e.add_argument("--input-dumps", action="store_true", help="also write each layer's quantized input as the "
                    "mapper does (…_quant.nonlinear.hex codes and the …_anti_quant.float twin)")
     _add_progress_arg(e, "emulate")
@@ -194,13 +207,25 @@ def _layout():
     return layout
 
 
-def _run_inputs(args):
-    from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
+def _run_options(args, command: str):
+    """The options that shape a reference or emulation run (recorded in its manifest)."""
+    from nnie_lsp.triage.inputs.run_options import RunOptions
 
-    overrides = Overrides(norm_type=args.norm_type, mean=args.mean, data_scale=args.data_scale,
-                          rgb_order=args.rgb_order, transpose=bool(args.transpose))
-    return load_run_inputs(args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
-                           images=list(args.image) or None, count=args.images, overrides=overrides)
+    extra = {}
+    if command == "emulate":
+        extra = dict(bits=args.bits, hp=tuple(args.hp), format=args.format, input_dumps=bool(args.input_dumps))
+    else:
+        extra = dict(onnx=args.onnx)
+    return RunOptions(command=command, cfg=args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
+                      image=tuple(args.image), images=args.images, norm_type=args.norm_type, mean=args.mean,
+                      data_scale=args.data_scale, rgb_order=args.rgb_order, transpose=bool(args.transpose),
+                      input_shape=_shape(args.input_shape), **extra)
+
+
+#: Said after a reference whose preprocessing took a value from the cfg under test (T100 in compare).
+FROM_CFG_NOTE = ("the {values} of these dumps came from the cfg under test (no model card declares them): a "
+                 "mistake in {them} cannot show when the NNIE side is compared with them; declare how the net "
+                 "was trained in nnie.toml (channel_order, mean, scale, transpose) and make the reference again")
 
 
 def _output_folder(args, default_name: str) -> Path:
@@ -235,39 +260,51 @@ def _shape(text: str | None):
 def cmd_reference(args) -> int:
     from nnie_lsp.triage.inputs.dump_runs import write_reference_run
 
+    options = _run_options(args, "reference")
     with _progress(args) as progress:
         progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
-        inputs = _run_inputs(args)
+        inputs = options.load_inputs()
         progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
         if args.onnx:
             from nnie_lsp.reference.onnx_dumps import FRAMEWORK_OUTPUT_DIR, write_onnx_reference_run
 
             out = _output_folder(args, FRAMEWORK_OUTPUT_DIR)
-            report = write_onnx_reference_run(inputs, args.onnx, out, _shape(args.input_shape),
+            report = write_onnx_reference_run(inputs, args.onnx, out, options.input_shape,
                                               progress=progress.part(INPUTS_SHARE, 100))
         else:
             out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
-            report = write_reference_run(inputs, out, _shape(args.input_shape),
-                                         progress=progress.part(INPUTS_SHARE, 100))
+            report = write_reference_run(inputs, out, options.input_shape, progress=progress.part(INPUTS_SHARE, 100),
+                                         run_options=options)
     what = "ONNX (ONNX Runtime)" if args.onnx else "Caffe"
-    _say_written(report, f"{len(report.files)} {what} dumps ({inputs.describe_preprocessing})")
+    sources = f"; {inputs.describe_sources}" if inputs.describe_sources else ""
+    _say_written(report, f"{len(report.files)} {what} dumps ({inputs.describe_preprocessing}{sources})")
+    from_cfg = [w.replace("_", " ") for w in inputs.from_cfg]
+    if from_cfg:
+        values = from_cfg[0] if len(from_cfg) == 1 else ", ".join(from_cfg[:-1]) + " and " + from_cfg[-1]
+        print("warning: " + FROM_CFG_NOTE.format(values=values, them="it" if len(from_cfg) == 1 else "them"),
+              file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_emulate(args) -> int:
-    from nnie_lsp.emulation.emulate import EmulationOptions
     from nnie_lsp.triage.inputs.beside_cfg import EMULATED_16BIT_DIR
     from nnie_lsp.triage.inputs.dump_runs import write_emulation_run
+    from nnie_lsp.triage.inputs.run_options import emulation_settings
 
+    options = _run_options(args, "emulate")
     with _progress(args) as progress:
         progress.part(0, INPUTS_SHARE).step("inputs", 0, 1)
-        inputs = _run_inputs(args)
+        inputs = options.load_inputs()
         progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
-        out = _output_folder(args, EMULATED_16BIT_DIR if args.bits == 16 else _layout().EMULATED_DIR)
-        options = EmulationOptions(bits=args.bits, hp_layers=frozenset(args.hp), keep_inputs=args.input_dumps)
-        report = write_emulation_run(inputs, out, options, args.format, _shape(args.input_shape),
-                                     progress=progress.part(INPUTS_SHARE, 100))
-    _say_written(report, f"{len(report.files)} simulated {args.bits}-bit NNIE dumps ({args.format})")
+        emulation, precision = emulation_settings(options, inputs.compile_mode)
+        # a --bits 16 run beside a cfg that is not all 16-bit goes apart (the cfg's own run stays)
+        sixteen_apart = args.bits == 16 and inputs.compile_mode != 1
+        out = _output_folder(args, EMULATED_16BIT_DIR if sixteen_apart else _layout().EMULATED_DIR)
+        report = write_emulation_run(inputs, out, emulation, args.format, options.input_shape,
+                                     progress=progress.part(INPUTS_SHARE, 100), run_options=options,
+                                     precision=precision)
+    bits = "16-bit" if precision.bits == 16 else ("8/16-bit" if report.sixteen_bit else "8-bit")
+    _say_written(report, f"{len(report.files)} simulated {bits} NNIE dumps ({args.format})")
     if report.skipped:
         names = ", ".join(n for n, _ in report.skipped[:6]) + (" …" if len(report.skipped) > 6 else "")
         print(f"not emulated: {len(report.skipped)} CPU-side layer(s) after the NNIE segment ({names}); "
@@ -309,17 +346,29 @@ def cmd_compare(args) -> int:
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))
         request = replace(request, thresholds=_thresholds(args.threshold))
         earlier = pipeline.earlier_result(request, None if args.previous == "none" else args.previous)
+        request = replace(request, earlier=earlier)
         start = INPUTS_SHARE
         if args.regenerate:
             run = pipeline.regenerate(request, progress=progress.part(INPUTS_SHARE, REGENERATED_AT))
             print(f"regenerated the emulation in {run.folder}/ with the current cfg ({len(run.files)} dumps)",
                   file=sys.stderr)
+            for note in run.notes:
+                print(f"note: {note}", file=sys.stderr)
             start = REGENERATED_AT
         result = pipeline.triage(request, progress=progress.part(start, RESULT_AT))
         progress.step("report", 0, 1)   # the terminal bar ends here: the report may go to the terminal
         doc = result.to_json()
         doc.update(pipeline.follow_up(request, doc, earlier))
         _write_report(args, doc)
+        if not args.no_record and request.cfg is not None:
+            try:
+                where = pipeline.save_record(request, doc)
+            except OSError as exc:   # the report is written; the record is a convenience, said so
+                print(f"nnie-triage: note: the result was not stored beside the cfg: {exc}", file=sys.stderr)
+            else:
+                if where and args.progress != "json":
+                    print(f"nnie-triage: result stored in {os.path.relpath(where)} (--previous auto reads it; "
+                          "--no-record writes none)", file=sys.stderr)
         progress.step("report", 1, 1)
     return EXIT_OK
 

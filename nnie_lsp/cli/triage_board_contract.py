@@ -5,9 +5,8 @@ a `.wk` (argument parsing and output only; the contract is :mod:`nnie_lsp.wk.con
   nnie-triage wk FILE.wk --board-contract --format json  # docs/triage-schema.md, "The board contract"
   nnie-triage wk FILE.wk --board-contract --format c -o net_contract.h
 
-:func:`add_contract_args` adds the two options to a ``wk`` parser and :func:`run_contract` answers
-them; :func:`add_parser` is a ``wk`` subcommand of its own for checkouts whose ``wk`` command does
-not exist yet (without ``--board-contract`` it prints :mod:`nnie_lsp.wk.describe`'s table or JSON).
+:func:`add_contract_args` adds the option to the ``wk`` parser (:mod:`.triage_wk`) and
+:func:`run_contract` answers it.
 Exit codes: 0 an intact `.wk`, 1 a damaged one (its contract is printed all the same, the damage
 named first), 2 not a readable `.wk`.
 """
@@ -28,15 +27,6 @@ def add_contract_args(p: argparse.ArgumentParser) -> None:
                    help="print what the board code must do with every input and output of every segment: blob type, "
                    "N/C/H/W, element size, row stride, buffer size, how a value is read, how segments are linked "
                    "by name (--format json, or c for a header to #include)")
-
-
-def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("wk", help="describe a compiled model (.wk); --board-contract: what the board code must do")
-    p.add_argument("file", help="the .wk file")
-    p.add_argument("--format", choices=FORMATS, default="text", help="text, json, or c (with --board-contract)")
-    p.add_argument("-o", "--output", help="write to this file instead of stdout")
-    add_contract_args(p)
-    return p
 
 
 def _write(text: str, output: str | None) -> None:
@@ -75,25 +65,4 @@ def run_contract(path: str, fmt: str, output: str | None = None) -> int:
     return EXIT_OK if model.intact else EXIT_DAMAGED
 
 
-def cmd_wk(args) -> int:
-    if args.board_contract:
-        return run_contract(args.file, args.format, args.output)
-    if args.format == "c":
-        raise ValueError("--format c is the board contract's header: add --board-contract")
-    from nnie_lsp.wk import WkError, read_wk
-    from nnie_lsp.wk.describe import render_text, to_json
-
-    if not os.path.exists(args.file):
-        raise ValueError(f"{args.file}: no such file")
-    try:
-        model = read_wk(args.file)
-    except WkError as exc:
-        print(f"nnie-triage wk: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    text = (json.dumps(to_json(model), ensure_ascii=False, indent=2) + "\n" if args.format == "json"
-            else render_text(model))
-    _write(text, args.output)
-    return EXIT_OK if model.intact else EXIT_DAMAGED
-
-
-__all__ = ["add_contract_args", "add_parser", "cmd_wk", "run_contract", "FORMATS"]
+__all__ = ["add_contract_args", "run_contract", "FORMATS"]

@@ -75,8 +75,12 @@ def _run(project, onnx_path: str, model: str | None) -> list[Finding]:
     except (OnnxReadError, OSError) as exc:
         return [Finding("NN500", "unreadable", None, params=dict(model=onnx_path, error=str(exc)))]
     weights, notes = {}, []
+    from ..repository import is_lfs_pointer
+
     if model is None:
         notes.append(Finding("NN500", "no_caffemodel", None, params=dict(model=onnx_path)))
+    elif is_lfs_pointer(model):   # the repository keeps it in Git LFS and its content is not here
+        notes.append(Finding("NN500", "lfs_caffemodel", None, params=dict(caffemodel=model, model=onnx_path)))
     else:
         from ..reference.net import NetLoadError, read_weights
         try:

@@ -147,9 +147,10 @@ def check_pool(m, node, og, shapes) -> list[Finding]:
                 out.append(Finding("NN503", "ceil", m.layer.name, ("pooling_param", "round_mode"), params,
                                    FieldFix("pooling_param", remove=("round_mode",)), "fix_ceil"))
             else:
+                # no fix: round_mode: FLOOR would make Caffe agree with ONNX but not the NNIE wk,
+                # which always rounds up (NN018); only a geometry where both roundings agree ports
                 out.append(Finding("NN503", "floor" if sizes else "floor_unknown", m.layer.name,
-                                   ("pooling_param", "round_mode"), params,
-                                   FieldFix("pooling_param", (("round_mode", "FLOOR"),)), "fix_floor"))
+                                   ("pooling_param", "round_mode"), params))
     if not is_max and pads and any(pads) and not node.attrs.get("count_include_pad", 0):
         out.append(Finding("NN503", "avg_pad", m.layer.name, ("pooling_param", "pad"), {}))
     return out

@@ -10,7 +10,9 @@ What is emulated (docs/field-facts.md §10.1, §11):
   inputs are integers);
 - Convolution / Deconvolution / InnerProduct weights are quantized with the same quantizer
   (per layer); biases are kept;
-- `_hp` layers (or every layer with compile_mode 1) use the 16-bit variant;
+- the 16-bit variant for every layer (``bits`` 16: compile_mode 1) or, with ``hp_names`` (compile_mode
+  2), the layers named ``*_hp`` -- the mapper's rule, :mod:`.precision` (``hp_layers`` adds layers by
+  name whatever the mode); each run lists the chains it ran at 16 bit (``SimRun.sixteen_bit``);
 - optionally, clips that also cover other calibration images (``calibration_max``, the maxima of
   :func:`float_read_maxima`) and clips moved by a few grid steps (``clip_offsets``: another
   calibration, the `_hp` benchmark's mismatch mode);
@@ -29,12 +31,13 @@ from typing import Mapping
 
 import numpy as np
 
-from nnie_lsp.prototxt.layers import is_cpu_layer_name, is_hp_layer
+from nnie_lsp.prototxt.layers import is_cpu_layer_name
 from nnie_lsp.prototxt.layers import lookup as lookup_layer
 
 from ..reference.net import CaffeNet, LayerDef
 from ..reference.numpy_forward import run_layer
 from .codes import write_input_dumps
+from .precision import runs_16bit
 from .quant import LogQuantizer, quantizer_for, to_fixed_20_12
 
 WEIGHT_LAYERS = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConvolution")
@@ -42,8 +45,9 @@ WEIGHT_LAYERS = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConvo
 
 @dataclass
 class EmulationOptions:
-    bits: int = 8  # 8 = compile_mode 0; 16 = compile_mode 1
-    hp_layers: frozenset[str] = frozenset()  # layers at 16-bit (compile_mode 2 + `_hp`)
+    bits: int = 8  # 8 = compile_mode 0 (and 2); 16 = compile_mode 1
+    hp_layers: frozenset[str] = frozenset()  # more layers at 16-bit, by name (``emulate --hp``)
+    hp_names: bool = False  # layers named ``*_hp`` at 16 bit: compile_mode 2 (the mapper ignores them otherwise)
     quantize_weights: bool = True
     quantize_activations: bool = True
     noise: float = 0.0  # extra relative noise: sigma = noise * depth * rms(output)
@@ -91,15 +95,14 @@ class SimRun:
     clips: dict[str, float] = field(default_factory=dict)  # blob -> clip (shared by the images of one call)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (layer, why) not run on the NNIE
     layer_inputs: list[SimInput] = field(default_factory=list)  # with EmulationOptions.keep_inputs
+    sixteen_bit: list[str] = field(default_factory=list)  # chain heads run at 16 bit, network order
 
     def by_top(self) -> dict[str, np.ndarray]:
         return {o.top: o.value for o in self.outputs}
 
 
 def _bits_for(layer: LayerDef, opts: EmulationOptions) -> int:
-    if layer.name in opts.hp_layers or is_hp_layer(layer.name):
-        return 16
-    return opts.bits
+    return 16 if runs_16bit(layer.name, opts.bits, opts.hp_names, opts.hp_layers) else 8
 
 
 def quantize_weights(layer: LayerDef, blobs: list[np.ndarray], q: LogQuantizer) -> list[np.ndarray]:
@@ -152,6 +155,9 @@ def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
         pre_split: list[np.ndarray] | None = None
         bits = _bits_for(head, opts)
         q = quantizer_for(bits)
+        if bits == 16:
+            for run in runs:
+                run.sixteen_bit.append(head.name)
         for layer in chain:
             reads: list[list[np.ndarray]] = []  # per bottom, per image
             for number, b in enumerate(layer.bottoms):

@@ -16,8 +16,11 @@ CFG_LANGUAGE_IDS = frozenset({"nnie-cfg", "nniecfg", "nnie_cfg"})
 PROTOTXT_LANGUAGE_IDS = frozenset({"prototxt", "protobuf-text", "textproto", "pbtxt"})
 
 
+CARD_FILE_NAME = "nnie.toml"   # the model card (nnie_lsp/card): told by its name
+
+
 def document_kind(path: str | None, language_id: str | None, text: str) -> str | None:
-    """"cfg", "prototxt" or None (not an NNIE document).
+    """"cfg", "prototxt", "card" (a model card, ``nnie.toml``) or None (not an NNIE document).
 
     A cfg is claimed by language id, or by content for any ``.cfg`` (VS Code gives ``.cfg`` to
     its properties/ini language), so ``setup.cfg`` and friends are left alone.  A Caffe solver
@@ -26,6 +29,8 @@ def document_kind(path: str | None, language_id: str | None, text: str) -> str |
     """
     lid = (language_id or "").lower()
     low = (path or "").lower()
+    if path and path.replace("\\", "/").rsplit("/", 1)[-1] == CARD_FILE_NAME:
+        return "card"
     if lid in CFG_LANGUAGE_IDS:
         return "cfg"
     if lid in PROTOTXT_LANGUAGE_IDS or low.endswith(".prototxt"):

@@ -80,8 +80,29 @@ def _explained(hit: Hover | None, lang: str) -> Hover | None:
 
 
 def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None:
-    """Hover in a cfg: a key, a value (with the file a path resolves to), a suppression code."""
-    return _explained(_cfg_hover(project, pos, lang), lang)
+    """Hover in a cfg: a key, a value (with the file a path resolves to), a suppression code; on
+    ``[instruction_name]``, first the summary of the `.wk` it names (:mod:`.wk`); on a preprocessing
+    key, what the model card says the net was trained with."""
+    hit = _explained(_with_wk_summary(project, pos, _cfg_hover(project, pos, lang)), lang)
+    entry = project.cfg.entry_at(pos) if hit is not None and project.cfg is not None else None
+    if entry is not None:
+        from .card import cfg_card_line
+
+        said = cfg_card_line(project, entry.key, lang)
+        if said:
+            hit = (said + "\n\n---\n\n" + hit[0], hit[1])
+    return hit
+
+
+def _with_wk_summary(project: Project, pos: Position, hit: Hover | None) -> Hover | None:
+    entry = project.cfg.entry_at(pos) if project.cfg is not None and hit is not None else None
+    if entry is None or getattr(project, "wk", None) is None or lookup(entry.key) is None \
+            or (lookup(entry.key).alias_of or lookup(entry.key).name) != "instruction_name":
+        return hit
+    from .wk import instruction_summary
+
+    summary = instruction_summary(project)
+    return (summary + "\n---\n\n" + hit[0], hit[1]) if summary else hit
 
 
 def _cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None:

@@ -110,8 +110,8 @@ def batch_dependence(graph: "NetGraph", inputs: "str | Iterable[str]", batch: in
             continue
         affected.update(layer.tops)
         dims = _reshape_hard_codes_batch(layer)
-        if dims is not None:
-            found.append(BatchDependence(layer, "reshape_dims", {"dims": dims}))
+        if dims is not None:  # "breaks": with the new batch the Reshape's count no longer fits
+            found.append(BatchDependence(layer, "reshape_dims", {"dims": dims, "breaks": layer.index in problems}))
             continue
         zero = axis_zero_fields(layer)
         if zero:

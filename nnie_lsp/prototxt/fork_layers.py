@@ -40,6 +40,17 @@ _FORK_LAYERS = (
         "it reads training images and label images (SegNet, ENet forks)",
         "它读取训练图像与标注图像（SegNet、ENet 等分支）",
         "[C, §16.4] TimoSaemann/ENet and SegNet training prototxts"),
+    ForkLayer(
+        "CtcLoss", "ctc_loss_param", "training",
+        "it is the CTC loss of a CRNN text recogniser (a Caffe OCR fork; `loss_weight`, a `label` bottom): "
+        "the CTC decoding runs on the CPU after the net",
+        "这是 CRNN 文字识别的 CTC 损失（Caffe OCR 分支；带 `loss_weight` 与 `label` bottom）：CTC 解码在网络之后于 CPU 上进行",
+        "[C-u] public CRNN training prototxts of Caffe OCR forks"),
+    ForkLayer(
+        "LabelsequenceAccuracy", "labelsequence_accuracy_param", "training",
+        "it measures the label-sequence accuracy of a CRNN text recogniser during training (a Caffe OCR fork)",
+        "它在训练时统计 CRNN 文字识别的标签序列准确率（Caffe OCR 分支）",
+        "[C-u] public CRNN training prototxts of Caffe OCR forks"),
 )
 FORK_LAYERS: dict[str, ForkLayer] = {f.type: f for f in _FORK_LAYERS}
 

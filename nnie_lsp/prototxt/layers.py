@@ -51,6 +51,9 @@ class LayerSpec(NamedTuple):
     mapper_inserts_permute: bool = False
     source: str = ""  # tag + sources of the support claim
     training_only: bool = False
+    #: the operation is an NNIE layer, but this type *name* is in no published list: the confirmed
+    #: spelling of the same operation (NN015 says so, as a hedged warning), else ""
+    confirmed_as: str = ""
 
     @property
     def tag(self) -> str:
@@ -67,6 +70,11 @@ class LayerSpec(NamedTuple):
 
 _S13 = "[C, S13] in the list of standard layers accepted by HiSilicon's Caffe dump script (RuyiStudio)"
 _S13_CORPUS = _S13 + "; seen in real NNIE prototxts [C, corpus]"
+#: S3's summary of the guide: "most layers" accept feature maps up to this width [C-u, S3]
+WIDTH_LIMIT = 4096
+#: layers whose output is reported to run wider than :data:`WIDTH_LIMIT`: the Reshape YOLOv5 NNIE
+#: ports write in place of the head Permute, (0, 3, 85, 6400) at 640 × 640 [C-u] (field-facts §7.5)
+WIDE_OUTPUT_RUNS = frozenset({"Reshape", "Flatten"})
 _GENERAL = ("[C-u, S3] most layers: feature-map width <= 4096, integer parameters (kernel, pad, ...) "
             "1-255, no operation may touch the batch dimension (n = 1).")
 _INPLACE_NOTE = ("[I] elementwise: each output depends only on the same input element, so Caffe can "
@@ -77,8 +85,8 @@ _TRAINING = "[C, S3/S8] training-only layer: NNIE lists training-only layers as 
 
 
 def _spec(type_, support, param, inplace, cat, en, zh, limits="", source="", permute=False,
-          training=False) -> LayerSpec:
-    return LayerSpec(type_, support, param, inplace, cat, en, zh, limits, permute, source, training)
+          training=False, confirmed_as="") -> LayerSpec:
+    return LayerSpec(type_, support, param, inplace, cat, en, zh, limits, permute, source, training, confirmed_as)
 
 
 _TABLE: list[LayerSpec] = [
@@ -107,13 +115,15 @@ _TABLE: list[LayerSpec] = [
           "[C, S7] MQBench advises avoiding depthwise convolution for accuracy. [?] Whether nnie_mapper "
           "accepts this type name or only Convolution with group is not public; prefer Convolution "
           "with group = channels.",
-          "[C-u, S3] 'Depthwise Convolution' is in S3's list of extension layers; the type string is [?]"),
+          "[C-u, S3] 'Depthwise Convolution' is in S3's list of extension layers; the type string is [?]",
+          confirmed_as="Convolution"),
     _spec("ConvolutionDepthwise", "extension", "convolution_param", False, "conv",
           "Depthwise convolution type name used by some MobileNet Caffe forks; same parameters as "
           "Convolution.",
           "部分 MobileNet Caffe 分支使用的深度可分离卷积层类型名，参数同 Convolution。",
           "[?] Type name not confirmed for nnie_mapper; prefer Convolution with group = channels.",
-          "[C-u, S3] 'Depthwise Convolution' is an S3 extension layer; this type string is [?]"),
+          "[C-u, S3] 'Depthwise Convolution' is an S3 extension layer; this type string is [?]",
+          confirmed_as="Convolution"),
     _spec("InnerProduct", "supported", "inner_product_param", False, "conv",
           "Fully connected layer: flattens the axes from `axis` (default 1) and outputs num_output "
           "values per item.",
@@ -316,7 +326,8 @@ _TABLE: list[LayerSpec] = [
           "Darknet reorg layer (same operation as PassThrough) with `stride` and `reverse`.",
           "Darknet 的 reorg 层（与 PassThrough 相同的操作），参数 stride 与 reverse。",
           "[I] NNIE names this operation PassThrough; rename the type if the mapper rejects Reorg.",
-          "[I] same operation as the PassThrough extension layer [C, S3/S8]; type name Reorg not confirmed"),
+          "[I] same operation as the PassThrough extension layer [C, S3/S8]; type name Reorg not confirmed",
+          confirmed_as="PassThrough"),
     _spec("ShuffleChannel", "unsupported", "shuffle_channel_param", True, "shape",
           "ShuffleNet channel shuffle: reshape C to (group, C/group), transpose, flatten.",
           "ShuffleNet 通道重排：把 C 变形为 (group, C/group) 后转置再展平。",
@@ -324,7 +335,10 @@ _TABLE: list[LayerSpec] = [
           _NOT_LISTED),
     _spec("Crop", "unsupported", "crop_param", False, "shape",
           "Crops bottom 0 to the size of bottom 1 from `axis` on, at `offset` (FCN).",
-          "从 axis 开始把 bottom 0 裁剪为 bottom 1 的尺寸，偏移为 offset（FCN）。", "", _NOT_LISTED),
+          "从 axis 开始把 bottom 0 裁剪为 bottom 1 的尺寸，偏移为 offset（FCN）。",
+          "[I] a Crop whose inputs already agree (RetinaFace at 640 × 640) crops nothing: delete it.",
+          "[C, S20, S21] refused by a real nnie_mapper: `layer type:[Crop], error: layer type is not "
+          "supported!` (mapper_error.log, docs/field-facts.md §16.3)"),
     _spec("Interp", "unsupported", "interp_param", False, "shape",
           "PSPNet/DeepLab bilinear resize to height x width or by zoom/shrink factors.",
           "PSPNet/DeepLab 的双线性插值缩放：输出 height × width，或按 zoom/shrink 系数缩放。",

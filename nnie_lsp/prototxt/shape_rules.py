@@ -439,6 +439,12 @@ def _tile(gl, ins):
     return [tuple(s)] * len(gl.tops)
 
 
+def _recurrent(gl, ins):
+    # BVLC RecurrentLayer (LSTM, RNN): x is T × N × …; h is T × N × num_output
+    x = _need(ins[0] if ins else None, 2)
+    return [(x[0], x[1], gl.param.recurrent_param.num_output)] + [None] * (len(gl.tops) - 1)
+
+
 _SAME_TYPES = (
     "ReLU", "PReLU", "Sigmoid", "TanH", "BatchNorm", "Scale", "Bias", "Dropout", "Power",
     "AbsVal", "BNLL", "ELU", "Exp", "Log", "Threshold", "LRN", "MVN", "Normalize", "Softmax",
@@ -471,4 +477,6 @@ SHAPE_RULES.update({
     **INPUT_LAYER_TYPES,
     "CReLU": _crelu,
     "Tile": _tile,
+    "LSTM": _recurrent,
+    "RNN": _recurrent,
 })

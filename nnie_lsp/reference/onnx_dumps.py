@@ -7,11 +7,16 @@ tensor exposed (:mod:`.onnx_run`).  What is written (docs/triage-schema.md, "Fra
 - one file per Caffe blob that an ONNX tensor stands for, **named by the Caffe blob** in RuyiStudio's
   Caffe form ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.float`` (``%.18e``, one value a line; the
   dims are ONNX's), so that every dump reader takes them and ``compare --framework`` pairs them
-  with the Caffe reference by name; ONNX tensors no Caffe blob stands for are not written (the
-  manifest lists them);
+  with the Caffe reference by name;
+- the ONNX tensor of every Caffe layer output an in-place layer overwrites (the convolution's
+  output under ``top: "conv1"`` before its PReLU), named by the **layer**, in ``.inplace/`` --
+  the Caffe reference writes the same values there (:mod:`.inplace_values`);
+- every other ONNX tensor (a Flatten inside an InnerProduct) under its ONNX name in
+  ``.onnx_only/``: no Caffe value stands for it, and the manifest says why (``not_comparable``);
 - the manifest ``nnie-triage-dumps.json`` (``command: "reference"``, ``framework: "onnx"``): the
   ONNX model (path and SHA-256), ``blob_tensor`` (Caffe blob → the ONNX tensor it stands for), how each blob's layer
-  was matched, the Caffe layers left unmatched and the ONNX-only tensors, besides what every
+  was matched, the Caffe layers left unmatched, the ONNX-only tensors, ``overwritten`` (Caffe
+  layer → ONNX tensor of its overwritten output) and ``not_comparable`` (why), besides what every
   reference manifest holds (cfg, prototxt, preprocessing, images).
 
 Several images: one sub-folder per image, as the Caffe reference does (:mod:`nnie_lsp.triage.
@@ -27,6 +32,11 @@ import numpy as np
 
 from nnie_lsp.triage.inputs.folder_names import ONNX_OUTPUT_DIR
 
+from .inplace_values import INPLACE_DIR
+
+#: the sub-folder holding the ONNX tensors no Caffe value stands for, under their ONNX names
+ONNX_ONLY_DIR = ".onnx_only"
+
 #: The default output folder beside the cfg (the Caffe reference's is ``output/``); discovery finds
 #: it there for ``compare --cfg`` (:mod:`nnie_lsp.triage.inputs.beside_cfg`).
 FRAMEWORK_OUTPUT_DIR = ONNX_OUTPUT_DIR
@@ -37,8 +47,10 @@ def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path) -> list[P
     from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
+    written: list[Path] = []
+    if not blobs:
+        return written
     out.mkdir(parents=True, exist_ok=True)
-    written = []
     for blob, arr in blobs.items():
         a = np.asarray(arr, dtype=np.float32)
         if a.ndim == 0:
@@ -79,8 +91,12 @@ def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
     running = progress.part(10, 100)
     for k, (img, folder) in enumerate(zip(inputs.images, folders)):
         running.step("forward", k, len(folders))
-        blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape))
+        every: dict = {}
+        blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape), every)
         files += write_onnx_dumps(blobs, folder)
+        write_onnx_dumps({layer: every[t] for layer, t in ref.overwritten.items() if t in every},
+                         Path(folder) / INPLACE_DIR)
+        write_onnx_dumps({t: every[t] for t in ref.onnx_only if t in every}, Path(folder) / ONNX_ONLY_DIR)
     running.step("forward", len(folders), len(folders))
     if ref.unmatched_layers:
         shown = ", ".join(name for name, _ in ref.unmatched_layers[:5]) + (" …" if len(ref.unmatched_layers) > 5 else "")
@@ -91,5 +107,6 @@ def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
                                   onnx=str(path.resolve()), onnx_sha256=_sha256(path),
                                   blob_tensor=dict(ref.blob_tensor),
                                   matched_by=ref.how, unmatched_layers=[n for n, _ in ref.unmatched_layers],
-                                  onnx_only_tensors=ref.onnx_only))
+                                  onnx_only_tensors=ref.onnx_only, overwritten=dict(ref.overwritten),
+                                  not_comparable=dict(ref.not_comparable)))
     return RunReport(out, files, folders, notes)

@@ -38,6 +38,10 @@ class OnnxReference:
     unmatched_layers: list[tuple[str, str]] = field(default_factory=list)   # (Caffe layer, why)
     onnx_only: list[str] = field(default_factory=list)                      # tensors no blob stands for
     how: dict[str, str] = field(default_factory=dict)   # Caffe blob -> how its layer was matched
+    #: Caffe layer whose output an in-place layer overwrites -> the ONNX tensor of that output
+    overwritten: dict[str, str] = field(default_factory=dict)
+    #: ONNX tensor or Caffe layer -> why it has no counterpart to be compared with
+    not_comparable: dict[str, str] = field(default_factory=dict)
 
 
 def _modules():
@@ -109,7 +113,8 @@ def load_onnx_reference(onnx_path: str | Path, prototxt: str | Path) -> OnnxRefe
         model = onnx.load_model_from_string(data)
     except OnnxReadError as exc:
         raise OnnxRunError(str(exc)) from exc
-    matching = match(_graph_of(prototxt), og)
+    graph = _graph_of(prototxt)
+    matching = match(graph, og)
     exposed = expose_all(model, onnx)
     try:
         session = ort.InferenceSession(exposed.SerializeToString(), session_options(ort),
@@ -124,21 +129,55 @@ def load_onnx_reference(onnx_path: str | Path, prototxt: str | Path) -> OnnxRefe
         raise OnnxRunError(f"{path}: no input of the Caffe net stands for the ONNX input(s) {', '.join(missing)} "
                            "(the names differ and the nets have more than one input each)")
     outputs = [o.name for o in session.get_outputs()]
-    mapped = set(matching.blob_tensor.values())
     how = {top: m.confidence for m in matching.matches for top in m.layer.tops}
+    overwritten, not_comparable = _overwritten(graph, matching)
+    mapped = set(matching.blob_tensor.values()) | set(overwritten.values())
+    onnx_only = [t for t in outputs if t not in mapped]
+    for t in onnx_only:
+        not_comparable[t] = _inside(matching, og, t)
     return OnnxReference(path=path, session=session, feeds=feeds, input_shapes=graph_inputs,
                          blob_tensor=dict(matching.blob_tensor), outputs=outputs,
                          unmatched_layers=[(layer.name, why) for layer, why in matching.unmatched],
-                         onnx_only=[t for t in outputs if t not in mapped], how=how)
+                         onnx_only=onnx_only, how=how, overwritten=overwritten, not_comparable=not_comparable)
+
+
+def _overwritten(graph, matching) -> tuple[dict[str, str], dict[str, str]]:
+    """The ONNX tensor of every Caffe layer output an in-place layer overwrites, and the layers
+    whose overwritten output has none (a BatchNorm whose Scale is the same ONNX node)."""
+    from .inplace_values import overwritten
+
+    own = {m.layer.name: m.outputs[0] for m in matching.matches if m.outputs}
+    partner_of = {m.layer.name: m.partner.name for m in matching.matches if m.partner is not None}
+    out, none = {}, {}
+    for layer, blob, after in overwritten(graph.layers):
+        if partner_of.get(layer.name) == after.name:
+            none[layer.name] = (f"ONNX computes BatchNorm \"{layer.name}\" and Scale \"{after.name}\" as one "
+                                "BatchNormalization: no ONNX value for the BatchNorm alone")
+        elif layer.name in own and own[layer.name] != matching.blob_tensor.get(blob):
+            out[layer.name] = own[layer.name]
+        elif layer.name not in own:
+            none[layer.name] = f"layer \"{layer.name}\" matches no ONNX node"
+    return out, none
+
+
+def _inside(matching, og, tensor: str) -> str:
+    """Why an ONNX tensor stands for no Caffe value: inside which layer's nodes it lies."""
+    node = og.node_of(tensor)
+    for m in matching.matches:
+        if node is not None and any(n.index == node.index for n in m.nodes):
+            return (f"computed inside Caffe layer \"{m.layer.name}\" ({m.layer.type}), which has no output of "
+                    "its own for it")
+    return "no Caffe layer stands for it"
 
 
 def _fits(shape: tuple, want: tuple) -> bool:
     return len(shape) == len(want) and all(w is None or w == s for s, w in zip(shape, want))
 
 
-def run_onnx(ref: OnnxReference, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def run_onnx(ref: OnnxReference, inputs: dict[str, np.ndarray], every: dict | None = None) -> dict[str, np.ndarray]:
     """Every Caffe blob the ONNX model has a tensor for, from one run on ``inputs`` (Caffe input
-    blob -> its preprocessed (N, C, H, W) array)."""
+    blob -> its preprocessed (N, C, H, W) array).  ``every``: filled with every tensor of the run
+    by ONNX name (the overwritten and ONNX-only values are written from it)."""
     feed = {}
     for blob, tensor in ref.feeds.items():
         if blob not in inputs:
@@ -158,4 +197,6 @@ def run_onnx(ref: OnnxReference, inputs: dict[str, np.ndarray]) -> dict[str, np.
         raise OnnxRunError(f"ONNX Runtime failed on {ref.path}: {msg}") from exc
     by_tensor = dict(zip(ref.outputs, values))
     by_tensor.update(feed)
+    if every is not None:
+        every.update(by_tensor)
     return {blob: np.asarray(by_tensor[t]) for blob, t in ref.blob_tensor.items() if t in by_tensor}

@@ -45,6 +45,8 @@ class Preprocessing:
     transpose: bool = False  # MATLAB-trained nets (MTCNN): W and H swapped before the net
     images: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    channel_scale: np.ndarray | None = None  # a scale per channel (the training side only: 1/std)
+    training_form: bool = False  # the training preprocessing (reference.training): said as order, mean, scale
 
     @property
     def uses_mean(self) -> bool:
@@ -90,6 +92,8 @@ class Preprocessing:
         return out
 
     def describe(self) -> str:
+        if self.training_form:
+            return self._describe_training()
         parts = [f"norm_type {self.norm_type}", f"RGB_order {self.rgb_order}"]
         if self.uses_mean and self.mean is not None:
             m = np.asarray(self.mean)
@@ -98,6 +102,22 @@ class Preprocessing:
             parts.append(f"data_scale {self.data_scale:g}")
         if self.transpose:
             parts.append("transposed (MATLAB)")
+        return ", ".join(parts)
+
+    def _describe_training(self) -> str:
+        """``BGR, mean 104, 117, 123, scale 1`` (the training preprocessing's own terms)."""
+        m = np.asarray(self.mean) if self.mean is not None else np.zeros(1)
+        parts = [self.rgb_order]
+        if m.ndim == 1:
+            parts.append("mean " + ", ".join(f"{v:g}" for v in m.reshape(-1)))
+        else:
+            parts.append(f"mean image {m.shape}")
+        if self.channel_scale is not None:
+            parts.append("scale " + ", ".join(f"{v:g}" for v in np.asarray(self.channel_scale).reshape(-1)))
+        else:
+            parts.append(f"scale {self.data_scale:g}")
+        if self.transpose:
+            parts.append("transposed (H and W swapped)")
         return ", ".join(parts)
 
     def with_(self, **kw) -> "Preprocessing":
@@ -210,6 +230,11 @@ def normalize(raw_chw: np.ndarray, prep: Preprocessing) -> np.ndarray:
             x = x - m
     if prep.uses_scale:
         x = x * prep.data_scale
+    if prep.channel_scale is not None:
+        cs = np.asarray(prep.channel_scale, dtype=np.float64).reshape(-1)
+        if cs.size not in (1, x.shape[0]):
+            raise PreprocessError(f"{cs.size} scales for {x.shape[0]} channels")
+        x = x * (cs.reshape(-1, 1, 1) if cs.size > 1 else cs[0])
     return x.astype(np.float32)
 
 

@@ -48,12 +48,56 @@ class RunInputs:
     list_length: int | None = None  # images in the cfg's image list (None: images given directly)
     cfg: Path | None = None
     notes: list[str] = field(default_factory=list)
+    # the Caffe side (side="reference"): per input, where each value came from (reference/training.py),
+    # and the model card used (a CardLookup, None without one)
+    sources: list[dict] = field(default_factory=list)
+    card: object | None = None
+    compile_mode: int | None = None  # the cfg's [compile_mode] (None: no cfg, or not set)
 
     @property
     def describe_preprocessing(self) -> str:
         if len(self.preprocessing) == 1:
             return self.preprocessing[0].describe()
         return "; ".join(f"input {k}: {p.describe()}" for k, p in enumerate(self.preprocessing))
+
+    @property
+    def card_where(self) -> str | None:
+        """``nnie.toml:3`` of the card entry used, else None."""
+        card = self.card
+        if card is None or getattr(card, "model", None) is None:
+            return None
+        return card.model.where()
+
+    @property
+    def describe_sources(self) -> str:
+        """Where the Caffe side's values came from (empty for the NNIE side)."""
+        from .training import describe_sources
+
+        if not self.sources:
+            return ""
+        return describe_sources(self.sources[0], self.card_where)
+
+    @property
+    def from_cfg(self) -> list[str]:
+        """The values the Caffe side took from the cfg under test (any input)."""
+        from .training import from_cfg
+
+        out: list[str] = []
+        for src in self.sources:
+            out += [k for k in from_cfg(src) if k not in out]
+        return out
+
+    def manifest_record(self) -> dict:
+        """What a reference run's manifest records of where its preprocessing came from."""
+        if not self.sources:
+            return {}
+        card = self.card
+        rec: dict = {"preprocessing_source": self.sources[0] if len(self.sources) == 1 else self.sources,
+                     "preprocessing_from_cfg": self.from_cfg}
+        if card is not None and getattr(card, "model", None) is not None:
+            rec["card"] = {"path": str(card.card_path), "line": card.model.header_range.start.line + 1,
+                           "digest": card.digest(), "declares": card.model.describe()}
+        return rec
 
 
 @dataclass
@@ -64,19 +108,62 @@ class Overrides:
     mean: str | None = None  # "v,v,v" or a mean file
     data_scale: float | None = None
     rgb_order: str | None = None
-    transpose: bool = False  # MATLAB-trained nets (MTCNN): not a cfg key
+    transpose: bool | None = None  # MATLAB-trained nets (MTCNN): not a cfg key; None = not given
 
 
 def load_run_inputs(cfg: str | Path | None = None, *, prototxt: str | Path | None = None,
                     caffemodel: str | Path | None = None, images: list[str] | None = None,
-                    count: int | None = 1, overrides: Overrides | None = None) -> RunInputs:
+                    count: int | None = 1, overrides: Overrides | None = None, side: str = "nnie") -> RunInputs:
     """The run's inputs from the cfg (``cfg``), with options overriding it.
 
     ``images``: one image per network input, given directly (the image list is then not read);
-    ``count``: how many images of the list to run, the last ones (None = all of them)."""
+    ``count``: how many images of the list to run, the last ones (None = all of them).
+    ``side``: ``"nnie"`` (the emulation, the planner: what the cfg says) or ``"reference"`` (the Caffe
+    side: the training preprocessing -- options, else the model card, else the cfg, each value's
+    source recorded: :mod:`.training`)."""
     overrides = overrides or Overrides()
     if count is not None and count < 1:
         raise RunInputError(f"--images {count}: run at least one image")
+    out = _load(cfg, prototxt, caffemodel, images, count, overrides)
+    if side == "reference":
+        _training_side(out, overrides, explicit_prototxt=prototxt is not None)
+    return out
+
+
+def _training_side(out: RunInputs, overrides: Overrides, *, explicit_prototxt: bool) -> None:
+    """The Caffe side's preprocessing in `out` (module :mod:`.training`)."""
+    from .training import CardError, apply_card, card_for, check_card
+
+    card = card_for(out.cfg, out.prototxt)
+    try:
+        check_card(card)
+    except CardError as exc:
+        raise RunInputError(str(exc)) from exc
+    model = card.model if card is not None else None
+    if card is not None and model is None:
+        out.notes.append(f"the model card {card.card_path} has no [[model]] for {out.prototxt}: the Caffe side "
+                         "takes the cfg's preprocessing")
+    flags = {"channel_order": bool(overrides.rgb_order), "mean": bool(overrides.mean) or overrides.norm_type is not None,
+             "scale": overrides.data_scale is not None or overrides.norm_type is not None}
+    from nnie_lsp.cfg.preprocessing import image_type_semantics
+
+    preps, sources = [], []
+    for prep in out.preprocessing:
+        kind = image_type_semantics(prep.image_type)
+        if kind is not None and not kind.is_image:   # a feature-map input: no image preprocessing
+            preps.append(prep)
+            sources.append({})
+            continue
+        try:
+            p, src = apply_card(prep, model, flags, overrides.transpose)
+        except CardError as exc:
+            raise RunInputError(str(exc)) from exc
+        preps.append(p)
+        sources.append(src)
+    out.preprocessing, out.sources, out.card = preps, sources, card
+
+
+def _load(cfg, prototxt, caffemodel, images, count, overrides: Overrides) -> RunInputs:
     if cfg is None:
         return _without_cfg(prototxt, caffemodel, images, overrides)
     from nnie_lsp.project import load_project
@@ -103,7 +190,8 @@ def load_run_inputs(cfg: str | Path | None = None, *, prototxt: str | Path | Non
             raise RunInputError(str(exc)) from exc
         cfg_mean = prep_in.mean_file.resolved if prep_in.mean_file is not None else None
         preps.append(_apply(prep, overrides, cfg_mean))
-    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path)
+    out = RunInputs(prototxt=proto, caffemodel=model, preprocessing=preps, images=[], cfg=cfg_path,
+                    compile_mode=project.config.compile_mode if project.config is not None else None)
     if images:
         out.images = [ImageRun(index=0, sources=list(images), labels=[str(i) for i in images])]
         return out

@@ -24,7 +24,17 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
                 "empty_list": ("image list {list} names no images", "图片列表 {list} 是空的"),
                 "unreadable": ("[{key}] {file}: {reason}", "[{key}] {file}：{reason}"),
                 "windows": ("[{key}] is a Windows path ({file}); it cannot be checked on this system",
-                            "[{key}] 是 Windows 路径（{file}），无法在当前系统上检查")})
+                            "[{key}] 是 Windows 路径（{file}），无法在当前系统上检查"),
+                "ignored": ("[{key}] {file} is not in this checkout: Git ignores it ({rule}), so it is not a wrong "
+                            "path; it is checked where the file is",
+                            "[{key}] {file} 不在当前检出中：Git 忽略了它（{rule}），并非路径错误；在有该文件的地方会检查它"),
+                "lfs": ("[{key}] {file} is a Git LFS pointer, not the file (its content was not fetched): not checked "
+                        "here; `git lfs pull` fetches it",
+                        "[{key}] {file} 是 Git LFS 指针而不是文件本身（内容未下载）：此处未检查；`git lfs pull` 可下载"),
+                "images_ignored": ("{count} of {total} images listed in {list} are not in this checkout: Git ignores "
+                                   "them ({rule}; first: line {line}: {image}); they are checked where the images are",
+                                   "{list} 中 {total} 张图片有 {count} 张不在当前检出中：Git 忽略了它们（{rule}；第一个："
+                                   "第 {line} 行 {image}）；在有这些图片的地方会检查")})
 def nn006(project, ctx):
     """
     ## What it finds
@@ -36,6 +46,12 @@ def nn006(project, ctx):
     or a socket instead of a regular file, a symbolic link loop or a link to a missing file, a file
     without read permission, or a file larger than the lint reads for its kind (README,
     "Reliability").
+
+    A file that is not in the checkout because the repository does not commit it is told apart
+    from a wrong path, as info (a pre-commit hook, or a fresh clone, runs without the weights and
+    images): a missing file or listed image that Git ignores (`*.caffemodel` in `.gitignore`; the
+    message quotes the rule), and a caffemodel, mean file or list that is a Git LFS pointer whose
+    content was not fetched.  A missing file Git does not ignore stays an error.
 
     ## Why
     The mapper fails late (sometimes after parsing the whole net) or, for a stale RuyiStudio
@@ -56,6 +72,10 @@ def nn006(project, ctx):
     unreadable = {id(u.ref.entry): u.problem for u in getattr(project, "unreadable", ()) if u.ref is not None}
     for r in project.refs:
         e = r.entry
+        if getattr(r, "absent", None) is not None:   # not committed, not a wrong path
+            yield ctx.diag("lfs" if r.absent == "lfs" else "ignored", cfg.path, e.value_range, severity=INFO,
+                           key=e.key, file=r.written, rule=r.absent)
+            continue
         problem = unreadable.get(id(e))
         if problem is not None:
             yield ctx.diag("unreadable", cfg.path, e.value_range, key=e.key, file=r.written,
@@ -78,7 +98,12 @@ def nn006(project, ctx):
         if not il.lines:
             yield ctx.diag("empty_list", cfg.path, e.value_range, severity=WARNING, list=name)
             continue
-        missing = il.missing
+        missing = [m for m in il.missing if getattr(m, "absent", None) is None]
+        ignored = [m for m in il.missing if getattr(m, "absent", None) is not None]
+        if ignored:
+            first = ignored[0]
+            yield ctx.diag("images_ignored", cfg.path, e.value_range, severity=INFO, count=len(ignored),
+                           total=len(il.lines), list=name, rule=first.absent, line=first.line + 1, image=first.text)
         if not missing:
             continue
         related = [ctx.related("image_line", il.ref.resolved, Range.of(m.line, 0, m.line, len(m.text)), image=m.text)

@@ -326,7 +326,9 @@ def nn005(project, ctx):
             norms = [norm_semantics(check_value(spec_norm, e.value).parsed) for e in cfg.get("norm_type")]
             if norms and all(n is not None and not n.uses_mean for n in norms):
                 placeholder = cfg_keys.NULL_PATH_PLACEHOLDER
-                edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", placeholder, after=cfg.get("norm_type")[-1]))]
+                # one per input group, after its norm_type: the k-th [mean_file] is the k-th input's (NN110)
+                edits = [(cfg.path, insert_cfg_line(cfg, "mean_file", placeholder, after=e))
+                         for e in cfg.get("norm_type")]
                 fix = ctx.fix("add", edits, safe=True, key="mean_file", value=placeholder)
         if "[I]" in (spec.required_note or ""):
             # required by our reading only (docs/field-facts.md §3.1 Decisions [I]): a hedged warning

@@ -26,6 +26,10 @@ STEP = 0  # before mapping: the conversion (registry.STEP_GROUPS)
                          "ONNX 模型无法读取（{error}）：转换检查（NN5xx）没有运行"),
           "no_caffemodel": ("no caffemodel found (the cfg's [caffemodel_file], or <prototxt name>.caffemodel beside the prototxt): the weights were not compared with the ONNX model {model}",
                             "没有找到 caffemodel（cfg 的 [caffemodel_file]，或 prototxt 旁的同名 .caffemodel）：权重没有与 ONNX 模型 {model} 比较"),
+          "lfs_caffemodel": ("the caffemodel {caffemodel} is a Git LFS pointer (its content was not fetched): the "
+                             "weights were not compared with the ONNX model {model}; `git lfs pull` fetches it",
+                             "caffemodel {caffemodel} 是 Git LFS 指针（内容未下载）：权重没有与 ONNX 模型 {model} 比较；"
+                             "`git lfs pull` 可下载"),
           "bad_caffemodel": ("the caffemodel cannot be read ({error}): the weights were not compared with the ONNX model",
                              "caffemodel 无法读取（{error}）：权重没有与 ONNX 模型比较"),
       })
@@ -34,9 +38,9 @@ def nn500(project, ctx):
     ## What it finds
     The prototxt has an ONNX model to be checked against (`--onnx`, `onnx = "…"` in
     `[tool.nnie-lint]`, or `<prototxt name>.onnx` beside it) but the check could not run: the
-    model does not exist or cannot be read, the `onnx` package is not installed (the message says
-    how to install the `[onnx]` extra into the Python at hand), or no caffemodel was found, so the
-    weights were not compared (reported as info).
+    model does not exist or cannot be read, the `onnx` package is not installed (info: the message
+    says how to install the `[onnx]` extra into the Python at hand, and in a pre-commit hook which
+    hook id installs it), or no caffemodel was found, so the weights were not compared (info).
 
     ## Why
     A conversion check that silently did not run looks like a clean conversion.  The guide's
@@ -52,7 +56,9 @@ def nn500(project, ctx):
     Install the extra (`pip install "nnie-lsp[onnx]"`), give the right path, or put the
     caffemodel beside the prototxt under the same name.  No automatic fix.
     """
-    yield from emit(project, ctx, severities={"no_caffemodel": Severity.INFO})
+    # what the environment lacks (the extra) is not a fault of the project: info, with how to enable it
+    yield from emit(project, ctx, severities={"no_caffemodel": Severity.INFO, "no_package": Severity.INFO,
+                                              "lfs_caffemodel": Severity.INFO})
 
 
 @rule("NN501", "conversion-unmatched", Severity.INFO, step=STEP,
@@ -63,6 +69,8 @@ def nn500(project, ctx):
                            "层 \"{layer}\"（{type}）没有匹配到 ONNX 节点：其 top 不是 ONNX 张量，读取其输入的节点中也没有唯一可对应的节点；未检查"),
           "no_input": ("layer \"{layer}\" ({type}): its input corresponds to no ONNX tensor (a layer before it is unmatched); it was not checked",
                        "层 \"{layer}\"（{type}）：其输入没有对应的 ONNX 张量（前面的层未匹配）；未检查"),
+          "ambiguous": ("layer \"{layer}\" ({type}) could stand for several ONNX nodes that read its input (its top is no ONNX tensor and its parameters and shape fit more than one): it was not matched, never by position, and not checked",
+                        "层 \"{layer}\"（{type}）可对应读取其输入的多个 ONNX 节点（其 top 不是 ONNX 张量，参数与形状符合不止一个）：未匹配（从不按位置匹配），未检查"),
           "region": ("layer \"{layer}\" ({type}): more than 16 ONNX nodes lie between its inputs and its top; it was not checked",
                      "层 \"{layer}\"（{type}）：其输入与 top 之间有超过 16 个 ONNX 节点；未检查"),
           "type": ("layer \"{layer}\" ({type}) stands for ONNX {ops}, which a {type} does not compute; it was not checked{match}",
@@ -139,12 +147,10 @@ def nn502(project, ctx):
       summary=("A pooling rounds its output size differently from its ONNX node (ceil_mode), or averages otherwise",
                "池化的输出尺寸取整方式（ceil_mode）或平均方式与 ONNX 节点不同"),
       messages={
-          "floor": ("the ONNX pooling rounds the output size down (ceil_mode 0: {size} → {onnx_out}) but Caffe rounds up ({caffe_out}): the Caffe output has an extra row and column{match}",
-                    "ONNX 池化向下取整（ceil_mode 0：{size} → {onnx_out}），Caffe 向上取整（{caffe_out}）：Caffe 的输出多出一行一列{match}"),
-          "floor_unknown": ("the ONNX pooling rounds the output size down (ceil_mode 0) but Caffe rounds up: the outputs differ unless (input + pads − kernel) is a multiple of the stride{match}",
-                            "ONNX 池化向下取整（ceil_mode 0），Caffe 向上取整：除非（输入 + pad − kernel）是 stride 的整数倍，否则输出不同{match}"),
-          "fix_floor": ("Add round_mode: FLOOR (Caffe then rounds down like ONNX; nnie_mapper always rounds up, NN018: for NNIE re-export with ceil_mode=1)",
-                        "添加 round_mode: FLOOR（Caffe 随之像 ONNX 一样向下取整；nnie_mapper 总是向上取整，见 NN018：部署到 NNIE 请以 ceil_mode=1 重新导出）"),
+          "floor": ("the ONNX pooling rounds the output size down (ceil_mode 0: {size} → {onnx_out}) but Caffe rounds up ({caffe_out}), and so does the NNIE wk whatever the prototxt says: Caffe and NNIE get an extra row and column. round_mode: FLOOR would fix Caffe only (NN018); make both roundings agree instead: pads or an input size for which (input + pads − kernel) is a multiple of the stride, or export with ceil_mode=True and check the accuracy{match}",
+                    "ONNX 池化向下取整（ceil_mode 0：{size} → {onnx_out}），Caffe 向上取整（{caffe_out}），NNIE 的 wk 无论 prototxt 怎么写也总是向上取整：Caffe 与 NNIE 的输出多出一行一列。round_mode: FLOOR 只能修正 Caffe（见 NN018）；应让两种取整结果一致：调整 pad 或输入尺寸，使（输入 + pad − kernel）是 stride 的整数倍，或以 ceil_mode=True 导出并核对精度{match}"),
+          "floor_unknown": ("the ONNX pooling rounds the output size down (ceil_mode 0) but Caffe and the NNIE wk round up: the outputs differ unless (input + pads − kernel) is a multiple of the stride. round_mode: FLOOR would fix Caffe only (NN018); make both roundings agree (pads, input size) or export with ceil_mode=True{match}",
+                            "ONNX 池化向下取整（ceil_mode 0），Caffe 与 NNIE 的 wk 向上取整：除非（输入 + pad − kernel）是 stride 的整数倍，否则输出不同。round_mode: FLOOR 只能修正 Caffe（见 NN018）；应让两种取整一致（pad、输入尺寸），或以 ceil_mode=True 导出{match}"),
           "ceil": ("the ONNX pooling rounds the output size up (ceil_mode 1: {size} → {onnx_out}) but this layer has round_mode: FLOOR ({caffe_out}){match}",
                    "ONNX 池化向上取整（ceil_mode 1：{size} → {onnx_out}），而该层写了 round_mode: FLOOR（{caffe_out}）{match}"),
           "fix_ceil": ("Delete round_mode (Caffe then rounds up like ONNX and nnie_mapper)",
@@ -176,8 +182,13 @@ def nn503(project, ctx):
     ```
 
     ## Fix
-    Unsafe: add `round_mode: FLOOR` (Caffe then computes what ONNX does), or delete a
-    `round_mode: FLOOR` when ONNX rounds up.  nnie_mapper always rounds up (NN018), so for NNIE
-    the lasting fix is to export with `ceil_mode=True` (and pads that give the same size).
+    ONNX rounds up and the layer has `round_mode: FLOOR`: an unsafe fix deletes it (Caffe then
+    computes what ONNX and the NNIE wk do).  ONNX rounds down: **no automatic fix**.  Writing
+    `round_mode: FLOOR` would make Caffe agree with ONNX, but the NNIE wk always rounds up
+    (docs/field-facts.md §7.5, NN018), so the board would still compute the extra row and column
+    -- and NN018 would then ask to delete the field again.  What ports is a geometry where both
+    roundings give the same size: pads, or an input size for which (input + pads − kernel) is a
+    multiple of the stride (MTCNN det1 at 24×24 instead of 25×25), or an export with
+    `ceil_mode=True` whose accuracy you check.
     """
     yield from emit(project, ctx)

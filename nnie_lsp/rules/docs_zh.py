@@ -56,4 +56,5 @@ DOCS_ZH = {
     "NN507": "caffemodel 权重与 ONNX 初始值相差超过最大权重的 1e-4，指出层名与最大差值：卷积（按 ONNX epsilon 融合 BN；BN 被丢掉而非融合时明确说明）、InnerProduct（Flatten 后按 H、W、C 排列时明确说明）、BatchNorm 均值/方差与其后的 Scale，以及 eps 与 ONNX epsilon 不同（提供不安全修复）。",
     "NN901": "抑制注释（`# nnie-lint: disable=…`）在其作用的位置没有抑制任何诊断，删除即可。",
     "NN902": "抑制注释中写了不存在的规则代码，拼写错误的代码不会抑制任何内容。",
+    "NN903": "要检查的文件没有被读取（例如超过该类文件的大小上限），没有任何规则在其上运行。",
 }

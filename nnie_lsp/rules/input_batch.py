@@ -71,6 +71,10 @@ def _batch_dim_nodes(doc, g):
     return out
 
 
+#: layers whose inputs are time-major (T × N × …): their first dim is no batch
+RECURRENT = frozenset({"LSTM", "RNN"})
+
+
 @rule("NN017", "input-batch-not-one", Severity.WARNING, step=None,
       summary=("Input batch dimension is not 1", "输入的 batch 维不为 1"),
       messages={"batch": ("input \"{name}\" declares batch {n}; NNIE expects 1 (the mapper sets N from [batch_num] and the image count){why}",
@@ -80,6 +84,8 @@ def _batch_dim_nodes(doc, g):
                 "unchecked": ("the shapes could not be inferred", "无法推断形状"),
                 "unsafe": ("; setting it to 1 is not a safe fix: {reason}{more}",
                            "；把它改为 1 不是安全的修复：{reason}{more}"),
+                "breaks": ("; setting it to 1 alone would give a net Caffe refuses: {reason}{more} — change that layer for batch 1 first",
+                           "；仅把它改为 1 会得到 Caffe 拒绝的网络：{reason}{more}——请先让该层适配 batch 1"),
                 "more": (" (also {layers})", "（另有 {layers}）"),
                 "reshape_dims": ("Reshape \"{layer}\" hard-codes the batch in its shape ({dims})",
                                  "Reshape 层 \"{layer}\" 的形状中写死了 batch（{dims}）"),
@@ -112,17 +118,22 @@ def nn017(project, ctx):
     Set the first dim to 1 — of every input declaring that batch, together (NNIE sets N for the
     whole net; two inputs meeting in an Eltwise must keep one batch).  Safe only when no layer fed
     by those inputs depends on the batch: the shapes are inferred with the declared batch and
-    with 1, and every blob must keep its shape apart from the batch.  The fix is unsafe, and the message names the layer, when a layer's
-    parameters depend on the batch — a Reshape whose shape hard-codes it (an LRCN net's
-    `16×10×4096`, docs/field-facts.md §16.4), an operation on axis 0, a Reshape or Flatten
-    whose output would change beyond the batch — or when a shape cannot be inferred, so that
-    nothing after it can be checked.
+    with 1, and every blob must keep its shape apart from the batch.  The fix is unsafe, and the
+    message names the layer, when a layer depends on the batch — an operation on axis 0, a Reshape
+    or Flatten whose output would change beyond the batch — or when a shape cannot be inferred, so
+    that nothing after it can be checked.  No fix is offered when batch 1 alone would give a net
+    Caffe refuses — a Reshape whose shape hard-codes the batch (an LRCN net's `16×10×4096`,
+    docs/field-facts.md §16.4), a layer whose inputs would no longer fit: the message says which
+    layer must change first (the fix would only trade this finding for NN021).
     """
     doc, g = project.prototxt, project.graph
     if doc is None or g is None:
         return
     by_node: dict[int, tuple] = {}  # one finding per written dim (an Input layer's shape may serve several tops)
     for name, node in _batch_dim_nodes(doc, g):
+        readers = g.consumers(name)
+        if readers and all(c.type in RECURRENT for c in readers):
+            continue  # a recurrent layer's sequence input (`cont`): its first dim is the time, T × N
         try:
             n = int(node.value)
         except (TypeError, ValueError):
@@ -136,9 +147,11 @@ def nn017(project, ctx):
         by_batch.setdefault(n, []).append((node, names))
     for n, group in by_batch.items():
         all_names = [name for _, names in group for name in names]
-        why = _unsafe_why(g, all_names, ctx)
+        why, breaks = _unsafe_why(g, all_names, ctx)
         edits = [(doc.path, TextEdit(node.value_range, "1")) for node, _ in group]
-        if len(group) > 1:
+        if breaks:
+            fix = None  # batch 1 would give a net Caffe refuses (NN021): the layer must change first
+        elif len(group) > 1:
             fix = ctx.fix("set_all", edits, safe=not why, inputs=names_text(all_names))
         else:
             fix = ctx.fix("set", edits, safe=not why)
@@ -146,16 +159,23 @@ def nn017(project, ctx):
             yield ctx.diag("batch", doc.path, node.value_range, fix=fix, name='", "'.join(names), n=n, why=why)
 
 
-def _unsafe_why(g, names, ctx) -> str:
-    """Why setting the batch of ``names`` to 1 is not a safe fix ("" when it is safe)."""
+#: dependences with which batch 1 gives a net Caffe refuses (a Reshape's count, a layer's setup)
+BREAKING = frozenset({"reshape_dims", "setup", "mixes"})
+
+
+def _unsafe_why(g, names, ctx) -> tuple[str, bool]:
+    """Why setting the batch of ``names`` to 1 is not a safe fix ("" when it is safe), and whether
+    it would break the net (then no fix is offered)."""
     try:
         dependent = batch_dependence(g, names, 1)
     except Exception:  # shape inference is best effort: unchecked means not safe
-        return ctx.text("unsafe", reason=ctx.text("unchecked"), more="")
+        return ctx.text("unsafe", reason=ctx.text("unchecked"), more=""), False
     if not dependent:
-        return ""
+        return "", False
     more = ctx.text("more", layers=names_text([d.layer.name for d in dependent[1:]])) if dependent[1:] else ""
-    return ctx.text("unsafe", reason=_dependence_text(dependent[0], ctx), more=more)
+    breaks = any(d.kind in BREAKING and d.details.get("breaks", True) for d in dependent)
+    key = "breaks" if breaks else "unsafe"
+    return ctx.text(key, reason=_dependence_text(dependent[0], ctx), more=more), breaks
 
 
 def _dims_text(shape) -> str:

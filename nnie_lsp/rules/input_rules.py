@@ -11,7 +11,7 @@ import re
 
 from ..cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
 from ..diagnostics import Severity
-from ..fixes import insert_cfg_line, set_cfg_value
+from ..fixes import delete_cfg_line, insert_cfg_line, set_cfg_value
 from ..lang import pick
 from ..settings import RGB_FRAMEWORKS
 from ..text import Range
@@ -112,28 +112,47 @@ def _is_prod(layer) -> bool:
 
 
 @rule("NN108", "rgb-trained-source", WARNING, step=2, needs=CFG,
-      summary=("The net looks RGB-trained but RGB_order is BGR or unset", "网络看起来是 RGB 训练的，但 RGB_order 为 BGR 或未设置"),
-      messages={"rgb": ("the net looks converted from an RGB-trained framework ({evidence}) but [RGB_order] is {order}: set [RGB_order] RGB, or declare source-framework = \"caffe\" if it was trained on BGR",
-                        "网络看起来由 RGB 训练的框架转换而来（{evidence}），但 [RGB_order] 为 {order}：请设置 [RGB_order] RGB；若确实用 BGR 训练，请声明 source-framework = \"caffe\""),
+      summary=("The net may be RGB-trained but RGB_order is BGR or unset (a guess: a model card settles it)",
+               "网络可能是 RGB 训练的，但 RGB_order 为 BGR 或未设置（推测：模型卡片可以确定）"),
+      messages={"rgb": ("the net looks converted from another framework ({evidence}); such nets are often trained on RGB, "
+                        "but not always (PyTorch RetinaFace of the biubug6 family is trained on BGR), and [RGB_order] "
+                        "is {order}: if it was trained on RGB, set [RGB_order] RGB; declare how it was trained in the "
+                        "model card (nnie.toml: channel_order) and lint will know",
+                        "网络看起来由其他框架转换而来（{evidence}）；这类网络常用 RGB 训练，但并非总是如此（biubug6 系列的 "
+                        "PyTorch RetinaFace 用 BGR 训练），而 [RGB_order] 为 {order}：若用 RGB 训练，请设置 [RGB_order] RGB；"
+                        "在模型卡片（nnie.toml: channel_order）中声明训练方式后 lint 即可确定"),
+                "darknet": ("the net is converted from darknet ({evidence}), which feeds RGB in [0, 1], but [RGB_order] "
+                            "is {order}: set [RGB_order] RGB (or declare channel_order in the model card, nnie.toml, "
+                            "if this net was trained otherwise)",
+                            "网络由 darknet 转换而来（{evidence}），darknet 按 RGB、[0, 1] 输入，但 [RGB_order] 为 {order}："
+                            "请设置 [RGB_order] RGB（若此网络另有训练方式，请在模型卡片 nnie.toml 中声明 channel_order）"),
                 "declared": ("declared source framework {fw}", "声明的源框架为 {fw}"),
                 "unset": ("unset (BGR)", "未设置（默认 BGR）"),
-                "set_rgb": ("Set [RGB_order] RGB", "设置 [RGB_order] RGB")},
+                "set_rgb": ("Set [RGB_order] RGB", "设置 [RGB_order] RGB"),
+                "declare_bgr": ("Declare in {card} that the net was trained on BGR (channel_order = \"BGR\")",
+                                "在 {card} 中声明网络用 BGR 训练（channel_order = \"BGR\"）")},
       fix="unsafe")
 def nn108(project, ctx):
     """
     ## What it finds
-    A net whose layer and blob names or patterns show it was converted from an RGB-trained framework
+    A net whose layer and blob names or patterns show it was converted from another framework
     — darknet2caffe (`layer86-upsample`), PytorchToCaffe (`conv_blob1`), ONNX converters
     (`Conv_0`, numeric blobs such as `"292"`, PyTorch ≥ 1.13 scope names `/layer1/layer1.0/conv1/Conv`),
     mxnet2caffe (`stage1_unit1_…`), MXNet Gluon block names (`mobilenet0_conv0`, `resnetv10_conv0`:
     the model zoo's and GluonCV's prefixes, docs/field-facts.md §16.6), SiLU written as
-    Sigmoid × x — or a declared `source-framework` of that kind, while `[RGB_order]` is BGR or unset
-    (default BGR). The message names the evidence.
+    Sigmoid × x — or a declared `source-framework` (or the model card's `framework`) of that kind,
+    while `[RGB_order]` is BGR or unset (default BGR). The message names the evidence.  Silent when
+    the model card declares the net's `channel_order` (NN121 judges then), and when the cfg's
+    channel-mean file holds the ImageNet means in the order `[RGB_order]` says (a BGR pipeline
+    written consistently; not for darknet, which subtracts no mean).
 
     ## Why
-    Guide step 2: MXNet and Darknet nets (and most converted PyTorch nets) are trained on RGB, so
-    `[RGB_order]` must be `RGB`; with BGR the red and blue planes are swapped and YOLO-style nets
-    find nothing (wllkk/yolov5-nnie#1).
+    Guide step 2: darknet feeds RGB in [0, 1] (a fact, docs/field-facts.md §21): a warning.  For
+    the other converters it is a guess (info): most of their nets are trained on RGB, but not all
+    — the biubug6 Pytorch_Retinaface family reads images with OpenCV and trains on BGR, where
+    setting RGB would break a working cfg.  The training order is a fact about the net, not about
+    its layer names: the model card (`nnie.toml`, `channel_order`) states it, and with it NN121
+    gives a certain answer.
 
     ## Example
     ```
@@ -142,19 +161,20 @@ def nn108(project, ctx):
     ```
 
     ## Fix
-    Unsafe: set `[RGB_order] RGB` (the evidence is a heuristic). If the net really was trained on
-    BGR, declare `source-framework = "caffe"` in `[tool.nnie-lint]` (or the editor setting) to
-    silence it.
+    Unsafe: set `[RGB_order] RGB`.  Also offered (unsafe): declare in the model card that the
+    net was trained on BGR (`channel_order = "BGR"`, a new `nnie.toml` beside the cfg or an entry
+    in the nearest one) — which settles it for every face.
     """
     cfg = project.cfg
     if cfg is None or project.graph is None:
         return
-    fw = project.settings.source_framework
-    if fw == "caffe":
-        return
-    ev = [ctx.text("declared", fw=fw)] if fw in RGB_FRAMEWORKS else rgb_evidence(project, ctx.lang)
+    model = project.card.model if project.card is not None else None
+    if model is not None and model.channel_order is not None:
+        return   # the card says how the net was trained: NN121 judges
+    ev, darknet = _rgb_evidence(project, model, ctx)
     if not ev:
         return
+    msg, severity = ("darknet", WARNING) if darknet else ("rgb", INFO)
     sep = pick(("; ", "；"), ctx.lang)
     for prep in _inputs(project)[:max(1, len(project.graph.inputs))]:
         if prep.is_feature_map:
@@ -169,63 +189,160 @@ def nn108(project, ctx):
             continue
         if e is not None and order not in ("BGR", None):
             continue  # NN003 reports an invalid value
+        if not darknet and _imagenet_order(project, prep, model) == "BGR":
+            continue  # the mean file's ImageNet means are BGR too: a consistent BGR pipeline
+        declare = _declare_bgr(project, ctx)
         if e is not None:
             fix = ctx.fix("set_rgb", [(cfg.path, set_cfg_value(e, "RGB"))], safe=False)
-            yield ctx.diag("rgb", cfg.path, e.value_range, fix=fix, evidence=sep.join(ev), order=e.value)
+            yield ctx.diag(msg, cfg.path, e.value_range, fix=fix, severity=severity, alternatives=declare,
+                           evidence=sep.join(ev), order=e.value)
         else:
             anchor = group.image_type or group.image_list or (cfg.entries[-1] if cfg.entries else None)
             if anchor is None:
                 continue
             fix = ctx.fix("set_rgb", [(cfg.path, insert_cfg_line(cfg, "RGB_order", "RGB", after=anchor))], safe=False)
-            yield ctx.diag("rgb", cfg.path, anchor.key_range, fix=fix, evidence=sep.join(ev), order=ctx.text("unset"))
+            yield ctx.diag(msg, cfg.path, anchor.key_range, fix=fix, severity=severity, alternatives=declare,
+                           evidence=sep.join(ev), order=ctx.text("unset"))
         if group.entry("RGB_order") is not None and "RGB_order" in group.shared:
             break
+
+
+def _rgb_evidence(project, model, ctx) -> tuple[list[str], bool]:
+    """NN108's evidence (declared framework, else the net's names) and whether it is darknet's
+    (darknet feeds RGB: a fact, not a guess)."""
+    fw = (model.framework if model is not None and model.framework else None) or project.settings.source_framework
+    if fw == "caffe":
+        return [], False
+    ev = [ctx.text("declared", fw=fw)] if fw in RGB_FRAMEWORKS else rgb_evidence(project, ctx.lang)
+    return ev, bool(ev) and (fw == "darknet" or any("darknet" in e for e in ev))
+
+
+def _declare_bgr(project, ctx) -> tuple:
+    """The alternative fix: the model card says the net was trained on BGR (a new card beside the
+    cfg, an entry in the nearest card, or the key in the cfg's entry)."""
+    origin = project.prototxt_origin
+    if origin is None or not origin.resolved:
+        return ()
+    from ..card.draft.render import add_entry_edits, add_keys_edits, card_for_cfg
+
+    card = project.card
+    if card is not None and not card.document.ok:
+        return ()   # a card with errors: NN120 first
+    if card is not None and card.model is not None:
+        edits = add_keys_edits(card.card_path, card.document, card.model, {"channel_order": "BGR"})
+        path = card.card_path
+    else:
+        path = card_for_cfg(project.cfg.path, card.card_path if card is not None else None)
+        edits = add_entry_edits(path, card.document.text if card is not None else None, origin.resolved,
+                                {"channel_order": "BGR"})
+    return (ctx.fix("declare_bgr", [(e.path, e.edit) for e in edits], safe=False, card=os.path.basename(path)),)
 
 
 IMAGENET_BGR = (103.94, 116.78, 123.68)
 
 
+def _imagenet_order(project, prep, model=None) -> str | None:
+    """"BGR" / "RGB" when the input's channel means are the ImageNet means in that order: the model
+    card's `mean` when it declares one (it is what the file must hold), else the channel-mean file's."""
+    group = prep.group
+    if model is not None and model.mean is not None:
+        v = model.means(3)
+    else:
+        if prep.expected_mean_kind != CHANNEL_MEAN or group.mean_file is None:
+            return None
+        facts = project.mean_for(group.mean_file)
+        if facts is None or not facts.values or len(facts.values) != 3:
+            return None
+        v = facts.values
+    if not v:
+        return None
+    if all(abs(a - b) <= 2.0 for a, b in zip(v, IMAGENET_BGR)):
+        return "BGR"
+    if all(abs(a - b) <= 2.0 for a, b in zip(v, reversed(IMAGENET_BGR))):
+        return "RGB"
+    return None
+
+
 @rule("NN109", "imagenet-mean-order", WARNING, step=2, needs=CFG,
       summary=("Channel means look like ImageNet means in the other channel order",
                "通道均值看起来是另一种通道顺序的 ImageNet 均值"),
-      messages={"swapped": ("channel means ({values}) are the ImageNet means in {file_order} order, but [RGB_order] is {order}: the first line should be the {first} mean",
-                            "通道均值（{values}）是 {file_order} 顺序的 ImageNet 均值，但 [RGB_order] 为 {order}：第一行应为 {first} 通道的均值")})
+      messages={"swapped": ("channel means ({values}) are the ImageNet means in {file_order} order, but [RGB_order] is "
+                            "{order}: one of the two is wrong — if the net was trained on {file_order}, set [RGB_order] "
+                            "{file_order}; if on {order}, reverse the mean file. The model card (nnie.toml: "
+                            "channel_order) decides",
+                            "通道均值（{values}）是 {file_order} 顺序的 ImageNet 均值，但 [RGB_order] 为 {order}：两者必有一处错误——"
+                            "若网络用 {file_order} 训练，请设置 [RGB_order] {file_order}；若用 {order} 训练，请把均值文件倒序。"
+                            "模型卡片（nnie.toml: channel_order）可以确定"),
+                "set_order": ("Set [RGB_order] {file_order} (the net was trained on {file_order})",
+                              "设置 [RGB_order] {file_order}（网络用 {file_order} 训练）"),
+                "reverse": ("Reverse the lines of {file} ({values_reversed}: the net was trained on {order})",
+                            "把 {file} 倒序为 {values_reversed}（网络用 {order} 训练）")},
+      fix="unsafe")
 def nn109(project, ctx):
     """
     ## What it finds
     A 3-line channel-mean file holding the ImageNet means (≈ 104, 117, 124) in BGR order while
-    `[RGB_order]` is RGB, or in RGB order (≈ 124, 117, 104) while it is BGR.
+    `[RGB_order]` is RGB, or in RGB order (≈ 124, 117, 104) while it is BGR.  Silent when the model
+    card declares the net's `channel_order` (NN121 and NN122 judge then, with certainty).
 
     ## Why
     The mean file's lines follow the channels as the net sees them.  The red and blue means differ
-    by 20 — a visible step-2 data-layer mismatch.  (Which order the mapper expects for the mean
-    lines is not stated by the vendor; HiSilicon's own Caffe dump script takes means in the
-    network's channel order, B, G, R for BGR nets.)
+    by 20 — a visible step-2 data-layer mismatch.  Which of the two is wrong depends on how the net
+    was trained, which the cfg does not say: a BGR-trained net needs `[RGB_order] BGR` (reversing
+    the file would keep feeding it RGB), an RGB-trained one the file reversed.  (Which order the
+    mapper expects for the mean lines is not stated by the vendor; HiSilicon's own Caffe dump script
+    takes means in the network's channel order, B, G, R for BGR nets.)
 
     ## Example
     ```
     [RGB_order] RGB
-    [mean_file] ./mean.txt     # 104.0 / 117.0 / 123.0  -> 123.0 / 117.0 / 104.0
+    [mean_file] ./mean.txt     # 104.0 / 117.0 / 123.0: [RGB_order] BGR, or 123.0 / 117.0 / 104.0
     ```
 
     ## Fix
-    None automatic: reverse the lines of the mean file if the finding is right.
+    Both edits are offered, unsafe: set `[RGB_order]` to the file's order, or reverse the lines of
+    the mean file.  The model card (`channel_order`) says which.  For a net converted from darknet
+    (which feeds RGB) only the reversal is offered: `[RGB_order] BGR` would undo NN108's edit.
     """
+    model = project.card.model if project.card is not None else None
+    if model is not None and model.channel_order is not None:
+        return
     for prep in _inputs(project):
-        group = prep.group
-        if prep.expected_mean_kind != CHANNEL_MEAN or group.mean_file is None:
+        file_order = _imagenet_order(project, prep)
+        order = prep.rgb_order or DEFAULT_RGB_ORDER
+        if file_order is None or file_order == order:
             continue
+        if model is not None and model.mean is not None and _imagenet_order(project, prep, model) != file_order:
+            continue  # the card declares other means: the file is wrong, and NN122 says so
+        group = prep.group
         facts = project.mean_for(group.mean_file)
-        if facts is None or not facts.values or len(facts.values) != 3:
+        if facts is None or not facts.values:
             continue
         v = facts.values
-        bgr = all(abs(a - b) <= 2.0 for a, b in zip(v, IMAGENET_BGR))
-        rgb = all(abs(a - b) <= 2.0 for a, b in zip(v, reversed(IMAGENET_BGR)))
-        order = prep.rgb_order or DEFAULT_RGB_ORDER
-        if (bgr and order == "RGB") or (rgb and order == "BGR"):
-            yield ctx.diag("swapped", project.cfg.path, group.mean_file.value_range,
-                           values=", ".join(format_number(x) for x in v), file_order="BGR" if bgr else "RGB",
-                           order=order, first="R" if order == "RGB" else "B")
+        cfg = project.cfg
+        e = group.entry("RGB_order")
+        if e is not None:
+            edit = set_cfg_value(e, file_order)
+        else:
+            anchor = group.image_type or group.image_list or (cfg.entries[-1] if cfg.entries else None)
+            edit = insert_cfg_line(cfg, "RGB_order", file_order, after=anchor)
+        set_order = ctx.fix("set_order", [(cfg.path, edit)], safe=False, file_order=file_order)
+        reverse = None
+        if facts.text is not None and facts.ref.resolved and (model is None or model.mean is None):
+            # (a card that declares the mean says what the file holds: reversing it is not an option)
+            from ..fixes import channel_mean_text, write_whole_file
+
+            reversed_text = channel_mean_text(tuple(reversed(v)))
+            reverse = ctx.fix("reverse", [write_whole_file(facts.ref.resolved, facts.text, reversed_text)],
+                              safe=False, file=os.path.basename(facts.ref.resolved), order=order,
+                              values_reversed=" / ".join(format_number(x) for x in reversed(v)))
+        _ev, darknet = _rgb_evidence(project, model, ctx)
+        if darknet and file_order == "BGR" and reverse is not None:
+            fix, alternatives = reverse, ()   # darknet feeds RGB: [RGB_order] BGR would undo NN108's edit
+        else:
+            fix, alternatives = set_order, ((reverse,) if reverse is not None else ())
+        yield ctx.diag("swapped", cfg.path, group.mean_file.value_range, fix=fix, alternatives=alternatives,
+                       values=", ".join(format_number(x) for x in v), file_order=file_order, order=order)
 
 
 @rule("NN110", "input-group-count", ERROR, step=2, needs=CFG,
@@ -284,6 +401,8 @@ def nn110(project, ctx):
                 "channels": ("image_type {itype} feeds a gray or 3-channel image, but input \"{name}\" has {c} channels",
                              "image_type {itype} 输入灰度或三通道图像，但输入 \"{name}\" 有 {c} 个通道"),
                 "set0": ("Set norm_type 0", "设置 norm_type 为 0"),
+                "set0_scale": ("Set norm_type 0 and delete [data_scale] (ignored with norm_type 0 as before)",
+                               "设置 norm_type 为 0 并删除 [data_scale]（norm_type 0 时与原先一样被忽略）"),
                 "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")},
       fix="safe")
 def nn111(project, ctx):
@@ -304,7 +423,8 @@ def nn111(project, ctx):
     ```
 
     ## Fix
-    Safe: set norm_type 0 for image_type 0 (the mapper ignores the other value anyway).
+    Safe: set norm_type 0 for image_type 0 (the mapper ignores the other value anyway), and delete
+    the input's `[data_scale]`, which norm_type 0 ignores too (so the fix leaves no NN105 behind).
     """
     cfg = project.cfg
     for prep in _inputs(project):
@@ -312,7 +432,12 @@ def nn111(project, ctx):
         kind = prep.image_type_semantics
         if kind is not None and norm is not None and norm not in kind.norm_types:
             allowed = kind.norm_types[0]  # image_type 0: norm_type 0 only
-            fix = ctx.fix("set0", [(cfg.path, set_cfg_value(group.norm_type, str(allowed)))], safe=True)
+            edits = [(cfg.path, set_cfg_value(group.norm_type, str(allowed)))]
+            scale = group.entry("data_scale")
+            if scale is not None and "data_scale" not in group.shared:
+                # norm_type 0 ignores it too (NN105): the line goes with the fix, nothing changes
+                edits.append((cfg.path, delete_cfg_line(cfg, scale)))
+            fix = ctx.fix("set0_scale" if len(edits) > 1 else "set0", edits, safe=True)
             yield ctx.diag("itype0_norm", cfg.path, group.norm_type.value_range, fix=fix, norm=norm)
         e = group.entry("RGB_order")
         shared = "RGB_order" in group.shared

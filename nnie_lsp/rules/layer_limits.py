@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..diagnostics import Severity
 from ..lang import pick
 from ..prototxt.batch import BATCH_AXIS_FIELDS
+from ..prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
 from ..prototxt.shapes import unread_layers
 from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from .registry import rule
@@ -24,8 +25,8 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
       messages={
           "permute": ("Permute order ({order}) is not supported: NNIE only permutes (0,1,2,3) -> (0,2,3,1)",
                       "Permute 的 order ({order}) 不受支持：NNIE 只支持 (0,1,2,3) -> (0,2,3,1)"),
-          "ceil": ("Pooling `{field}` makes Caffe round {how}; the NNIE wk always rounds up (ceil), so outputs will differ: delete it and align the pads",
-                   "Pooling 的 `{field}` 使 Caffe 按{how}取整；NNIE 的 wk 总是向上取整（ceil），输出会不一致：请删除它并对齐 pad"),
+          "ceil": ("Pooling `{field}` makes Caffe round {how}; the NNIE wk always rounds up (ceil), so its output has another size than Caffe's: make both roundings agree (pads, or an input size for which input + 2·pad − kernel is a multiple of the stride) — deleting the field alone makes Caffe differ from a model trained rounding down",
+                   "Pooling 的 `{field}` 使 Caffe 按{how}取整；NNIE 的 wk 总是向上取整（ceil），其输出尺寸与 Caffe 不同：请让两种取整一致（调整 pad，或使 输入 + 2·pad − kernel 为 stride 整数倍的输入尺寸）——只删除该字段会使 Caffe 与按向下取整训练的模型不一致"),
           "upsample": ("Upsample scale {scale}: NNIE only supports 2x nearest upsampling",
                        "Upsample 放大倍数为 {scale}：NNIE 只支持 2 倍最近邻上采样"),
           "power": ("Power exponent {power} is not supported: NNIE allows -3, -2, -1, -1/2, 1/2, 1, 2, 3",
@@ -34,8 +35,8 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                     "Convolution 的 group {group} 超过 NNIE 上限 2048"),
           "intparam": ("{field} {value} is outside 1-255, the range NNIE accepts for most integer layer parameters",
                        "{field} 为 {value}，超出 NNIE 对多数整型层参数允许的 1-255 范围"),
-          "width": ("output \"{blob}\" is {width} wide: most NNIE layers accept feature maps up to 4096 wide",
-                    "输出 \"{blob}\" 宽度为 {width}：多数 NNIE 层只支持宽度不超过 4096 的特征图"),
+          "width": ("output \"{blob}\" is {width} wide: a user's summary of the vendor guide says most NNIE layers accept feature maps up to 4096 wide (not in the vendor's public text; which layers are exempt is not known)",
+                    "输出 \"{blob}\" 宽度为 {width}：一份用户整理的厂商指南摘要称多数 NNIE 层只支持宽度不超过 4096 的特征图（厂商公开文本中没有；哪些层例外未知）"),
           "eltwise": ("Eltwise inputs have different shapes ({shapes}): the mapper fails with \"All inputs must have the same shape!\"",
                       "Eltwise 的输入形状不同（{shapes}）：mapper 会报错 \"All inputs must have the same shape!\""),
           "batch": ("{type} \"{layer}\" works on axis 0, the batch dimension: no NNIE operation may touch the batch dimension",
@@ -57,8 +58,11 @@ def nn018(project, ctx):
     2; operations on axis 0, the batch (Concat/Slice/Softmax/Flatten/Reduction/InnerProduct `axis: 0`, a
     Reshape whose first dim is not 0); Power exponents outside −3, −2, −1, −½, ½, 1,
     2, 3; Convolution `group` > 2048; kernel/stride/pad outside 1–255 (pad 0 is fine); feature maps
-    wider than 4096; Eltwise inputs of different shapes; Reshape to other than 4 dims (warning,
-    user-reported).  A Reshape's output rank and batch dim are read as Caffe does with `axis` and
+    wider than 4096 (a warning worded as what it is: a user's summary of the guide says "most
+    layers"; a Reshape or Flatten output that wide is not reported: the YOLOv5 ports' Reshape to
+    (0, 3, 85, 6400) in place of the head Permute runs on the board, users report); Eltwise inputs
+    of different shapes; Reshape to other than 4 dims (warning, user-reported).  A
+    `round_mode: FLOOR` is reported only where rounding down gives another size than up.  A Reshape's output rank and batch dim are read as Caffe does with `axis` and
     `num_axes` (`axis: 1 num_axes: 1 shape { dim: 2 dim: 9 }` makes a 4-D blob 5-D; its first
     dim is not the batch); where that needs an input shape nnie-lint does not know, and for the
     Eltwise and width checks past a layer shape inference stops at (NN022), nothing is said.
@@ -96,9 +100,14 @@ def _limit_places(g, ctx):
         tops_of = g.layer_shapes() or {}
     except Exception:  # shape inference is best effort
         shapes, tops_of = {}, {}
+    from .layer_support import training_only_layers
+
+    training = training_only_layers(g)  # NN015 says delete them: their limits do not matter
     for layer in g.layers:
         src, p, t = layer.source, layer.source.param, layer.type
         name = layer.name
+        if id(layer) in training:
+            continue
         if t == "Permute" and p.HasField("permute_param"):
             order = tuple(p.permute_param.order)
             if order and order not in ((0, 2, 3, 1),):
@@ -107,7 +116,7 @@ def _limit_places(g, ctx):
         elif t == "Pooling":
             pp = child(src.node, "pooling_param")
             rm = child(pp, "round_mode")
-            if rm is not None and str(rm.value).upper() == "FLOOR":
+            if rm is not None and str(rm.value).upper() == "FLOOR" and _roundings_differ(layer, shapes):
                 yield Place("ceil", rm.range, name, {"field": "round_mode: FLOOR",
                             "how": pick(("down (floor)", "向下"), ctx.lang)},
                             Severity.WARNING)
@@ -141,7 +150,7 @@ def _limit_places(g, ctx):
                     lo = 0 if fname.startswith("pad") else 1
                     if v < lo or v > 255:
                         yield Place("intparam", n.value_range, name, {"field": fname, "value": n.value_text})
-        if t == "Reshape" and not src.is_v1:
+        if t == "Reshape" and not src.is_v1 and not _feeds_recurrent(g, layer):
             yield from _reshape_places(layer, shapes, tops_of.get(layer.index, ()))
         axis_field = BATCH_AXIS_FIELDS.get(t)
         if axis_field is not None:
@@ -155,10 +164,33 @@ def _limit_places(g, ctx):
             if all(s is not None for s in ins) and len({tuple(s) for s in ins}) > 1:
                 yield Place("eltwise", layer_anchor(src), name,
                             {"shapes": ", ".join("x".join(map(str, s)) for s in ins)})
+        if t in WIDE_OUTPUT_RUNS:  # a layout change this wide is reported to run (field-facts §7.5)
+            continue
         for top in layer.tops:
             s = shapes.get(top)
-            if s is not None and len(s) == 4 and s[3] is not None and s[3] > 4096 and top not in layer.bottoms:
+            if s is not None and len(s) == 4 and s[3] is not None and s[3] > WIDTH_LIMIT and top not in layer.bottoms:
                 yield Place("width", layer_anchor(src), name, {"blob": top, "width": s[3]}, Severity.WARNING)
+
+
+def _feeds_recurrent(g, layer) -> bool:
+    """A Reshape that makes an LSTM/RNN's T × N × C sequence input: 3-D and time-major by design."""
+    readers = [c for t in layer.tops for c in g.consumers(t) if c.index > layer.index]
+    return bool(readers) and all(c.type in ("LSTM", "RNN") for c in readers)
+
+
+def _roundings_differ(layer, shapes) -> bool:
+    """Whether rounding the pooled size down gives another size than up for this layer's input;
+    True when the input's shape is unknown (then it may)."""
+    inp = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+    if inp is None or len(inp) != 4 or any(d is None for d in inp[2:]):
+        return True
+    p = layer.param.pooling_param
+    if p.global_pooling:
+        return False
+    k = (p.kernel_h or p.kernel_size, p.kernel_w or p.kernel_size)
+    s = (p.stride_h or (p.stride if p.HasField("stride") else 1), p.stride_w or (p.stride if p.HasField("stride") else 1))
+    pad = (p.pad_h or p.pad, p.pad_w or p.pad)
+    return any(k[i] and s[i] and (inp[2 + i] + 2 * pad[i] - k[i]) % s[i] != 0 for i in (0, 1))
 
 
 def _reshape_places(layer, shapes, tops):

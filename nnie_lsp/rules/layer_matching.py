@@ -311,7 +311,13 @@ def _report_misuse(ctx, doc, layer, seen_before):
                 "roi_count": ("{n} [roi_coordinate_file] for {m} ROI layer(s) ({names}): give one per ROIPooling/PSROIPooling layer, in prototxt order",
                               "有 {n} 个 [roi_coordinate_file]，而 ROI 层有 {m} 个（{names}）：每个 ROIPooling/PSROIPooling 层一个，按 prototxt 顺序"),
                 "set": ("Set [net_type] {value}", "设置 [net_type] {value}"),
-                "unset": ("unset", "未设置")},
+                "unset": ("unset", "未设置"),
+                "recurrent": ("the net has {what} layer(s) ({names}): its cfg needs [net_type] 2 (recurrent nets, the guide's key table){mixed}",
+                              "网络含 {what} 层（{names}）：其 cfg 需要 [net_type] 2（循环网络，见指南的配置表）{mixed}"),
+                "mixed": ("; the {n} convolution layer(s) before them make it a CNN and a recurrent net in one: net_type 0 is for nets without LSTM/RNN, and whether one wk may hold both is not documented — the usual way is two wks, the CNN part (net_type 0) and the recurrent part (net_type 2, fed the CNN's output as a feature map, image_type 0) (inferred)",
+                          "；其前面的 {n} 个卷积层使它成为 CNN 与循环网络的组合：net_type 0 用于不含 LSTM/RNN 的网络，一个 wk 能否同时包含两者未见文档——通常做法是拆成两个 wk：CNN 部分（net_type 0）与循环部分（net_type 2，以 CNN 的输出作为特征图输入，image_type 0）（推断）"),
+                "mixed_cfg": ("[net_type] 2 for a net with {n} convolution layer(s) before its {what} layer(s): whether one wk may hold a CNN and a recurrent net is not documented — the usual way is two wks, the CNN part (net_type 0) and the recurrent part (net_type 2, image_type 0 feature input) (inferred)",
+                              "[net_type] 2 用于在 {what} 层前还有 {n} 个卷积层的网络：一个 wk 能否同时包含 CNN 与循环网络未见文档——通常拆成两个 wk：CNN 部分（net_type 0）与循环部分（net_type 2，image_type 0 特征输入）（推断）")},
       fix="safe")
 def nn306(project, ctx):
     """
@@ -319,6 +325,12 @@ def nn306(project, ctx):
     `[net_type]` that does not match the layers: 0 (or unset) with ROIPooling/PSROIPooling (needs
     1) or LSTM/RNN (needs 2); 1 without ROI layers; 2 without recurrent layers; and a number of
     `[roi_coordinate_file]` entries different from the number of ROI layers.
+
+    Without a cfg, a net with LSTM/RNN layers gets an info saying its cfg needs `[net_type] 2`;
+    with convolutions before them (a CRNN text recogniser) it adds that whether one wk may hold a
+    CNN and a recurrent net is not documented, and that such nets are usually split into a CNN wk
+    (net_type 0) and a recurrent wk (net_type 2, fed the CNN's output as a feature map) — inferred,
+    and said so; the same info goes with a cfg whose `[net_type]` is 2.
 
     ## Why
     The guide's key table: net_type 0 is a plain CNN, 1 a net with ROI/PSROI pooling (RPN-based),
@@ -333,10 +345,20 @@ def nn306(project, ctx):
     Safe: set `[net_type]` to the value the layers require (when the layers leave no doubt).
     """
     g, cfg, config = project.graph, project.cfg, project.config
-    if g is None or cfg is None or config is None or project.prototxt is None:
+    if g is None or project.prototxt is None:
         return
     rois = [l for l in g.layers if l.type in ROI_TYPES]
     rnns = [l for l in g.layers if l.type in RNN_TYPES]
+    convs = [l for l in g.layers if rnns and l.type in ("Convolution", "DepthwiseConvolution", "ConvolutionDepthwise")
+             and l.index < rnns[0].index]
+    what = "/".join(sorted({l.type for l in rnns}))
+    if cfg is None or config is None:
+        if rnns and not rois:  # no cfg yet: what its cfg will need, said on the net
+            mixed = ctx.text("mixed", n=len(convs)) if convs else ""
+            doc = project.prototxt
+            yield ctx.diag("recurrent", doc.path, rnns[0].source.type_range or rnns[0].source.name_range,
+                           severity=Severity.INFO, what=what, names=", ".join(l.name for l in rnns[:3]), mixed=mixed)
+        return
     entry = config.entry("net_type")
     nt = config.value("net_type")
     anchor = entry.value_range if entry is not None else (cfg.entries[0].line_range if cfg.entries else Range.point(0, 0))
@@ -356,6 +378,8 @@ def nn306(project, ctx):
         yield ctx.diag("no_roi", cfg.path, anchor, severity=Severity.WARNING)
     elif nt == 2 and not rnns and entry is not None:
         yield ctx.diag("no_rnn", cfg.path, anchor, severity=Severity.WARNING)
+    elif nt == 2 and rnns and convs:
+        yield ctx.diag("mixed_cfg", cfg.path, anchor, severity=Severity.INFO, what=what, n=len(convs))
     roi_files = cfg.get("roi_coordinate_file")
     if rois and nt == 1 and len(roi_files) != len(rois):
         home = roi_files[-1].key_range if roi_files else anchor

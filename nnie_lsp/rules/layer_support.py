@@ -17,6 +17,7 @@ from ..prototxt.fork_layers import fork_layer
 from ..prototxt.python_layers import TRAINING, python_layer_advice
 from ..records import NamedTuple
 from ..text import Range, TextEdit
+from . import crop_identity
 from ._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
 from .registry import rule
 
@@ -27,6 +28,11 @@ PYTHON = "python"            # a pycaffe layer: the advice of its class
 FORK = "fork"                # a Caffe fork's type with a known NNIE answer (BN)
 UNKNOWN = "unknown"          # a type no table knows
 UNSUPPORTED = "unsupported"  # a known type NNIE does not map
+UNCONFIRMED = "unconfirmed"  # an NNIE operation under a type name no published list has
+
+#: layers that only move values about: one that feeds nothing but training-only layers is one too
+#: (a CRNN's Permute before its CTC loss and accuracy)
+LAYOUT_TYPES = frozenset({"Permute", "Reshape", "Flatten", "Split", "Transpose"})
 
 
 class Verdict(NamedTuple):
@@ -49,6 +55,8 @@ def layer_verdicts(graph) -> list[Verdict]:
             continue
         spec = layer_table.lookup(t)
         if spec is not None and spec.support != "unsupported":
+            if spec.confirmed_as:
+                out.append(Verdict(layer, UNCONFIRMED, (spec.limits, "")))
             continue
         if t == "DummyData":
             dummies.append(layer)
@@ -63,12 +71,16 @@ def layer_verdicts(graph) -> list[Verdict]:
         fork = fork_layer(t)
         if fork is not None:
             out.append(Verdict(layer, TRAINING_ONLY if fork.action == TRAINING else FORK, (fork.en, fork.zh)))
+        elif spec is None and _training_by_name(layer):
+            out.append(Verdict(layer, TRAINING_ONLY, ("read from its type name or `loss_weight` (inferred)",
+                                                      "由类型名或 `loss_weight` 推断")))
         elif spec is None:
             out.append(Verdict(layer, UNKNOWN))
         elif spec.training_only:
             out.append(Verdict(layer, TRAINING_ONLY, (spec.doc_en, spec.doc_zh)))
         else:
             out.append(Verdict(layer, UNSUPPORTED))
+    out = _feeding_training(graph, out)
     if dummies:
         training = {id(v.layer) for v in out if v.kind == TRAINING_ONLY}
         read_by_net = {b for layer in graph.layers if id(layer) not in training and layer.type != "DummyData"
@@ -82,12 +94,64 @@ def layer_verdicts(graph) -> list[Verdict]:
     return out
 
 
+def _training_by_name(layer) -> bool:
+    """A type no table knows that says it is a loss or a metric: its name ends in ``Loss`` or holds
+    ``Accuracy``, or it has a ``loss_weight`` (inferred, and the advice says so)."""
+    t = layer.type
+    if t.endswith("Loss") or "Accuracy" in t:
+        return True
+    return any(n.name == "loss_weight" for n in layer.source.node.children)
+
+
+def _feeding_training(graph, verdicts: list[Verdict]) -> list[Verdict]:
+    """Layout layers (:data:`LAYOUT_TYPES`) and Input layers whose every reader is training-only are
+    training-only too: deleting the loss leaves them dangling (a CRNN's Permute feeding only the
+    CTC loss and the accuracy, its `label` Input)."""
+    training = {id(v.layer) for v in verdicts if v.kind == TRAINING_ONLY}
+    if not training:
+        return verdicts
+    added: list[Verdict] = []
+    changed = True
+    while changed:
+        changed = False
+        for layer in reversed(graph.layers):
+            if id(layer) in training or layer.type not in LAYOUT_TYPES | {"Input"} or layer.in_place:
+                continue
+            readers = [c for t in layer.tops for c in graph.consumers(t) if c.index > layer.index]
+            if readers and all(id(c) in training for c in readers):
+                training.add(id(layer))
+                names = names_text([c.name for c in readers])
+                added.append(Verdict(layer, TRAINING_ONLY, (f"it only feeds {names}", f"它只为 {names} 提供输入")))
+                changed = True
+    if not added:
+        return verdicts
+    order = {id(layer): i for i, layer in enumerate(graph.layers)}
+    return sorted(verdicts + added, key=lambda v: order[id(v.layer)])
+
+
+def training_only_layers(graph) -> frozenset[int]:
+    """``id()`` of the judged net's training-only layers (other rules leave them to NN015)."""
+    return frozenset(id(v.layer) for v in layer_verdicts(graph) if v.kind == TRAINING_ONLY)
+
+
 @rule("NN015", "unsupported-layer", Severity.ERROR, step=None,
       summary=("Layer type NNIE does not support", "NNIE 不支持的层类型"),
       messages={"unsupported": ("layer type \"{type}\" is not supported by NNIE: {advice}",
                                 "NNIE 不支持层类型 \"{type}\"：{advice}"),
                 "unlisted": ("layer type \"{type}\" is probably not supported by NNIE (it is in none of the published layer lists; not documented either way): {advice}",
                              "NNIE 可能不支持层类型 \"{type}\"（它不在任何公开的层列表中；文档未说明）：{advice}"),
+                "unconfirmed": ("layer type \"{type}\" is in none of the published NNIE layer lists; NNIE's confirmed form of this operation is {confirmed}, and whether nnie_mapper accepts the name \"{type}\" is not documented: {advice}",
+                                "层类型 \"{type}\" 不在任何公开的 NNIE 层列表中；该操作在 NNIE 中确认的写法是 {confirmed}，nnie_mapper 是否接受 \"{type}\" 这个名字未见文档：{advice}"),
+                "as_convolution": ("write it as Convolution with group = its channels (same weights and output), which the mapper is documented to take",
+                                   "请改写为 group 等于通道数的 Convolution（权重与输出相同），这是 mapper 有文档可依的写法"),
+                "as_other": ("if the mapper rejects it, use type {confirmed} and check the layer's output in the triage (its parameters may be read differently)",
+                             "若 mapper 拒绝它，请改用 {confirmed} 类型，并在 triage 中核对该层输出（其参数的读取方式可能不同）"),
+                "to_convolution": ("Rewrite the {type} layers as Convolution with group = channels", "把 {type} 层改写为 group 等于通道数的 Convolution"),
+                "crop_identity": ("Crop \"{layer}\" crops nothing here: its input \"{blob}\" is already {shape}, the size of \"{ref}\" (shape inference){more}; nnie_mapper refuses Crop, and rewriting it as Custom or *_cpu would cut the net into CPU segments: delete it (its readers read \"{blob}\")",
+                                  "Crop 层 \"{layer}\" 在此什么也不裁剪：其输入 \"{blob}\" 已是 {shape}，与 \"{ref}\" 尺寸相同（形状推断）{more}；nnie_mapper 不支持 Crop，改写为 Custom 或 *_cpu 会把网络切成多个 CPU 段：请删除它（读取它的层改读 \"{blob}\"）"),
+                "delete_crops": ("Delete the {n} Crop layer(s) that crop nothing", "删除 {n} 个什么也不裁剪的 Crop 层"),
+                "advice_crop": ("a Crop that really crops cannot run on NNIE: choose an input size at which its two inputs already agree (then it crops nothing and can be deleted), or cut the net before it and crop on the CPU",
+                                "真正裁剪的 Crop 无法在 NNIE 上运行：请选择使其两个输入尺寸一致的网络输入尺寸（此时它不裁剪，可删除），或在它之前截断网络、在 CPU 上裁剪"),
                 "unknown": ("unknown layer type \"{type}\"{hint}; NNIE only maps known Caffe and extension layers: rewrite it as Custom or Proposal, or name the layer \"*_cpu\"",
                             "未知的层类型 \"{type}\"{hint}；NNIE 只映射已知的 Caffe 层和扩展层：请改写为 Custom 或 Proposal，或将层名加 \"_cpu\" 后缀"),
                 "hint": (" (did you mean \"{suggestion}\"?)", "（是否应为 \"{suggestion}\"？）"),
@@ -183,6 +247,12 @@ def nn015(project, ctx):
         yield from _training(ctx, doc, training)
     places = []
     fork_at = {}  # range of a fork-type layer's type -> the layer
+    unconfirmed_at: dict[str, list] = {}  # type -> its layers (the depthwise types get a fix)
+    crops = []  # Crops that crop nothing
+    try:
+        shapes = g.blob_shapes() or {}
+    except Exception:  # shape inference is best effort: no Crop is proved the identity then
+        shapes = {}
     for v in verdicts:
         layer = v.layer
         rng = layer.source.type_range or layer_anchor(layer.source)
@@ -201,19 +271,73 @@ def nn015(project, ctx):
             close = type_suggestion(layer.type)
             places.append(Place("unknown", rng, layer.name, {
                 "type": layer.type, "hint": ctx.text("hint", suggestion=close) if close else ""}))
+        elif v.kind == UNCONFIRMED:
+            spec = layer_table.lookup(layer.type)
+            key = "as_convolution" if spec.confirmed_as == "Convolution" else "as_other"
+            unconfirmed_at.setdefault(layer.type, []).append(layer)
+            places.append(Place("unconfirmed", rng, layer.name, {
+                "type": layer.type, "confirmed": spec.confirmed_as,
+                "advice": ctx.text(key, confirmed=spec.confirmed_as, type=layer.type)}, Severity.WARNING))
+        elif v.kind == UNSUPPORTED and layer.type == "Crop" and crop_identity.identity(g, layer, shapes):
+            crops.append(layer)
         elif v.kind == UNSUPPORTED:
             spec = layer_table.lookup(layer.type)
             advice = (ctx.text("advice_cut", type=layer.type) if spec.category == "detection"
+                      else ctx.text("advice_crop") if layer.type == "Crop"
                       else ctx.text("advice_default", name=layer.name))
             if spec.tag in ("I", "?"):  # inferred from the published lists (docs/field-facts.md §7.2)
                 places.append(Place("unlisted", rng, layer.name, {"type": layer.type, "advice": advice},
                                     Severity.WARNING))
             else:
                 places.append(Place("unsupported", rng, layer.name, {"type": layer.type, "advice": advice}))
+    if crops:
+        yield _crops_that_crop_nothing(ctx, doc, g, crops, shapes)
     for diag in one_per_cause(ctx, doc, places, more_msg="more", related_msg="also"):
         if diag.range in fork_at:
             diag = _with_fork_block(ctx, doc, fork_at[diag.range], diag)
+        typ = next((t for t, ls in unconfirmed_at.items() if ls[0].source.type_range == diag.range), None)
+        if typ is not None and layer_table.lookup(typ).confirmed_as == "Convolution":
+            diag = _with_group_fix(ctx, doc, g, unconfirmed_at[typ], shapes, diag)
         yield diag
+
+
+def _crops_that_crop_nothing(ctx, doc, g, crops, shapes):
+    """One finding for every Crop the shape inference proves to be the identity, with the delete."""
+    edits, safe = crop_identity.delete_edits(doc, g, crops)
+    first = crops[0]
+    shape = "×".join(map(str, crop_identity.identity(g, first, shapes)))
+    fix = ctx.fix("delete_crops", [(doc.path, e) for e in edits], safe=safe, n=len(crops))
+    related = [ctx.related("also", doc.path, layer_anchor(c.source), layer=c.name) for c in crops[1:]]
+    more = ctx.text("more", n=len(crops) - 1, layers=names_text([c.name for c in crops[1:]])) if crops[1:] else ""
+    return ctx.diag("crop_identity", doc.path, first.source.type_range or layer_anchor(first.source), fix=fix,
+                    related=related, layer=first.name, blob=first.bottoms[0], ref=first.bottoms[1], shape=shape,
+                    more=more)
+
+
+def _with_group_fix(ctx, doc, g, layers, shapes, diag):
+    """The depthwise types' finding gets the unsafe rewrite as Convolution with ``group`` = the
+    channels, for the layers whose input channels are known and equal their outputs."""
+    from ..text import Position, Range, TextEdit
+
+    edits = []
+    for layer in layers:
+        x = shapes.get(layer.bottoms[0]) if layer.bottoms else None
+        cp = layer.param.convolution_param
+        block = child(layer.source.node, "convolution_param")
+        if x is None or len(x) != 4 or x[1] != cp.num_output or block is None or layer.source.type_range is None:
+            continue
+        edits.append((doc.path, TextEdit(layer.source.type_range, '"Convolution"')))
+        grp = child(block, "group")
+        if grp is not None:
+            edits.append((doc.path, TextEdit(grp.value_range, str(cp.num_output))))
+        else:
+            end = block.range.end
+            at = Position(end.line, max(end.character - 1, 0))
+            space = doc.text[doc.line_index.offset(at) - 1:doc.line_index.offset(at)].isspace()
+            edits.append((doc.path, TextEdit(Range(at, at), f"{'' if space else ' '}group: {cp.num_output} ")))
+    if not edits:
+        return diag
+    return diag._replace(fix=ctx.fix("to_convolution", edits, safe=False, type=layers[0].type))
 
 
 def _with_fork_block(ctx, doc, layer, diag):

@@ -264,6 +264,9 @@ def nn106(project, ctx):
     [data_scale] 0.0039215686   # 1/255, if the net was trained with x/255
     ```
 
+    Silent when the model card (`nnie.toml`) declares the net's `scale`: NN123 then says for
+    certain whether the default is right.
+
     ## Fix
     Safe: write the default (`[data_scale] 0.00390625`) explicitly — behaviour is unchanged and
     the value is now visible.  Also offered (unsafe, never applied by `--fix`): write 1/255
@@ -273,6 +276,9 @@ def nn106(project, ctx):
     cfg = project.cfg
     if cfg is None or cfg.get("data_scale"):
         return
+    model = project.card.model if project.card is not None else None
+    if model is not None and model.scale is not None:
+        return   # the model card says the training scale: NN123 judges, with certainty
     for prep in _inputs(project):
         if prep.uses_scale and prep.data_scale_defaulted:
             group = prep.group

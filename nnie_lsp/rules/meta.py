@@ -1,5 +1,5 @@
-"""Codes the lint driver produces itself: NN000 (a rule crashed) and NN901/NN902 (suppression
-comments).  They live in the registry like every rule, so `--explain`, hover, the docs and the
+"""Codes the lint driver produces itself: NN000 (a rule crashed), NN901/NN902 (suppression
+comments) and NN903 (a file to lint that was not read).  They live in the registry like every rule, so `--explain`, hover, the docs and the
 README list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` make them with
 :func:`internal_error`, :func:`unused_suppression` and :func:`unknown_suppression_code` (the one
 construction path, :class:`~nnie_lsp.rules.context.DiagnosticBuilder`).
@@ -16,6 +16,8 @@ NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please repo
                             "规则 {rule} 内部错误：{error}（请报告此问题）")}
 NN901_MESSAGES = {"unused": ("unused suppression: nothing here reports {codes}; remove the comment",
                              "抑制注释 disable={codes} 没有抑制任何诊断，可以删除")}
+NN903_MESSAGES = {"not_read": ("this file was not linted: {reason}; nothing in it was checked",
+                               "此文件未检查：{reason}；其中内容均未检查")}
 NN902_MESSAGES = {"unknown": ("unknown rule code {code} in a suppression comment",
                               "未知的规则代码 {code}（抑制注释）")}
 
@@ -52,6 +54,27 @@ register_meta(
         "Example": "```\n# nnie-lint: disable=NN31\n```",
         "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
     })
+
+
+register_meta(
+    "NN903", "not-linted", Severity.WARNING,
+    summary=("A file to lint was not read (past the size bound, not a regular file…)", "要检查的文件未被读取（超过大小上限等）"),
+    messages=NN903_MESSAGES,
+    docs={
+        "What it finds": "A file that was to be linted but could not be read: an editor buffer or file larger "
+                         "than the bound nnie-lsp reads for its kind (8 MiB for a prototxt, 256 KiB for a cfg), "
+                         "a file that grew past it or became unreadable while it was being linted.",
+        "Why": "No rule ran on the file, so the absence of other findings says nothing about it.",
+        "Example": "A 20 MB prototxt open in the editor.",
+        "Fix": "Lint a smaller file (a net of 8 MiB is about 40,000 layers: a generated or concatenated file, or "
+               "a binary one under a text name). No automatic fix.",
+    })
+
+
+def not_linted(problem, path: str, lang: str = "en") -> Diagnostic:
+    """NN903 at the top of `path`: the file was not read (`problem`, a :class:`~nnie_lsp.safe_io.FileProblem`)."""
+    return DiagnosticBuilder.of("NN903", lang).diag("not_read", path, Range.point(0, 0),
+                                                    reason=problem.describe(lang))
 
 
 def internal_error(rule_code: str, exc: BaseException, path: str, lang: str = "en") -> Diagnostic:

@@ -29,11 +29,15 @@ Messages = Mapping[str, tuple[str, str]]
 # (:mod:`nnie_lsp.rules.index`), so linting a prototxt alone does not load the cfg side.
 CFG = "cfg"            # a mapper cfg (project.cfg)
 TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
-NEEDS = (None, CFG, TRIAGE)
+WK = "wk"              # a compiled model (project.wk: the cfg's [instruction_name].wk, or a .wk linted alone)
+CARD = "card"          # a model card (project.card: the cfg's, or the nnie.toml linted itself)
+NEEDS = (None, CFG, TRIAGE, WK, CARD)
 
 #: step 0: before mapping, the conversion that made the Caffe net (ONNX → Caffe, the NN5xx codes)
 STEP_GROUPS = {0: "Before mapping: conversion (ONNX → Caffe)", 2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
                4: "Layer matching (guide step 4)"}
+#: Codes grouped by their number rather than a guide step: the compiled model (the `.wk`, after mapping).
+CODE_GROUPS = {"NN6": "After mapping: the compiled model (.wk)"}
 
 
 class Rule(NamedTuple):
@@ -74,6 +78,9 @@ class Rule(NamedTuple):
             return "Lint meta"
         if self.code.startswith("T"):
             return f"Triage (guide step {self.step})" if self.step else "Triage"
+        for prefix, group in CODE_GROUPS.items():
+            if self.code.startswith(prefix):
+                return group
         return STEP_GROUPS.get(self.step, "Config and schema")
 
     def explain(self, lang: str = "en") -> str:

@@ -129,13 +129,16 @@ def _fork_param_blocks(project) -> dict:
     ``bn_param`` in a ``type: "BN"`` layer of the judged net): one finding for the layer."""
     from ..prototxt.fork_layers import fork_layer
     from ..prototxt.schema import param_field_for_type
-    from .layer_support import FORK, UNKNOWN, layer_verdicts
+    from ..prototxt.layers import lookup
+    from .layer_support import FORK, TRAINING_ONLY, UNKNOWN, layer_verdicts
 
     g = project.graph
     if g is None:
         return {}
+    # a type no table knows, judged training-only by its name (CTC losses of OCR forks), too
     reported = {id(v.layer.source) for v in layer_verdicts(g)
-                if v.kind in (FORK, UNKNOWN) or fork_layer(v.layer.type) is not None}
+                if v.kind in (FORK, UNKNOWN) or fork_layer(v.layer.type) is not None
+                or (v.kind == TRAINING_ONLY and lookup(v.layer.type) is None)}
     out = {}
     for ls, n in _layer_blocks(project):
         if id(ls) not in reported:

@@ -17,6 +17,18 @@ UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {
 DATA_INPUT: Messages = {"data": ("data input \"{blob}\"", "数据输入 \"{blob}\"")}
 
 
+#: how a finding on NNIE dumps that predate the inputs (T008) ends instead of its advice
+WITHHELD_TAIL = ("; no advice from dumps that predate the cfg: make them again, then triage again (T008)",
+                 "；这些 dump 早于当前 cfg，暂不给出建议：请重新生成后再分析（T008）")
+
+
+def withheld(en: str, zh: str, *msg_ids: str) -> Messages:
+    """The ``withheld_<id>`` variants of `msg_ids` (the finding builder words a finding with them
+    while T008 withholds the fixes): what was found, never the advice — on old dumps that advice
+    may be the undo of the fix just made."""
+    return {f"withheld_{m}": (en + WITHHELD_TAIL[0], zh + WITHHELD_TAIL[1]) for m in msg_ids}
+
+
 def register_finding(module: str, code: str, name: str, severity: Severity, step: int, *, summary: tuple[str, str],
                      messages: Messages, docs: str, docs_zh: str, fix: str | None = None) -> None:
     """Register one T-code in the rule registry; its docs (the four sections) come from `docs`.

@@ -2,7 +2,8 @@
 
 A diagnostic's ``data`` carries its fix ready for the editor: the WorkspaceEdit ``changes``
 (URI -> TextEdits in the client's position encoding, line breaks of the target file), with the
-fix message, its applicability and the document versions the edits were computed for::
+fix message, its applicability and the document versions the edits were computed for (and, for a
+file not open in the editor, the digest of the text they were computed for)::
 
     {"code": "NN301",
      "fix": {"message": "...", "applicability": "safe",
@@ -10,7 +11,11 @@ fix message, its applicability and the document versions the edits were computed
              "versions": {"file:///p/model.prototxt": 3}},
      "info": {...}}
 
-The quick fix is built from it as is (:func:`changes_from_data`); nothing is recomputed.  Other
+The quick fix is built from it as is (:func:`changes_from_data`); nothing is recomputed.  It is
+offered only while every document is still at the version (an open one) or the text (a closed one,
+``digests``) the edits were computed for, and it travels as ``documentChanges`` naming those
+versions wherever the client supports them (:func:`workspace_edit`): the client refuses edits
+made for another text.  Other
 fixes the user may choose instead (``Diagnostic.alternatives``) travel the same way in
 ``data["alternatives"]``.  A fix that creates a file (an edit at 1:1 of a path that does not
 exist: a new channel-mean file) lists the file in ``"creates"``; :func:`workspace_edit` then
@@ -115,6 +120,7 @@ def fix_data(fix: Fix, lines: LineSource, enc: Encoder, versions: dict[str, int]
     `versions` maps the open documents' paths to their versions."""
     changes: dict[str, list[dict]] = {}
     edited_versions: dict[str, int] = {}
+    digests: dict[str, str] = {}
     creates: list[str] = []
     for file_edit in fix.edits:
         path = os.path.abspath(file_edit.path)
@@ -128,8 +134,12 @@ def fix_data(fix: Fix, lines: LineSource, enc: Encoder, versions: dict[str, int]
             "newText": edit_text(file_edit.edit.new_text, li)})
         if path in versions:
             edited_versions[uri] = versions[path]
+        elif li is not None and uri not in digests:
+            digests[uri] = text_digest(li.text)
     data = {"message": fix.message, "applicability": fix.applicability.value, "changes": changes,
             "versions": edited_versions}
+    if digests:
+        data["digests"] = digests
     if creates:
         data["creates"] = creates
     return data
@@ -162,13 +172,17 @@ def merge_fix_data(fixes: Iterable[Mapping]) -> dict:
     """Several fixes' data (non-overlapping) as one: their changes, created files and versions."""
     changes: dict[str, list[dict]] = {}
     versions: dict[str, int] = {}
+    digests: dict[str, str] = {}
     creates: list[str] = []
     for fix in fixes:
         for uri, edits in fix["changes"].items():
             changes.setdefault(uri, []).extend(edits)
         versions.update(fix.get("versions") or {})
+        digests.update(fix.get("digests") or {})
         creates.extend(uri for uri in fix.get("creates") or [] if uri not in creates)
     merged = {"changes": changes, "versions": versions}
+    if digests:
+        merged["digests"] = digests
     if creates:
         merged["creates"] = creates
     return merged
@@ -182,13 +196,44 @@ def can_create_files(capabilities) -> bool:
         str(getattr(op, "value", op)) == "create" for op in operations)
 
 
-def workspace_edit(fix: Mapping) -> lsp.WorkspaceEdit:
-    """The WorkspaceEdit of a fix's data (:func:`fix_data` / :func:`merge_fix_data`): plain
-    ``changes``, or ``documentChanges`` with a ``CreateFile`` for each file it creates (the caller
-    checks :func:`can_create_files` first)."""
+def versioned_edits(capabilities) -> bool:
+    """The client applies ``documentChanges``: each document's edits carry the version they were
+    computed for, and the client refuses them when the document has changed since."""
+    edit = getattr(getattr(capabilities, "workspace", None), "workspace_edit", None)
+    return bool(getattr(edit, "document_changes", False))
+
+
+@functools.lru_cache(maxsize=4)
+def text_digest(text: str) -> str:
+    """The digest of a text a fix was computed for (a file not open in the editor); cached: the
+    fixes of one lint that edit one closed file hash its text once."""
+    from ..atomic_write import digest
+
+    return digest(text.encode("utf-8", "surrogatepass"))
+
+
+def stale_files(fix: Mapping, current_text: Callable[[str], "str | None"]) -> list[str]:
+    """The URIs of files not open when the fix was computed whose text is no longer the one it was
+    computed for (``digests`` of the fix data; `current_text`: a URI's text now, None if unreadable)."""
+    out = []
+    for uri, expected in (fix.get("digests") or {}).items():
+        text = current_text(uri)
+        if text is None or text_digest(text) != expected:
+            out.append(uri)
+    return out
+
+
+def workspace_edit(fix: Mapping, versioned: bool = False) -> lsp.WorkspaceEdit:
+    """The WorkspaceEdit of a fix's data (:func:`fix_data` / :func:`merge_fix_data`).
+
+    With ``versioned`` (the client applies ``documentChanges``: :func:`versioned_edits`) every
+    document's edits name the version they were computed for, so the client applies them only to
+    that text (compare-and-swap; a closed file has no version and goes with ``null``), with a
+    ``CreateFile`` first for each file the fix creates (:func:`can_create_files` is checked by the
+    caller).  Without it, plain ``changes`` (the client cannot compare)."""
     changes = changes_from_data(fix)
     creates = [uri for uri in fix.get("creates") or [] if isinstance(uri, str)]
-    if not creates:
+    if not creates and not versioned:
         return lsp.WorkspaceEdit(changes=changes)
     versions = fix.get("versions") or {}
     operations: list = [lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=False, ignore_if_exists=False))
@@ -227,15 +272,25 @@ def rule_href(code: str) -> str:
 
 
 def to_code_action(action: Action, lines: LineSource, enc: Encoder,
-                   diagnostics: list[lsp.Diagnostic] | None) -> lsp.CodeAction:
-    """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client."""
+                   diagnostics: list[lsp.Diagnostic] | None,
+                   versions: Mapping[str, int | None] | None = None) -> lsp.CodeAction:
+    """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client;
+    with `versions` (path -> the version its edits were computed for, None for a closed file) as
+    versioned ``documentChanges`` (:func:`workspace_edit`)."""
     changes: dict[str, list[lsp.TextEdit]] = {}
     for path, edits in action.edits.items():
         li = lines(path)
         changes[uri_of(path)] = [lsp.TextEdit(range=enc.range(li, e.range), new_text=edit_text(e.new_text, li))
                                  for e in edits]
+    if versions is None:
+        edit = lsp.WorkspaceEdit(changes=changes)
+    else:
+        by_uri = {uri_of(p): v for p, v in versions.items()}
+        edit = lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=by_uri.get(uri)), edits=e)
+            for uri, e in changes.items()])
     return lsp.CodeAction(title=action.title, kind=action.kind, diagnostics=diagnostics or None,
-                          is_preferred=action.preferred or None, edit=lsp.WorkspaceEdit(changes=changes))
+                          is_preferred=action.preferred or None, edit=edit)
 
 
 def to_lsp_diagnostics(diags: Iterable[Diagnostic], lines: LineSource, enc: Encoder,

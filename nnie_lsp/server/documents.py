@@ -16,12 +16,18 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from pygls.uris import to_fs_path
 
 from ..features.common import document_kind
+from ..safe_io import FileProblem, check_text
 from ..text import LineIndex, read_text
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
     from .scheduler import LintResult
+
+
+#: How much of a document's text tells what it is (a cfg, a net, a solver file): nnie-lint reads a
+#: file's first 8 KB; the editor reads more, never the whole of a huge buffer on the event loop.
+SNIFF_CHARS = 1 << 16
 
 
 @dataclass
@@ -32,6 +38,7 @@ class OpenDocument:
     lint: LintResult | None = None              # last result computed for the current state
     pending: asyncio.Task | None = None         # the scheduled lint (debounced)
     last_change: float | None = None            # monotonic time of the last didChange
+    checked: tuple | None = None                # (version, FileProblem or None): the text's size checked
 
 
 class DocumentStore:
@@ -47,7 +54,7 @@ class DocumentStore:
         path = to_fs_path(uri)
         if path is None:
             return None
-        kind = document_kind(path, language_id, text)
+        kind = document_kind(path, language_id, text[:SNIFF_CHARS])   # told by its head, as nnie-lint does
         if kind is None:
             self._records.pop(uri, None)
             return None
@@ -88,6 +95,17 @@ class DocumentStore:
         document = self._text_document(uri)
         return document.source, document.version
 
+    def problem(self, uri: str) -> FileProblem | None:
+        """Why `uri`'s text is not linted nor parsed (past the bound for its kind, as a file of that
+        name: :func:`nnie_lsp.safe_io.check_text`), or None; checked once per version."""
+        record = self._records.get(uri)
+        if record is None:
+            return None
+        text, version = self.text(uri)
+        if record.checked is None or record.checked[0] != version or version is None:
+            record.checked = (version, check_text(text, record.path, record.kind))
+        return record.checked[1]
+
     def version(self, uri: str) -> int | None:
         try:
             return self._text_document(uri).version
@@ -109,6 +127,18 @@ class DocumentStore:
             if version is not None:
                 versions[record.path] = version
         return texts, versions
+
+    def current_text(self, uri: str) -> str | None:
+        """`uri`'s text now: the editor's when it is open, else the file's (None: unreadable)."""
+        if uri in self._records:
+            return self.text(uri)[0]
+        path = to_fs_path(uri)
+        if path is None:
+            return None
+        try:
+            return read_text(path).text
+        except OSError:
+            return None
 
     def line_index_for_path(self, path: str) -> LineIndex | None:
         """Lines of `path`: the editor's text when it is open, else the file on disk."""

@@ -1,11 +1,17 @@
-"""When to lint, off the event loop: debounce, one lint at a time, stale results dropped.
+"""When to lint, off the event loop: debounce, one lint per document at a time, stale work dropped.
 
 - An isolated edit is linted at once; a burst of edits once it pauses for ``lint.debounce`` ms.
-- The engine runs in one worker thread on a :class:`Snapshot` (every open document's text, the
-  settings), never on the event loop; requests for the same state share one computation.
-- A result is current while the open documents' versions and the settings generation are those
-  of its snapshot; a result that is no longer current is not published (a newer lint is coming),
-  and the diagnostics store keeps whichever computation started last.
+- The engine runs on a :class:`Snapshot` (every open document's text, the settings), never on the
+  event loop; requests for the same state share one computation.
+- Per document: a document over the bound of its kind (:func:`nnie_lsp.safe_io.check_text`, as a
+  file of that name) is not linted at all: it gets its NN903 diagnostic at once, and nothing parses
+  it.  A document of :data:`~.lint_process.BIG_DOCUMENT` bytes or more is linted in a child process
+  (:mod:`.lint_process`), the others in worker threads (two): a big buffer never delays the other
+  documents' lints.
+- **Cancelled by newer versions**: a lint that has not started when a newer snapshot of its
+  document is taken is dropped; a big lint running in the child is killed.  A result that is no
+  longer current is not published (a newer lint is coming), and the diagnostics store keeps
+  whichever computation started last.
 - Editing a cfg relints the open prototxt it pairs with, and the other way round.
 """
 
@@ -26,9 +32,12 @@ from .. import i18n
 from ..diagnostics import Diagnostic
 from ..lint import lint
 from ..project import DiskProvider, Project, cached_prototxt, project_for_file
+from ..rules.meta import not_linted
+from ..safe_io import text_size
 from ..settings import LintSettings
 from ..text import LineIndex
 from .convert import SOURCE, Encoder, to_lsp_diagnostics
+from .lint_process import BIG_DOCUMENT, Cancelled, LintProcess
 
 if TYPE_CHECKING:
     from .documents import OpenDocument
@@ -63,7 +72,7 @@ class LintResult:
     engine: list[Diagnostic]
     lsp_diagnostics: list[lsp.Diagnostic]
     members: frozenset[str]      # the cfg and prototxt paths of the linted project
-    project: Project
+    project: Project | None      # None: linted in the child process (features build their own)
     elapsed: float
     sequence: int
 
@@ -71,9 +80,13 @@ class LintResult:
 class LintScheduler:
     def __init__(self, ls: NnieLanguageServer) -> None:
         self.ls = ls
-        self.lint_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="nnie-lint")
+        self.lint_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="nnie-lint")
+        # the big documents' lane: one thread waiting on the child process (.lint_process)
+        self.big_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="nnie-big")
+        self.process = LintProcess()
         self.aux_pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="nnie-aux")
         self._inflight: dict[tuple, asyncio.Future] = {}
+        self._latest: dict[str, int] = {}      # uri -> sequence of its newest lint snapshot
         self._sequence = itertools.count(1)
         self._refresh_task: asyncio.Task | None = None
 
@@ -99,20 +112,44 @@ class LintScheduler:
                         self.ls.lang, self.ls.encoder(), self.ls.root or os.path.dirname(path), next(self._sequence))
 
     # ---------------------------------------------------------------- linting
+    def superseded(self, snap: Snapshot) -> bool:
+        """A newer snapshot of the same document was taken since `snap` (its lint is not needed)."""
+        return self._latest.get(snap.uri, snap.sequence) > snap.sequence
+
     def compute(self, snap: Snapshot) -> LintResult:
-        """Runs in the lint thread."""
+        """Runs in a lint thread (the workspace linter calls it too, for files not open)."""
+        if snap.version is not None and self.superseded(snap):
+            raise Cancelled()
         started = time.perf_counter()
         provider = DiskProvider(dict(snap.overlay))
         outcome = lint(snap.path, settings=snap.settings, provider=provider, cwd=snap.cwd, kind=snap.kind,
                        lang=snap.lang)
         project = outcome.project
-        for error in outcome.internal_errors:
-            self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", lsp.MessageType.Error)
         indexes: dict[str, LineIndex | None] = {}
         if project.cfg is not None and project.cfg.path:
             indexes[project.cfg.path] = project.cfg.line_index
         if project.prototxt is not None and project.prototxt.path:
             indexes[project.prototxt.path] = project.prototxt.line_index
+        card = project.card.card_path if project.card is not None else None   # editing the card relints the cfg
+        members = frozenset(p for p in (project.cfg_path, project.prototxt_path, card) if p)
+        return self._result(snap, outcome.diagnostics, outcome.internal_errors, members, project, provider,
+                            indexes, started)
+
+    def compute_big(self, snap: Snapshot) -> LintResult:
+        """Runs in the big documents' thread: the lint itself runs in the child process."""
+        if self.superseded(snap):
+            raise Cancelled()
+        started = time.perf_counter()
+        diagnostics, errors, members = self.process.lint(snap.uri, snap.sequence, (
+            snap.path, snap.kind, dict(snap.overlay), snap.settings, snap.cwd, snap.lang),
+            lambda: self.superseded(snap))
+        return self._result(snap, diagnostics, errors, frozenset(members), None, DiskProvider(dict(snap.overlay)),
+                            {}, started)
+
+    def _result(self, snap: Snapshot, diagnostics: list[Diagnostic], errors, members: frozenset[str],
+                project: Project | None, provider: DiskProvider, indexes: dict, started: float) -> LintResult:
+        for error in errors:
+            self.ls.log(f"nnie-lint rule crashed on {snap.path}: {error}", lsp.MessageType.Error)
 
         def lines(path: str) -> LineIndex | None:
             absolute = os.path.abspath(path)
@@ -121,10 +158,43 @@ class LintScheduler:
                 indexes[absolute] = LineIndex(decoded.text) if decoded is not None else None
             return indexes[absolute]
 
-        lsp_diagnostics = to_lsp_diagnostics(outcome.diagnostics, lines, snap.encoder, snap.versions)
-        members = frozenset(p for p in (project.cfg_path, project.prototxt_path) if p)
-        return LintResult(snap.key, snap.version, outcome.diagnostics, lsp_diagnostics, members, project,
+        lsp_diagnostics = to_lsp_diagnostics(diagnostics, lines, snap.encoder, snap.versions)
+        return LintResult(snap.key, snap.version, diagnostics, lsp_diagnostics, members, project,
                           time.perf_counter() - started, snap.sequence)
+
+    def refused(self, record: OpenDocument) -> LintResult | None:
+        """The result of a document over the bound of its kind: NN903 at once, nothing parsed
+        (computed on the event loop: it only measures the text)."""
+        problem = self.ls.documents.problem(record.uri)
+        if problem is None:
+            return None
+        settings = self.ls.lint_settings_for(record.path)
+        diagnostic = not_linted(problem, record.path, self.ls.lang)
+        items = to_lsp_diagnostics([diagnostic], lambda _path: None, self.ls.encoder(), {})
+        return LintResult(self.key(), self.ls.documents.version(record.uri), [diagnostic], items,
+                          frozenset([record.path]), Project(settings), 0.0, next(self._sequence))
+
+    def _big(self, record: OpenDocument) -> bool:
+        """Whether `record`'s lint goes to the child process: the document, or the other member of
+        its last project (a cfg's prototxt), is big."""
+        text, _version = self.ls.documents.text(record.uri)
+        if len(text) >= BIG_DOCUMENT or text_size(text) >= BIG_DOCUMENT:
+            return True
+        last = record.lint
+        for member in (last.members if last is not None else ()):
+            if member == record.path:
+                continue
+            uri = self.ls.documents.uri_for_path(member)
+            if uri is not None:
+                if len(self.ls.documents.text(uri)[0]) >= BIG_DOCUMENT:
+                    return True
+            else:
+                try:
+                    if os.path.getsize(member) >= BIG_DOCUMENT:
+                        return True
+                except OSError:
+                    pass
+        return False
 
     async def ensure_result(self, uri: str, *, force: bool = False) -> LintResult | None:
         """The lint result for the current state of `uri` (computed off the event loop); its LSP
@@ -137,17 +207,31 @@ class LintScheduler:
         if cached is not None and (cached.key == key or (self._on_save_only() and not force
                                                           and cached.key[0] == key[0])):
             return cached
+        refused = self.refused(record)
+        if refused is not None:
+            record.lint = refused
+            self.ls.diagnostics.set(SOURCE, uri, refused.lsp_diagnostics, refused.version, refused.sequence)
+            return refused
         inflight_key = (uri, key)
         future = self._inflight.get(inflight_key)
         if future is None:
             loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(self.lint_pool, self.compute, self.snapshot(record))
+            snap = self.snapshot(record)
+            self._latest[uri] = snap.sequence
+            self.process.supersede(uri, snap.sequence)   # a big lint of an older version: killed
+            if self._big(record):
+                future = loop.run_in_executor(self.big_pool, self.compute_big, snap)
+            else:
+                future = loop.run_in_executor(self.lint_pool, self.compute, snap)
             self._inflight[inflight_key] = future
             future.add_done_callback(lambda _f, k=inflight_key: self._inflight.pop(k, None))
         try:
             result = await asyncio.shield(future)
         except asyncio.CancelledError:
             raise
+        except Cancelled:   # a newer version's lint took its place
+            current = self.ls.documents.get(uri)
+            return current.lint if current is not None else None
         except Exception as exc:
             self.ls.log(i18n.t("server.lint_failed", self.ls.lang, file=record.path, error=repr(exc))
                         + "\n" + traceback.format_exc(), lsp.MessageType.Error)
@@ -270,7 +354,7 @@ class LintScheduler:
         record = self.ls.documents.get(uri)
         if record is None:
             return None
-        if record.lint is not None and record.lint.key == self.key():
+        if record.lint is not None and record.lint.key == self.key() and record.lint.project is not None:
             return record.lint.project
         snap = self.snapshot(record)
 
@@ -282,7 +366,7 @@ class LintScheduler:
     async def prototxt_model(self, uri: str):
         """(PrototxtDocument, NetGraph) of an open prototxt, parsed off the event loop (cached by text)."""
         record = self.ls.documents.get(uri)
-        if record is None or record.kind != "prototxt":
+        if record is None or record.kind != "prototxt" or self.ls.documents.problem(uri) is not None:
             return None
         text, _version = self.ls.documents.text(uri)
         return await self.run_aux(cached_prototxt, text, record.path)

@@ -1,6 +1,6 @@
 """ONNX models for the conversion stage (tests, benchmark, demo), built with ``onnx.helper``.
 
-- :func:`pnet` / :func:`rnet`: MTCNN det1 / det2 with the real weights of their caffemodels
+- :func:`pnet` / :func:`rnet` / :func:`onet`: MTCNN det1 / det2 / det3 with the real weights of their caffemodels
   (``corpus/models/mtcnn``; :func:`nnie_lsp.testing.shared_files.corpus_dir`), as a PyTorch port
   would export them (Flatten + Gemm for the InnerProducts, PRelu slopes of shape C×1×1).
 - :func:`small_net`: a generated net with the operators converters get wrong (BatchNormalization,
@@ -138,6 +138,34 @@ def rnet():
     gemm("conv5-2", x, *wts["conv5-2"])
     b.node("Softmax", [c51], ["prob1"], "prob1", axis=1)
     b.outputs = ["prob1", "conv5-2"]
+    return b.model()
+
+
+def onet():
+    """MTCNN det3 (ONet), 48×48, ceil_mode 1 max-pools, conv4's output flattened into Gemm conv5
+    (1152 → 256), three heads after the fork at conv5 (2, 4 and 10 outputs) and the Softmax."""
+    wts = _mtcnn_weights("det3")
+    b = _Builder("ONet", "data", (1, 3, 48, 48))
+    x = "data"
+    for k, pool in ((1, 3), (2, 3), (3, 2), (4, None)):
+        x = _conv(b, f"conv{k}", x, *wts[f"conv{k}"])
+        x = _prelu(b, f"prelu{k}", x, wts[f"prelu{k}"][0])
+        if pool is not None:
+            x = b.node("MaxPool", [x], [f"pool{k}"], f"pool{k}", kernel_shape=[pool, pool], strides=[2, 2],
+                       ceil_mode=1)
+    x = b.node("Flatten", [x], ["flatten"], "flatten", axis=1)
+
+    def gemm(name, x, w, bias):
+        return b.node("Gemm", [x, b.init(f"{name}.weight", w), b.init(f"{name}.bias", bias)], [name], name,
+                      transB=1)
+
+    x = gemm("conv5", x, *wts["conv5"])
+    x = _prelu(b, "prelu5", x, wts["prelu5"][0], spatial=False)
+    c61 = gemm("conv6-1", x, *wts["conv6-1"])
+    gemm("conv6-2", x, *wts["conv6-2"])
+    gemm("conv6-3", x, *wts["conv6-3"])
+    b.node("Softmax", [c61], ["prob1"], "prob1", axis=1)
+    b.outputs = ["prob1", "conv6-2", "conv6-3"]
     return b.model()
 
 

@@ -74,9 +74,9 @@ class Conversion:
 
 
 class _Writer:
-    def __init__(self, g: OnnxGraph, fault: str | None, at: str | None, fold_bn: bool):
+    def __init__(self, g: OnnxGraph, fault: str | None, at: str | None, fold_bn: bool, inplace: bool = False):
         from nnie_lsp.prototxt import caffe_pb2
-        self.g, self.fault, self.at, self.fold_bn = g, fault, at, fold_bn
+        self.g, self.fault, self.at, self.fold_bn, self.inplace = g, fault, at, fold_bn, inplace
         self.lines: list[str] = []
         self.net = caffe_pb2.NetParameter()
         self.alias: dict[str, str] = {}
@@ -95,6 +95,17 @@ class _Writer:
         if self.at is not None and node.name != self.at:
             return False
         return True
+
+    def top(self, n) -> str:
+        """The top of the layer written for ``n``: its output, or with ``inplace`` its input's blob
+        when ``n`` is that tensor's only reader (the in-place form of real Caffe nets)."""
+        x, out = n.inputs[0], n.outputs[0]
+        g = self.g
+        if (self.inplace and len(g.consumers.get(x, [])) == 1 and x not in g.inputs and x not in g.outputs
+                and out not in g.outputs):
+            self.alias[out] = self.blob(x)
+            return self.blob(x)
+        return out
 
     def mark(self, layer: str) -> None:
         self.fault_layer = layer
@@ -256,6 +267,8 @@ def _axis_layer(w: _Writer, n, caffe_type: str, param: str, fault: str, extra: l
 
 def _other(w: _Writer, n) -> None:
     g, name, x, out = w.g, n.name, n.inputs[0] if n.inputs else "", n.outputs[0]
+    if n.op in ("Relu", "PRelu", "Clip", "Sigmoid", "BatchNormalization"):
+        out = w.top(n)
     if n.op == "Relu":
         w.layer(name, "ReLU", [x], [out])
     elif n.op == "PRelu":
@@ -304,15 +317,18 @@ def _other(w: _Writer, n) -> None:
         raise ValueError(f"the test converter has no rule for {n.op}")
 
 
-def convert(model, fault: str | None = None, *, at: str | None = None, fold_bn: bool = False) -> Conversion:
+def convert(model, fault: str | None = None, *, at: str | None = None, fold_bn: bool = False,
+            inplace: bool = False) -> Conversion:
     """The Caffe conversion of ``model`` (an onnx ModelProto), with ``fault`` (:data:`FAULTS`)
     injected at its first applicable node (or the node named ``at``).  ``fold_bn``: a
-    BatchNormalization after a Conv is folded into the Conv's weights (else BatchNorm + Scale).
+    BatchNormalization after a Conv is folded into the Conv's weights (else BatchNorm + Scale);
+    ``inplace``: activations and BatchNorm write their input's blob when they are its only reader,
+    as real Caffe nets do (``top: "conv1"`` for the PReLU of ``conv1``).
     ValueError when the fault applies nowhere in the model."""
     if fault is not None and fault not in FAULTS:
         raise ValueError(f"unknown fault {fault!r} (known: {', '.join(FAULTS)})")
     g = read_onnx("<model>", model.SerializeToString())
-    w = _Writer(g, fault, at, fold_bn)
+    w = _Writer(g, fault, at, fold_bn, inplace)
     inp = g.inputs[0]
     w.lines += [f'name: "{model.graph.name}"', f'input: "{inp}"',
                 "input_shape { " + " ".join(f"dim: {d}" for d in g.shape(inp)) + " }"]

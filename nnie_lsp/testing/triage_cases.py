@@ -200,10 +200,16 @@ def _preprocessing(spec: Any, model: str):
         raise RecipeError(f"reference preprocessing: {exc}") from None
 
 
-def _options(spec: dict | None):
+def _options(spec: dict | None, compile_mode: int | None = None):
+    """The recipe's emulation options; the precision follows the case's cfg as the mapper does
+    (``[compile_mode]``: :mod:`nnie_lsp.emulation.precision`) unless the recipe gives ``bits``."""
     from ..emulation.emulate import EmulationOptions
+    from ..emulation.precision import precision_for
 
     spec = dict(spec or {})
+    precision = precision_for(compile_mode, spec.get("bits"))
+    spec.setdefault("bits", precision.bits)
+    spec.setdefault("hp_names", precision.hp_names)
     names = {f.name for f in fields(EmulationOptions)}
     bad = sorted(set(spec) - names)
     if bad:
@@ -226,8 +232,18 @@ def _sim_prep(recipe: dict, case_dir: Path):
 def _model_key(recipe: dict, case_dir: Path) -> list:
     p = _sim_prep(recipe, case_dir)
     mean = None if p.mean is None else [round(float(v), 6) for v in np.asarray(p.mean).reshape(-1)]
-    return [p.norm_type, p.data_scale, mean, p.rgb_order, p.image_type, p.transpose,
+    return [p.norm_type, p.data_scale, mean, p.rgb_order, p.image_type, p.transpose, _compile_mode(case_dir),
             (case_dir / "net.prototxt").read_text(encoding="utf-8")]
+
+
+def _compile_mode(case_dir: Path) -> int | None:
+    from ..project import load_project
+
+    cfg = case_dir / "net.cfg"
+    if not cfg.is_file():
+        return None
+    project = load_project(cfg_path=str(cfg), load_prototxt=False)
+    return project.config.compile_mode if project.config is not None else None
 
 
 MODEL_KEYS = {"kind", "model", "reference", "reference_net", "emulation", "sim16", "format", "transpose"}
@@ -236,7 +252,8 @@ MODEL_KEYS = {"kind", "model", "reference", "reference_net", "emulation", "sim16
 def _model_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     """Caffe side: OpenCV on the model's prototxt (``reference_net = "case"``: the case's, e.g. a
     de-inplaced net) with the true preprocessing; NNIE side: the emulation of the case's
-    ``net.prototxt`` (``_hp`` names honoured) with the model's weights and the cfg's preprocessing."""
+    ``net.prototxt`` with the model's weights, the cfg's preprocessing and its precision (``_hp`` names
+    honoured under ``[compile_mode] 2``, as the mapper does)."""
     from ..emulation.emulate import emulate, write_sim_dumps
     from ..reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
     from ..reference.net import load_net
@@ -262,7 +279,8 @@ def _model_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     shutil.copytree(_CACHE.references[ref_key], out / "caffe")
     net = load_net(case_proto, weights)
     inputs = prepare_inputs(net, [IMAGE], [_sim_prep(recipe, case_dir)])
-    write_sim_dumps(emulate(net, inputs, _options(recipe.get("emulation"))), out / "nnie", fmt=fmt)
+    write_sim_dumps(emulate(net, inputs, _options(recipe.get("emulation"), _compile_mode(case_dir))), out / "nnie",
+                    fmt=fmt)
     if "sim16" in recipe:
         write_sim_dumps(emulate(net, inputs, _options(recipe["sim16"])), out / "nnie16", fmt=fmt)
 

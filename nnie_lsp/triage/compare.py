@@ -25,6 +25,7 @@ from .measure.input_codes import decode_input_codes
 from .measure.metrics import Thresholds, compare_arrays
 from .measure.rows import LayerRow
 from .progress import NO_PROGRESS, Reporter
+from ..prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
 
 #: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
 ALIGNED_AT = 25.0
@@ -87,6 +88,8 @@ class TriageResult:
     images: dict | None = None  # several images: image_compare.py fills it (and the rows' cosine_images)
     places: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # row name -> (path, line, column) 1-based
     framework: Any = None  # the hop ONNX → Caffe (measure/framework.py FrameworkHop), with --framework
+    build: dict | None = None  # the .wk beside the cfg the NNIE dumps are checked against (inputs/build.py)
+    reference_source: dict | None = None  # where the Caffe side's preprocessing came from (T100)
     board: dict | None = None  # the board's dumps checked (board/stage.py board_json), with --board
 
     # ------------------------------------------------------------------ JSON schema v2
@@ -143,8 +146,10 @@ class TriageResult:
             "decoding": _clean(d.decoding) if d.decoding is not None else None,
             "input_codes": [c.to_json() for c in self.input_codes],
             "images": _clean(self.images) if self.images is not None else None,
+            "reference_source": _clean(self.reference_source) if self.reference_source is not None else None,
             "alignment_notes": self.notes,
             "warnings": self.warnings,
+            "build": self.build,
             "elapsed_s": round(self.elapsed_s, 3),
         }
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
@@ -385,7 +390,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                 thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
                 progress: Reporter | None = None, lang: str = "en",
                 clips: dict[str, float] | None = None, clips_origin: str | None = None,
-                stale: dict | None = None) -> TriageResult:
+                stale: dict | None = None, reference_source: dict | None = None) -> TriageResult:
     """Compare two dump sets (one image) and diagnose; `lang` ("en" or "zh") is the findings'
     language. ``clips`` (blob -> clip, from an emulation of the same cfg) decode 8-bit input dumps
     that have no dequantized twin; by default those of the simulator folder's own manifest (an
@@ -433,7 +438,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt if graph is not None else None),
-                    prototxt_problem=prototxt_problem, stale=stale)
+                    prototxt_problem=prototxt_problem, stale=stale, reference_source=reference_source)
     progress.step("diagnose", 1, 1)
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
@@ -446,7 +451,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
                         unmatched_sim=[_tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
                         notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
                         elapsed_s=time.perf_counter() - t0, input_codes=code_reports,
-                        places=_row_places(rows, sources))
+                        places=_row_places(rows, sources), reference_source=reference_source)
 
 
 def _row_places(rows: list[LayerRow], sources: Sources) -> dict[str, tuple[str, int, int]]:

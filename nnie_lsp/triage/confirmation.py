@@ -27,10 +27,10 @@ import os
 from typing import Callable, Mapping
 
 from ..diagnostics import Diagnostic, Fix
-from ..text import apply_edits
+from ..text import apply_edits, split_lines
 from .diagnose.quantization import FIX_PART_OF
 from .diagnose.staleness import is_stale, newest_dump_mtime
-from .store import StoredTriage, StoreError, folder_stamp, load
+from .store import StoredTriage, StoreError, folder_stamp, load, run_texts as texts_of
 
 CurrentText = Callable[[str], "str | None"]   # absolute path -> the text now, or None
 #: A dump must be at least this recent against a file the fix edited (file times, seconds).
@@ -38,15 +38,67 @@ MTIME_MARGIN_S = 2.0
 
 
 def read_previous(path: str, cfg: str | None) -> StoredTriage | None:
-    """The earlier result stored at `path` when it is one for `cfg`; a file that is not a stored
-    result raises ValueError with the reason (`--previous` names it)."""
+    """The earlier result at `path` when it is one for `cfg`: a stored record (:mod:`.store`) or
+    the output of ``compare --format json``; a file that is neither raises ValueError with the
+    reason (`--previous` names it)."""
     try:
         record = load(path)
     except StoreError as exc:
-        raise ValueError(f"--previous: {exc} (give the record the editor stores, .nnie-triage/<cfg stem>.json)") from None
+        record = _from_compare_output(path)
+        if record is None:
+            raise ValueError(f"--previous: {exc} (give a `compare --format json` output, or the record stored "
+                             "beside the cfg, .nnie-triage/<cfg stem>.json)") from None
     if cfg is None or record.cfg is None or os.path.abspath(record.cfg) != os.path.abspath(cfg):
         return None
     return record
+
+
+def _from_compare_output(path: str) -> StoredTriage | None:
+    """A ``compare --format json`` output as an earlier result (its inputs and their stamps, no
+    texts: its fixes are found by their ``fix_lines``), or None when the file is not one."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("tool") != "nnie-triage" or not isinstance(doc.get("inputs"), dict) \
+            or "findings" not in doc:
+        return None
+    inputs = doc["inputs"]
+    base = inputs.get("working_directory") if isinstance(inputs.get("working_directory"), str) else \
+        os.path.dirname(os.path.abspath(path))
+    where = {role: inputs.get(key) for role, key in (("reference", "reference"), ("sim", "sim"),
+                                                      ("sim16", "sim_16bit"), ("dot", "dot"))}
+    roles = {role: ({"path": _absolute(p, base), "origin": "given", "rule": None} if isinstance(p, str) and p else None)
+             for role, p in where.items()}
+    stamps = inputs.get("stamps") if isinstance(inputs.get("stamps"), dict) else {}
+    cfg = _absolute(inputs["cfg"], base) if isinstance(inputs.get("cfg"), str) and inputs["cfg"] else None
+    prototxt = _absolute(inputs["prototxt"], base) if isinstance(inputs.get("prototxt"), str) and inputs["prototxt"] \
+        else None
+    owner = cfg or os.path.abspath(path)
+    return StoredTriage(owner, doc, cfg, prototxt, roles, {k: v for k, v in stamps.items() if isinstance(v, dict)},
+                        {}, "", None)
+
+
+def fix_lines(doc: dict, current_text: CurrentText | None = None) -> None:
+    """Give each finding with a fix its ``fix_lines`` (path relative to the working directory ->
+    the lines the fix writes and those it removes, on the files as the run read them), so that a
+    later ``--previous`` of this very output can tell the fix applied (:func:`applied_fixes`)."""
+    current_text = current_text or _disk_text
+    base = (doc.get("inputs") or {}).get("working_directory") or os.getcwd()
+    for raw in doc.get("findings") or []:
+        finding = _decoded(raw, base)
+        if finding is None or finding.fix is None:
+            continue
+        paths = {os.path.abspath(fe.path) for fe in finding.fix.edits}
+        texts = {p: (current_text(p) if os.path.exists(p) else "") for p in paths}
+        if any(t is None for t in texts.values()):
+            continue
+        changes = _changed_lines(texts, finding.fix)
+        if changes:
+            raw["fix_lines"] = {_relative(p, base): c for p, c in changes.items()}
 
 
 def _disk_text(path: str) -> str | None:
@@ -58,7 +110,7 @@ def _disk_text(path: str) -> str | None:
 
 
 def _lines(text: str) -> list[str]:
-    return [line.rstrip("\r") for line in text.split("\n")]
+    return [line.rstrip("\r") for line in split_lines(text)]
 
 
 def _changed_lines(texts: Mapping[str, str], fix: Fix) -> dict[str, dict[str, list[str]]] | None:
@@ -136,20 +188,48 @@ def _absolute(path: str, base: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
 
 
+def _decoded(raw, base: str | None) -> Diagnostic | None:
+    from ..diagnostic_json import decode_diagnostic
+
+    if not isinstance(raw, Mapping) or not raw.get("path") or not raw.get("line"):
+        return None
+    try:
+        return decode_diagnostic(raw, base)
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _covers(fix: Fix, texts: Mapping[str, str]) -> bool:
+    return all(os.path.abspath(fe.path) in texts for fe in fix.edits)
+
+
 def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, lang: str = "en") -> list[dict]:
-    """The earlier result's fixes that are in the texts now (and those it still waited for)."""
-    from ..features.triage.annotations import finding_diagnostics
+    """The earlier result's fixes that are in the texts now (and those it still waited for).  With
+    the run's texts (a stored record) a fix is looked for in place (:func:`fix_in_texts`); a bare
+    ``compare --format json`` result has no texts, only each fix's ``fix_lines`` (the lines it writes
+    and removes), looked for in the files now."""
     from ..features.triage.fixed_since_run import fix_in_texts
 
-    run_texts = {os.path.abspath(p): previous.texts[role] for role, p in (("cfg", previous.cfg),
-                                                                            ("prototxt", previous.prototxt))
-                 if p and role in previous.texts}
+    run_texts = texts_of(previous)
+    old_base = (previous.result.get("inputs") or {}).get("working_directory") or previous.base
     found: list[dict] = []
-    for finding in finding_diagnostics(previous.result):
+    for raw in previous.result.get("findings") or []:
+        finding = _decoded(raw, old_base)
+        if finding is None:
+            continue
         for fix in (finding.fix, *finding.alternatives):
-            if fix is None or not fix_in_texts(fix, run_texts, current_text):
+            if fix is None:
                 continue
-            changes = _changed_lines(run_texts, fix)
+            if _covers(fix, run_texts):
+                if not fix_in_texts(fix, run_texts, current_text):
+                    continue
+                changes = _changed_lines(run_texts, fix)
+            elif fix is finding.fix and isinstance(raw.get("fix_lines"), Mapping):
+                changes = {_absolute(p, old_base): c for p, c in raw["fix_lines"].items() if isinstance(c, Mapping)}
+                if not _still_in(changes, current_text):
+                    continue
+            else:
+                continue
             if changes:
                 found.append(_entry(finding, changes, base, current_text, lang))
             break
@@ -173,7 +253,10 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
 
 
 def _dumps_made_again(previous: StoredTriage, doc: Mapping, sim: str | None, entry: Mapping, base: str) -> bool:
-    """The NNIE dumps were made after the fix (module doc): never guessed."""
+    """The NNIE dumps were made after the fix (module doc): never guessed.  An emulation whose
+    manifest records its inputs by content is exact: no T008 means it was made with every file as
+    it is now, the fixed ones included; the mapper's dumps must be newer than each file the fix
+    edited besides the cfg (the cfg is T008's: the earlier triage's record of the inputs)."""
     if is_stale(doc.get("findings")):
         return False
     if not sim or not os.path.exists(sim):
@@ -181,11 +264,16 @@ def _dumps_made_again(previous: StoredTriage, doc: Mapping, sim: str | None, ent
     before = previous.stamps.get("sim")
     if before is None or folder_stamp(sim) == before:
         return False   # the same dumps as the earlier run (or unknown): not made again
+    from .inputs.image_sets import read_manifest
+
+    manifest = read_manifest(sim) if os.path.isdir(sim) else None
+    if manifest is not None and isinstance(manifest.get("inputs_record"), Mapping):
+        return True
     newest = newest_dump_mtime(sim)
     for path in entry.get("changes") or {}:
         absolute = _absolute(path, base)
         if absolute == os.path.abspath(previous.cfg or ""):
-            continue   # the cfg: T008 compares it with the dumps (the manifest's keys, or file times)
+            continue   # the cfg: T008 compares it with the dumps (the records of its inputs)
         try:
             if newest is None or os.stat(absolute).st_mtime > newest + MTIME_MARGIN_S:
                 return False

@@ -60,6 +60,9 @@ class TriageRequest:
     find: bool | None = None            # look beside the cfg: None when reference or sim is missing,
                                         # True for every input not given, False for none
     found: CompareInputs | None = field(default=None, compare=False, repr=False)  # set by find_inputs
+    # the earlier result of this cfg (:func:`earlier_result`): what it read tells whether the mapper's
+    # own dumps predate a change of the inputs (:mod:`.diagnose.staleness`)
+    earlier: object = field(default=None, compare=False, repr=False)
 
     def origin(self, role: str) -> dict | None:
         """How the input of `role` (``reference``, ``sim``, ``sim16``, ``dot``) came to be used:
@@ -112,8 +115,9 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     except ImageSetError as exc:
         raise compare.TriageInputError(str(exc)) from exc
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
-    from .diagnose.staleness import check as dumps_predate_cfg
-    stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest)
+    from .diagnose.staleness import check as dumps_predate_cfg, record_now
+    stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest, request.earlier)
+    origin_of_reference = _reference_source(request)
     results = []
     for k, pair in enumerate(pairs):
         steps = progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)).renamed(
@@ -121,18 +125,43 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         results.append(compare.run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
             dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
-            clips=clips, clips_origin=origin, stale=stale, progress=steps))
+            clips=clips, clips_origin=origin, stale=stale, progress=steps, reference_source=origin_of_reference))
     if len(results) == 1:
         result = results[0]
         result.notes = notes + result.notes
     else:
         result = combine(pairs, results, notes, reference, sim)
+    result.reference_source = origin_of_reference
     if request.framework is not None:
         _conversion_stage(request, pairs, result)
+    from .inputs.build import build_of
+    result.build = build_of(request.cfg, request.sim)
     if request.board:
         from .board.stage import board_stage
         board_stage(request, pairs, result)
+    if request.cfg is not None and Path(request.cfg).is_file():
+        # what the run read, by content: the next triage of the mapper's own dumps compares it (T008)
+        result.inputs["inputs_record"] = record_now(request.cfg, None)
+    from .store import folder_stamp
+    # the dump folders as the run read them: a later --previous of this output tells new dumps
+    result.inputs["stamps"] = {"reference": folder_stamp(str(reference)), "sim": folder_stamp(str(sim))}
     return result
+
+
+def _reference_source(request: TriageRequest) -> dict:
+    """Where the reference's preprocessing came from (:mod:`.diagnose.reference_source`, T100),
+    judged against the cfg's model card as it is now."""
+    from .diagnose.reference_source import check
+
+    card = None
+    if request.cfg is not None and Path(request.cfg).is_file():
+        from .diagnose.builder import read_cfg_project
+
+        try:
+            card = read_cfg_project(request.cfg).card
+        except OSError:
+            card = None
+    return check(request.reference, card)
 
 
 def _conversion_stage(request: TriageRequest, pairs, result) -> None:
@@ -177,9 +206,14 @@ NOT_OURS = ("the NNIE dumps in {sim} were not written by nnie-triage: re-run nni
 
 def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
     """Re-emulate the request's NNIE side with its cfg as it is now, into the same folder (nnie-triage
-    wrote it: its manifest says so, so overwriting is allowed), with the options the manifest
-    records (format, bits, ``_hp`` layers, input dumps, number of images).  A folder nnie-triage did
-    not write raises ValueError (:data:`NOT_OURS`).  Returns the :class:`~.inputs.dump_runs.RunReport`."""
+    wrote it: its manifest says so, so overwriting is allowed), with the options its manifest
+    records (:mod:`.inputs.run_options`: transpose, images, a ``--bits`` override, ``--hp``, format,
+    input dumps, preprocessing overrides; without a ``--bits`` override the precision is the cfg's
+    [compile_mode] now).  The reference is made again too when nnie-triage wrote it and its net
+    (prototxt, weights) or images changed since (a de-inplace fix renames blobs): with the very
+    preprocessing it was made with, never the cfg's (the reference is the truth the NNIE side is
+    judged against).  A folder nnie-triage did not write raises ValueError (:data:`NOT_OURS`).
+    Returns the emulation's :class:`~.inputs.dump_runs.RunReport` (its notes say what was made again)."""
     from .inputs.image_sets import read_manifest
 
     if request.cfg is None:
@@ -189,16 +223,64 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
     manifest = read_manifest(request.sim)
     if manifest is None or manifest.get("command") != "emulate":
         raise ValueError(NOT_OURS.format(sim=request.sim))
-    from nnie_lsp.emulation.emulate import EmulationOptions
-    from nnie_lsp.reference.run_inputs import load_run_inputs
     from .inputs.dump_runs import write_emulation_run
+    from .inputs.run_options import RunOptions, emulation_settings
 
-    images = manifest.get("images") or [None]
-    inputs = load_run_inputs(request.cfg, count=len(images))
-    options = EmulationOptions(bits=int(manifest.get("bits") or 8), hp_layers=frozenset(manifest.get("hp_layers") or ()),
-                               keep_inputs=bool(manifest.get("input_dumps")))
-    return write_emulation_run(inputs, request.sim, options, manifest.get("format") or "mapper_quant",
-                               progress=(progress or NO_PROGRESS).renamed("regenerate"))
+    progress = progress or NO_PROGRESS
+    options = RunOptions.from_manifest(manifest, request.sim, request.cfg)
+    notes = list(options.notes)
+    remade = _regenerate_reference(request, progress.part(0, 30))
+    if remade is not None:
+        notes.append(remade)
+    inputs = options.load_inputs()
+    emulation, precision = emulation_settings(options, inputs.compile_mode)
+    report = write_emulation_run(inputs, request.sim, emulation, options.format, options.input_shape,
+                                 progress=progress.part(30 if remade else 0, 100).renamed("regenerate"),
+                                 run_options=options, precision=precision)
+    report.notes[:0] = notes
+    return report
+
+
+def _regenerate_reference(request: TriageRequest, progress: Reporter) -> str | None:
+    """Make the reference again when nnie-triage wrote it and its net or images changed since (what
+    :func:`regenerate` says); the note to show, or None when it was left as it is."""
+    from .inputs.image_sets import read_manifest
+    from .inputs.run_options import RunOptions
+    from .inputs.run_record import run_record
+
+    ref = request.reference
+    manifest = read_manifest(ref) if ref and Path(ref).is_dir() else None
+    if manifest is None or manifest.get("command") != "reference" or not isinstance(manifest.get("inputs_record"), dict):
+        return None
+    old = manifest["inputs_record"]
+    options = RunOptions.from_manifest(manifest, ref, request.cfg)
+    frozen = _frozen_preprocessing(manifest, options)
+    now = run_record(request.cfg, prototxt=options.prototxt, caffemodel=options.caffemodel,
+                     images=list(options.image), overrides=frozen.overrides)
+    changed = [what for what in ("prototxt", "caffemodel", "images")
+               if (old.get(what) or {}).get("sha256") != (now.get(what) or {}).get("sha256")]
+    if not changed:
+        return None
+    from .inputs.dump_runs import write_reference_run
+
+    inputs = frozen.load_inputs()
+    report = write_reference_run(inputs, ref, frozen.input_shape, progress=progress.renamed("regenerate"),
+                                 run_options=options)
+    return (f"made the reference in {ref}/ again ({', '.join(changed)} changed since) with the preprocessing it was "
+            f"made with ({inputs.describe_preprocessing}), {len(report.files)} dumps")
+
+
+def _frozen_preprocessing(manifest: Mapping, options):
+    """The options with the reference's own preprocessing values as overrides (the numbers its
+    manifest records), so that a cfg fixed since does not move the truth."""
+    values = manifest.get("preprocessing_values")
+    if not isinstance(values, list) or len(values) != 1 or not isinstance(values[0], Mapping):
+        return options   # several inputs (or an older manifest): as it was run
+    v = values[0]
+    mean = v.get("mean")
+    return options.with_(norm_type=v.get("norm_type"), data_scale=v.get("data_scale"), rgb_order=v.get("rgb_order"),
+                         mean=(",".join(repr(float(x)) for x in mean) if isinstance(mean, list) and mean
+                               else v.get("mean_file") or options.mean))
 
 
 def earlier_result(request: TriageRequest, previous: str | None = "auto"):
@@ -217,12 +299,33 @@ def earlier_result(request: TriageRequest, previous: str | None = "auto"):
     return read_previous(previous, request.cfg)
 
 
+#: The input roles a stored record names (the editor's record has the same).
+RECORD_ROLES = ("reference", "sim", "sim16", "dot", "framework")
+
+
+def save_record(request: TriageRequest, doc: dict, *, html: bool = True) -> str | None:
+    """Write the result beside the cfg, as the editor does (``.nnie-triage/<cfg stem>.json`` with
+    the text and HTML reports, :mod:`.store`): the record ``--previous auto`` and the editor read.
+    Returns the record's path (None without a cfg)."""
+    from . import store
+    from .report import render
+
+    if request.cfg is None:
+        return None
+    inputs = {role: request.origin(role) for role in RECORD_ROLES}
+    record = store.new_record(request.cfg, doc, cfg=request.cfg, prototxt=request.prototxt, inputs=inputs)
+    text = render.render_text(doc)
+    paths = store.save(record, text=text, html=render.render_html(doc) if html else None)
+    return paths.json
+
+
 def follow_up(request: TriageRequest, doc: Mapping, earlier) -> dict:
     """What the result adds when it follows `earlier` (:func:`earlier_result`): the fixes it
     confirms (``confirmed_fixed``) and those still awaiting dumps made again
     (``awaiting_confirmation``); ``{}`` without an earlier result."""
-    from .confirmation import assess
+    from .confirmation import assess, fix_lines
 
+    fix_lines(doc)   # a later --previous of this very output finds its fixes applied
     return assess(earlier, doc, sim=request.sim, lang=request.lang)
 
 

@@ -291,12 +291,56 @@ def new_record(owner: str, result: dict, *, cfg: str | None, prototxt: str | Non
     stamps["dot"] = file_stamp(dot_path) if dot_path else None
     framework = inputs.get("framework")
     stamps["onnx"] = model_stamp(framework.get("path")) if isinstance(framework, Mapping) else None
+    base_dir = os.path.dirname(os.path.abspath(owner))
+    for path in _other_fixed_files(result, (cfg, prototxt)):
+        text = texts.get(path)
+        if text is None:
+            text = _disk_text(path) if os.path.exists(path) else ""   # "": the fix creates it
+        if text is not None:
+            read[FILE_TEXT_PREFIX + (_relative(path, base_dir) or path)] = text
     saved_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     owner = os.path.abspath(owner)
     return StoredTriage(owner, result, os.path.abspath(cfg) if cfg else None,
                         os.path.abspath(prototxt) if prototxt else None,
                         {role: (dict(v) if v else None) for role, v in inputs.items()}, stamps, read, saved_at,
                         store_paths(owner))
+
+
+#: The record's ``texts`` key of a file a finding's fix edits besides the cfg and the prototxt (a
+#: channel-mean file, T104): its text when the run read it ("" when the fix creates it), so that
+#: the fix can be found applied later (:mod:`.confirmation`).
+FILE_TEXT_PREFIX = "file:"
+
+
+def _other_fixed_files(result: Mapping, skip) -> list[str]:
+    """The absolute paths the findings' fixes edit, other than `skip` (the cfg, the prototxt)."""
+    inputs = result.get("inputs") if isinstance(result.get("inputs"), Mapping) else {}
+    base = inputs.get("working_directory") if isinstance(inputs.get("working_directory"), str) else os.getcwd()
+    skipped = {os.path.abspath(p) for p in skip if p}
+    out: list[str] = []
+    for finding in result.get("findings") or []:
+        if not isinstance(finding, Mapping):
+            continue
+        for fix in (finding.get("fix"), *(finding.get("alternatives") or ())):
+            for edit in (fix or {}).get("edits") or () if isinstance(fix, Mapping) else ():
+                path = edit.get("path") if isinstance(edit, Mapping) else None
+                if not isinstance(path, str) or not path:
+                    continue
+                absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+                if absolute not in skipped and absolute not in out:
+                    out.append(absolute)
+    return out
+
+
+def run_texts(record: "StoredTriage") -> dict[str, str]:
+    """Absolute path -> the text the run read, for every file its fixes edit (the cfg, the prototxt,
+    a mean file)."""
+    out = {os.path.abspath(p): record.texts[role] for role, p in (("cfg", record.cfg), ("prototxt", record.prototxt))
+           if p and role in record.texts}
+    for key, text in record.texts.items():
+        if key.startswith(FILE_TEXT_PREFIX):
+            out[_absolute(key[len(FILE_TEXT_PREFIX):], record.base)] = text
+    return out
 
 
 # ------------------------------------------------------------------ staleness

@@ -9,9 +9,27 @@ package imports only :mod:`nnie_lsp.records` and :mod:`nnie_lsp.safe_io`; the pr
 the CLI, the server and the triage import it, never the reverse.
 """
 
-from .layout import CHIP_GENERATIONS, chip_named
-from .model import BitCensus, BoardBlob, BoardMemory, Damage, PlanRecord, WkModel, WkNode, WkSegment
-from .reader import WkError, looks_like_wk, parse_wk, read_wk
+# The names below are imported from their submodules on first use (PEP 562), so reading the layout
+# (the settings' chip names) does not load the reader (nnie-lint's start-up).
+_EXPORTS = {
+    "CHIP_GENERATIONS": "layout", "chip_named": "layout",
+    "BitCensus": "model", "BoardBlob": "board", "BoardMemory": "board", "Damage": "model", "PlanRecord": "model",
+    "WkModel": "model", "WkNode": "model", "WkSegment": "model",
+    "WkError": "reader", "looks_like_wk": "layout", "parse_wk": "reader", "read_wk": "reader",
+}
 
-__all__ = ["CHIP_GENERATIONS", "chip_named", "BitCensus", "BoardBlob", "BoardMemory", "Damage", "PlanRecord",
-           "WkModel", "WkNode", "WkSegment", "WkError", "looks_like_wk", "parse_wk", "read_wk"]
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _EXPORTS[name] == "layout":
+        from . import layout as module
+    else:
+        from . import board, model, reader  # static: the reader side on first use
+        module = {"board": board, "model": model, "reader": reader}[_EXPORTS[name]]
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+__all__ = sorted(_EXPORTS)

@@ -9,15 +9,68 @@ Board code (and the board checks) use :func:`node_blob` through :attr:`WkNode.bo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from ..records import NamedTuple
 
 from . import layout
-from .model import DESTINATION, BoardBlob, BoardMemory
-
-if TYPE_CHECKING:
-    from .model import WkModel
 
 RECURRENT = 2
+DESTINATION = "destination"   # the role of an output node (WkNode.role)
+
+
+class BoardBlob(NamedTuple):
+    """How the board holds one node's blob (the SDK sample's rules, docs/field-facts.md §19):
+    ``size`` is for ``num`` items (N), None when it depends on what is fed at run time (the
+    total steps of a recurrent segment)."""
+
+    blob_type: str          # a key of layout.BLOB_TYPES
+    num: int
+    channels: int
+    height: int
+    width: int
+    element_size: int
+    stride: int
+    size: int | None
+    status: str             # layout.CERTAIN or layout.INFERRED (the blob type or shape read is inferred)
+
+    @property
+    def blob_type_code(self) -> int:
+        return layout.BLOB_TYPES[self.blob_type]
+
+    @property
+    def read_as(self) -> str:
+        """How a value of the blob is read on the board."""
+        if self.blob_type in ("S32", "VEC_S32", "SEQ_S32"):
+            return f"S32 / {layout.QUANT_BASE}"
+        return "U8"
+
+
+class BoardMemory(NamedTuple):
+    """What the board allocates for the model (the SDK sample's ParamInit, N = ``num``): the temp
+    buffer, the first segment's source blobs and every segment's destination blobs; the sample also
+    loads the whole file into memory, and the task buffer comes from an SDK call (not in the file)."""
+
+    num: int
+    temp_buffer: int
+    sources: int
+    destinations: int
+    model_file: int
+    unknown_sizes: tuple[str, ...] = ()   # nodes whose size depends on run-time input (recurrent steps)
+
+    @property
+    def blobs(self) -> int:
+        return self.sources + self.destinations
+
+    @property
+    def total(self) -> int:
+        """Temp buffer and blobs (the figure the board's ParamInit allocates besides the task buffer)."""
+        return self.temp_buffer + self.blobs
+
+    @property
+    def at_least(self) -> int:
+        """Everything known the board must hold: the model file too (the task buffer is not known)."""
+        return self.total + self.model_file
+
+
 
 
 def node_blob(role: str, net_type: int, height: int, width: int, channels: int, kind_byte: int,
@@ -47,8 +100,9 @@ def node_blob(role: str, net_type: int, height: int, width: int, channels: int, 
                      stride=stride, size=size, status=status)
 
 
-def board_memory(model: WkModel, num: int = 1) -> BoardMemory:
-    """What the board allocates for ``model`` with ``num`` items per blob (the sample's N)."""
+def board_memory(model, num: int = 1) -> BoardMemory:
+    """What the board allocates for ``model`` (a :class:`~.model.WkModel`) with ``num`` items per
+    blob (the sample's N)."""
     sources = destinations = 0
     unknown: list[str] = []
     for k, segment in enumerate(model.segments):

@@ -23,12 +23,10 @@ def _i(key: str) -> str:
 
 
 def mib(n: int) -> str:
-    """A size for people: bytes, KiB or MiB (binary units, one decimal)."""
-    if n >= MIB:
-        return f"{n / MIB:.1f} MiB"
-    if n >= 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n} B"
+    """A size for people: bytes, KiB or MiB (``nnie_lsp.safe_io.size_text``)."""
+    from ..safe_io import size_text
+
+    return size_text(n)
 
 
 def size_text(n: int) -> str:
@@ -42,15 +40,21 @@ def integrity_text(model: WkModel) -> str:
     return "DAMAGED: " + "; ".join(f"{d.message} (at byte {d.offset:#x})" for d in model.damage)
 
 
+def census_counts(census) -> str:
+    """``122 2-byte, 88 4-byte S32 blobs``: the memory plan's records by bytes per element."""
+    parts = [f"{n} {what}" for n, what in ((census.one, "1-byte"), (census.two, "2-byte"),
+                                            (census.four, "4-byte S32"), (census.other, "other")) if n]
+    text = ", ".join(parts) + " blobs" if parts else "no blob records"
+    if census.packed:
+        text += f"; {census.packed} of the 1-byte ones with 4 bytes per column in the row stride"
+    return text
+
+
 def bits_text(model: WkModel, segment: int | None = None) -> str:
     census = model.census(segment)
     if census is None:
         return "not known per segment (the memory plan's records do not name their segment)"
-    parts = [f"{n} {what}" for n, what in ((census.one, "1-byte"), (census.two, "2-byte"),
-                                            (census.four, "4-byte S32"), (census.other, "other")) if n]
-    if census.packed:
-        parts.append(f"{census.packed} of the 1-byte ones with 4 bytes per column in the row stride")
-    return f"{census.verdict}{_i('element_size')} ({', '.join(parts) or 'no blob records'})"
+    return f"{census.verdict}{_i('element_size')} ({census_counts(census)})"
 
 
 def summary(model: WkModel) -> str:
@@ -65,11 +69,12 @@ def summary(model: WkModel) -> str:
 
 
 def lens_title(model: WkModel) -> str:
-    """The cfg's code lens: ``built: 16-bit, 1 segment, 9 outputs, needs 85.0 MiB + 67.5 MiB blobs``."""
+    """The cfg's code lens: ``built: 16-bit [I], 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs``."""
     segs = len(model.segments)
     memory = model.board_memory()
     state = "DAMAGED .wk — " if not model.intact else ""
-    return (f"{state}built: {model.bits}, {segs} segment{'s' if segs != 1 else ''}, {len(model.outputs)} "
+    return (f"{state}built: {model.bits}{_i('element_size')}, {segs} segment{'s' if segs != 1 else ''}, "
+            f"{len(model.outputs)} "
             f"output{'s' if len(model.outputs) != 1 else ''}, needs {mib(memory.temp_buffer)} + "
             f"{mib(memory.blobs)} blobs")
 
@@ -92,10 +97,10 @@ def _table(rows: list[list[str]], head: list[str], indent: str = "    ") -> list
     return [fmt.format(*head).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
 
 
-def render_text(model: WkModel, *, records: bool = False) -> str:
-    """The table ``nnie-triage wk`` prints."""
+def render_text(model: WkModel, *, records: bool = False, num: int = 1) -> str:
+    """The table ``nnie-triage wk`` prints (``num``: items per blob for the board memory)."""
     name = os.path.basename(model.path) if model.path else "<bytes>"
-    memory = model.board_memory()
+    memory = model.board_memory(num)
     lines = [f"{name}: compiled NNIE model (.wk), {model.file_size:,} bytes", ""]
     facts = [
         ("integrity", integrity_text(model)),

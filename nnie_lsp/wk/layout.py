@@ -130,3 +130,9 @@ def chip_named(name: str) -> str | None:
 
 def align16(n: int) -> int:
     return (n + STRIDE_ALIGN - 1) // STRIDE_ALIGN * STRIDE_ALIGN
+
+
+def looks_like_wk(head: bytes) -> bool:
+    """The first bytes of a `.wk`: the 0xC0 header size at 0x08 and the format version at 0x10."""
+    return (len(head) >= FORMAT + 4 and int.from_bytes(head[HEADER_SIZE_AT:HEADER_SIZE_AT + 4], "little") == HEADER_SIZE
+            and tuple(head[FORMAT:FORMAT + 4]) == FORMAT_VERSION)

@@ -7,44 +7,16 @@ and the board-side sizes, which follow the SDK sample's rules (:mod:`.board`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import NamedTuple
 
 from . import layout
+from .board import DESTINATION, BoardBlob, BoardMemory, board_memory
 
 SOURCE = "source"
-DESTINATION = "destination"
 
 
-@dataclass(frozen=True, slots=True)
-class BoardBlob:
-    """How the board holds one node's blob (the SDK sample's rules, docs/field-facts.md §19):
-    ``size`` is for ``num`` items (N), None when it depends on what is fed at run time (the
-    total steps of a recurrent segment)."""
 
-    blob_type: str          # a key of layout.BLOB_TYPES
-    num: int
-    channels: int
-    height: int
-    width: int
-    element_size: int
-    stride: int
-    size: int | None
-    status: str             # layout.CERTAIN or layout.INFERRED (the blob type or shape read is inferred)
-
-    @property
-    def blob_type_code(self) -> int:
-        return layout.BLOB_TYPES[self.blob_type]
-
-    @property
-    def read_as(self) -> str:
-        """How a value of the blob is read on the board."""
-        if self.blob_type in ("S32", "VEC_S32", "SEQ_S32"):
-            return f"S32 / {layout.QUANT_BASE}"
-        return "U8"
-
-
-@dataclass(frozen=True, slots=True)
-class WkNode:
+class WkNode(NamedTuple):
     """An input (source) or output (destination) node of a segment."""
 
     segment: int
@@ -81,8 +53,7 @@ class WkNode:
         return layout.IMAGE_TYPES.get(self.image_type, f"unknown code {self.image_type}")
 
 
-@dataclass(frozen=True, slots=True)
-class BitCensus:
+class BitCensus(NamedTuple):
     """Blobs of the memory plan by bytes per element: 1 = 8-bit, 2 = 16-bit, 4 = S32 results."""
 
     one: int = 0
@@ -108,21 +79,27 @@ class BitCensus:
 
 
 
-@dataclass(frozen=True, slots=True)
-class PlanRecord:
-    """One 48-byte record of the memory plan (the file's tail)."""
+class PlanRecord(NamedTuple):
+    """One 48-byte record of the memory plan (the file's tail), its fields in the file's order
+    (the reader makes each from one ``struct`` unpack); ``word*`` are unknown [?]."""
 
-    index: int
-    offset_in_file: int
-    op: int                 # +0, unknown (the kind of layer?) [?]
-    element_size: int       # +1 [I]
+    op: int                 # +0 (u8): 0x2C the input's record, 0x2D an output's; else the kind of layer? [?]
+    element_size: int       # +1 (u8): bytes per element [I]
     width: int              # +2 (u16)
+    word4: int              # +4 (u16), 0 on every real file
     height: int             # +6 (u16)
     channels: int           # +8
     offset: int             # +12, in the temp buffer
+    word16: int
     stride: int             # +20, bytes per row
+    word24: int             # its upper half counts the records' layers [?]
+    word28: int
+    word32: int             # signed
     size: int               # +36; 0 for an output the user's destination blob holds
-    words: tuple[int, ...]  # the other words as they are: +4 (u16), +16, +24, +28, +32, +40, +44 [?]
+    word40: int
+    word44: int
+    index: int              # the record's position in the plan
+    offset_in_file: int
 
     @property
     def end(self) -> int:
@@ -135,8 +112,20 @@ class PlanRecord:
         return self.stride != layout.align16(self.width * self.element_size)
 
 
-@dataclass(frozen=True, slots=True)
-class WkSegment:
+def count_census(plan) -> BitCensus:
+    """The census of a memory plan's records."""
+    counts = {1: 0, 2: 0, 4: 0}
+    other = packed = 0
+    for r in plan:
+        if r.element_size in counts:
+            counts[r.element_size] += 1
+        else:
+            other += 1
+        packed += r.stride != layout.align16(r.width * r.element_size)
+    return BitCensus(counts[1], counts[2], counts[4], other, packed)
+
+
+class WkSegment(NamedTuple):
     index: int
     offset: int             # of its 16-byte record
     net_type: int
@@ -157,8 +146,7 @@ class WkSegment:
         return self.sources + self.destinations
 
 
-@dataclass(frozen=True, slots=True)
-class Damage:
+class Damage(NamedTuple):
     """Something in the file that the mapper did not write so (a clear error, with its offset)."""
 
     kind: str               # "crc", "size", "length", "plan"
@@ -166,36 +154,7 @@ class Damage:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class BoardMemory:
-    """What the board allocates for the model (the SDK sample's ParamInit, N = ``num``): the temp
-    buffer, the first segment's source blobs and every segment's destination blobs; the sample also
-    loads the whole file into memory, and the task buffer comes from an SDK call (not in the file)."""
-
-    num: int
-    temp_buffer: int
-    sources: int
-    destinations: int
-    model_file: int
-    unknown_sizes: tuple[str, ...] = ()   # nodes whose size depends on run-time input (recurrent steps)
-
-    @property
-    def blobs(self) -> int:
-        return self.sources + self.destinations
-
-    @property
-    def total(self) -> int:
-        """Temp buffer and blobs (the figure the board's ParamInit allocates besides the task buffer)."""
-        return self.temp_buffer + self.blobs
-
-    @property
-    def at_least(self) -> int:
-        """Everything known the board must hold: the model file too (the task buffer is not known)."""
-        return self.total + self.model_file
-
-
-@dataclass(frozen=True)
-class WkModel:
+class WkModel(NamedTuple):
     """A `.wk` file read: its header fields, segments with their nodes, the memory plan and the
     damage found (an intact file has none)."""
 
@@ -219,7 +178,8 @@ class WkModel:
     sections: tuple[tuple[int, int], ...]      # (offset, length) pairs at 0x40..0xAF [?]
     segments: tuple[WkSegment, ...]
     plan: tuple[PlanRecord, ...]
-    damage: tuple[Damage, ...] = field(default=())
+    damage: tuple[Damage, ...] = ()
+    plan_census: BitCensus | None = None       # the plan's census, counted once (see census())
 
     # ------------------------------------------------------------------ integrity
     @property
@@ -291,15 +251,7 @@ class WkModel:
         file has one segment (None otherwise)."""
         if segment is not None and len(self.segments) != 1:
             return None
-        counts = {1: 0, 2: 0, 4: 0}
-        other = packed = 0
-        for r in self.plan:
-            if r.element_size in counts:
-                counts[r.element_size] += 1
-            else:
-                other += 1
-            packed += r.packed
-        return BitCensus(counts[1], counts[2], counts[4], other, packed)
+        return self.plan_census if self.plan_census is not None else count_census(self.plan)
 
     @property
     def bits(self) -> str:
@@ -308,6 +260,4 @@ class WkModel:
         return census.verdict if census is not None else "unknown"
 
     def board_memory(self, num: int = 1) -> BoardMemory:
-        from .board import board_memory
-
         return board_memory(self, num)

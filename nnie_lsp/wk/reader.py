@@ -14,8 +14,9 @@ import struct
 import zlib
 
 from . import layout
+from .layout import looks_like_wk
 from .board import node_blob
-from .model import DESTINATION, SOURCE, Damage, PlanRecord, WkModel, WkNode, WkSegment
+from .model import DESTINATION, SOURCE, Damage, PlanRecord, WkModel, WkNode, WkSegment, count_census
 
 __all__ = ["WkError", "parse_wk", "read_wk", "looks_like_wk", "lfs_pointer"]
 
@@ -57,12 +58,6 @@ def lfs_pointer(data: bytes) -> dict | None:
     return out
 
 
-def looks_like_wk(head: bytes) -> bool:
-    """The first bytes of a `.wk`: the 0xC0 header size at 0x08 and the format version at 0x10."""
-    return (len(head) >= 0x14 and _U32.unpack_from(head, layout.HEADER_SIZE_AT)[0] == layout.HEADER_SIZE
-            and tuple(head[layout.FORMAT:layout.FORMAT + 4]) == layout.FORMAT_VERSION)
-
-
 def _looks_text(data: bytes) -> bool:
     head = data[:512]
     if b"\x00" in head:
@@ -81,7 +76,7 @@ def read_wk(path: str) -> WkModel:
     from .. import safe_io
 
     try:
-        data = safe_io.read_bytes(path, safe_io.FILE, limit=MAX_BYTES)
+        data = safe_io.read_bytes(path, safe_io.WK, limit=MAX_BYTES)
     except OSError as exc:
         raise WkError("unreadable", None, f"cannot read: {exc}", path) from None
     return parse_wk(data, path)
@@ -168,7 +163,7 @@ def parse_wk(data: bytes, path: str | None = None) -> WkModel:
         build_number=_u32(data, layout.BUILD_NUMBER), build_id=build_id.decode("ascii", "replace"),
         run_mode=data[layout.RUN_MODE], stride_byte=data[layout.STRIDE_BYTE], tables_end=tables_end,
         data_length=data_length, data_length_again=again, tail_length=tail_length, sections=sections,
-        segments=segments, plan=plan, damage=tuple(damage))
+        segments=segments, plan=plan, damage=tuple(damage), plan_census=count_census(plan))
 
 
 def _need(data: bytes, at: int, count: int, what: str, path: str | None) -> None:
@@ -226,11 +221,7 @@ def _plan(data: bytes, start: int, length: int, damage: list[Damage]) -> tuple[P
                                                          f"multiple of its {layout.BLOB_RECORD}-byte records"))
     if start + length > len(data):
         return ()  # truncated: said by the size equation
-    out = []
     end = start + length - length % layout.BLOB_RECORD
-    for k, values in enumerate(_PLAN.iter_unpack(data[start:end])):
-        op, element, width, word4, height, channels, offset, flags, stride, index, w28, w32, size, w40, w44 = values
-        out.append(PlanRecord(index=k, offset_in_file=start + k * layout.BLOB_RECORD, op=op, element_size=element,
-                              width=width, height=height, channels=channels, offset=offset, stride=stride,
-                              size=size, words=(word4, flags, index, w28, w32, w40, w44)))
+    make, size = PlanRecord._make, layout.BLOB_RECORD
+    out = [make((*values, k, start + k * size)) for k, values in enumerate(_PLAN.iter_unpack(data[start:end]))]
     return tuple(out)

@@ -3,7 +3,8 @@ card holding an entry for the cfg's prototxt wins (nnie_lsp/card/lookup.py)."""
 
 from __future__ import annotations
 
-from nnie_lsp.card.lookup import card_paths, find_card
+from nnie_lsp.card import card_paths
+from nnie_lsp.card.lookup import find_card
 from nnie_lsp.sources import DiskProvider
 
 

@@ -186,3 +186,19 @@ def test_schema_keys_are_documented():
     for k in KEYS:
         assert all(k.summary) and all(k.doc) and k.example
     assert suggest("Channel-Order") == "channel_order" and suggest("zzz") is None
+
+
+def test_any_text_reads_without_an_exception():
+    from hypothesis import given, settings, strategies as st
+
+    alphabet = st.sampled_from(list('[]{}"\'=.,#\n \t\\abc_019-') + ['"""', "'''", "[[model]]", "prototxt", "mean"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(alphabet, max_size=40).map("".join))
+    def read(text):
+        doc = parse_card(text, "/tmp/x/nnie.toml")
+        for p in doc.problems:
+            assert p.message and p.range.start <= p.range.end
+        locate(text)
+
+    read()

@@ -43,6 +43,18 @@ def apply_text_edits(text: str, edits, encoding: str = "utf-16") -> str:
     return text
 
 
+def edit_changes(edit: lsp.WorkspaceEdit) -> dict[str, list]:
+    """URI -> text edits of a WorkspaceEdit, whether it came as ``changes`` or as versioned
+    ``documentChanges``."""
+    if edit.document_changes:
+        out: dict[str, list] = {}
+        for change in edit.document_changes:
+            if isinstance(change, lsp.TextDocumentEdit):
+                out.setdefault(change.text_document.uri, []).extend(change.edits)
+        return out
+    return dict(edit.changes or {})
+
+
 class EditorClient(LanguageClient):
     """Keeps its open documents' text and versions, applies workspace edits like an editor."""
 

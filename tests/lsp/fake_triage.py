@@ -30,6 +30,7 @@ ap.add_argument("--dot")
 ap.add_argument("--html")
 ap.add_argument("--lang")
 ap.add_argument("--format")
+ap.add_argument("--no-record", action="store_true")
 if not legacy:
     ap.add_argument("--progress", choices=["json"])
 a = ap.parse_args()

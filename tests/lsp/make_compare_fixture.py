@@ -4,8 +4,9 @@ for the editor clients' unit tests (docs/editor-protocol.md).
     .venv/bin/python tests/lsp/make_compare_fixture.py
 
 It is the case-2 demo (examples/triage/quant_noise, with its compile_mode 1 run) compared from the
-project folder, exactly as the CLI prints it except for what depends on the machine: `elapsed_s`
-is 0, `inputs.working_directory` is the folder relative to the repository, and the rules.md links
+project folder (`--no-record`: nothing is written into the repository; `--previous none`: no earlier
+result is read), exactly as the CLI prints
+it except for what depends on the machine: `elapsed_s` is 0, the dump folders' newest file times 0, `inputs.working_directory` is the folder relative to the repository, and the rules.md links
 start with `file:///REPO/`.  `tests/lsp/test_compare_fixture.py` fails when the CLI's output no
 longer matches the file.
 """
@@ -21,7 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "examples" / "triage" / "quant_noise"
 FIXTURE = REPO / "tests" / "data" / "triage" / "compare_result.json"
 ARGUMENTS = ["compare", "--reference", "output", "--sim", "mapper_quant", "--sim-16bit", "compile_mode1/mapper_quant",
-             "--cfg", "sim.cfg", "--prototxt", "../model/det1.prototxt", "--format", "json"]
+             "--cfg", "sim.cfg", "--prototxt", "../model/det1.prototxt", "--format", "json", "--no-record",
+             "--previous", "none"]
 
 
 def _normalized(value, repo_uri: str):
@@ -41,6 +43,9 @@ def compare_result() -> dict:
     doc = json.loads(run.stdout)
     doc["elapsed_s"] = 0
     doc["inputs"]["working_directory"] = PROJECT.relative_to(REPO).as_posix()
+    for stamp in (doc["inputs"].get("stamps") or {}).values():   # file times differ per checkout
+        if isinstance(stamp, dict):
+            stamp["newest_mtime_ns"] = 0
     return _normalized(doc, REPO.as_uri() + "/")
 
 

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from .conftest import apply_text_edits, find_line, raw_request, start_session
+from .conftest import apply_text_edits, edit_changes, find_line, raw_request, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -198,8 +198,8 @@ async def test_rename_blob_and_layer(client, project):
     edit = await client.text_document_rename_async(lsp.RenameParams(
         text_document=lsp.TextDocumentIdentifier(uri=puri), position=pos, new_name="route10"))
     n = text.count('"layer10-route"') - 1  # the layer's own name is not a blob reference
-    assert len(edit.changes[puri]) == n and n >= 3
-    new = apply_text_edits(text, edit.changes[puri], client.encoding)
+    assert len(edit_changes(edit)[puri]) == n and n >= 3
+    new = apply_text_edits(text, edit_changes(edit)[puri], client.encoding)
     assert 'name: "layer10-route"' in new and new.count('"route10"') == n
     with pytest.raises(JsonRpcException) as exc:
         await client.text_document_rename_async(lsp.RenameParams(
@@ -209,7 +209,7 @@ async def test_rename_blob_and_layer(client, project):
     lpos = lsp.Position(line=name_line, character=lines[name_line].index("layer10-act"))
     edit = await client.text_document_rename_async(lsp.RenameParams(
         text_document=lsp.TextDocumentIdentifier(uri=puri), position=lpos, new_name="relu10"))
-    assert len(edit.changes[puri]) == 1 and edit.changes[puri][0].new_text == '"relu10"'
+    assert len(edit_changes(edit)[puri]) == 1 and edit_changes(edit)[puri][0].new_text == '"relu10"'
     with pytest.raises(JsonRpcException):
         await client.text_document_rename_async(lsp.RenameParams(
             text_document=lsp.TextDocumentIdentifier(uri=puri), position=lpos, new_name="layer1-bn"))
@@ -298,5 +298,5 @@ async def test_alternative_fixes_are_extra_quick_fixes_never_in_fix_all(client, 
     fix_all = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), range=nn106.range,
         context=lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.nnie"])))
-    new_texts = [e.new_text for a in fix_all for edits in a.edit.changes.values() for e in edits]
+    new_texts = [e.new_text for a in fix_all for edits in edit_changes(a.edit).values() for e in edits]
     assert any("0.00390625" in t for t in new_texts) and not any("0.0039215686" in t for t in new_texts)

@@ -182,15 +182,33 @@ def test_a_prototxt_nested_100k_levels_deep(raw, tmp_path):
     raw.still_answers()
 
 
-def test_a_one_megabyte_cfg_line(raw, tmp_path):
-    text = "[prototxt_file] ./net.prototxt\n[image_list] " + "x" * (1 << 20) + "\n[net_type] 0\n" \
-           + "[" + "k" * (1 << 20) + "] v\n"
+def test_long_cfg_lines_within_the_bound(raw, tmp_path):
+    text = "[prototxt_file] ./net.prototxt\n[image_list] " + "x" * 100_000 + "\n[net_type] 0\n" \
+           + "[" + "k" * 100_000 + "] v\n"
     uri = _open(raw, tmp_path / "big.cfg", "nnie-cfg", text)
     diagnostics = _diagnostics(raw, uri)
     assert any(d["range"]["start"]["line"] == 1 for d in diagnostics)  # the image list is reported, not a crash
     raw.send({"jsonrpc": "2.0", "id": "hover", "method": "textDocument/hover",
-              "params": {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 500_000}}})
+              "params": {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 50_000}}})
     raw.response("hover", 120)
+    raw.still_answers()
+
+
+def test_a_cfg_buffer_past_the_bound_is_not_parsed(raw, tmp_path):
+    """A 2 MB cfg (two 1 MB lines) is past the 256 KiB a cfg file may hold: NN903 at once, as
+    nnie-lint says of such a file, and no feature parses it."""
+    text = "[prototxt_file] ./net.prototxt\n[image_list] " + "x" * (1 << 20) + "\n[net_type] 0\n" \
+           + "[" + "k" * (1 << 20) + "] v\n"
+    uri = _open(raw, tmp_path / "big.cfg", "nnie-cfg", text)
+    diagnostics = _diagnostics(raw, uri)
+    assert [d["code"] for d in diagnostics] == ["NN903"]
+    assert "more than the 256.0 KiB nnie-lsp reads from a cfg" in diagnostics[0]["message"]
+    for request, params in (("textDocument/hover", {"position": {"line": 1, "character": 500_000}}),
+                            ("textDocument/documentSymbol", {}), ("textDocument/foldingRange", {}),
+                            ("textDocument/completion", {"position": {"line": 1, "character": 3}})):
+        raw.send({"jsonrpc": "2.0", "id": request, "method": request,
+                  "params": {"textDocument": {"uri": uri}, **params}})
+        assert raw.response(request, 20).get("result") is None
     raw.still_answers()
 
 

@@ -17,7 +17,7 @@ from pygls.uris import from_fs_path
 
 from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
 
-from .conftest import CONFIG, REPO, EditorClient, find_line, start_session
+from .conftest import CONFIG, REPO, EditorClient, edit_changes, find_line, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -131,7 +131,7 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
     t207 = triage_items(items, "T207")[0]
     assert t207.range.start.line == find_line(client.texts[cfg_uri], "[compile_mode]")
     plan = await actions(client, cfg_uri, [t207], [lsp.CodeActionKind.QuickFix])
-    assert len(plan) == 1 and set(plan[0].edit.changes) == {cfg_uri, proto_uri}
+    assert len(plan) == 1 and set(edit_changes(plan[0].edit)) == {cfg_uri, proto_uri}
     # the prototxt's candidates: one quick fix each; none of them in "apply all"
     proto_items = await client.diagnostics_for(proto_uri, predicate=lambda ds: len(triage_items(ds, "T204")) == 5)
     conv2 = next(d for d in triage_items(proto_items, "T204") if d.data["layer"] == "conv2")
@@ -142,7 +142,7 @@ async def test_case2_hp_plan_is_one_edit_and_apply_all(client, triage_copy):
                 if a.kind == "source.nnieTriage.applyAll"]
     apply_all = await actions(client, proto_uri, [], ["source.nnieTriage.applyAll"])
     assert [a.title for a in apply_all] == ["Apply all triage fixes (1)"]
-    assert set(apply_all[0].edit.changes) == {cfg_uri, proto_uri}
+    assert set(edit_changes(apply_all[0].edit)) == {cfg_uri, proto_uri}
     # the cfg's lens offers the same, through workspace/applyEdit (the notification's button too)
     top = await lenses(client, cfg_uri)
     assert top[0].command.title.startswith("NNIE triage: Case 2") and "next: step 3" in top[0].command.title

@@ -201,18 +201,16 @@ def test_python_layers_get_the_advice_of_their_class(tmp_path):
 
 # -- NN017's fix and NN021 -------------------------------------------------------------------------
 
-def test_lrcn_batch_fix_is_unsafe_and_names_the_layer(tmp_path):
+def test_lrcn_batch_has_no_fix_and_names_the_layer(tmp_path):
+    """Batch 1 alone would break the Reshape (NN021 would report 655360 elements from 40960): no
+    fix is offered, and the message says which layer must change first."""
     path, diags = _lint(tmp_path, LRCN)
     (batch,) = [d for d in diags if d.code == "NN017"]
-    assert batch.fix is not None and not batch.fix.is_safe
+    assert batch.fix is None
     assert 'Reshape "reshape-data" hard-codes the batch in its shape (16×10×4096)' in batch.message
-    # --fix (safe only) leaves the file alone; the unsafe fix would break the Reshape, which NN021 then reports
-    assert fix_files([str(path)], unsafe=False, settings=EVERY_RULE).fixed == {}
+    assert "Caffe refuses" in batch.message and "change that layer for batch 1 first" in batch.message
     fixed = fix_files([str(path)], unsafe=True, settings=settings_from_mapping({"select": ["NN017"]}))
-    path.write_text(fixed.fixed[str(path)][1], encoding="utf-8")
-    after = lint_files([str(path)], settings=EVERY_RULE).diagnostics
-    (broken,) = [d for d in after if d.code == "NN021"]
-    assert "655360" in broken.message and "40960" in broken.message and '"reshape-data"' in broken.message
+    assert fixed.fixed == {}
 
 
 def test_plain_net_batch_fix_stays_safe(tmp_path):
@@ -385,7 +383,7 @@ def test_dummy_data_input_batch_fix_keeps_the_shape(tmp_path):
     _, diags = _lint(tmp_path, text)
     (d,) = [d for d in diags if d.code == "NN017"]
     assert 'input "DummyData1" declares batch 10' in d.message
-    assert not d.fix.is_safe and 'Reshape "r" hard-codes the batch' in d.message
+    assert d.fix is None and 'Reshape "r" hard-codes the batch' in d.message   # batch 1 would break it
 
 
 # a YOLOv3 deploy net whose input_shape holds a non-number (416.0): read as 1×3×416 it would make

@@ -7,6 +7,12 @@ Case keys:
   files         {relative path = text} extra files (mean files, image lists, images)
   onnx, caffemodel   names of binary files in tests/data/onnx/ (built by its build.py) copied beside
                 the prototxt as `net.onnx` / `net.caffemodel` (the NN5xx conversion cases)
+  copy          {relative path = path under tests/data} real files copied in (binary ones too: `.wk`)
+  replace       {relative path = [[old, new], ...]} text edits made to a copied file (each old once)
+  damage        {relative path = "truncate:N" | "flip:0xN" | "append:N" | "lfs"} what a copy of a `.wk` suffers
+  mtimes        {relative path = seconds} added to a file's modification time (after writing)
+  lint          relative paths linted besides net.cfg / net.prototxt (a copied cfg)
+  lint_wk       relative paths of `.wk` files named on the command line (alone, or with a cfg)
   select        codes to enable (default: the file's rule code)
   settings      extra [tool.nnie-lint] options (e.g. source-framework)
   expect        ["NN301 net.prototxt:12:15 safe-fix", ...]: code, file, 1-based line and column where
@@ -60,7 +66,39 @@ def _write(tmp: Path, case: dict) -> list[str]:
         p = tmp / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+    data = Path(__file__).parents[1] / "data"
+    for rel, src in case.get("copy", {}).items():
+        p = tmp / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes((data / src).read_bytes())
+    for rel, pairs in case.get("replace", {}).items():
+        text = (tmp / rel).read_text(encoding="utf-8")
+        for old, new in pairs:
+            assert old in text, f"{rel}: {old!r} not in the copied file"
+            text = text.replace(old, new, 1)
+        (tmp / rel).write_text(text, encoding="utf-8")
+    for rel, how in case.get("damage", {}).items():
+        (tmp / rel).write_bytes(_damaged((tmp / rel).read_bytes(), how))
+    for rel, seconds in case.get("mtimes", {}).items():
+        st = os.stat(tmp / rel)
+        os.utime(tmp / rel, (st.st_atime + seconds, st.st_mtime + seconds))
+    files += [str(tmp / rel) for rel in case.get("lint", [])]
     return files
+
+
+def _damaged(data: bytes, how: str) -> bytes:
+    from nnie_lsp.testing.wk_files import flip, lfs_pointer_for
+
+    kind, _, arg = how.partition(":")
+    if kind == "truncate":
+        return data[:int(arg, 0)]
+    if kind == "flip":
+        return flip(data, int(arg, 0))
+    if kind == "append":
+        return data + bytes(int(arg, 0))
+    if kind == "lfs":
+        return lfs_pointer_for(data)
+    raise ValueError(f"unknown damage {how!r}")
 
 
 def _settings(code: str, case: dict) -> LintSettings:
@@ -89,7 +127,8 @@ def test_case(code, case, tmp_path, monkeypatch):
     settings = _settings(code, case)
     malformed = [e for e in case["expect"] if not EXPECT.fullmatch(e)]
     assert not malformed, f"expect entries must read 'CODE file:line:column [safe-fix|unsafe-fix]': {malformed}"
-    res = lint_files(files, settings=settings)
+    wk = [str(tmp_path / rel) for rel in case.get("lint_wk", [])]
+    res = lint_files(files, settings=settings, wk_files=wk, named_wk=wk)
     assert _found(res.diagnostics, tmp_path) == sorted(case["expect"]), [d.message for d in res.diagnostics]
     for d in res.diagnostics:
         assert d.message and not re.search(r"\{[A-Za-z_]\w*\}", d.message), d.message  # placeholders filled
@@ -113,10 +152,11 @@ def test_case(code, case, tmp_path, monkeypatch):
 def test_every_rule_has_cases():
     from nnie_lsp.rules.catalogue import all_rules
     have = {f.stem for f in CASES.glob("*.toml")}
-    # NN000 needs a crashing rule; T-codes come from nnie-triage comparisons (tests/triage), never
-    # from a lint run, so they have no lint cases
+    # NN000 needs a crashing rule, NN903 a file past a size bound (tests/test_hostile_files.py,
+    # tests/lsp/test_big_documents.py); T-codes come from nnie-triage comparisons (tests/triage),
+    # never from a lint run, so they have no lint cases
     missing = [r.code for r in all_rules()
-               if r.code not in have and r.code != "NN000" and not r.code.startswith("T")]
+               if r.code not in have and r.code not in ("NN000", "NN903") and not r.code.startswith("T")]
     assert not missing, f"rules without data-driven cases: {missing}"
 
 

@@ -19,11 +19,16 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triage"
 CFG = EXAMPLES / "quant_noise" / "sim.cfg"
 
 
-def _expected_data(shape=(20, 20)) -> np.ndarray:
-    """What the cfg says the data layer holds: test1.jpg resized, RGB, (x - 127.5) * 0.0078125."""
+def _expected_data(shape=(20, 20), transposed: bool = False) -> np.ndarray:
+    """What the cfg says the data layer holds: test1.jpg resized, RGB, (x - 127.5) * 0.0078125; with
+    `transposed` as the model card examples/triage/nnie.toml says MTCNN was trained (H and W swapped)."""
     import cv2
 
-    img = cv2.resize(cv2.imread(str(EXAMPLES / "test1.jpg")), shape[::-1], interpolation=cv2.INTER_LINEAR)
+    if transposed:
+        img = cv2.resize(cv2.imread(str(EXAMPLES / "test1.jpg")), shape, interpolation=cv2.INTER_LINEAR)
+        img = np.swapaxes(img, 0, 1)
+    else:
+        img = cv2.resize(cv2.imread(str(EXAMPLES / "test1.jpg")), shape[::-1], interpolation=cv2.INTER_LINEAR)
     rgb = img[:, :, ::-1].transpose(2, 0, 1).astype(np.float64)
     return (rgb - 127.5) * 0.0078125
 
@@ -48,13 +53,16 @@ def test_reference_from_the_example_cfg_as_a_new_user_types_it(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     assert main(["reference", "--cfg", str(CFG), "--output", "caffe_out"]) == 0
     out = capsys.readouterr().out
-    assert "wrote 8 Caffe dumps" in out and "caffe_out" in out and "norm_type 5, RGB_order RGB" in out
-    np.testing.assert_allclose(_data(tmp_path / "caffe_out"), _expected_data(), atol=1e-6)
+    # the Caffe side takes how MTCNN was trained from the model card beside the example, not the cfg
+    assert "wrote 8 Caffe dumps" in out and "caffe_out" in out
+    assert "RGB, mean 127.5, scale 0.0078125, transposed (H and W swapped)" in out
+    assert "from the model card nnie.toml:" in out
+    np.testing.assert_allclose(_data(tmp_path / "caffe_out"), _expected_data(transposed=True), atol=1e-6)
     keys = {t.key for t in scan_dumps(str(tmp_path / "caffe_out")).tensors}
     assert {"data", "conv1", "pool1", "conv2", "conv3", "conv4-1", "conv4-2", "prob1"} == keys
-    # -o and --out are the same option
-    assert main(["emulate", "--cfg", str(CFG), "-o", "sim_a"]) == 0
-    assert main(["emulate", "--cfg", str(CFG), "--out", "sim_b"]) == 0
+    # -o and --out are the same option; the mapper is fed the images transposed (--transpose)
+    assert main(["emulate", "--cfg", str(CFG), "--transpose", "-o", "sim_a"]) == 0
+    assert main(["emulate", "--cfg", str(CFG), "--transpose", "--out", "sim_b"]) == 0
     capsys.readouterr()
     a = sorted(p.name for p in (tmp_path / "sim_a").iterdir())
     assert a == sorted(p.name for p in (tmp_path / "sim_b").iterdir()) and len(a) == 9  # 8 dumps + manifest
@@ -65,13 +73,15 @@ def test_reference_from_the_example_cfg_as_a_new_user_types_it(tmp_path, monkeyp
 
 def test_options_override_the_cfg(tmp_path, capsys):
     assert main(["reference", "--cfg", str(CFG), "--rgb-order", "BGR", "--data-scale", "0.00390625",
-                 "-o", str(tmp_path / "bgr")]) == 0
-    assert "RGB_order BGR" in capsys.readouterr().out
-    expected = _expected_data()[::-1] / 0.0078125 * 0.00390625  # BGR, half the scale
+                 "--no-transpose", "-o", str(tmp_path / "bgr")]) == 0
+    out = capsys.readouterr().out
+    assert "BGR, mean 127.5, scale 0.00390625" in out and "channel order, scale and transpose from the options" in out
+    assert "mean from the model card" in out
+    expected = _expected_data()[::-1] / 0.0078125 * 0.00390625  # BGR, half the scale, not transposed
     np.testing.assert_allclose(_data(tmp_path / "bgr"), expected, atol=1e-6)
     det1_48 = EXAMPLES / "model" / "det1_48x48.prototxt"
     assert main(["reference", "--cfg", str(CFG), "--prototxt", str(det1_48), "-o", str(tmp_path / "p48")]) == 0
-    np.testing.assert_allclose(_data(tmp_path / "p48"), _expected_data((48, 48)), atol=1e-6)
+    np.testing.assert_allclose(_data(tmp_path / "p48"), _expected_data((48, 48), transposed=True), atol=1e-6)
 
 
 def test_defaults_beside_the_cfg_and_compare_with_the_cfg_alone(tmp_path, monkeypatch, capsys):

@@ -59,7 +59,7 @@ def test_fix_then_old_dumps_then_regenerate_confirms_t102(folder, capsys):
     assert [e["code"] for e in second["awaiting_confirmation"]] == ["T102"]
     _store(second, cfg)
     # made again with the fixed cfg: case 4, and T102 confirmed, with its cfg line
-    third = _compare(capsys, cfg, "--regenerate")
+    third = _compare(capsys, cfg, "--regenerate", "--no-record")   # the second's record stays the earlier one
     assert third["case"] == 4 and third["awaiting_confirmation"] == []
     [entry] = third["confirmed_fixed"]
     assert entry["code"] == "T102" and entry["name"] == "rgb-order-mismatch"
@@ -67,11 +67,14 @@ def test_fix_then_old_dumps_then_regenerate_confirms_t102(folder, capsys):
     assert entry["line"] == 7 and entry["cfg_line"] == "[RGB_order] RGB"
     assert entry["path"] == os.path.join("channel_swap", "sim.cfg")
     # the text and markdown reports say it once
-    assert main(["compare", "--cfg", str(cfg), "--progress", "none", "--previous", str(folder / ".nnie-triage" / "sim.json")]) == 0
+    assert main(["compare", "--cfg", str(cfg), "--progress", "none", "--no-record",
+                 "--previous", str(folder / ".nnie-triage" / "sim.json")]) == 0
     out = capsys.readouterr().out
     assert out.count("Confirmed fixed: T102 The simulator's channels") == 1 and "sim.cfg:7 [RGB_order] RGB" in out
     assert main(["compare", "--cfg", str(cfg), "--format", "markdown", "--progress", "none"]) == 0
     assert capsys.readouterr().out.count("Confirmed fixed: T102") == 1
+    # that run stored its result: the next one follows it, and T102 is not confirmed twice
+    assert "Confirmed fixed" not in json.dumps(_compare(capsys, cfg)["confirmed_fixed"])
 
 
 def test_fix_then_regenerate_directly_confirms(folder, capsys):
@@ -86,8 +89,8 @@ def test_fix_then_regenerate_directly_confirms(folder, capsys):
 
 
 def test_never_confirmed_when_the_dumps_were_not_made_again(folder, capsys):
-    """Mapper dumps (no manifest) whose file times do not betray the old cfg: no T008, but the
-    dumps are those of the earlier run -- the fix is not confirmed, it awaits them."""
+    """Mapper dumps (no manifest) whose file times do not betray the old cfg: the earlier triage's
+    record tells (the same dumps, another cfg: T008), and the fix is not confirmed, it awaits them."""
     cfg = folder / "sim.cfg"
     (folder / "mapper_quant" / "nnie-triage-dumps.json").unlink()
     first = _compare(capsys, cfg)
@@ -96,7 +99,7 @@ def test_never_confirmed_when_the_dumps_were_not_made_again(folder, capsys):
     old = min(p.stat().st_mtime for p in (folder / "mapper_quant").iterdir()) - 100
     os.utime(cfg, (old, old))   # the cfg looks older than the dumps (a checkout): T008 cannot tell
     doc = _compare(capsys, cfg)
-    assert all(f["code"] != "T008" for f in doc["findings"])
+    assert doc["findings"][0]["code"] == "T008" and "earlier triage" in doc["findings"][0]["message"]
     assert doc["confirmed_fixed"] == [] and [e["code"] for e in doc["awaiting_confirmation"]] == ["T102"]
 
 

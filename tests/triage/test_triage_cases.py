@@ -9,7 +9,8 @@ Case keys (the TOML is the source of truth; the runner only builds and compares)
   recipe        the dump set: {kind = "model" | "tensors" | "folder", …} (nnie_lsp/testing/triage_cases.py)
   cfg           text of `net.cfg` (optional)          prototxt   text of `net.prototxt` (optional; a model
                 recipe copies its model's prototxt there when the case gives none)
-  files         {relative path = text} extra files (mean files, image lists, post-processing modules)
+  files         {relative path = text} extra files (mean files, image lists, post-processing modules); those
+                under a dump folder (`caffe/…`, e.g. the manifest `nnie-triage reference` writes) after it is built
   args          extra `compare` arguments (e.g. ["--threshold", "good=0.995"], ["--postprocess", "pp.py:run"]);
                 `{checkout}` in them (and in `compare`) is the repository's folder
   compare       the whole argument list after `compare`, instead of the default
@@ -26,6 +27,8 @@ Case keys (the TOML is the source of truth; the runner only builds and compares)
                 `after` = {file = text}: files after applying it (same file keys as homes);
                 `expect_after` = the codes after applying it and building the dump set again (a model
                 recipe's NNIE side follows the fixed cfg)
+  cfg_newer     seconds: the cfg's file time set that long after the newest dump (a cfg touched after
+                the mapper ran: file times only, T009)
   editor        ["T005 prototxt:53:9", …]: the diagnostics the editor makes from the result's rows on the
                 prototxt the triage read (one per layer whose status is low/poor/bad, on its name); exact
 """
@@ -50,7 +53,7 @@ from nnie_lsp.testing.triage_cases import RecipeUnavailable, build_dumps, model_
 CASES = Path(__file__).parent / "cases"
 CHECKOUT = Path(__file__).resolve().parents[2]
 KEYS = {"name", "recipe", "cfg", "prototxt", "files", "args", "compare", "expect", "guide_case", "next_step",
-        "first_divergence", "layers", "fix", "editor", "xfail_reason"}
+        "first_divergence", "layers", "fix", "editor", "xfail_reason", "cfg_newer"}
 FIX_KEYS = {"of", "edits", "after", "expect_after"}
 EXPECT = re.compile(r"T\d{3} (?:-|\S+:\d+:\d+)(?: (?:safe|unsafe)-fix)?")
 EDIT = re.compile(r'(\S+):(\d+):(\d+)-(\d+):(\d+) (".*")')
@@ -81,17 +84,32 @@ def _write_case(case: dict, root: Path) -> None:
     elif recipe.get("kind", "model") == "model":
         shutil.copy(model_prototxt(recipe), root / "net.prototxt")
     for rel, text in case.get("files", {}).items():
+        if rel.split("/")[0] in SIDES:
+            continue   # into a dump folder: written once the recipe built it (_build)
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
 
 
+#: the dump folders a recipe builds; a case's `files` under them (a manifest) are written after it
+SIDES = ("caffe", "nnie", "nnie16", "onnx")
+
+
 def _build(case: dict, root: Path) -> list[str]:
     try:
         _write_case(case, root)
-        return build_dumps(case["recipe"], root)
+        sides = build_dumps(case["recipe"], root)
     except RecipeUnavailable as exc:
         pytest.skip(str(exc))
+    for rel, text in case.get("files", {}).items():
+        if rel.split("/")[0] in SIDES:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+    if "cfg_newer" in case:
+        newest = max(p.stat().st_mtime for p in root.rglob("*") if p.is_file() and p.name != "net.cfg")
+        t = newest + float(case["cfg_newer"])
+        os.utime(root / "net.cfg", (t, t))
+    return sides
 
 
 def _argv(case: dict, root: Path, sides: list[str]) -> list[str]:

@@ -73,7 +73,7 @@ def test_descriptions_mark_inferred_fields():
     doc = to_json(m)
     assert doc["mapper_version"] == {"value": "1.2.1.0_B020", "status": "inferred"}
     assert doc["segments"][0]["destinations"][6]["name_may_be_cut"] is True
-    assert lens_title(read_wk(str(ENET))) == "built: 16-bit, 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs"
+    assert lens_title(read_wk(str(ENET))) == "built: 16-bit [I], 1 segment, 1 output, needs 85.0 MiB + 67.5 MiB blobs"
     assert summary(m).startswith("a compiled NNIE model (.wk): 8-bit, 1 segment, 1 input, 9 outputs")
 
 

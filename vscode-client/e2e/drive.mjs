@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { triageScenario } from './triage.mjs';
 import { installNumpyAtStartup, universalScenario } from './universal.mjs';
+import { wkScenario } from './wk.mjs';
 
 const env = process.env;
 const URL_BASE = env.NNIE_E2E_URL;
@@ -374,6 +375,10 @@ async function main() {
     // 5. triage: palette command, notification, fix from the Problems panel, report from the lens
     if (MODE === 'full' && env.NNIE_E2E_TRIAGE !== '0' && existsSync(join(FOLDER, 'triage'))) {
       await triageScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
+    }
+    // 6. the compiled model: the .wk's view, the cfg's lens and cross-check finding
+    if (MODE !== 'smoke' && existsSync(join(FOLDER, 'wk'))) {
+      await wkScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode });
     }
     if (MODE === 'universal') {
       await universalScenario(page, { log, fail, screenshot, waitFor, norm, runCommand, notifications, readProblems, editorText, languageMode, nnieLogFile, nnieStatusItem });

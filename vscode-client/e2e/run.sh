@@ -7,7 +7,8 @@
 #                                            from the Problems panel, report and its plot from the
 #                                            code lens, "Regenerate and triage again" -> case 4,
 #                                            reference + emulation + triage on triage/fresh/ with
-#                                            the VSIX alone and a bare Python)
+#                                            the VSIX alone and a bare Python), then the compiled
+#                                            model: a real .wk's view, the cfg's lens (e2e/wk.mjs)
 #   bash vscode-client/e2e/run.sh --smoke    toolchain only: code-server starts, the extension
 #                                            activates and shows its "NNIE" output channel
 #   bash vscode-client/e2e/run.sh --universal  the universal VSIX (no numpy, no OpenCV) alone with a
@@ -206,6 +207,11 @@ if [ -z "$GIVEN_FOLDER" ]; then
   cp "$NNIE_E2E_FOLDER/triage/channel_swap/"*.cfg "$NNIE_E2E_FOLDER/triage/channel_swap/"*.txt "$NNIE_E2E_FOLDER/triage/fresh/"
   rm -f "$NNIE_E2E_FOLDER/triage/fresh/README.txt"
   export NNIE_E2E_FRESH_DIR="$NNIE_E2E_FOLDER/triage/fresh"
+  # the compiled model (e2e/wk.mjs): the real ENet project, its cfg set to compile_mode 0 beside its 16-bit .wk
+  mkdir -p "$NNIE_E2E_FOLDER/wk/caffe_model" "$NNIE_E2E_FOLDER/wk/nnie_model"
+  sed 's/^\[compile_mode\] 1/[compile_mode] 0/' "$REPO/tests/data/cfg/Strand2013__NNIE-lite__Converter-ENet-model_inst.cfg" > "$NNIE_E2E_FOLDER/wk/model_inst.cfg"
+  cp "$REPO/tests/data/prototxt/real/Strand2013__NNIE-lite__Converter-ENet-caffe_model-bn_conv_merged_model.prototxt" "$NNIE_E2E_FOLDER/wk/caffe_model/bn_conv_merged_model.prototxt"
+  cp "$REPO/tests/data/wk/Strand2013__NNIE-lite__ENet_cityscapes.wk" "$NNIE_E2E_FOLDER/wk/nnie_model/ENet_cityscapes.wk"
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
 elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"

@@ -9,6 +9,7 @@ import { ReportView } from './reportView';
 import { config, isOurs, ServerManager, StatusView } from './serverManager';
 import { shouldClaimAsNnieCfg } from './sniff';
 import { TriageUi } from './triageUi';
+import { registerWkView } from './wkView';
 
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('nnie');
 
@@ -107,6 +108,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('nnie.fixAll', () => fixAll(mgr)),
     ...triage.commands(),
+    ...registerWkView(mgr),
   );
 }
 

@@ -84,6 +84,7 @@ describe('package.json', () => {
     assert.deepEqual(contributed, [
       'nnie.clearTriage',
       'nnie.fixAll',
+      'nnie.openWk',
       'nnie.restartServer',
       'nnie.runEmulate',
       'nnie.runReference',

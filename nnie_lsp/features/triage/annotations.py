@@ -134,7 +134,8 @@ def triage_command(args: TriageArgs, *, html: str | None = None, lang: str = "en
     """``nnie-triage compare`` on exactly these inputs (the caller completed them)."""
     if not args.reference or not (args.sim or args.board):
         raise TriageArgsError("reference and sim are required (or reference and board)")
-    cmd = triage_cli("compare", "--reference", args.reference, "--format", "json")
+    # the server stores the result itself (with the editor's texts): the command writes no record
+    cmd = triage_cli("compare", "--reference", args.reference, "--format", "json", "--no-record")
     for flag, value in (("--sim", args.sim), ("--cfg", args.cfg), ("--prototxt", args.prototxt),
                         ("--sim-16bit", args.sim16), ("--dot", args.dot), ("--framework", args.framework),
                         ("--board", args.board), ("--html", html)):

@@ -206,6 +206,11 @@ def summary(result: Mapping, lang: str = "en") -> str:
         text = i18n.t("triage.summary_inconclusive_bare", lang)
     if first:
         text += i18n.t("triage.summary_first", lang, layer=first)
+    from ...triage.diagnose.reference_source import caveat
+
+    said = caveat(dict(result), lang)   # beside every verdict whose reference shares the cfg's preprocessing
+    if said:
+        text += i18n.t("triage.summary_caveat", lang, caveat=said)
     return text
 
 

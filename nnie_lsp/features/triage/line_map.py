@@ -8,7 +8,7 @@ import difflib
 import hashlib
 from collections import OrderedDict
 
-from ...text import Position, Range
+from ...text import Position, Range, split_lines
 
 #: The changed middle of two texts is diffed line by line only up to this many line pairs
 #: (difflib is quadratic); beyond, its lines count as changed.
@@ -22,7 +22,7 @@ class LineMap:
     (so a keystroke in a 30,000-line prototxt costs milliseconds)."""
 
     def __init__(self, old: str, new: str) -> None:
-        old_lines, new_lines = old.split("\n"), new.split("\n")
+        old_lines, new_lines = split_lines(old), split_lines(new)
         self.identical = old == new
         self.old_count, self.new_count = len(old_lines), len(new_lines)
         self._head = self._tail = 0

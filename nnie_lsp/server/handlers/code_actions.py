@@ -17,7 +17,8 @@ from ... import i18n
 from ...diagnostics import Applicability
 from ...features import actions as action_features
 from ...text import LineIndex
-from ..convert import SOURCE, TRIAGE_SOURCE, can_create_files, to_code_action, workspace_edit
+from ..convert import (SOURCE, TRIAGE_SOURCE, can_create_files, stale_files, to_code_action, versioned_edits,
+                       workspace_edit)
 from ..server import NnieLanguageServer
 from .common import HandlerTable, guard
 
@@ -52,7 +53,7 @@ def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict, pr
     (a newer diagnostic carries the fix for the new text) or the data is malformed.  A fix that
     creates a file the client cannot create is disabled with the reason (or left out)."""
     try:
-        edit = workspace_edit(fix)
+        edit = workspace_edit(fix, versioned_edits(ls.client_capabilities))
         versions = dict(fix.get("versions") or {})
         safe = fix.get("applicability") == Applicability.SAFE.value
         title = action_features.fix_title(str(fix["message"]), str(diagnostic.code), safe, ls.lang)
@@ -62,6 +63,8 @@ def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict, pr
     for uri, version in versions.items():
         if uri in ls.documents and ls.documents.version(uri) != version:
             return None
+    if stale_files(fix, ls.documents.current_text):
+        return None   # a closed file changed on disk since: the next lint carries the fix for it
     reason = _blocked(ls, fix)
     if reason is not None:
         if not get_capability(ls.client_capabilities, "text_document.code_action.disabled_support", False):
@@ -91,7 +94,8 @@ def _triage_fix_all(ls: NnieLanguageServer, path: str) -> lsp.CodeAction | None:
     title = i18n.t("triage.fix_all", ls.lang, count=count)
     if left_out:
         title += i18n.t("triage.left_out", ls.lang, count=len(left_out), reason="; ".join(left_out))
-    return lsp.CodeAction(title=title, kind=TRIAGE_FIX_ALL_KIND, edit=workspace_edit(data))
+    return lsp.CodeAction(title=title, kind=TRIAGE_FIX_ALL_KIND,
+                          edit=workspace_edit(data, versioned_edits(ls.client_capabilities)))
 
 
 @handlers.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
@@ -102,34 +106,37 @@ def _triage_fix_all(ls: NnieLanguageServer, path: str) -> lsp.CodeAction | None:
 async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or ls.documents.problem(uri) is not None:
         return None
     only = params.context.only
     out: list[lsp.CodeAction] = []
-    text, _version = ls.documents.text(uri)
+    text, version = ls.documents.text(uri)
     li = LineIndex(text)
     encoder = ls.encoder()
     lines = ls.documents.line_index_for_path
+    versioned = versioned_edits(ls.client_capabilities)
     if _kind_wanted("quickfix", only):
         disabled = set()
         for diagnostic in params.context.diagnostics:
             if diagnostic.source not in (SOURCE, TRIAGE_SOURCE) or not diagnostic.code:
                 continue
             out.extend(_fix_actions(ls, diagnostic))
-            if diagnostic.source != SOURCE:
-                continue   # triage findings have no suppression comment
+            if diagnostic.source != SOURCE or record.kind == "card":
+                continue   # triage findings and the model card have no suppression comment
             key = (str(diagnostic.code), diagnostic.range.start.line)
             if key not in disabled:
                 disabled.add(key)
                 action = action_features.disable_action(record.path, text, diagnostic.range.start.line,
                                                         str(diagnostic.code), record.kind, ls.lang, li)
-                out.append(to_code_action(action, lines, encoder, [diagnostic]))
+                out.append(to_code_action(action, lines, encoder, [diagnostic],
+                                          {record.path: version} if versioned else None))
     if _kind_wanted(FIX_ALL_KIND, only):
         result = await ls.scheduler.ensure_result(uri, force=True)
         if result is not None:
             action = action_features.fix_all(result.engine, record.path, ls.lang)
-            if action is not None:
-                out.append(to_code_action(action, lines, encoder, None))
+            if action is not None:   # computed for the version the lint read
+                out.append(to_code_action(action, lines, encoder, None,
+                                          {record.path: result.version} if versioned else None))
     if _kind_wanted(TRIAGE_FIX_ALL_KIND, only):
         action = _triage_fix_all(ls, record.path)
         if action is not None:

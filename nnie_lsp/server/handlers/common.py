@@ -80,8 +80,10 @@ async def document_at(ls: NnieLanguageServer, uri: str, position: lsp.Position |
                       kind: str | None = None) -> At | None:
     """The open document at `uri` (optionally only of `kind`), parsed, with the cursor converted."""
     record = ls.documents.get(uri)
-    if record is None or (kind is not None and record.kind != kind):
-        return None
+    if record is None or (kind is not None and record.kind != kind) or ls.documents.problem(uri) is not None:
+        return None   # a document past the bound of its kind is never parsed
+    if record.kind == "card":
+        return None   # the model card's features read its text (handlers/language.py)
     encoder = ls.encoder()
     if record.kind == "cfg":
         project = await ls.scheduler.project_for(uri)

@@ -27,6 +27,9 @@ COMPLETION_KINDS = {
 @handlers.feature(lsp.TEXT_DOCUMENT_HOVER)
 @guard("textDocument/hover")
 async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
+    record = ls.documents.get(params.text_document.uri)
+    if record is not None and record.kind == "card":
+        return _card_hover(ls, record, params)
     at = await document_at(ls, params.text_document.uri, params.position)
     if at is None:
         return None
@@ -43,12 +46,25 @@ async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
                      range=ls.encoder().range(at.li, rng))
 
 
+def _card_hover(ls: NnieLanguageServer, record, params: lsp.HoverParams):
+    from ...features import card as card_features
+
+    text = ls.documents.text(record.uri)[0]
+    li = LineIndex(text)
+    hit = card_features.card_hover(text, record.path, ls.encoder().from_lsp(li, params.position), ls.lang)
+    if hit is None:
+        return None
+    markdown, rng = hit
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
+                     range=ls.encoder().range(li, rng))
+
+
 @handlers.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["[", '"', ":", " "]))
 @guard("textDocument/completion")
 async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or ls.documents.problem(uri) is not None:
         return None
     encoder = ls.encoder()
     snippets = bool(get_capability(ls.client_capabilities,
@@ -60,6 +76,13 @@ async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
         items = completion_features.cfg_completions(li.line_text(pos.line), pos, ls.lang, snippets,
                                                     base_dir=os.path.dirname(record.path) if record.path else None,
                                                     text=text)
+    elif record.kind == "card":
+        from ...features import card as card_features
+
+        text = ls.documents.text(uri)[0]
+        li = LineIndex(text)
+        pos = encoder.from_lsp(li, params.position)
+        items = card_features.card_completions(text, record.path, pos, ls.lang)
     else:
         model = await ls.scheduler.prototxt_model(uri)
         if model is None:

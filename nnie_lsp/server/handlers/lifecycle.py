@@ -49,6 +49,24 @@ async def initialized(ls: NnieLanguageServer, params: lsp.InitializedParams) -> 
     if not await ls.fetch_configuration():
         ls.workspace_lint.settings_changed()     # the initializationOptions' lint.workspace
     asyncio.ensure_future(_load_stored_triage(ls))
+    asyncio.ensure_future(_watch_cards(ls))
+
+
+#: the model cards (nnie.toml) every cfg's lint and reference read: a change on disk relints
+CARD_WATCHER = "**/nnie.toml"
+
+
+async def _watch_cards(ls: NnieLanguageServer) -> None:
+    """Ask the client to tell us when a model card changes on disk (when it can register that)."""
+    if not get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+        return
+    try:
+        await asyncio.wait_for(ls.client_register_capability_async(lsp.RegistrationParams(registrations=[
+            lsp.Registration(id=str(uuid.uuid4()), method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                             register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                                 lsp.FileSystemWatcher(glob_pattern=CARD_WATCHER)]))])), timeout=CONFIGURATION_TIMEOUT)
+    except Exception as exc:
+        ls.log(f"could not watch the model cards (nnie.toml): {exc!r}", lsp.MessageType.Info)
 
 
 async def _load_stored_triage(ls: NnieLanguageServer) -> None:
@@ -68,3 +86,10 @@ async def did_change_configuration(ls: NnieLanguageServer, params: lsp.DidChange
     if isinstance(settings, dict) and "nnie" in settings:
         ls.apply_settings(settings["nnie"])
         ls.settings_changed()
+
+
+@handlers.feature(lsp.SHUTDOWN)
+def shutdown(ls: NnieLanguageServer, params) -> None:
+    """The big documents' lint process ends with the server (it would end at the server's exit
+    anyway: its stdin closes)."""
+    ls.scheduler.process.close()

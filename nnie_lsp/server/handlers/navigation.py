@@ -89,13 +89,16 @@ async def rename(ls: NnieLanguageServer, params: lsp.RenameParams):
 async def document_symbol(ls: NnieLanguageServer, params: lsp.DocumentSymbolParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or record.kind == "card" or ls.documents.problem(uri) is not None:
         return None
     if record.kind == "cfg":
         cfg = cached_cfg(ls.documents.text(uri)[0], record.path)
         li, symbols = cfg.line_index, navigation_features.cfg_symbols(cfg)
     else:
-        doc, graph = await ls.scheduler.prototxt_model(uri)
+        model = await ls.scheduler.prototxt_model(uri)
+        if model is None:
+            return None
+        doc, graph = model
         li, symbols = doc.line_index, navigation_features.prototxt_symbols(doc, graph)
     encoder = ls.encoder()
     return [lsp.DocumentSymbol(name=s.name or "?", detail=s.detail or None, kind=SYMBOL_KINDS[s.kind],
@@ -119,13 +122,15 @@ async def document_link(ls: NnieLanguageServer, params: lsp.DocumentLinkParams):
 async def folding_range(ls: NnieLanguageServer, params: lsp.FoldingRangeParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None:
+    if record is None or record.kind == "card" or ls.documents.problem(uri) is not None:
         return None
     if record.kind == "cfg":
         folds = navigation_features.cfg_folding(cached_cfg(ls.documents.text(uri)[0], record.path))
     else:
-        doc, _graph = await ls.scheduler.prototxt_model(uri)
-        folds = navigation_features.prototxt_folding(doc)
+        model = await ls.scheduler.prototxt_model(uri)
+        if model is None:
+            return None
+        folds = navigation_features.prototxt_folding(model[0])
     return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line,
                              kind=lsp.FoldingRangeKind.Comment if f.kind == "comment" else lsp.FoldingRangeKind.Region)
             for f in folds]
@@ -136,7 +141,7 @@ async def folding_range(ls: NnieLanguageServer, params: lsp.FoldingRangeParams):
 async def formatting(ls: NnieLanguageServer, params: lsp.DocumentFormattingParams):
     uri = params.text_document.uri
     record = ls.documents.get(uri)
-    if record is None or record.kind != "prototxt":
+    if record is None or record.kind != "prototxt" or ls.documents.problem(uri) is not None:
         return None
     text, _version = ls.documents.text(uri)
     edits = await ls.scheduler.run_aux(format_edits, text)

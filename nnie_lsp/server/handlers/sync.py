@@ -8,6 +8,7 @@ import json
 import os
 
 from lsprotocol import types as lsp
+from pygls.uris import to_fs_path
 
 from ..server import NnieLanguageServer
 from .common import HandlerTable
@@ -71,7 +72,13 @@ def did_close(ls: NnieLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
 
 @handlers.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: NnieLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-    """cfg/prototxt files changed on disk (watched for workspace diagnostics)."""
+    """cfg/prototxt files changed on disk (watched for workspace diagnostics); a model card
+    (nnie.toml) that changed makes every lint stale: the cfgs judged against it are linted again."""
+    from ...features.common import CARD_FILE_NAME
+
+    if any(os.path.basename(to_fs_path(c.uri) or "") == CARD_FILE_NAME for c in params.changes):
+        ls.settings_gen += 1
+        ls.scheduler.relint_all()
     ls.workspace_lint.files_changed(params.changes)
 
 

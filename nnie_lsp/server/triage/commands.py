@@ -18,7 +18,7 @@ from pygls.uris import from_fs_path
 from ... import i18n
 from ...features.triage import annotations as triage_features
 from ...features.triage import carry_over
-from ..convert import can_create_files, workspace_edit
+from ..convert import can_create_files, stale_files, versioned_edits, workspace_edit
 from ..server import NnieLanguageServer
 from .results import Entry, rerun_arguments
 from ..handlers.common import HandlerTable, document_at, guard
@@ -57,9 +57,33 @@ async def inlay_hint(ls: NnieLanguageServer, params: lsp.InlayHintParams):
 @guard("textDocument/codeLens")
 async def code_lens(ls: NnieLanguageServer, params: lsp.CodeLensParams):
     record = ls.documents.get(params.text_document.uri)
+    built = await _wk_lens(ls, params.text_document.uri, record)
     entry = ls.triage.results.entry_for(record.path) if record is not None else None
     if entry is None:
-        return None
+        return built or None
+    return _triage_lenses(ls, entry) + built
+
+
+OPEN_WK = "nnie.openWk"   # a client command (VS Code: opens the .wk's view); other clients show the title
+
+
+async def _wk_lens(ls: NnieLanguageServer, uri: str, record) -> list[lsp.CodeLens]:
+    """The cfg's lens about the `.wk` it builds (features/wk.py), on its [instruction_name] line."""
+    if record is None or record.kind != "cfg":
+        return []
+    from ...features.wk import wk_lens
+
+    project = await ls.scheduler.project_for(uri)
+    lens = wk_lens(project) if project is not None else None
+    if lens is None:
+        return []
+    rng, title, path = lens
+    line = lsp.Position(line=rng.start.line, character=0)
+    at = lsp.Range(start=line, end=line)
+    return [lsp.CodeLens(range=at, command=lsp.Command(title=title, command=OPEN_WK, arguments=[{"path": path}]))]
+
+
+def _triage_lenses(ls: NnieLanguageServer, entry) -> list[lsp.CodeLens]:
     view = ls.triage.results.view(entry)
     titles = carry_over.lens_titles(entry.record.result, stale=view.stale,
                                     applicable=view.counts.get("applicable", 0), lang=ls.lang, remake=view.remake)
@@ -125,8 +149,11 @@ async def apply_fixes(ls: NnieLanguageServer, *args):
         if not ls.client_shows_outcomes():   # else the client shows the response: one message
             ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
         return {"applied": False, "fixes": 0, "skipped": left_out}
+    if stale_files(data, ls.documents.current_text):   # checked just before the edit is sent
+        return {"applied": False, "fixes": 0, "skipped": [i18n.t("triage.no_fixes", ls.lang)]}
     response = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(
-        edit=workspace_edit(data), label=i18n.t("triage.fix_all", ls.lang, count=count)))
+        edit=workspace_edit(data, versioned_edits(ls.client_capabilities)),
+        label=i18n.t("triage.fix_all", ls.lang, count=count)))
     if left_out and not ls.client_shows_outcomes():
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message="; ".join(left_out)))
     return {"applied": bool(response and response.applied), "fixes": count, "skipped": left_out,

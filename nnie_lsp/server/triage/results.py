@@ -296,7 +296,7 @@ class TriageResults:
     def refresh_diagnostics(self, uri: str) -> None:
         """Bring `uri`'s ``nnie-triage`` entry in the diagnostics store up to date."""
         document = self.ls.documents.get(uri)
-        entry = self.entry_for(document.path) if document is not None else None
+        entry = self.entry_for(document.path) if document is not None and not self.ls.documents.problem(uri) else None
         if entry is None:
             self._annotated.pop(uri, None)
             self.ls.diagnostics.clear(uri, TRIAGE_SOURCE)

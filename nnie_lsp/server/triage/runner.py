@@ -276,8 +276,9 @@ class TriageRunner:
             if not path or not os.path.isfile(path):
                 raise bad(f"{key}: {path} does not exist" if path else
                           f"the cfg names no {key} that exists; give {key}")
-        bits = values.get("bits", 8)
-        default = CAFFE_OUTPUT_DIR if kind == "reference" else (EMULATED_16BIT_DIR if bits == 16 else EMULATED_DIR)
+        bits = values.get("bits")   # None: the cfg's [compile_mode] decides (the emulation says so)
+        sixteen_apart = bits == 16 and found.compile_mode != 1
+        default = CAFFE_OUTPUT_DIR if kind == "reference" else (EMULATED_16BIT_DIR if sixteen_apart else EMULATED_DIR)
         out = values.get("out") or os.path.join(os.path.dirname(cfg), default)
         state = output_state(out)
         if state.exists and not state.is_dir:
@@ -291,7 +292,8 @@ class TriageRunner:
         for image in values.get("image", ()):
             arguments += ["--image", image]
         if kind == "emulate":
-            arguments += ["--bits", str(bits), "--format", values.get("format", "mapper_quant")]
+            arguments += (["--bits", str(bits)] if bits is not None else []) + [
+                "--format", values.get("format", "mapper_quant")]
             for layer in values.get("hp", ()):
                 arguments += ["--hp", layer]
         command = triage_features.triage_cli(*arguments)

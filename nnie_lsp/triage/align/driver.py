@@ -13,7 +13,10 @@ confirms them, then one reference tensor per blob
    numbers, for what the names left (only when a dot is given): the mapper's own nodes too
    (``permute_<k>`` after a Normalize, Reportop ``<top>_report_<seg>_<k>``);
 3. **values** (:class:`~nnie_lsp.triage.align.values.ValuePass`) — size, order and value
-   correlation against the reference tensors no pass has used yet.
+   correlation against the reference tensors no pass has used yet, for the simulator tensors
+   without a name of this net only (instruction-simulator ``seg<s>_layer<node>`` dumps, unknown
+   names); a tensor named after a layer or blob of the prototxt whose reference dump is missing is
+   listed unmatched, never paired with another layer by its values.
 
 Then :class:`~nnie_lsp.triage.align.values.LayoutPass` checks every pair's layout (W_H_C names,
 (H, W, C) values behind a mapper Permute) and builds the :class:`AlignedPair` records, which the
@@ -90,10 +93,26 @@ def align(
         notes.extend(by_dot.notes)
         used_ref.update(id(d.ref) for d in by_dot.drafts)
     free_refs = [t for t in refs.for_blob.values() if id(t) not in used_ref]
+    named, pending = _named_apart(pending, graph, lambda t: t.key)
     if pending and free_refs:
+        notes.append(f"{len(pending)} simulator tensor(s) without a name of this net (instruction-simulator node "
+                     "numbers or unknown names): paired by size and value correlation, each pair says so")
         by_values = ValuePass(graph, refs, value_check).run(pending, free_refs)
         drafts.extend(by_values.drafts)
         notes.extend(by_values.notes)
+        used_ref.update(id(d.ref) for d in by_values.drafts)
+    # a named tensor is paired by values only with a reference dump whose name means nothing here
+    nameless_refs = _named_apart([t for t in free_refs if id(t) not in used_ref], graph,
+                                 lambda t: refs.blob_of.get(id(t), t.key))[1]
+    if named and nameless_refs:
+        by_values = ValuePass(graph, refs, value_check).run(named, nameless_refs)
+        drafts.extend(by_values.drafts)
+        notes.extend(by_values.notes)
+        named = [t for t in named if id(t) not in {id(d.sim) for d in by_values.drafts}]
+    if named:
+        shown = ", ".join(t.key for t in named[:6]) + (" …" if len(named) > 6 else "")
+        notes.append(f"{len(named)} simulator tensor(s) named after a layer or blob of the prototxt that has no "
+                     f"reference dump ({shown}): listed unmatched, never paired with another layer by values")
     matched_sims = {id(d.sim) for d in drafts}
     unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
 
@@ -111,6 +130,22 @@ def align(
     if unmatched_ref:
         notes.append(f"{len(unmatched_ref)} reference tensor(s) unmatched")
     return Alignment(pairs=tuple(pairs), unmatched_ref=tuple(unmatched_ref), unmatched_sim=tuple(unmatched_sim), notes=tuple(notes))
+
+
+def _named_apart(tensors: list[DumpTensor], graph: NetGraph | None, name_of) -> tuple[list[DumpTensor], list[DumpTensor]]:
+    """(tensors named after a layer or blob of the prototxt, the rest).  A named simulator tensor
+    whose reference dump is missing stays unmatched: pairing it by values with a named reference
+    dump would put another layer's values under its name (a NNIE ``conv4-1`` dump on the Caffe
+    ``prob1`` of the same size)."""
+    if graph is None:
+        return [], list(tensors)
+    named, rest = [], []
+    for t in tensors:
+        key = name_of(t)
+        known = t.seg is None and t.node is None and (
+            graph.find_layer(key, name_variants) is not None or graph.find_blob(key, name_variants) is not None)
+        (named if known else rest).append(t)
+    return named, rest
 
 
 def _simulator_outputs(sim: DumpSet, graph: NetGraph | None, notes: list[str]) -> list[DumpTensor]:

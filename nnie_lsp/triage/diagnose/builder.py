@@ -34,6 +34,8 @@ from ...settings import LintSettings, load_settings
 from ...text import Range
 
 Place = tuple[str, Range]  # (path, range)
+#: A message id's variant used while fixes are withheld (:attr:`FindingBuilder.withholding`).
+WITHHELD_PREFIX = "withheld_"
 _NOWHERE = Range.point(0, 0)
 
 
@@ -136,9 +138,13 @@ class FindingBuilder:
     """Collects the findings of one diagnosis, in the language of its :class:`Sources`; each code's
     texts and Diagnostics come from its :class:`~nnie_lsp.rules.context.DiagnosticBuilder`."""
 
-    def __init__(self, sources: Sources | None = None) -> None:
+    def __init__(self, sources: Sources | None = None, *, withholding: bool = False) -> None:
         self.sources = sources or Sources()
         self.items: list[Diagnostic] = []
+        #: the NNIE dumps predate the inputs (T008): a finding whose message gives advice is worded
+        #: by its ``withheld_<id>`` message (what it found, never the advice: on old dumps that
+        #: advice may be the undo of a fix just made)
+        self.withholding = withholding
 
     @staticmethod
     def rule(code: str) -> Rule:
@@ -177,6 +183,8 @@ class FindingBuilder:
         data = {k: v for k, v in (("layer", layer), ("cfg_key", cfg_key)) if v}
         path, rng = place if place is not None else ("", _NOWHERE)
         builder = self.for_code(code)
+        if self.withholding and f"{WITHHELD_PREFIX}{msg_id}" in self.rule(code).messages:
+            msg_id = f"{WITHHELD_PREFIX}{msg_id}"
         message = builder.text(msg_id, **{"layer": layer or "?", **params})
         diag = builder.make(message, path, rng, severity=severity, fix=fix, related=related, data=data)
         self.items.append(diag)

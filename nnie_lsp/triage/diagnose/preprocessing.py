@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ...diagnostics import FileEdit, Severity
 from ...fixes import channel_mean_text, set_input_key, write_whole_file
-from ...rules.triage_common import DATA_INPUT, UNSET, register_finding
+from ...rules.triage_common import DATA_INPUT, UNSET, register_finding, withheld
 from .builder import FindingBuilder, Place
 from ..measure.rows import LayerRow, finite
 
@@ -211,6 +211,8 @@ register_finding(
                          "模拟器的通道是 Caffe 通道按 {permutation} 重排的结果：请在 cfg 中设置 [RGB_order] {value}"
                          "（用 --cfg 指定 cfg 可得到确切的行）"),
               "fix": ("Set [RGB_order] {value} for input {index}", "为输入 {index} 设置 [RGB_order] {value}"),
+              **withheld("the simulator's channels are Caffe's channels in the order {permutation} on these NNIE dumps",
+                         "在这些 NNIE dump 上，模拟器的通道是 Caffe 通道按 {permutation} 重排的结果", "set", "no_cfg"),
               **UNSET, **DATA_INPUT},
     fix="unsafe",
     docs="""
@@ -257,6 +259,8 @@ register_finding(
               "fix": ("Set [data_scale] {value} for input {index}", "为输入 {index} 设置 [data_scale] {value}"),
               "fix_norm": ("Set [norm_type] {new_norm} and [data_scale] {value} for input {index}",
                            "为输入 {index} 设置 [norm_type] {new_norm} 和 [data_scale] {value}"),
+              **withheld("ratio simulator/Caffe = {ratio} on these NNIE dumps",
+                         "在这些 NNIE dump 上，模拟器/Caffe 的比值 = {ratio}", "set", "no_cfg", "set_norm"),
               **UNSET, **DATA_INPUT},
     fix="unsafe",
     docs="""
@@ -393,6 +397,11 @@ register_finding(
                               "设置 [norm_type] {new_norm} 并把通道均值写入 {file}"),
               "fix_mean": ("Write the channel means {means} to {file}", "把通道均值 {means} 写入 {file}"),
               "mean_file": ("[mean_file] of input {index}", "输入 {index} 的 [mean_file]"),
+              **withheld("on these NNIE dumps the mean was not subtracted as Caffe subtracts it (Caffe's channel "
+                         "means: {means})", "在这些 NNIE dump 上，均值未按 Caffe 的方式减去（Caffe 的通道均值：{means}）",
+                         "no_mean"),
+              **withheld("on these NNIE dumps the simulator subtracted {current}, Caffe {means}",
+                         "在这些 NNIE dump 上，模拟器减去 {current}，Caffe 减去 {means}", "mean_differs"),
               **UNSET, **DATA_INPUT},
     fix="unsafe",
     docs="""

@@ -21,7 +21,7 @@ from ...diagnostic_json import rel
 from ...diagnostics import FileEdit, Severity
 from ...fixes import HP_SUFFIX, hp_plan_edits, hp_rename_edits
 from ...prototxt import layers as layer_table
-from ...rules.triage_common import UNSET, register_finding
+from ...rules.triage_common import UNSET, register_finding, withheld
 from .builder import FindingBuilder, Place
 from ..measure.rows import LayerRow, ends, finite, measured_body, start
 
@@ -389,6 +389,10 @@ register_finding(
               "fix_mode": ("Set [compile_mode] 2", "设置 [compile_mode] 2"),
               "rename": ("rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\""),
               "cfg": ("[compile_mode] is set here", "[compile_mode] 在此设置"),
+              **withheld("on these NNIE dumps the `_hp` plan would be {layers}", "在这些 NNIE dump 上，`_hp` 方案为 {layers}",
+                         "plan", "plan_no_cfg", "plan_mode_ok"),
+              **withheld("on these NNIE dumps [compile_mode] is {mode}", "在这些 NNIE dump 上 [compile_mode] 为 {mode}",
+                         "mode_only"),
               **UNSET},
     fix="unsafe",
     docs="""

@@ -1,18 +1,23 @@
-"""NNIE dumps made with an older cfg than the one triage reads (T008, registered here beside the
-code that emits it).
+"""NNIE dumps made with other inputs than the ones triage reads now (T008), or that only file times
+suggest are older than the cfg (T009); both registered here beside the code that emits them.
 
-Two ways to know:
+How it is known, best first:
 
-- an emulation ``nnie-triage emulate`` wrote: its manifest (``nnie-triage-dumps.json``) records
-  the digest of the cfg text and the values of its keys (:func:`cfg_record`); a relevant key whose
-  value differs from the cfg's now is a change the dumps do not reflect (exact);
-- dumps of another tool (nnie_mapper): the newest dump file is older than the cfg's last change
-  (file modification times: a hint only — a copy or a checkout can reorder them).
+- an emulation ``nnie-triage emulate`` wrote: its manifest (``nnie-triage-dumps.json``) holds the
+  content record of every input that decides what it computes (:mod:`..inputs.run_record`: the
+  preprocessing with the mean file's values, compile_mode, the net, the weights, the images, the
+  model card, the other keys) — exact; a value-neutral change (a comment, a reformatted mean file)
+  is no change.  Older manifests hold the cfg's key values only (``cfg_keys``), compared as text;
+- the mapper's own dumps that an earlier triage of this cfg saw (the record beside the cfg,
+  :mod:`..store`, holds the same content record and the dump folder's stamp): when the folder is
+  unchanged since that run and the inputs changed, the dumps predate the change — exact;
+- otherwise, the mapper's dumps whose newest file is older than the cfg's last change: file times
+  only (a copy or a checkout reorders them), so T009 is an info hint and no fix is withheld.
 
-When the dumps predate the cfg, T008 comes first and every other finding's fix is withheld: a fix
-computed from dumps of the old cfg may undo what changed since (T102 proposing ``[RGB_order] BGR``
-right after the user set RGB).  The finding's text stays, with a note that the fix is withheld.
-Importing this module loads no numpy.
+When the dumps are known to predate the inputs (T008), T008 comes first and every other finding's
+fix is withheld: a fix computed from dumps of the old cfg may undo what changed since (T102
+proposing ``[RGB_order] BGR`` right after the user set RGB); such a finding's message is replaced by
+the wording of what it found without its advice (never the undo).  Importing this module loads no numpy.
 """
 
 from __future__ import annotations
@@ -44,17 +49,15 @@ def cfg_values(text: str) -> dict[str, list[str]]:
     return out
 
 
-def cfg_record(cfg: str | Path | None) -> dict:
-    """What an emulation's manifest records of the cfg it was made with: ``cfg_sha256`` (its whole
-    text) and ``cfg_keys`` (each relevant key's values)."""
+def cfg_digest(cfg: str | Path | None) -> str | None:
+    """SHA-256 of the cfg's text (the manifest says which cfg text the dumps were made with)."""
     if cfg is None:
-        return {}
+        return None
     try:
         text = Path(cfg).read_text(encoding="utf-8", errors="surrogateescape")
     except OSError:
-        return {}
-    keys = {k: v for k, v in cfg_values(text).items() if k not in IRRELEVANT_KEYS}
-    return {"cfg_sha256": hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), "cfg_keys": keys}
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def newest_dump_mtime(folder: str | Path) -> float | None:
@@ -81,22 +84,51 @@ def newest_dump_mtime(folder: str | Path) -> float | None:
     return newest
 
 
-def check(cfg: str | Path | None, sim: str | Path | None, manifest: dict | None) -> dict | None:
-    """None when the NNIE dumps in `sim` are not known to predate `cfg`; else ``{"how": "manifest",
-    "changes": [(key, old, new), …]}`` or ``{"how": "mtime", "dumps": …, "cfg": …}`` (ISO times)."""
+def record_now(cfg: str | Path, manifest: Mapping | None) -> dict:
+    """The content record of the inputs as they are now, made with the options the run had
+    (those its manifest records; a mapper folder has none)."""
+    from ..inputs.run_options import RunOptions
+    from ..inputs.run_record import run_record
+
+    options = None
+    if manifest is not None and isinstance(manifest.get("options"), Mapping):
+        folder = manifest.get("_folder") or "."
+        options = RunOptions.from_manifest(manifest, folder, str(cfg))
+    return run_record(str(cfg), prototxt=options.prototxt if options else None,
+                      caffemodel=options.caffemodel if options else None,
+                      images=list(options.image) if options else (),
+                      overrides=options.overrides if options else None)
+
+
+def check(cfg: str | Path | None, sim: str | Path | None, manifest: dict | None, earlier=None) -> dict | None:
+    """None when the NNIE dumps in `sim` are not known to predate the inputs of `cfg`; else
+    ``{"how": "record" | "earlier" | "manifest", "changes": [(key, old, new), …]}`` (T008) or
+    ``{"how": "mtime", "dumps": …, "cfg": …}`` (T009, a hint).  `earlier`: the stored result of an
+    earlier triage of this cfg (:class:`..store.StoredTriage`), for the mapper's own dumps."""
     if cfg is None or sim is None or not Path(cfg).is_file() or not Path(sim).is_dir():
         return None
-    recorded = (manifest or {}).get("cfg_keys")
+    from ..inputs.run_record import changes as record_changes
+
+    recorded = (manifest or {}).get("inputs_record")
     if isinstance(recorded, dict):
-        now = cfg_record(cfg).get("cfg_keys", {})
-        changes = []
-        for key in sorted(set(recorded) | set(now)):
-            old, new = recorded.get(key) or [], now.get(key) or []
+        now = record_now(cfg, {**manifest, "_folder": str(sim)})
+        found = record_changes(recorded, now)
+        return {"how": "record", "changes": found, "folder": str(sim)} if found else None
+    legacy = (manifest or {}).get("cfg_keys")
+    if isinstance(legacy, dict):   # an emulation of an older nnie-triage: the cfg's key values
+        now = _legacy_keys(cfg)
+        found = []
+        for key in sorted(set(legacy) | set(now)):
+            old, new = legacy.get(key) or [], now.get(key) or []
             if list(old) != list(new):
-                changes.append((key, ", ".join(map(str, old)) or "-", ", ".join(new) or "-"))
-        return {"how": "manifest", "changes": changes, "folder": str(sim)} if changes else None
+                found.append((key, ", ".join(map(str, old)) or "-", ", ".join(new) or "-"))
+        return {"how": "manifest", "changes": found, "folder": str(sim)} if found else None
     if manifest is not None:   # an emulation of an older nnie-triage: no record, and its file times say little
         return None
+    seen = _seen_by_earlier(earlier, sim)
+    if seen is not None:
+        found = record_changes(seen, record_now(cfg, None))
+        return {"how": "earlier", "changes": found, "folder": str(sim)} if found else None
     newest = newest_dump_mtime(Path(sim))
     cfg_time = Path(cfg).stat().st_mtime
     if newest is None or cfg_time <= newest + MTIME_MARGIN_S:
@@ -106,45 +138,78 @@ def check(cfg: str | Path | None, sim: str | Path | None, manifest: dict | None)
     def iso(t: float) -> str:
         return datetime.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
 
-    return {"how": "mtime", "dumps": iso(newest), "cfg": iso(cfg_time), "folder": str(sim),
-            "emulation": manifest is not None and manifest.get("command") == "emulate"}
+    return {"how": "mtime", "dumps": iso(newest), "cfg": iso(cfg_time), "folder": str(sim)}
+
+
+def _legacy_keys(cfg) -> dict[str, list[str]]:
+    try:
+        text = Path(cfg).read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return {}
+    return {k: v for k, v in cfg_values(text).items() if k not in IRRELEVANT_KEYS}
+
+
+def _seen_by_earlier(earlier, sim) -> dict | None:
+    """The content record an earlier triage made when it read these very dumps (the folder's stamp
+    unchanged since), else None."""
+    if earlier is None:
+        return None
+    from ..store import folder_stamp
+
+    recorded = (earlier.result.get("inputs") or {}).get("inputs_record") if isinstance(earlier.result, dict) else None
+    stamp = earlier.stamps.get("sim") if isinstance(earlier.stamps, Mapping) else None
+    if not isinstance(recorded, dict) or not stamp or earlier.input_path("sim") is None:
+        return None
+    if os.path.abspath(earlier.input_path("sim")) != os.path.abspath(str(sim)) or folder_stamp(str(sim)) != stamp:
+        return None
+    return recorded
+
+
+def is_predating(stale: Mapping | None) -> bool:
+    """The dumps are known to predate the inputs (T008: fixes withheld), not only hinted (T009)."""
+    return stale is not None and stale.get("how") != "mtime"
 
 
 register_finding(
     __name__,
     "T008", "dumps-older-than-cfg", Severity.WARNING, 1,
-    summary=("The NNIE dumps were made with an older cfg", "NNIE dump 是用旧的 cfg 生成的"),
+    summary=("The NNIE dumps were made with other inputs than the cfg's now", "NNIE dump 的输入与当前 cfg 不同"),
     messages={
-        "emulation": ("the NNIE dumps were made with the old cfg ({changes}): re-run nnie_mapper, or regenerate the "
+        "emulation": ("the NNIE dumps were made with other inputs than the cfg's now ({changes}): regenerate the "
                       "emulation (`nnie-triage compare --regenerate`, or \"Regenerate and triage again\" in the "
-                      "editor); the findings below describe the old cfg and their fixes are withheld",
-                      "NNIE dump 是用旧的 cfg 生成的（{changes}）：请重新运行 nnie_mapper，或重新生成仿真"
+                      "editor); the findings below describe the old inputs and their fixes are withheld",
+                      "NNIE dump 的输入与当前 cfg 不同（{changes}）：请重新生成仿真"
                       "（`nnie-triage compare --regenerate`，或编辑器中的\"Regenerate and triage again\"）；"
-                      "以下结论描述的是旧 cfg，其修复已暂不提供"),
-        "mtime": ("the NNIE dumps were made with the old cfg: re-run nnie_mapper, or regenerate the emulation "
-                  "(judged by file times only: the newest dump in {folder} is from {dumps}, the cfg changed at "
-                  "{cfg}); the findings below may describe the old cfg and their fixes are withheld",
-                  "NNIE dump 是用旧的 cfg 生成的：请重新运行 nnie_mapper，或重新生成仿真（仅根据文件时间判断："
-                  "{folder} 中最新的 dump 时间为 {dumps}，cfg 修改于 {cfg}）；以下结论可能描述的是旧 cfg，其修复已暂不提供"),
+                      "以下结论描述的是旧输入，其修复已暂不提供"),
+        "earlier": ("the NNIE dumps in {folder} are the same files an earlier triage of this cfg read, and since then "
+                    "{changes}: re-run nnie_mapper with the cfg as it is now; the findings below describe the old "
+                    "inputs and their fixes are withheld",
+                    "{folder} 中的 NNIE dump 与此前一次分析读取的文件相同，而此后 {changes}：请用当前 cfg 重新运行 "
+                    "nnie_mapper；以下结论描述的是旧输入，其修复已暂不提供"),
         "withheld": ("fix withheld: the NNIE dumps predate the cfg (T008)",
                      "修复暂不提供：NNIE dump 早于当前 cfg（T008）"),
     },
     docs="""
     ## What it finds
-    NNIE dumps made with another cfg than the one triage reads: an emulation whose manifest
-    (`nnie-triage-dumps.json`) records other values of the cfg's keys, or mapper dumps whose
-    newest file is older than the cfg's last change (file times: a hint only).
+    NNIE dumps made with other inputs than those triage reads now: an emulation whose manifest
+    (`nnie-triage-dumps.json`) records, by content, other preprocessing (the cfg's keys, the mean
+    file's values), another compile_mode, net, weights, image list or images, or another model
+    card; or the mapper's own dumps that an earlier triage of this cfg read (its record beside the
+    cfg, `.nnie-triage/`) and that are unchanged since, while those inputs changed.  A change that
+    changes no value (a comment, a reformatted mean file, another file with the same numbers) is
+    not one.
 
     ## Why
     Every finding compares the Caffe side with what the NNIE side computed, and the NNIE side
-    follows the cfg it was made with.  After a fix to the cfg (T102 `[RGB_order] RGB`), the old
-    dumps still show the old problem, and a fix computed from them would undo the one just made.
-    So the other findings' fixes are withheld until the dumps are made again: guide step 1 (compare
-    every layer on one image) needs both sides made with the same cfg.
+    follows the inputs it was made with.  After a fix (T102 `[RGB_order] RGB`, T104's mean file),
+    the old dumps still show the old problem, and a fix computed from them would undo the one just
+    made.  So the other findings' fixes are withheld, and their messages say what the old dumps
+    show without advice, until the dumps are made again: guide step 1 (compare every layer on one
+    image) needs both sides made with the same inputs.
 
     ## Example
     ```
-    T008 the NNIE dumps were made with the old cfg (RGB_order: BGR → RGB): re-run nnie_mapper, or
+    T008 the NNIE dumps were made with other inputs than the cfg's now (RGB_order: BGR → RGB):
     regenerate the emulation
     ```
 
@@ -153,32 +218,79 @@ register_finding(
     wrote, `nnie-triage compare --cfg … --regenerate` (the editor: `nnie.triage` with
     `regenerate: true`).
     """,
-    docs_zh="NNIE dump 不是用 triage 读取的当前 cfg 生成的：仿真的清单（nnie-triage-dumps.json）记录的 cfg 配置项取值与当前不同，"
-            "或 mapper dump 中最新的文件早于 cfg 的最后修改（仅根据文件时间，作为提示）。NNIE 侧的结果取决于生成它时的 cfg；"
-            "修改 cfg 后（如 T102 设置 [RGB_order] RGB），旧 dump 仍显示旧问题，根据它算出的修复会撤销刚做的修改，因此其它结论的修复暂不提供。"
-            "请用当前 cfg 重新运行 nnie_mapper，或对 nnie-triage 生成的仿真使用 `nnie-triage compare --regenerate`。")
+    docs_zh="NNIE dump 的输入与 triage 当前读取的不同：仿真的清单（nnie-triage-dumps.json）按内容记录的预处理（cfg 配置项、均值文件的数值）、"
+            "compile_mode、网络、权重、图像列表或图像、模型卡与当前不同；或此前一次分析读取过且此后未变的 mapper dump，而这些输入已改变。"
+            "不改变任何数值的修改（注释、重新排版的均值文件）不算。修改后旧 dump 仍显示旧问题，根据它算出的修复会撤销刚做的修改，"
+            "因此其它结论的修复暂不提供，其消息只说明旧 dump 上看到的情况。请用当前 cfg 重新运行 nnie_mapper，或对 nnie-triage 生成的仿真使用 "
+            "`nnie-triage compare --regenerate`。")
+
+
+register_finding(
+    __name__,
+    "T009", "dumps-may-predate-cfg", Severity.INFO, 1,
+    summary=("By file times only, the NNIE dumps may predate the cfg", "仅从文件时间看，NNIE dump 可能早于 cfg"),
+    messages={
+        "mtime": ("the newest NNIE dump in {folder} is from {dumps}, the cfg changed at {cfg}: if the cfg's change "
+                  "matters, re-run nnie_mapper (file times only — a copy or a checkout reorders them — so no fix "
+                  "is withheld)",
+                  "{folder} 中最新的 NNIE dump 时间为 {dumps}，cfg 修改于 {cfg}：若 cfg 的修改有影响，请重新运行 nnie_mapper"
+                  "（仅根据文件时间——复制或检出会打乱时间——因此不暂停任何修复）"),
+    },
+    docs="""
+    ## What it finds
+    The mapper's own dumps (no manifest of nnie-triage, no earlier triage that read them) whose
+    newest file is older than the cfg's last change.
+
+    ## Why
+    Guide step 1 compares dumps made with the cfg in use.  File times are a hint, not a fact:
+    copying a project, a checkout or a comment edit makes a cfg newer than dumps that describe it
+    exactly.  So this is information only and no fix is
+    withheld; T008 is given when the content of the inputs is known to differ.  A triage of these
+    dumps records their inputs beside the cfg (`.nnie-triage/`), so that the next one knows.
+
+    ## Example
+    ```
+    T009 the newest NNIE dump in mapper_quant is from 2024-05-02 10:00:00, the cfg changed at
+    2024-05-02 11:30:00: if the cfg's change matters, re-run nnie_mapper
+    ```
+
+    ## Fix
+    None: re-run nnie_mapper if the cfg's change matters.
+    """,
+    docs_zh="mapper 自己的 dump（没有 nnie-triage 清单，也没有此前读取过它们的分析）中最新的文件早于 cfg 的最后修改。"
+            "文件时间只是提示：复制项目、检出或修改注释都会使 cfg 比准确描述它的 dump 更新，因此这只是提示，不暂停任何修复；"
+            "确知输入内容不同时给出 T008。")
 
 
 def add_finding(builder, stale: dict) -> None:
-    """T008 first: on the first changed key (an emulation), else on the cfg's first entry."""
+    """T008 first (on the first changed key), or the T009 hint (on the cfg's first entry)."""
+    from ..inputs.run_record import cfg_key_of
+
     src = builder.sources
-    if stale["how"] == "manifest":
-        changes = "; ".join(f"{k}: {old} → {new}" for k, old, new in stale["changes"])
-        key = stale["changes"][0][0]
-        place = src.cfg_place(key) or src.cfg_home()
-        builder.add("T008", "emulation", place=place, cfg_key=key if src.cfg_place(key) else None, changes=changes)
-    else:
-        builder.add("T008", "mtime", place=src.cfg_home(), folder=stale["folder"], dumps=stale["dumps"],
+    if stale["how"] == "mtime":
+        builder.add("T009", "mtime", place=src.cfg_home(), folder=stale["folder"], dumps=stale["dumps"],
                     cfg=stale["cfg"])
+        return
+    changes = "; ".join(f"{k}: {old} → {new}" for k, old, new in stale["changes"])
+    key = cfg_key_of(stale["changes"][0][0])
+    place = (src.cfg_place(key) if key else None) or src.cfg_home()
+    builder.add("T008", "earlier" if stale["how"] == "earlier" else "emulation", place=place,
+                cfg_key=key if key and src.cfg_place(key) else None, changes=changes, folder=stale.get("folder"))
 
 
 def is_stale(findings) -> bool:
-    """A result's findings (JSON objects) hold T008: its NNIE dumps predate the cfg."""
+    """A result's findings (JSON objects) hold T008: its NNIE dumps predate the inputs."""
     return any(isinstance(f, Mapping) and f.get("code") == "T008" for f in findings or [])
 
 
 def withhold_fixes(builder, items: list[Diagnostic]) -> list[Diagnostic]:
-    """Every finding's fix removed (T008's reason appended to its message)."""
+    """Every finding's fix removed (T008's reason appended to a message not already worded for it)."""
     note = builder.text("T008", "withheld")
-    return [d._replace(fix=None, message=f"{d.message} ({note})") if d.fix is not None and d.code != "T008" else d
-            for d in items]
+    out = []
+    for d in items:
+        if d.fix is None or d.code == "T008":
+            out.append(d)
+            continue
+        worded = "T008" in d.message
+        out.append(d._replace(fix=None, alternatives=(), message=d.message if worded else f"{d.message} ({note})"))
+    return out

@@ -160,27 +160,39 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
              bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None,
-             stale: dict | None = None) -> Diagnosis:
+             stale: dict | None = None, reference_source: dict | None = None) -> Diagnosis:
     """The decision tree over `rows`.  `prototxt_problem`: (T007 message id, its parameters) when
     the prototxt the cfg names could not be used (:func:`prototxt_finding`).  `stale`: the NNIE dumps
-    predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld."""
+    predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld.
+    `reference_source`: where the Caffe side's preprocessing came from (:func:`.reference_source.check`):
+    T100 first when it shares the cfg's (after T008, which withholds every fix)."""
     from ..measure.metrics import Thresholds
 
+    from .staleness import is_predating
+
     th = thresholds or Thresholds()
-    builder = FindingBuilder(sources)
+    predating = is_predating(stale)
+    builder = FindingBuilder(sources, withholding=predating)
     if stale is not None:
         from .staleness import add_finding
         add_finding(builder, stale)
+    if reference_source is not None and reference_source.get("message"):   # first after T008 (which withholds fixes)
+        from .reference_source import add_finding as reference_finding
+        reference_finding(builder, reference_source)
     if prototxt_problem is not None:
         prototxt_finding(builder, *prototxt_problem)
     ordered = sorted(rows, key=lambda r: r.order)
     diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
     _not_compared(ordered, builder)
     diag.findings = builder.items
-    if stale is not None:
+    if predating:
         from .staleness import withhold_fixes
         diag.findings = withhold_fixes(builder, diag.findings)
         if diag.preprocessing is not None and diag.preprocessing.edits:
+            # measured on dumps of the old inputs, the edits may be the undo of a fix just made:
+            # neither offered nor worded (the JSON says only that they are withheld)
+            diag.preprocessing.edits = []
+            diag.preprocessing.findings = [f.split(" → ")[0] for f in diag.preprocessing.findings]
             diag.preprocessing.edits_withheld = True
             diag.reason = WITHHELD_REASON
     return diag

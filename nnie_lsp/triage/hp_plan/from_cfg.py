@@ -99,6 +99,7 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     prepared = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in scored]
     calibration = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in others]
     oracle = HpOracle.build(net, prepared, calibration=calibration)
+    oracle = _as_built(oracle, cfg, prototxt, notes)
     loading.step("load", 1, 1)
     if others:
         notes.append(f"the clips cover all {len(everything)} images of the list, as the mapper calibrates on it; "
@@ -142,6 +143,25 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
                      oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes,
                      calibration_images=len(everything), clip_offsets=adopted)
+
+
+def _as_built(oracle: HpOracle, cfg: str, prototxt: str, notes: list[str]) -> HpOracle:
+    """The oracle with the `_hp` layers the `.wk` beside the cfg built at 16 bit (hp_plan/built.py),
+    not every layer named so; unchanged without a `.wk` (the names are then taken as applied)."""
+    from ..compare import load_graph
+    from .built import built_bits
+
+    try:
+        built = built_bits(cfg, load_graph(prototxt))
+    except (OSError, ValueError):
+        return oracle
+    if built is None:
+        return oracle
+    note = built.note()
+    if note:
+        notes.append(note)
+    oracle.applied_hp = built.applied
+    return oracle
 
 
 def _weights_behind_hp_names(net, caffemodel: str) -> None:

@@ -131,6 +131,8 @@ class HpOracle:
     calibration_images: int = 0  # the list's images behind calibration_max
     clip_offsets: dict[tuple[str, int], float] = field(default_factory=dict)  # (blob, bits) -> octaves
     macs: NetMacs | None = None  # MACs per conv/deconv/fc layer (None: the prototxt is not known)
+    # the layers named ``*_hp`` that run at 16 bit (None: every one; hp_plan/built.py reads it from the .wk)
+    applied_hp: frozenset[str] | None = None
     evaluations: int = 0  # sets evaluated (cache hits not counted)
     _weights: dict[tuple[str, int], list[np.ndarray]] = field(default_factory=dict)
     _cache: dict[frozenset[str], Score] = field(default_factory=dict)
@@ -186,7 +188,11 @@ class HpOracle:
         """Chain heads, in network order, whose results change at 16 bit (see the module doc);
         layers already named ``*_hp`` are 16-bit already and not offered again."""
         return [c.head.name for c in self.chains if (c.quantized_reads or c.weights)
-                and not c.head.name.endswith(HP_SUFFIX)]
+                and not self._named_hp(c.head.name)]
+
+    def _named_hp(self, name: str) -> bool:
+        """A layer its `_hp` name makes 16-bit (unless the build says the mark was not applied)."""
+        return name.endswith(HP_SUFFIX) and (self.applied_hp is None or name in self.applied_hp)
 
     def position(self, layer: str) -> int:
         for c in self.chains:
@@ -224,7 +230,7 @@ class HpOracle:
                 net=self.net, images=self.images, chains=self.chains, skipped=self.skipped,
                 final_tops=self.final_tops, float_blobs=self.float_blobs, calibration_max=self.calibration_max,
                 calibration_images=self.calibration_images, clip_offsets=clean, macs=self.macs,
-                _weights=self._weights, _family=self._family)
+                applied_hp=self.applied_hp, _weights=self._weights, _family=self._family)
         return known
 
     # ------------------------------------------------------------------ evaluation
@@ -262,7 +268,7 @@ class HpOracle:
         return _State([dict(image) for image in self.images], {k: 0 for k in self.images[0]}, {})
 
     def _run(self, hp: frozenset[str]) -> _State:
-        bits = tuple(16 if (c.head.name in hp or c.head.name.endswith(HP_SUFFIX)) else 8 for c in self.chains)
+        bits = tuple(16 if (c.head.name in hp or self._named_hp(c.head.name)) else 8 for c in self.chains)
         start = 0
         if self._base_bits is not None and self._base_states:
             start = next((i for i, (a, b) in enumerate(zip(bits, self._base_bits)) if a != b), len(bits))

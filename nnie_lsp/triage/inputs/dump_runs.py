@@ -34,6 +34,7 @@ class RunReport:
     image_folders: list[Path]  # one per image (the folder itself for one image)
     notes: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # emulation: CPU-side layers
+    sixteen_bit: list[str] = field(default_factory=list)  # emulation: the layers run at 16 bit
 
     @property
     def per_image(self) -> int:
@@ -46,14 +47,23 @@ def _folders(out: Path, inputs) -> list[Path]:
     return [out / image_folder_name(img.index, img.labels[0]) for img in inputs.images]
 
 
-def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[Path], **extra) -> dict:
-    from ..diagnose.staleness import cfg_record
+def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[Path], run_options=None,
+              **extra) -> dict:
+    from ..diagnose.staleness import cfg_digest
+    from .run_record import run_record
 
+    given = [str(p) for img in inputs.images for p in img.sources if isinstance(p, (str, Path))] \
+        if inputs.list_length is None else []
     return {
         "command": command,
         "cfg": str(inputs.cfg.resolve()) if inputs.cfg else None,
-        # the cfg the dumps were made with: a later triage says when it changed since (T008)
-        **cfg_record(inputs.cfg),
+        "cfg_sha256": cfg_digest(inputs.cfg),
+        # what the dumps were made from, by content: a later triage says what changed since (T008)
+        "inputs_record": run_record(str(inputs.cfg) if inputs.cfg else None, prototxt=str(inputs.prototxt),
+                                    caffemodel=str(inputs.caffemodel), images=given,
+                                    overrides=run_options.overrides if run_options is not None else None),
+        # the options that shaped the run: --regenerate makes it again the same way
+        **({"options": run_options.to_json(out)} if run_options is not None else {}),
         "prototxt": str(inputs.prototxt),
         "caffemodel": str(inputs.caffemodel),
         "preprocessing": inputs.describe_preprocessing,
@@ -67,15 +77,17 @@ def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[
 
 
 def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None, *,
-                        progress: Reporter | None = None) -> RunReport:
+                        progress: Reporter | None = None, run_options=None) -> RunReport:
     """Every blob of every image through OpenCV (or the numpy forward: the manifest's ``engine`` and
     a note say which), written as RuyiStudio's "Get Caffe Output" does
-    (docs/field-facts.md §10.3)."""
+    (docs/field-facts.md §10.3); the values in-place chains overwrite, by layer, in
+    :data:`~nnie_lsp.reference.inplace_values.INPLACE_DIR` (for the ONNX → Caffe hop)."""
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
+    from nnie_lsp.reference.inplace_values import write_inplace_dumps
 
     progress = progress or NO_PROGRESS
     out = Path(out)
-    notes = list(inputs.notes) + prepare_output(out)
+    notes = list(inputs.notes) + _replaced(out, inputs, prepare_output)
     loading = progress.part(0, LOADED_AT)
     loading.step("load", 0, 1)
     net = load_reference_net(inputs.prototxt, inputs.caffemodel)
@@ -90,18 +102,60 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
                             net=net)
         engines.setdefault(run.engine, run.engine_reason)
         files += write_reference_dumps(run, folder)
+        write_inplace_dumps(run.layer_outputs, net.layers, folder)
     running.step("forward", len(folders), len(folders))
     engine = "numpy" if "numpy" in engines else "opencv"
     if engine == "numpy":  # which engine computed the reference is said, never silent
         notes.append(engines["numpy"])
-    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", engine=engine))
+    write_manifest(out, _manifest("reference", inputs, folders, out, files, run_options, format="ruyi-caffe",
+                                  engine=engine, preprocessing_values=[_prep_values(p) for p in inputs.preprocessing],
+                                  **inputs.manifest_record()))
     return RunReport(out, files, folders, notes)
 
 
+def _replaced(out: Path, inputs, prepare) -> list[str]:
+    """`prepare`'s notes; when it replaces a reference made with another preprocessing, its note is
+    one line naming both (a reference never replaces dumps of another preprocessing silently)."""
+    from .image_sets import read_manifest
+
+    previous = read_manifest(out) if out.is_dir() else None
+    notes = prepare(out)
+    if not previous or previous.get("command") != "reference" or not notes:
+        return notes
+    before = _said(previous.get("preprocessing"), previous.get("preprocessing_source"), previous.get("card"))
+    now = _said(inputs.describe_preprocessing, inputs.sources[0] if inputs.sources else None,
+                inputs.manifest_record().get("card"))
+    if before == now:
+        return notes
+    replaced = next((n for n in notes if n.startswith("replaced ")), None)
+    count = replaced.split(" ", 2)[1] if replaced else "the"
+    line = (f"replaced {count} dump(s) of the previous reference in {out}, made with another preprocessing: "
+            f"before {before}; now {now}")
+    return [line if n is replaced else n for n in notes]
+
+
+def _said(described, sources, card) -> str:
+    """``RGB_order RGB … (channel order from the cfg under test; …)`` for the replacement note."""
+    from nnie_lsp.reference.training import describe_sources
+
+    text = str(described or "?")
+    if isinstance(sources, dict) and sources:
+        where = None
+        if isinstance(card, dict) and card.get("path"):
+            where = f"{Path(str(card['path'])).name}:{card.get('line')}"
+        text += f" ({describe_sources(sources, where)})"
+    elif sources is None:
+        text += " (its sources not recorded)"
+    return text
+
+
 def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_quant",
-                        input_shape: tuple[int, ...] | None = None, *, progress: Reporter | None = None) -> RunReport:
+                        input_shape: tuple[int, ...] | None = None, *, progress: Reporter | None = None,
+                        run_options=None, precision=None) -> RunReport:
     """The NNIE emulation of every image (clips calibrated over all of them), written in a real
-    dump format; the manifest records the clips (they decode 8-bit input dumps, :mod:`.input_codes`)."""
+    dump format; the manifest records the clips (they decode 8-bit input dumps, :mod:`.input_codes`),
+    the precision and where it came from (`precision`, :mod:`nnie_lsp.emulation.precision`), the
+    layers run at 16 bit and the options (`run_options`)."""
     from nnie_lsp.reference.caffe_forward import prepare_inputs
     from nnie_lsp.emulation.emulate import emulate_images, write_sim_dumps
     from nnie_lsp.reference.net import NetLoadError, load_net
@@ -132,7 +186,26 @@ def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_qua
         files += write_sim_dumps(run, folder, fmt=fmt)
         writing.step("write", k + 1, len(folders))
     clips = {blob: round(clip, 9) for blob, clip in runs[0].clips.items()}
-    write_manifest(out, _manifest("emulate", inputs, folders, out, files, format=fmt, bits=options.bits,
-                                  hp_layers=sorted(options.hp_layers), clips=clips,
+    sixteen = list(runs[0].sixteen_bit)
+    if precision is not None:
+        notes.insert(0, f"precision: {precision.describe()}" + (
+            f"; at 16 bit: {_names(sixteen)}" if sixteen and precision.bits != 16 else ""))
+    write_manifest(out, _manifest("emulate", inputs, folders, out, files, run_options, format=fmt,
+                                  bits=options.bits, precision=precision.to_json() if precision is not None else None,
+                                  sixteen_bit_layers=sixteen, hp_layers=sorted(options.hp_layers), clips=clips,
                                   calibration_images=len(runs), input_dumps=bool(options.keep_inputs)))
-    return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped))
+    return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped), sixteen_bit=sixteen)
+
+
+def _names(names: list[str], shown: int = 6) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _prep_values(prep) -> dict:
+    """The numbers a reference run applied to an input (the manifest says what the truth was)."""
+    import numpy as np
+
+    mean = np.asarray(prep.mean).reshape(-1).tolist() if prep.mean is not None and np.asarray(prep.mean).ndim == 1 \
+        else None
+    return {"norm_type": prep.norm_type, "rgb_order": prep.rgb_order, "data_scale": prep.data_scale,
+            "mean": mean, "mean_file": prep.mean_file, "transpose": bool(prep.transpose)}

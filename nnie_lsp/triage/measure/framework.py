@@ -40,13 +40,22 @@ class HopRow:
     caffe_shape: tuple[int, ...] | None = None
     framework_shape: tuple[int, ...] | None = None
     note: str | None = None
+    #: the output of layer ``name`` that an in-place layer overwrites in ``blob`` (not its last value)
+    overwritten: bool = False
+
+    @property
+    def key(self) -> tuple[str, str, bool]:
+        return (self.blob, self.name, self.overwritten)
 
     def to_json(self) -> dict:
-        return {"blob": self.blob, "name": self.name, "status": self.status, "cosine": _num(self.cosine),
-                "rel_l2_error": _num(self.rel_l2), "max_abs_error": _num(self.max_abs_error),
-                "caffe_shape": list(self.caffe_shape) if self.caffe_shape else None,
-                "framework_shape": list(self.framework_shape) if self.framework_shape else None,
-                "note": self.note, "is_data": self.is_data}
+        out = {"blob": self.blob, "name": self.name, "status": self.status, "cosine": _num(self.cosine),
+               "rel_l2_error": _num(self.rel_l2), "max_abs_error": _num(self.max_abs_error),
+               "caffe_shape": list(self.caffe_shape) if self.caffe_shape else None,
+               "framework_shape": list(self.framework_shape) if self.framework_shape else None,
+               "note": self.note, "is_data": self.is_data}
+        if self.overwritten:
+            out["overwritten"] = True
+        return out
 
     def what(self) -> str:
         """How it differs, in words: "cosine 0.8123 against ONNX" / "shape … against ONNX's …"."""
@@ -67,6 +76,8 @@ class FrameworkHop:
     model_changed: bool = False
     rows: list[HopRow] = field(default_factory=list)
     images: int = 1
+    #: ONNX tensors no Caffe value stands for -> why (the manifest's ``not_comparable``)
+    not_compared: dict[str, str] = field(default_factory=dict)
 
     @property
     def first(self) -> HopRow | None:
@@ -79,6 +90,8 @@ class FrameworkHop:
     def by_name(self) -> dict[str, HopRow]:
         out: dict[str, HopRow] = {}
         for r in self.rows:
+            if r.overwritten:  # the chain's earlier values are rows of the hop only
+                continue
             out.setdefault(r.name, r)
             out.setdefault(r.blob, r)
         return out
@@ -100,6 +113,8 @@ def _tensors(folder: str | Path) -> dict[str, object]:
     from ...dumpio.scan import scan_dumps
 
     out: dict[str, object] = {}
+    if not Path(folder).is_dir():
+        return out
     for t in scan_dumps(str(folder)).tensors:
         if t.role == "output" and t.index == 0:
             out.setdefault(normalize_name(t.key), t)
@@ -142,37 +157,82 @@ def _model_changed(manifest: dict) -> bool:
 
 def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> FrameworkHop:
     """The hop of one image: the framework dump folder against the Caffe dump folder."""
-    import numpy as np
-
     from ...dumpio.names import normalize_name
     from ..inputs.image_sets import read_manifest
-    from .metrics import compare_arrays
 
     manifest = read_manifest(framework) or read_manifest(Path(framework).parent) or {}
     hop = FrameworkHop(folder=str(framework), onnx=manifest.get("onnx"),
                        model_changed=_model_changed(manifest))
     ref, fw = _tensors(reference), _tensors(framework)
-    th = thresholds
-    for order, (blob, name, is_data) in enumerate(_order(graph, ref)):
+    hop.not_compared = {t: why for t, why in (manifest.get("not_comparable") or {}).items()
+                        if t not in {n for n, _b, _a in _overwritten(graph)}}
+    earlier = _earlier_rows(graph, reference, framework, manifest)
+    for blob, name, is_data in _order(graph, ref):
         key = normalize_name(blob)
-        row = HopRow(blob=blob, name=name, order=order, is_data=is_data, status="missing")
+        for row, mine, theirs in earlier.pop(blob, []):
+            _measure_row(row, mine, theirs, thresholds)
+            hop.rows.append(row)
+        row = HopRow(blob=blob, name=name, order=0, is_data=is_data, status="missing")
         hop.rows.append(row)
-        theirs = fw.get(key)
-        if theirs is None:
-            continue
-        a = np.asarray(ref[key].load(), dtype=np.float64)
-        b = np.asarray(theirs.load(), dtype=np.float64)
-        row.caffe_shape, row.framework_shape = tuple(a.shape), tuple(b.shape)
-        if a.size != b.size:
-            row.status = "shape"
-            continue
-        m = compare_arrays(a.reshape(-1), b.reshape(-1))
-        row.cosine, row.rel_l2, row.max_abs_error = m.cosine, m.rel_l2_error, m.max_abs_error
-        low = not math.isfinite(m.cosine) or m.cosine < th.conversion or not m.rel_l2_error <= th.conversion_rel_l2
-        row.status = "differs" if low else "ok"
-        if a.shape != b.shape:
-            row.note = f"same values in another shape: Caffe {_dims(a.shape)}, ONNX {_dims(b.shape)}"
+        _measure_row(row, ref.get(key), fw.get(key), thresholds)
+    for k, row in enumerate(hop.rows):
+        row.order = k
     return hop
+
+
+def _overwritten(graph) -> list[tuple[str, str, str]]:
+    from ...reference.inplace_values import overwritten
+    if graph is None:
+        return []
+    return [(layer.name, blob, after.name) for layer, blob, after in overwritten(graph.layers)]
+
+
+def _earlier_rows(graph, reference, framework, manifest) -> dict[str, list[tuple]]:
+    """Blob -> the rows of the values its in-place chain overwrites (the head's output before the
+    PReLU, ...) with both sides' tensors (None: not written), read from the ``.inplace``
+    folders (:mod:`nnie_lsp.reference.inplace_values`)."""
+    from ...dumpio.names import normalize_name
+    from ...reference.inplace_values import INPLACE_DIR
+
+    chain = _overwritten(graph)
+    if not chain:
+        return {}
+    ref, fw = _tensors(Path(reference) / INPLACE_DIR), _tensors(Path(framework) / INPLACE_DIR)
+    why = manifest.get("not_comparable") or {}
+    out: dict[str, list[tuple]] = {}
+    for name, blob, after in chain:
+        key = normalize_name(name)
+        row = HopRow(blob=blob, name=name, order=0, is_data=False, status="missing", overwritten=True,
+                     note=f"the output of layer \"{name}\" before \"{after}\" rewrites blob \"{blob}\" in place")
+        if key not in ref or key not in fw:
+            reason = why.get(name) or ("the Caffe reference holds no overwritten values (made by an older version: "
+                                       "run nnie-triage reference again)" if key not in ref else
+                                       "the ONNX dumps hold no overwritten values (run reference --onnx again)")
+            row.note += f": not compared ({reason})"
+        out.setdefault(blob, []).append((row, ref.get(key), fw.get(key)))
+    return out
+
+
+def _measure_row(row: HopRow, mine, theirs, th) -> None:
+    import numpy as np
+
+    from .metrics import compare_arrays
+
+    if mine is None or theirs is None:
+        return
+    a = np.asarray(mine.load(), dtype=np.float64)
+    b = np.asarray(theirs.load(), dtype=np.float64)
+    row.caffe_shape, row.framework_shape = tuple(a.shape), tuple(b.shape)
+    if a.size != b.size:
+        row.status = "shape"
+        return
+    m = compare_arrays(a.reshape(-1), b.reshape(-1))
+    row.cosine, row.rel_l2, row.max_abs_error = m.cosine, m.rel_l2_error, m.max_abs_error
+    low = not math.isfinite(m.cosine) or m.cosine < th.conversion or not m.rel_l2_error <= th.conversion_rel_l2
+    row.status = "differs" if low else "ok"
+    if a.shape != b.shape:
+        shape_note = f"same values in another shape: Caffe {_dims(a.shape)}, ONNX {_dims(b.shape)}"
+        row.note = f"{row.note}; {shape_note}" if row.note else shape_note
 
 
 _RANK = {"shape": 0, "differs": 1, "ok": 2, "missing": 3}
@@ -183,18 +243,18 @@ def worst(hops: list[FrameworkHop]) -> FrameworkHop | None:
     if not hops:
         return None
     out = replace(hops[0], rows=[replace(r) for r in hops[0].rows], images=len(hops))
-    by_blob = {r.blob: r for r in out.rows}
+    by_blob = {r.key: r for r in out.rows}
     for hop in hops[1:]:
         for r in hop.rows:
-            mine = by_blob.get(r.blob)
+            mine = by_blob.get(r.key)
             if mine is None:
                 out.rows.append(replace(r))
-                by_blob[r.blob] = out.rows[-1]
+                by_blob[r.key] = out.rows[-1]
                 continue
             key = lambda x: (_RANK[x.status], x.cosine if x.cosine is not None else 2.0)  # noqa: E731
             if key(r) < key(mine):
-                by_blob[r.blob] = replace(r, order=mine.order)
-                out.rows[out.rows.index(mine)] = by_blob[r.blob]
+                by_blob[r.key] = replace(r, order=mine.order)
+                out.rows[out.rows.index(mine)] = by_blob[r.key]
     return out
 
 
@@ -217,4 +277,5 @@ def annotate(hop: FrameworkHop, doc: dict) -> None:
         "compared": len(compared), "differing": sum(1 for r in compared if r.status in DIFFERING),
         "inputs_differ": hop.data_differs is not None,
         "layers": [r.to_json() for r in hop.rows],
+        "not_compared": [{"tensor": t, "why": why} for t, why in hop.not_compared.items()],
     }

@@ -15,6 +15,7 @@ import json
 import math
 from typing import Any
 
+from ..inputs.build import build_lines
 from .svg_plot import cosine_plot_svg
 
 CASE_TEXT = {
@@ -35,6 +36,15 @@ def verdict_title(doc: dict) -> str:
     if not verdict or verdict.lower() == "inconclusive":
         return "Inconclusive"
     return verdict[:1].upper() + verdict[1:]
+
+
+def verdict_line(doc: dict, lang: str = "en") -> str:
+    """The verdict with the caveat beside it when the Caffe reference shares the cfg's
+    preprocessing (T100): no verdict, case 4 least of all, is given without it."""
+    from ..diagnose.reference_source import caveat
+
+    said = caveat(doc, lang)
+    return verdict_title(doc) + (f" (caveat: {said})" if said else "")
 
 
 STEP_TEXT = {
@@ -163,6 +173,12 @@ def edits_withheld(doc: dict) -> bool:
     return is_stale(doc.get("findings"))
 
 
+def _withheld_shown(pre: dict, doc: dict) -> bool:
+    """Say that the case-1 edits are withheld: the engine withheld them (and left them out), or a
+    result of an older version lists edits beside T008."""
+    return bool(pre.get("edits_withheld")) or bool(pre.get("edits")) and edits_withheld(doc)
+
+
 def to_json_text(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str)
 
@@ -210,12 +226,14 @@ def _terminal_summary(doc: dict, console) -> None:
 
     case = doc.get("case")
     colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
-    console.print(Text(f"Verdict: {verdict_title(doc)}", style=f"bold {colour}"))
+    console.print(Text(f"Verdict: {verdict_line(doc)}", style=f"bold {colour}"))
     console.print(f"Why: {doc.get('reason')}")
     console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
     console.print(f"Next: {next_text(doc)}")
     for line in images_lines(doc) + board_lines(doc):
         console.print(line)
+    for line in build_lines(doc):   # holds "[I]": not rich markup
+        console.print(Text(line))
     for line in input_code_lines(doc):
         console.print(Text(line, style="dim"))
     for f in doc.get("findings", []):
@@ -226,7 +244,7 @@ def _terminal_summary(doc: dict, console) -> None:
         if f.get("fix"):
             console.print(Text(f"      fix: {fix_summary(f['fix'])}", style="green"))
     pre = doc.get("preprocessing")
-    if pre and pre.get("edits") and edits_withheld(doc):
+    if pre and _withheld_shown(pre, doc):
         console.print(Text(EDITS_WITHHELD, style="yellow"))
     elif pre and pre.get("edits"):
         console.print("cfg edits:")
@@ -267,11 +285,11 @@ def _md_escape(s: str) -> str:
 
 def render_markdown(doc: dict) -> str:
     out = ["# nnie-triage report", ""]
-    out.append(f"**{verdict_title(doc)}**  ")
+    out.append(f"**{verdict_line(doc)}**  ")
     out.append(f"Why: {doc.get('reason')}  ")
     out.append(f"First divergence: `{doc.get('first_divergence') or '—'}`  ")
     out.append(f"Next: {next_text(doc)}")
-    for line in images_lines(doc) + input_code_lines(doc) + board_lines(doc):
+    for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc) + board_lines(doc):
         out[-1] += "  "
         out.append(line.strip())
     out.append("")
@@ -290,7 +308,7 @@ def render_markdown(doc: dict) -> str:
         out.append(f"- channel permutation: {pre['permutation']}, H/W transposed: {pre['transposed']}")
         out.append(f"- scale per channel: {', '.join(f'{s:.6g}' for s in pre['scale'])}; offset: "
                    f"{', '.join(f'{s:.6g}' for s in pre['offset'])}; R² {pre['r2']:.6f}")
-        if pre.get("edits") and edits_withheld(doc):
+        if _withheld_shown(pre, doc):
             out.append(f"- {EDITS_WITHHELD}")
         for e in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {e['line']}" if e.get("line") else "add"
@@ -380,11 +398,12 @@ def render_html(doc: dict) -> str:
     parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<title>nnie-triage report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>nnie-triage report</h1>",
-             f"<div class=\"verdict\"><b>{e(verdict_title(doc))}</b>"
+             f"<div class=\"verdict\"><b>{e(verdict_line(doc))}</b>"
              f"<br>Why: {e(str(doc.get('reason')))}<br>First divergence: "
              f"<code>{e(str(doc.get('first_divergence') or '—'))}</code><br>Next: "
              f"{e(next_text(doc))}"
-             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + input_code_lines(doc) + board_lines(doc))
+             + "".join(f"<br>{e(line.strip())}" for line in images_lines(doc) + build_lines(doc) + input_code_lines(doc)
+                       + board_lines(doc))
              + "</div>"]
     parts.extend(confirmation_html(doc))
     svg = plot_svg(doc)
@@ -410,7 +429,7 @@ def render_html(doc: dict) -> str:
                      f"R² {pre['r2']:.6f}</li>")
         parts.append(f"<li>scale {e(', '.join(f'{s:.6g}' for s in pre['scale']))}; offset "
                      f"{e(', '.join(f'{s:.6g}' for s in pre['offset']))}</li>")
-        if pre.get("edits") and edits_withheld(doc):
+        if _withheld_shown(pre, doc):
             parts.append(f"<li><b>{e(EDITS_WITHHELD)}</b></li>")
         for ed in [] if edits_withheld(doc) else pre.get("edits", []):
             loc = f"line {ed['line']}" if ed.get("line") else "add"
