@@ -75,21 +75,13 @@ def memory_of(blob: Blob, words: np.ndarray, rng: np.random.Generator) -> np.nda
 
 
 def chip_input(planes: np.ndarray, fault: str | None, blob: Blob, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(the input blob's memory as the board code fills it, the planes the chip reads from it)."""
-    rng = np.random.default_rng(seed)
-    p = np.asarray(planes).astype(np.uint8)
-    c, h, w = p.shape
-    if fault == "hwc":
-        p = np.ascontiguousarray(p.transpose(1, 2, 0)).reshape(c, h, w)     # a Mat's bytes as planes
-    elif fault == "rgb":
-        p = p[::-1].copy()
-    if fault == "input_stride":
-        flat = p.reshape(-1)
-        mem = np.concatenate([flat, rng.integers(0, 256, size=c * h * blob.stride - flat.size).astype(np.uint8)])
-        seen = mem.reshape(c * h, blob.stride)[:, :w].reshape(c, h, w)
-        return mem, seen
-    mem = memory_of(blob, p, rng)
-    return mem, p
+    """(the input blob's memory as the board code fills it, the planes the chip reads from it):
+    :func:`nnie_lsp.triage.board.input_mistakes.as_fed` (the one definition of each input
+    mistake), the memory beyond what the board wrote holding zeros (the SDK sample clears the
+    blobs' memory when it allocates them)."""
+    from ..triage.board.input_mistakes import as_fed
+
+    return as_fed(planes, fault if fault in INPUT_FAULTS else None, blob.stride)
 
 
 def write_run(folder: str, spec: BoardRunSpec) -> list[str]:

@@ -415,7 +415,13 @@ def render_c(contract: BoardContract) -> str:
         "    int from_index;",
         f"}} {p.lower()}_node_t;",
         "",
-        f"static const {p.lower()}_node_t {p}_NODES[] = {{",
+        "#if defined(__GNUC__)",
+        f"#define {p}_UNUSED __attribute__((unused))",
+        "#else",
+        f"#define {p}_UNUSED",
+        "#endif",
+        "",
+        f"static const {p.lower()}_node_t {p}_NODES[] {p}_UNUSED = {{",
     ]
     for n in contract.nodes:
         b = n.blob

@@ -222,3 +222,13 @@ def test_the_wk_page_and_hover_show_the_contract():
     hover = hover_markdown(from_wk(model))
     assert "input `data`: U8 1×28×28, rows 32 B apart (not 28)" in hover
     assert "output `prob`: VEC_S32 1×1×10, stride 48 B, read as S32 / 4096" in hover
+
+
+def test_the_header_included_without_using_the_table_builds_warning_free(tmp_path):
+    path = WK / "hanson-young__nniefacelib__mnet_mergebn_640L_inst.wk"
+    header = tmp_path / "mnet.h"
+    header.write_text(render_c(from_wk(read_wk(str(path)))), encoding="utf-8")
+    src = tmp_path / "unit.c"
+    src.write_text(f'#include "{header}"\n#include "{header}"\nint stride(void) {{ return '
+                   f'NNIE_HANSON_YOUNG_NNIEFACELIB_MNET_MERGEBN_640L_INST_SEG0_DST6_STRIDE; }}\n', encoding="utf-8")
+    subprocess.run([CC, *FLAGS, "-Wunused", "-c", str(src), "-o", os.devnull], check=True, capture_output=True, text=True)

@@ -17,7 +17,7 @@ ENTRY = "import sys; from nnie_lsp.cli.console import nnie_lint; sys.exit(nnie_l
 
 NET = """name: "n"
 input: "data"
-input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+input_shape { dim: 1 dim: 3 dim: 16 dim: 16 }
 """
 # one in-place ReLU after a Concat per block: each gives an NN301 finding with a safe fix
 BLOCK = """layer {{ name: "c{i}" type: "Concat" bottom: "data" bottom: "data" top: "c{i}" }}

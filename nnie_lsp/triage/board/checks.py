@@ -82,6 +82,7 @@ class OutputCheck:
     sim: Closeness | None = None        # the reading against the simulator (no mistake found)
     caffe_cosine: float | None = None
     values: np.ndarray | None = field(default=None, repr=False)   # the best reading, scale as in the file
+    as_read: np.ndarray | None = field(default=None, repr=False)  # the reading its name and form imply
     note: str | None = None
 
     def to_json(self) -> dict:
@@ -243,6 +244,8 @@ def _output(f: BoardFile, bv: BoardValues, outputs: list[ContractNode], truths: 
     if named is not None and _fits(size, named):
         exp = _expected_stride(size, named)
         check.expected_stride = exp
+        b = named.blob
+        check.as_read = as_tensor(bv.values, b.channels, b.height, b.width, exp)
         as_read = next((x for x in scored if x[0] is named and x[1] == exp), None)
         check.cosine_as_read = as_read[2] if as_read else None
     if not scored:

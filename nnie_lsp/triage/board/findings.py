@@ -38,6 +38,14 @@ register_finding(
                   "（u32Stride = ALIGN16({w})）：芯片读到的是错位的图像（该文件按每行 {true_bytes} 字节与{against}的数据吻合，R² {r2}；"
                   "按 {read_bytes} 字节为 R² {r2_as_read}）。请检查移到下一输入行的那一行代码（SAMPLE_SVP_NNIE_FillSrcData："
                   "`pu8PicAddr += u32Stride;`）：每行拷贝 W 字节，再前进 u32Stride{contract}"),
+        "input_inferred": ("the board's outputs are what the chip computes when {node}'s rows ({shape}) are copied {w} "
+                           "bytes apart into rows {blob_stride} bytes apart (the emulation on the cfg's image fed so "
+                           "reproduces them: cosine {cosine}; fed right {cosine_right}) — inferred from the outputs, "
+                           "the input was not dumped: dump it (<input name>.bin) to confirm. Look at the line that moves "
+                           "to the next input row (`pu8PicAddr += u32Stride;`){contract}",
+                           "板端输出正是把 {node} 的各行（{shape}）按 {w} 字节间距拷入间距为 {blob_stride} 字节的行时芯片算出的结果（按此方式送入 cfg "
+                           "图像的仿真重现了它们：余弦 {cosine}；正确送入为 {cosine_right}）——这是从输出推断的，输入没有导出：请导出输入"
+                           "（<输入名>.bin）确认。请检查移到下一输入行的代码（`pu8PicAddr += u32Stride;`）{contract}"),
         "contract": _CONTRACT,
     },
     docs="""
@@ -154,6 +162,13 @@ register_finding(
                        "swapped) and feed H rows of W pixels",
                        "{file}：板端送入 {node} 时 H 与 W 互换：转置后文件与{against}的数据吻合（R² {r2}；原样为 {r2_as_read}）。"
                        "请检查图像缩放与拷贝（宽高写反），按 H 行、每行 W 个像素送入"),
+        "hwc_inferred": ("the board's outputs are what the chip computes on the cfg's image fed to {node} as a packed "
+                         "H,W,C buffer (an OpenCV Mat copied as it is) into the planar blob: the emulation fed so "
+                         "reproduces them (cosine {cosine}; fed right {cosine_right}) — inferred from the outputs, the "
+                         "input was not dumped: dump it (<input name>.bin) to confirm, and split the channels into "
+                         "planes before copying (cv::split)",
+                         "板端输出正是把 cfg 图像以交织 H,W,C（原样拷贝的 OpenCV Mat）送入平面 blob {node} 时芯片算出的结果：按此方式送入的仿真重现了它们"
+                         "（余弦 {cosine}；正确送入为 {cosine_right}）——这是从输出推断的，输入没有导出：请导出输入（<输入名>.bin）确认，并在拷贝前拆分通道（cv::split）"),
     },
     docs="""
     ## What it finds
@@ -198,6 +213,13 @@ register_finding(
                      "blob and feed them in the order the .wk was built for{hedge}",
                      "{file}：板端送入 {node} 的通道顺序不同：按排列（{permutation}）调整后与{against}的数据吻合（R² {r2}）。"
                      "请检查拷贝到输入 blob 的平面顺序，按 .wk 构建时的顺序送入{hedge}"),
+        "rgb_bgr_inferred": ("the board's outputs are what the chip computes on the cfg's image fed to {node} with "
+                             "channels 0 and 2 exchanged (RGB for BGR, or the reverse): the emulation fed so reproduces "
+                             "them (cosine {cosine}; fed right {cosine_right}) — inferred from the outputs, the input was "
+                             "not dumped: dump it (<input name>.bin) to confirm, and feed the planes in the order the .wk "
+                             "was built for",
+                             "板端输出正是把 cfg 图像的通道 0 与 2 互换后送入 {node} 时芯片算出的结果（把 RGB 当作 BGR，或反之）：按此方式送入的仿真重现了它们"
+                             "（余弦 {cosine}；正确送入为 {cosine_right}）——这是从输出推断的，输入没有导出：请导出输入（<输入名>.bin）确认，并按 .wk 构建时的顺序送入各平面"),
         "hedge": ("; compared with Caffe's data (no simulator data): if the cfg's [RGB_order] itself disagrees with "
                   "the training, the board follows the cfg and the cfg is to fix — the simulator's dumps tell which",
                   "；这是与 Caffe 数据的比较（没有仿真数据）：若 cfg 的 [RGB_order] 本身与训练不符，板端只是照 cfg 送入，应修正 cfg——仿真 dump 可以分辨"),

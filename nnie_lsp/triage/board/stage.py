@@ -154,7 +154,43 @@ def run_board_checks(boards, *, reference: str, sim: str | None, cfg: str | None
     truths, input_truths = _load_truths(contract, ref_tensors, sim_pairs, rows)
     report = check_board(folder, truths, input_truths, thresholds)
     report.notes[:0] = list(contract.notes) + list(folder.warnings)
+    _inferred_input(report, cfg, truths)
     return report
+
+
+_INFERRED = {"hwc": ("T603", "hwc_inferred"), "rgb": ("T604", "rgb_bgr_inferred"), "input_stride": ("T601", "input_inferred")}
+
+
+def _inferred_input(report: BoardReport, cfg: str | None, truths: dict) -> None:
+    """No input dumped, no board mistake found and every output disagreeing with the simulator:
+    the input mistakes tried by emulation (:mod:`.input_mistakes`)."""
+    from .checks import Issue
+
+    inputs = report.folder.contract.inputs
+    named = [c for c in report.outputs if c.named is not None]
+    if (not cfg or report.mistakes or report.input_node is not None or len(inputs) != 1 or not named
+            or inputs[0].blob.blob_type != "U8"):
+        return
+    disagree = [c for c in named if (c.node is None and c.cosine is not None)
+                or (c.node is not None and c.sim is not None and c.sim.level(report.thresholds) == "differs")]
+    if not disagree:
+        return
+    from .input_mistakes import infer_from_outputs
+
+    try:
+        found = infer_from_outputs(report, cfg, node=inputs[0], truths=truths)
+    except (ImportError, OSError, ValueError) as exc:   # no OpenCV, no caffemodel, an image that cannot be read
+        report.notes.append(f"the input mistakes were not tried from the outputs: {exc}")
+        return
+    if found is None:
+        return
+    mistake, params = found
+    code, kind = _INFERRED[mistake]
+    node = inputs[0]
+    b = node.blob
+    report.issues.append(Issue(code, kind, node, None, {
+        "node": node.blob_name, "shape": f"{b.channels}×{b.height}×{b.width}", "w": b.width,
+        "blob_stride": b.stride, **params}))
 
 
 # ------------------------------------------------------------------ findings and verdict
@@ -209,6 +245,10 @@ def _short(issue) -> str:
         ("T606", "differ"): "two runs of one input differ (cache or an unfinished forward)",
         ("T606", "wild"): "two runs of one input differ (another thread writing the buffer)",
         ("T607", "input_differs"): f"the board's input {node} is not the simulator's image",
+        ("T601", "input_inferred"): f"input {node} written with a row stride of {p.get('w')} bytes, not "
+                                    f"{p.get('blob_stride')} (inferred from the outputs)",
+        ("T603", "hwc_inferred"): f"input {node} fed as packed H,W,C (inferred from the outputs)",
+        ("T604", "rgb_bgr_inferred"): f"input {node}'s channels swapped (RGB/BGR; inferred from the outputs)",
     }.get((issue.code, issue.kind), f"{node} off by ×{p.get('scale')}" if issue.code == "T602" else issue.kind)
 
 
@@ -356,6 +396,7 @@ def board_stage(request, pairs, result) -> None:
     except ValueError as exc:
         raise compare.TriageInputError(str(exc)) from exc
     apply(result.diagnosis, report, sources, has_sim=True)
+    result.inputs["board"] = [str(b) for b in request.board]
     result.board = board_json(report, request.board)
     if result.diagnosis.next_step == NEXT_STEP:
         result.board["next_step_text"] = NEXT_TEXT
@@ -431,6 +472,7 @@ def board_only_result(request, progress=None):
                 "cfg": str(request.cfg) if request.cfg else None,
                 "prototxt": str(request.prototxt) if request.prototxt else None,
                 "dot": str(request.dot) if request.dot else None, "postprocess": None,
+                "board": [str(b) for b in request.board],
                 "reference_kind": None, "sim_kind": None, "working_directory": os.getcwd()},
         thresholds=th, elapsed_s=time.perf_counter() - t0, places=compare._row_places(rows, sources))
     result.board = board_json(report, request.board)
