@@ -13,6 +13,7 @@
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
   nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
                       [--sim DIR [--sim-16bit DIR]]   (nnie_lsp/cli/triage_hp_plan.py)
+  nnie-triage card --cfg F [--write] [--format text|json]   (nnie_lsp/cli/triage_card.py: a draft model card)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
 override it. Output: -o/--output, else output/ (reference), output_onnx/ (reference --onnx: the ONNX
@@ -36,6 +37,7 @@ import os
 import sys
 from pathlib import Path
 
+from .triage_card import add_parser as add_card_parser, cmd_card
 from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
 
 EXIT_OK = 0
@@ -177,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "mapper does (…_quant.nonlinear.hex codes and the …_anti_quant.float twin)")
     _add_progress_arg(e, "emulate")
     _add_progress_arg(add_hp_plan_parser(sub, _add_images_arg), "hp-plan")
+    add_card_parser(sub)
     return ap
 
 
@@ -376,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
     handlers = {"compare": cmd_compare, "bundle": cmd_bundle, "reference": cmd_reference, "emulate": cmd_emulate,
-                "hp-plan": cmd_hp_plan}
+                "hp-plan": cmd_hp_plan, "card": cmd_card}
     try:
         return handlers[args.cmd](args)
     except KeyboardInterrupt:

@@ -35,6 +35,7 @@ import {
   summarizeTriageResult,
   type TriageArguments,
 } from './triage';
+import { askForCard } from './cardDialog';
 import { chooseFolder, pickInputs } from './triageInputs';
 import { TriageRequests } from './triageRequests';
 import { chooseTarget, type Target } from './triageTarget';
@@ -375,6 +376,10 @@ export class TriageUi implements vscode.Disposable {
     }
     const client = await this.mgr.runningClient();
     if (!client) {
+      return;
+    }
+    // the Caffe side takes how the net was trained from the model card: without one, ask once
+    if (kind === 'reference' && !(await askForCard(this.requests, client, cfg))) {
       return;
     }
     const args: Record<string, unknown> = { cfg };
