@@ -25,7 +25,16 @@ export interface CardDraft {
   values: DraftValue[];
   text?: string;
   notes?: string[];
+  /** has_entry: what the card's entry declares */
+  entry?: { channel_order?: string | null; mean?: number[] | null; scale?: number[] | null; transpose?: boolean | null } | null;
 }
+
+/** The question before an emulation when the card says the net was trained on transposed images. */
+export const TRANSPOSED = {
+  title: 'NNIE: the model card says the net was trained on transposed images (H and W swapped)',
+  fed: 'The images are fed transposed (as the net was trained)',
+  asIs: 'The images are fed as the image list holds them',
+} as const;
 
 /** The question before a reference without a card (asked once per cfg). */
 export const ASK = {

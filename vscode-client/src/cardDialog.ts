@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   ASK,
+  TRANSPOSED,
   CARD_COMMANDS,
   type CardDraft,
   type CardKey,
@@ -23,6 +24,25 @@ import {
 import type { TriageRequests } from './triageRequests';
 
 const asked = new Set<string>();
+
+/**
+ * Before an emulation: when the card says the net was trained transposed, whether the images are
+ * fed transposed (the mapper is fed what the image list holds; no cfg key transposes). `undefined`
+ * when the user cancelled; `false` when the card says nothing of it.
+ */
+export async function askTransposed(requests: TriageRequests, client: LanguageClient, cfg: string): Promise<boolean | undefined> {
+  const draft = await requests.guard('NNIE: reading how the net was trained', () =>
+    requests.send<CardDraft>(client, CARD_COMMANDS.draft, { cfg }),
+  );
+  if (!draft?.has_entry || draft.entry?.transpose !== true) {
+    return false;
+  }
+  const pick = await vscode.window.showQuickPick(
+    [{ label: TRANSPOSED.fed, value: true }, { label: TRANSPOSED.asIs, value: false }],
+    { title: TRANSPOSED.title, ignoreFocusOut: true },
+  );
+  return pick?.value;
+}
 
 /** `false` when the user cancelled (the reference does not run); `true` to go on (with or without a card). */
 export async function askForCard(requests: TriageRequests, client: LanguageClient, cfg: string): Promise<boolean> {

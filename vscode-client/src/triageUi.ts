@@ -35,7 +35,7 @@ import {
   summarizeTriageResult,
   type TriageArguments,
 } from './triage';
-import { askForCard } from './cardDialog';
+import { askForCard, askTransposed } from './cardDialog';
 import { chooseFolder, pickInputs } from './triageInputs';
 import { TriageRequests } from './triageRequests';
 import { chooseTarget, type Target } from './triageTarget';
@@ -385,6 +385,13 @@ export class TriageUi implements vscode.Disposable {
     const args: Record<string, unknown> = { cfg };
     if (kind === 'emulate') {
       args.bits = bits;
+      const transpose = await askTransposed(this.requests, client, cfg);
+      if (transpose === undefined) {
+        return;
+      }
+      if (transpose) {
+        args.transpose = true;
+      }
     }
     let out = defaultJobFolder(kind, cfg, bits);
     for (;;) {

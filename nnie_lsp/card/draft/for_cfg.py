@@ -33,10 +33,11 @@ class CardDraft(FrozenRecord):
     draft: Draft
     text: str                         # the entry as it would be written
     edits: tuple = ()                 # FileEdits that add it (empty: nothing to add)
+    entry: dict | None = None         # has_entry: what the card's entry declares (channel_order, mean, scale, transpose)
 
     def to_json(self) -> dict:
         return {"cfg": self.cfg, "prototxt": self.prototxt, "card": self.card_path, "card_exists": self.card_exists,
-                "has_entry": self.has_entry, "text": self.text, "files": list(self.draft.files),
+                "has_entry": self.has_entry, "entry": self.entry, "text": self.text, "files": list(self.draft.files),
                 "notes": list(self.draft.notes),
                 "values": [{"key": v.key, "value": v.value, "source": v.source, "certain": v.certain}
                            for v in self.draft.values]}
@@ -106,6 +107,11 @@ def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
     card = project.card
     card_path = card_for_cfg(cfg_path, card.card_path if card is not None else None)
     has_entry = card is not None and card.model is not None
+    if has_entry:   # nothing to draft: what the entry declares
+        m = card.model
+        entry = {"channel_order": m.channel_order, "mean": list(m.mean) if m.mean else None,
+                 "scale": list(m.scale) if m.scale else None, "transpose": m.transpose}
+        return CardDraft(cfg_path, prototxt, card_path, True, True, Draft(()), "", (), entry)
     images = project.calibration_images(project.preprocessing[0]) if project.preprocessing else []
     from_dumps = None
     notes = []
@@ -122,7 +128,7 @@ def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
     model = next((r.resolved for r in project.refs if r.entry.key == "caffemodel_file" and r.resolved), None)
     if model:
         mentions.append(os.path.splitext(os.path.basename(model))[0])
-    from_code = draft_from_code(root, mentions)
+    from_code = draft_from_code(root, mentions, near=os.path.dirname(cfg_path))
     draft = merge(from_dumps, from_code)
     if notes:
         draft = draft._replace(notes=draft.notes + tuple(notes))
@@ -145,4 +151,4 @@ def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
             last = edits[-1]
             edits = edits[:-1] + (FileEdit(last.path, TextEdit(last.edit.range, last.edit.new_text + "".join(
                 f"# {v.key} = ?   {v.source}\n" for v in unknown))),)
-    return CardDraft(cfg_path, prototxt, card_path, card is not None, has_entry, draft, text, edits)
+    return CardDraft(cfg_path, prototxt, card_path, card is not None, False, draft, text, edits)
