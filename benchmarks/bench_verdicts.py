@@ -55,6 +55,12 @@ never into the triage.  Rows of the confusion table are the injected truth:
 The fault set is the benchmark's own: other nets, layers, magnitudes and seeds than
 ``tests/triage/cases`` and ``nnie_lsp.testing.scenarios`` (nothing is imported from them).
 
+- cfg-only loop (issue 23; ``verdicts_cfg_only.py``): the Caffe reference AND the emulation both made
+  from the faulty cfg, as the product's own loop makes them, without a model card (right: the T100
+  caveat, a mistake the comparison cannot show is said) and with one (right: case 1 with the wrong key,
+  its fix applied, the NNIE side made again: case 4 and "Confirmed fixed"; a transpose, which no cfg
+  key expresses, is fixed by feeding the images transposed).
+
 Columns: case 1-4, decoding (no case: the dumps are read with the wrong scale, T006, next step 1), board
 (the stage board: a board-code mistake or a board that differs from the simulator, next step 7),
 inconclusive (no case, next step 2-5), make-a-bundle (next step 6, whatever the case), other (the
@@ -90,8 +96,11 @@ from nnie_lsp.testing import faults  # noqa: E402
 from nnie_lsp.testing.faults import Prep  # noqa: E402
 from nnie_lsp.testing.shared_files import corpus_dir  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+import verdicts_cfg_only  # noqa: E402  (the "cfg-only loop" row)
+
 TRUTHS = ("healthy-8bit", "healthy-16bit", "preprocessing", "decoding", "quantization", "layer-matching",
-          "post-processing", "conversion", "board", "board-faithful")
+          "post-processing", "conversion", "board", "board-faithful", "cfg-only loop")
 COLUMNS = ("case 1", "case 2", "case 3", "case 4", "decoding", "conversion", "board", "inconclusive", "bundle", "other")
 HEALTHY = ("healthy-8bit", "healthy-16bit", "board-faithful")
 PNET_POST = CHECKOUT / "examples" / "triage" / "postprocess_pnet.py"
@@ -572,6 +581,7 @@ def run_det1(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
         post=[("P-Net boxes (postprocess_pnet.py)", post(r, f"{PNET_POST}:decode"), False),
               ("P-Net boxes, scores within 0.04 of 0.6 moved across",
                post(r, f"{PNET_POST}:decode", ("prob1", 1, 0.6, 0.04)), False)])
+    verdicts_cfg_only.loop_runs(r, verdicts_cfg_only.mtcnn_faults(MTCNN_PREP), MTCNN_PREP, Expect)
     return m, r.records
 
 
@@ -633,6 +643,7 @@ def run_yuface(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
                 tail(m, "conv2_1", "conv2_2", 3, 100.0), ("conv2_1", "conv2_2"), False)],
         matching=[("conv4_3_norm (Normalize) dumped H,W,C", hwc(r, "conv4_3_norm"), "conv4_3_norm", False)],
         post=[("final outputs as arrays", post(r, f"{post_module(r)}:decode_concat"), False)])
+    verdicts_cfg_only.loop_runs(r, verdicts_cfg_only.yuface_faults(SSD_PREP), SSD_PREP, Expect)
     return m, r.records
 
 

@@ -17,6 +17,7 @@
   nnie-triage wk FILE.wk|--cfg F [--format text|json] [--records] [--batch N]   (nnie_lsp/cli/triage_wk.py;
                       exit 1 for a damaged .wk)
   nnie-triage wk FILE.wk --board-contract [--format text|json|c] [-o FILE]   (nnie_lsp/cli/triage_board_contract.py)
+  nnie-triage card --cfg F [--write] [--format text|json]   (nnie_lsp/cli/triage_card.py: a draft model card)
 
 reference/emulate take the prototxt, caffemodel, preprocessing and image list from the cfg; options
 override it. Output: -o/--output, else output/ (reference), output_onnx/ (reference --onnx: the ONNX
@@ -40,6 +41,7 @@ import os
 import sys
 from pathlib import Path
 
+from .triage_card import add_parser as add_card_parser, cmd_card
 from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
 from .triage_wk import add_parser as add_wk_parser, cmd_wk
 
@@ -198,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_progress_arg(e, "emulate")
     _add_progress_arg(add_hp_plan_parser(sub, _add_images_arg), "hp-plan")
     add_wk_parser(sub)
+    add_card_parser(sub)
     return ap
 
 
@@ -422,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
     handlers = {"compare": cmd_compare, "bundle": cmd_bundle, "reference": cmd_reference, "emulate": cmd_emulate,
-                "hp-plan": cmd_hp_plan, "wk": cmd_wk}
+                "hp-plan": cmd_hp_plan, "wk": cmd_wk, "card": cmd_card}
     try:
         return handlers[args.cmd](args)
     except KeyboardInterrupt:

@@ -59,9 +59,12 @@ async def test_card_judges_the_cfg_and_edits_relint_it(client, tmp_path):
     card_items = await client.diagnostics_for(card, min_version=version, predicate=lambda ds: "NN120" in codes(ds))
     problem = next(d for d in card_items if d.code == "NN120")
     assert "did you mean `channel_order`" in problem.message and problem.range.start.line == 2
-    # the card now says RGB: the cfg's RGB_order is right, NN121 goes
+    # the card now says RGB: the cfg's RGB_order is right, NN121 goes (and NN109 stays quiet: the card decides)
     client.change(card, CARD.replace('"BGR"', '"RGB"'))
-    await client.diagnostics_for(cfg, predicate=lambda ds: "NN121" not in codes(ds) and "NN109" in codes(ds))
+    await client.diagnostics_for(cfg, predicate=lambda ds: "NN121" not in codes(ds) and "NN109" not in codes(ds))
+    # no card entry at all for the net: NN109's guess is back
+    client.change(card, CARD.replace("net.prototxt", "other.prototxt"))
+    await client.diagnostics_for(cfg, predicate=lambda ds: "NN109" in codes(ds) and "NN120" in codes(ds))
 
 
 async def test_hover_and_completion_in_the_card(client, tmp_path):
@@ -79,3 +82,68 @@ async def test_hover_and_completion_in_the_card(client, tmp_path):
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
         text_document=lsp.TextDocumentIdentifier(uri=card)))
     assert not symbols
+
+
+DETECT = '''import cv2, numpy as np
+def run(net, path):   # feeds net.prototxt
+    img = np.float32(cv2.imread(path))
+    img -= (104, 117, 123)
+    net.setInput(img.transpose(2, 0, 1)[None])
+    return net.forward()
+'''
+
+
+async def test_draft_card_code_action_and_write_card(client, tmp_path):
+    root = _project(tmp_path)
+    (root / "nnie.toml").unlink()
+    (root / "detect.py").write_text(DETECT)
+    await start_session(client, client.preset, root=root)
+    cfg = client.open(root / "net.cfg", "nnie-cfg")
+    items = await client.diagnostics_for(cfg, predicate=lambda ds: "NN109" in codes(ds))
+    nn109 = next(d for d in items if d.code == "NN109")
+    draft = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="nnie.draftCard", arguments=[{"cfg": str(root / "net.cfg")}]))
+    values = {v["key"]: v["value"] for v in draft["values"]}
+    assert values == {"channel_order": "BGR", "mean": [104.0, 117.0, 123.0], "scale": 1.0, "transpose": False}
+    assert draft["card"] == str(root / "nnie.toml") and not draft["card_exists"] and not draft["has_entry"]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=cfg), range=nn109.range,
+        context=lsp.CodeActionContext(diagnostics=[nn109])))
+    create = next(a for a in actions if a.title.startswith("Create the model card nnie.toml from a draft"))
+    assert create.kind == lsp.CodeActionKind.QuickFix and "detect.py" in create.title
+    if create.disabled is not None:   # a client that cannot create files (Neovim's preset): said, and the command writes
+        assert "nnie.toml" in create.disabled.reason
+        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command="nnie.writeCard", arguments=[{"cfg": str(root / "net.cfg"), "values": values,
+                                                   "sources": {v["key"]: v["source"] for v in draft["values"]}}]))
+    else:
+        assert client.apply_workspace_edit(create.edit)
+        # the editor's file watcher tells the server the card appeared on disk
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[lsp.FileEvent(
+            uri=from_fs_path(str(root / "nnie.toml")), type=lsp.FileChangeType.Created)]))
+    text = (root / "nnie.toml").read_text()
+    assert 'channel_order = "BGR"   # detect.py:3' in text and "mean = [104, 117, 123]" in text
+    # the card now says BGR: the cfg's [RGB_order] RGB is a certain error
+    await client.diagnostics_for(cfg, predicate=lambda ds: "NN121" in codes(ds) and "NN109" not in codes(ds))
+    # a second entry cannot be written for the same net
+    with pytest.raises(Exception, match="already describes"):
+        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command="nnie.writeCard", arguments=[{"cfg": str(root / "net.cfg"), "values": {"channel_order": "RGB"}}]))
+
+
+async def test_write_card_writes_what_the_user_confirmed(client, tmp_path):
+    root = _project(tmp_path)
+    (root / "nnie.toml").unlink()
+    await start_session(client, client.preset, root=root)
+    written = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="nnie.writeCard", arguments=[{"cfg": str(root / "net.cfg"), "values": {
+            "channel_order": "RGB", "mean": [127.5], "scale": 0.0078125, "transpose": True},
+            "sources": {"channel_order": "the README"}}]))
+    text = (root / "nnie.toml").read_text()
+    assert written["card"] == str(root / "nnie.toml") and 'channel_order = "RGB"   # the README' in text
+    assert "mean = 127.5   # given in the editor" in text and "transpose = true" in text
+    with pytest.raises(Exception, match="channel_order"):
+        (root / "nnie.toml").unlink()
+        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command="nnie.writeCard", arguments=[{"cfg": str(root / "net.cfg"), "values": {"channel_order": "RBG"}}]))
+    assert not (root / "nnie.toml").exists()

@@ -217,6 +217,32 @@ if [ -z "$GIVEN_FOLDER" ]; then
   sed 's#det1\.caffemodel#det1_v2.caffemodel#' "$NNIE_E2E_FOLDER/triage/fresh/sim.cfg" > "$NNIE_E2E_FOLDER/triage/noweights/sim.cfg"
   cp "$NNIE_E2E_FOLDER/triage/fresh/"*.txt "$NNIE_E2E_FOLDER/triage/noweights/"
   cp -r "$NNIE_E2E_FOLDER/triage/channel_swap/output" "$NNIE_E2E_FOLDER/triage/noweights/output"   # a folder question to come after
+  # nocard/: the same net and BGR cfg outside triage/ (no model card on the way up) with the inference
+  # script users keep beside it (MTCNN's shape: cv2.imread, channels swapped, (x-127.5)*0.0078125, swapaxes)
+  mkdir -p "$NNIE_E2E_FOLDER/nocard"
+  cp -r "$NNIE_E2E_FOLDER/triage/model" "$NNIE_E2E_FOLDER/model"
+  cp "$NNIE_E2E_FOLDER/triage/test1.jpg" "$NNIE_E2E_FOLDER/test1.jpg"
+  cp "$NNIE_E2E_FOLDER/triage/channel_swap/sim.cfg" "$NNIE_E2E_FOLDER/triage/channel_swap/mean.txt" "$NNIE_E2E_FOLDER/nocard/"
+  echo "../test1.jpg" > "$NNIE_E2E_FOLDER/nocard/images.txt"
+  cat > "$NNIE_E2E_FOLDER/nocard/detect.py" <<'PY'
+import cv2
+import numpy as np
+
+
+def pnet(net, img):          # runs det1.prototxt
+    data = cv2.resize(img, (20, 20))
+    data = (data - 127.5) * 0.0078125
+    data = np.swapaxes(data, 0, 2)
+    net.blobs['data'].data[...] = np.array([data])
+    return net.forward()
+
+
+def main(net, path):
+    img = cv2.imread(path)
+    img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    return pnet(net, img)
+PY
+  export NNIE_E2E_NOCARD_DIR="$NNIE_E2E_FOLDER/nocard"
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
 elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"

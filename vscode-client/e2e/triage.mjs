@@ -413,15 +413,113 @@ export async function triageScenario(page, h) {
       });
     }
     await jobStep('reference (VSIX alone, bare Python)', 'NNIE: Compute Caffe Reference Dumps…', '8-bit', /^output/);
-    await jobStep('emulate 8-bit (VSIX alone, bare Python)', 'NNIE: Emulate NNIE Simulation Dumps…', '8-bit', /^mapper_quant/);
+    // the example's model card says MTCNN was trained transposed: the images are fed so (asked)
+    await jobStep('emulate 8-bit (VSIX alone, bare Python)', 'NNIE: Emulate NNIE Simulation Dumps…', /8-bit|fed transposed/, /^mapper_quant/);
     await check('triage of the fresh dumps, report plot drawn', () => triageFreshWithPlot(page, h, 120000));
   } else {
     log('step 7 skipped (NNIE_E2E_FRESH_DIR not set or without sim.cfg)');
   }
 
+  // 8. the model card: a project without one (nocard/: MTCNN det1 with a BGR cfg and its inference script)
+  const nocard = process.env.NNIE_E2E_NOCARD_DIR;
+  if (nocard && existsSync(join(nocard, 'sim.cfg'))) {
+    await cardScenario(page, h, check, nocard);
+  } else {
+    log('step 8 skipped (NNIE_E2E_NOCARD_DIR not set or without sim.cfg)');
+  }
+
   log(`triage steps:\n${results.map((r) => `    ${r.ok ? 'PASS' : 'FAIL'}  ${r.name} (${r.seconds.toFixed(1)} s)${r.ok ? '' : `: ${r.why}`}`).join('\n')}`);
   const failed = results.filter((r) => !r.ok);
   if (failed.length) fail(`${failed.length} of ${results.length} checked triage steps failed: ${failed.map((r) => r.name).join('; ')}`);
+}
+
+/**
+ * Step 8: "Compute Caffe Reference Dumps…" without a model card asks once whether to declare how the
+ * net was trained, pre-filled from the project's inference script (each value saying where it came
+ * from); the card written; the emulation asks whether the images are fed transposed; the triage finds
+ * the cfg's [RGB_order] BGR wrong against the card (case 1, T102) -- which a reference made from the
+ * cfg could never show -- and the cfg's lint says NN121.
+ */
+async function cardScenario(page, h, check, nocard) {
+  const { log, fail, screenshot, waitFor, runCommand, notifications, readProblems } = h;
+  const dialogButton = (label) => page.locator('.monaco-dialog-box .monaco-button', { hasText: label }).first();
+  const pickFirst = async (what, rx) => {
+    const rows = await waitFor(what, async () => {
+      const r = await quickPickRows(page, h);
+      return r.length && rx.test(r[0]) ? r : undefined;
+    }, 30000);
+    log(`${what}: ${rows[0]}`);
+    await page.keyboard.press('Enter');
+  };
+  await check('model card: asked once before the reference, written from the draft', async () => {
+    await quickOpenPath(page, h, 'nocard/sim.cfg');
+    await runCommand(page, 'NNIE: Compute Caffe Reference Dumps…');
+    const declare = dialogButton('Declare How It Was Trained');
+    await declare.waitFor({ state: 'visible', timeout: 60000 });
+    const question = h.norm(await page.locator('.monaco-dialog-box').first().innerText());
+    if (!/No model card \(nnie\.toml\)/.test(question)) fail(`the question does not say there is no model card: ${question}`);
+    await screenshot(page, 'card-ask');
+    await declare.click();
+    await pickFirst('the channel order pick, the drafted one first', /RGB.*from detect\.py:\d+/);
+    for (const [what, value] of [['the mean box', '127.5'], ['the scale box', '0.0078125']]) {
+      const input = page.locator('.quick-input-widget input');
+      await waitFor(`${what} pre-filled with ${value}`, async () => (await input.inputValue().catch(() => '')) === value, 20000);
+      const prompt = h.norm(await page.locator('.quick-input-widget').first().innerText());
+      if (!/from detect\.py:\d+/.test(prompt)) fail(`${what} does not say where ${value} came from: ${prompt}`);
+      await page.keyboard.press('Enter');
+    }
+    await pickFirst('the transpose pick, the drafted answer first', /^Transposed.*from detect\.py:\d+/);
+    const done = await waitFor('the reference written', async () => {
+      for (const n of await notifications(page)) {
+        if (/failed|internal error/i.test(n)) fail(n);
+        if (/Run Triage/.test(n) && /Caffe/.test(n)) return n;
+      }
+      return undefined;
+    }, 240000);
+    log(`reference with the new card: ${done}`);
+    const card = readFileSync(join(nocard, 'nnie.toml'), 'utf8');
+    if (!/channel_order = "RGB"/.test(card) || !/transpose = true/.test(card) || !/detect\.py:\d+/.test(card)) {
+      fail(`nnie.toml does not hold the draft's values with their sources:\n${card}`);
+    }
+    if (!/from the model card/.test(done)) fail(`the reference does not say its preprocessing came from the card: ${done}`);
+    await screenshot(page, 'card-written');
+  });
+  await check('model card: emulation fed transposed, triage case 1 (T102), lint NN121', async () => {
+    await quickOpenPath(page, h, 'nocard/sim.cfg');
+    await runCommand(page, 'NNIE: Emulate NNIE Simulation Dumps…');
+    await pickFirst('the 8/16-bit pick', /8-bit/);
+    await pickFirst('the transposed question', /fed transposed/);
+    await waitFor('the emulation written (nocard)', async () => {
+      for (const n of await notifications(page)) if (/Run Triage/.test(n) && /simulated/.test(n) && /nocard/.test(n)) return n;
+      return undefined;
+    }, 240000);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await runCommand(page, 'NNIE: Run Accuracy Triage…');
+    await waitFor('the triage inputs picker', async () => (await quickPickRows(page, h)).some((t) => /Run triage/.test(t)), 30000);
+    await page.keyboard.press('Enter');
+    const n = await waitFor('the triage notification (nocard)', async () => {
+      for (const x of await notifications(page)) {
+        if (/NNIE triage failed|internal error/.test(x)) fail(x);
+        if (/NNIE triage:/.test(x) && /Open Report/.test(x) && !/\[stale\]/.test(x)) return x;
+      }
+      return undefined;
+    }, 120000);
+    log(`nocard triage: ${n}`);
+    if (!/Case 1/.test(n)) fail(`the card says RGB, the cfg BGR: not case 1: ${n}`);
+    if (/caveat/.test(n)) fail(`the reference came from the card, yet the notification has the caveat: ${n}`);
+    // the Problems panel holds every file's problems (a virtual list): show only NN121's rows
+    await readProblems(page);
+    const filter = page.locator('.markers-panel-container, .panel').getByPlaceholder(/^Filter/).first();
+    await filter.fill('NN121');
+    const problems = await waitFor('NN121 on nocard/sim.cfg in the Problems panel', async () => {
+      const rows = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts()).map((t) => h.norm(t).replace(/\s+/g, ' ').trim());
+      const file = rows.findIndex((t) => /sim\.cfg\s*nocard/.test(t));
+      return file >= 0 && rows.slice(file + 1).some((t) => /NN121/.test(t) && /\[Ln 7, Col 13\]/.test(t)) ? rows : undefined;
+    }, 30000);
+    log(`nocard problems: ${problems.join(' | ')}`);
+    await screenshot(page, 'card-triage');
+    await filter.fill('');
+  });
 }
 
 async function cancelStep(page, h, marker) {

@@ -231,7 +231,7 @@ export async function universalScenario(page, h) {
 
   // U4. emulation and the triage of what it wrote
   await check('emulate 8-bit (OpenCV from the one-click install), triage of fresh/, report plot', async () => {
-    const job = await runJob('NNIE: Emulate NNIE Simulation Dumps…', '8-bit');
+    const job = await runJob('NNIE: Emulate NNIE Simulation Dumps…', /8-bit|fed transposed/);   // the example's card: MTCNN is fed transposed
     if (job.kind !== 'done') fail(job.text);
     if (!wroteDumps(/^mapper_quant/)) fail(`no emulated dumps beside fresh/sim.cfg (folders: ${readdirSync(fresh).join(', ')})`);
     await screenshot(page, 'emulate-done');

@@ -38,6 +38,7 @@ import {
   toolInputsMessage,
   type TriageArguments,
 } from './triage';
+import { askForCard, askTransposed } from './cardDialog';
 import { chooseFolder, pickInputs } from './triageInputs';
 import { TriageRequests } from './triageRequests';
 import { chooseTarget, type Target } from './triageTarget';
@@ -399,9 +400,20 @@ export class TriageUi implements vscode.Disposable {
     if (!client) {
       return;
     }
+    // the Caffe side takes how the net was trained from the model card: without one, ask once
+    if (kind === 'reference' && !(await askForCard(this.requests, client, cfg))) {
+      return;
+    }
     const args: Record<string, unknown> = { cfg };
     if (kind === 'emulate') {
       args.bits = bits;
+      const transpose = await askTransposed(this.requests, client, cfg);
+      if (transpose === undefined) {
+        return;
+      }
+      if (transpose) {
+        args.transpose = true;
+      }
     }
     let out = defaultJobFolder(kind, cfg, bits);
     for (;;) {

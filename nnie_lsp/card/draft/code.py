@@ -214,6 +214,14 @@ def _from_norm_cfg(reader: CodeReader, node: ast.Call) -> Draft:
     return Draft(tuple(values), (reader.path,))
 
 
+def _distance(path: str, near: str | None) -> int:
+    """How many folders lie between `path` and `near` (0: in it)."""
+    if not near:
+        return 0
+    rel = os.path.relpath(os.path.dirname(os.path.abspath(path)), os.path.abspath(near))
+    return 0 if rel == "." else len(rel.split(os.sep))
+
+
 def python_files(root: str, limit: int = MAX_FILES) -> list[str]:
     out = []
     for folder, dirs, files in os.walk(root):
@@ -226,13 +234,15 @@ def python_files(root: str, limit: int = MAX_FILES) -> list[str]:
     return out
 
 
-def draft_from_code(root: str, mentions: Iterable[str] = (), reader=None) -> Draft | None:
-    """The draft from the Python files under `root`: the files that name the net (`mentions`: the
-    prototxt's or caffemodel's stem) first, then the others; the first file that feeds a net gives
-    the values, the others that disagree are said in the notes."""
+def draft_from_code(root: str, mentions: Iterable[str] = (), reader=None, near: str | None = None) -> Draft | None:
+    """The draft from the Python files under `root` (and under `near`, the cfg's folder, which is
+    searched first even inside a folder the walk skips): the files that name the net (`mentions`:
+    the prototxt's or caffemodel's stem) first, then the nearest to `near`; the first file that feeds
+    a net gives the values, the others that disagree are said in the notes."""
     mentions = [m for m in mentions if m]
     ranked = []
-    for path in python_files(root):
+    paths = list(dict.fromkeys((python_files(near) if near else []) + python_files(root)))
+    for path in paths:
         try:
             if os.path.getsize(path) > MAX_BYTES:
                 continue
@@ -243,9 +253,9 @@ def draft_from_code(root: str, mentions: Iterable[str] = (), reader=None) -> Dra
                                        "Image.open", ".run(")):
             continue
         score = sum(1 for m in mentions if m in text)
-        ranked.append((-score, path, text))
+        ranked.append((-score, _distance(path, near), path, text))
     drafts = []
-    for _score, path, text in sorted(ranked):
+    for _score, _far, path, text in sorted(ranked):
         draft = draft_from_source(text, path)
         if draft is not None and not draft.empty:
             drafts.append(draft)

@@ -39,7 +39,7 @@ LOOKUP_KEYS = {"cfg": "path", "prototxt": "path"}
 REPORT_KEYS = {"html": "path", "text": "path", "json": "path", "cfg": "path", "prototxt": "path"}
 REFERENCE_KEYS = {"cfg": "path", "prototxt": "path", "caffemodel": "path", "image": "paths", "out": "path",
                   "overwrite": "bool"}
-EMULATE_KEYS = {**REFERENCE_KEYS, "bits": "bits", "hp": "names", "format": "format"}
+EMULATE_KEYS = {**REFERENCE_KEYS, "bits": "bits", "hp": "names", "format": "format", "transpose": "bool"}
 EMULATE_FORMATS = ("mapper_quant", "inst")
 
 

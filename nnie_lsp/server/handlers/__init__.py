@@ -6,11 +6,11 @@ commands, code lens and inlay hints sit with the rest of the editor's triage, in
 from __future__ import annotations
 
 from ..server import NnieLanguageServer
-from . import code_actions, folders, language, lifecycle, navigation, sync, wk
+from . import card, code_actions, folders, language, lifecycle, navigation, sync, wk
 from ..triage import commands as triage_commands
 
 
 def register_all(server: NnieLanguageServer) -> NnieLanguageServer:
-    for module in (lifecycle, sync, code_actions, language, navigation, folders, wk, triage_commands):
+    for module in (lifecycle, sync, code_actions, language, navigation, folders, wk, card, triage_commands):
         module.handlers.register(server)
     return server

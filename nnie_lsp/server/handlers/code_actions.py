@@ -24,6 +24,9 @@ from .common import HandlerTable, guard
 
 FIX_ALL_KIND = "source.fixAll.nnie"
 TRIAGE_FIX_ALL_KIND = "source.nnieTriage.applyAll"
+#: "Create the model card from a draft" (a quick fix beside the findings a card settles)
+CREATE_CARD_KIND = "refactor.nnie.createModelCard"
+CARD_SETTLES = {"NN108", "NN109", "NN120", "T100"}
 
 handlers = HandlerTable()
 
@@ -71,7 +74,7 @@ def _quick_fix(ls: NnieLanguageServer, diagnostic: lsp.Diagnostic, fix: dict, pr
             ls.log(f"{title}: {reason}", lsp.MessageType.Info)
             return None
         return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                              disabled=lsp.CodeActionDisabledType(reason=reason))
+                              disabled=lsp.CodeActionDisabled(reason=reason))
     return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                           is_preferred=(preferred and safe) or None, edit=edit)
 
@@ -100,7 +103,7 @@ def _triage_fix_all(ls: NnieLanguageServer, path: str) -> lsp.CodeAction | None:
 
 @handlers.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
     code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND,
-                       TRIAGE_FIX_ALL_KIND],
+                       TRIAGE_FIX_ALL_KIND, CREATE_CARD_KIND],
     resolve_provider=False))
 @guard("textDocument/codeAction")
 async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
@@ -141,4 +144,39 @@ async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
         action = _triage_fix_all(ls, record.path)
         if action is not None:
             out.append(action)
+    if record.kind == "cfg" and (_kind_wanted(CREATE_CARD_KIND, only) or _kind_wanted("quickfix", only)):
+        action = await _create_card(ls, record.path, params.context.diagnostics, only)
+        if action is not None:
+            out.append(action)
     return out
+
+
+async def _create_card(ls: NnieLanguageServer, cfg: str, diagnostics, only) -> lsp.CodeAction | None:
+    """"Create the model card nnie.toml from a draft" when the cfg's net has no card entry and the
+    project says something about how it was trained (its Caffe dumps, its inference code)."""
+    from .card import draft
+
+    settles = [d for d in diagnostics if str(d.code) in CARD_SETTLES]
+    if not settles and not _kind_wanted(CREATE_CARD_KIND, only):
+        return None
+    try:
+        result = await draft(ls, cfg)
+    except Exception as exc:   # a draft is an offer: its failure never takes the other actions with it
+        ls.log(f"the model card draft of {cfg} failed: {exc!r}", lsp.MessageType.Warning)
+        return None
+    if result.has_entry or not result.edits:
+        return None
+    name = os.path.basename(result.card_path)
+    files = ", ".join(os.path.basename(f) for f in result.draft.files[:2]) or "the project"
+    title = i18n.t("card.create" if not result.card_exists else "card.add", ls.lang, card=name, files=files)
+    from ...diagnostics import Applicability, Fix
+    from ..convert import fix_data
+
+    _overlay, versions = ls.documents.overlay()
+    data = fix_data(Fix(title, Applicability.UNSAFE, tuple(result.edits)), ls.documents.line_index_for_path,
+                    ls.encoder(), versions)
+    reason = _blocked(ls, data)
+    kind = lsp.CodeActionKind.QuickFix if settles else CREATE_CARD_KIND
+    if reason is not None:
+        return lsp.CodeAction(title=title, kind=kind, disabled=lsp.CodeActionDisabled(reason=reason))
+    return lsp.CodeAction(title=title, kind=kind, diagnostics=settles or None, edit=workspace_edit(data))

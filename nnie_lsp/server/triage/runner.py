@@ -332,6 +332,8 @@ class TriageRunner:
                 "--format", values.get("format", "mapper_quant")]
             for layer in values.get("hp", ()):
                 arguments += ["--hp", layer]
+            if values.get("transpose"):   # the images fed transposed (the model card says the net was trained so)
+                arguments.append("--transpose")
         command = triage_features.triage_cli(*arguments)
         claim = self.busy.claim(command_name, cfg, lang)
         made = [] if state.exists else [out]
