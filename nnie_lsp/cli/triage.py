@@ -369,7 +369,7 @@ def cmd_compare(args) -> int:
             except OSError as exc:   # the report is written; the record is a convenience, said so
                 print(f"nnie-triage: note: the result was not stored beside the cfg: {exc}", file=sys.stderr)
             else:
-                if where and args.progress != "json":
+                if where:
                     print(f"nnie-triage: result stored in {os.path.relpath(where)} (--previous auto reads it; "
                           "--no-record writes none)", file=sys.stderr)
         progress.step("report", 1, 1)

@@ -395,6 +395,14 @@ class NetGraph:
         return shape
 
 
+    def image_shape(self, blob: str | None) -> Shape | None:
+        """The shape of one image of a 4-D ``blob``: its final (C, H, W) whatever its batch
+        (``(8, 3, 5, 5)`` → ``(3, 5, 5)``); other ranks as :meth:`item_shape` gives them."""
+        shape = self._known_shapes.get(blob) if blob is not None else None
+        if shape and len(shape) == 4:
+            return tuple(int(x) for x in shape[1:])
+        return self.item_shape(blob)
+
 def _dims(node: Node | None) -> Shape | None:
     if node is None:
         return None

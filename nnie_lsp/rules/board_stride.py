@@ -25,7 +25,23 @@ def _input_kind(project, k: int) -> int:
     return prep.image_type if prep is not None and prep.image_type is not None else 1
 
 
-@rule("NN701", "board-row-stride", Severity.INFO, step=None,
+#: layers that feed the net an image the way an input does, to be replaced by one (NN015): the board
+#: fills what they write like an input's blob
+_FEEDING = frozenset({"DummyData", "MemoryData"})
+
+
+def _net_inputs(g):
+    """(blob, range) of every image the board fills: the declared inputs, then the first top of
+    each DummyData / MemoryData layer the net reads (NN015 turns those into inputs)."""
+    for inp in g.inputs:
+        yield inp.name, inp.range
+    read = {b for layer in g.layers for b in layer.bottoms}
+    for layer in g.layers:
+        if layer.type in _FEEDING and not layer.bottoms and layer.tops and layer.tops[0] in read:
+            yield layer.tops[0], layer.source.name_range or layer.source.type_range
+
+
+@rule("NN701", "board-stride-padding", Severity.INFO, step=None,
       summary=("The board must step through this blob's rows by the padded stride, not by its width",
                "板端必须按填充后的行跨度（而非宽度）逐行读写此 blob"),
       messages={
@@ -78,16 +94,16 @@ def nn701(project, ctx):
     doc, g = project.prototxt, project.graph
     if doc is None or g is None or not doc.path:
         return
-    for k, inp in enumerate(g.inputs):
-        shape = g.item_shape(inp.name)
-        if shape is None or len(shape) != 3:
+    for k, (name, rng) in enumerate(_net_inputs(g)):
+        shape = g.image_shape(name)
+        if shape is None or len(shape) != 3 or rng is None:
             continue
         c, h, w = shape
         kind = _input_kind(project, k)
         blob = node_blob(SOURCE, 0, h, w, c, 0, kind)
         if blob.blob_type in ("YVU420SP", "YVU422SP") or blob.stride == w * blob.element_size or c * h <= 1:
             continue
-        yield ctx.diag("input", doc.path, inp.range, blob=inp.name, shape=f"{c}×{h}×{w}", w=w,
+        yield ctx.diag("input", doc.path, rng, blob=name, shape=f"{c}×{h}×{w}", w=w,
                        kind=layout.IMAGE_TYPES.get(kind, blob.blob_type), element=blob.element_size,
                        stride=blob.stride, row=w * blob.element_size, contract=CONTRACT)
     ends = nnie_ends(g)
@@ -97,7 +113,7 @@ def nn701(project, ctx):
             if top not in ends or top in seen:
                 continue
             seen.add(top)
-            shape = g.item_shape(top)
+            shape = g.image_shape(top)
             if shape is None or len(shape) != 3:
                 continue
             c, h, w = shape

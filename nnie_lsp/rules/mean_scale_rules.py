@@ -18,6 +18,7 @@ from ..cfg.preprocessing import (
 from ..diagnostics import Severity
 from ..fixes import insert_cfg_line, set_cfg_value
 from ._proto import child, layer_anchor
+from .family_preprocessing import family_of
 from .input_rules import format_number, input_related
 from .registry import CFG, rule
 
@@ -234,7 +235,8 @@ def nn105(project, ctx):
     ```
 
     ## Fix
-    Unsafe: switch to the scaling variant (0 → 3, 1 → 4, 2 → 5).
+    Unsafe: switch to the scaling variant (0 → 3, 1 → 4, 2 → 5) — not offered for a net of a
+    family whose public trainings feed unscaled pixels (NN113).
     """
     inputs = _inputs(project)
     for entry in (project.cfg.get("data_scale") if project.cfg else ()):
@@ -247,7 +249,10 @@ def nn105(project, ctx):
         group = users[0].group
         new = norm_type_for(users[0].semantics.mean_kind, True)
         fix = None
-        if len(users) == 1 and group.norm_type is not None:
+        # no switch to scaling for a family whose public trainings are unscaled: NN113 would say
+        # the switch makes the chip see inputs about 1/data_scale times too small
+        unscaled_family = project.graph is not None and (fam := family_of(project.graph)) is not None and not fam.scaled
+        if len(users) == 1 and group.norm_type is not None and not unscaled_family:
             fix = ctx.fix("use", [(project.cfg.path, set_cfg_value(group.norm_type, str(new)))], safe=False, new=new)
         yield ctx.diag("ignored", project.cfg.path, entry.value_range, fix=fix, value=entry.value, norm=norms[0], new=new)
 

@@ -37,7 +37,8 @@ NEEDS = (None, CFG, TRIAGE, WK, CARD)
 STEP_GROUPS = {0: "Before mapping: conversion (ONNX → Caffe)", 2: "Data layer (guide step 2)", 3: "Quantization (guide step 3)",
                4: "Layer matching (guide step 4)"}
 #: Codes grouped by their number rather than a guide step: the compiled model (the `.wk`, after mapping).
-CODE_GROUPS = {"NN6": "After mapping: the compiled model (.wk)"}
+CODE_GROUPS = {"NN6": "After mapping: the compiled model (.wk)",
+               "NN7": "After mapping: the board code", "T6": "Triage (the board, after the guide's steps)"}
 
 
 class Rule(NamedTuple):
@@ -76,11 +77,11 @@ class Rule(NamedTuple):
         """The heading the rule is listed under: its guide step, triage, or lint meta."""
         if self.meta:
             return "Lint meta"
-        if self.code.startswith("T"):
-            return f"Triage (guide step {self.step})" if self.step else "Triage"
         for prefix, group in CODE_GROUPS.items():
             if self.code.startswith(prefix):
                 return group
+        if self.code.startswith("T"):
+            return f"Triage (guide step {self.step})" if self.step else "Triage"
         return STEP_GROUPS.get(self.step, "Config and schema")
 
     def explain(self, lang: str = "en") -> str:

@@ -352,7 +352,8 @@ register_finding(
     finished, a cached copy of the output memory not invalidated after the forward, the input not
     flushed before it, or a second thread running a forward on the same blobs ("values far above
     4096" in public threads).  No comparison with Caffe can explain such a board; it must be made
-    repeatable first.
+    repeatable first — step 1 of the guide compares one image's dumps, which presumes they are the
+    same each run.
 
     ## Example
     ```
@@ -406,8 +407,8 @@ register_finding(
     ## Why
     The board runs the instructions the instruction simulator runs: a faithful board equals it bit
     for bit (or nearly).  Once the board equals the simulator, what is left is the guide's own
-    verdict (Caffe against the simulator); a board that differs with no board-code mistake to
-    name was given another `.wk` or another input.
+    verdict (Caffe against the simulator, step 1 of the guide and the case it names); a board
+    that differs with no board-code mistake to name was given another `.wk` or another input.
 
     ## Example
     ```
@@ -448,7 +449,8 @@ register_finding(
 
     ## Why
     The board checks read each file as the blob its name says; a file that cannot be one is left
-    out, and the verdict rests on the others — said here rather than silently.
+    out, and the verdict rests on the others — said here rather than silently (step 1 of the
+    guide compares each layer's dump: a file left out is a layer not compared).
 
     ## Example
     ```
