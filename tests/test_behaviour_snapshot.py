@@ -3,11 +3,13 @@ the repository's test nets equals the snapshot `scripts/behaviour_snapshot.py` t
 redesign (tests/data/behaviour/, normalised the same way).  The whole snapshot (lint, compare,
 hp-plan, reference, emulate, bundle: 88 commands, about a minute) is run by hand:
 `python scripts/behaviour_snapshot.py check --against DIR`.  A deliberate change of lint output
-updates these files in the same commit."""
+updates these files in the same commit: `NNIE_UPDATE_GOLDENS=1 pytest tests/test_behaviour_snapshot.py`
+rewrites them (then read the diff)."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
@@ -47,4 +49,7 @@ def test_lint_json_is_unchanged(golden, tmp_path):
     snap = script.Snapshot(tmp_path, tmp_path)
     slug = golden.name.removesuffix(".json")
     snap.run(slug, "nnie-lint", "--format", "json", "--exit-zero", _argument(slug), cwd=ROOT)
-    assert (tmp_path / golden.name).read_text(encoding="utf-8") == golden.read_text(encoding="utf-8")
+    now = (tmp_path / golden.name).read_text(encoding="utf-8")
+    if os.environ.get("NNIE_UPDATE_GOLDENS") == "1":
+        golden.write_text(now, encoding="utf-8")
+    assert now == golden.read_text(encoding="utf-8")
