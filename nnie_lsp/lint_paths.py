@@ -575,13 +575,6 @@ def _creates(path: str, edits) -> bool:
             and edits[0].range.start == start and edits[0].range.end == start)
 
 
-def unified_diff(path: str, old: str, new: str) -> str:
-    import difflib  # only for --diff (start-up)
-
-    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                        fromfile=f"a/{os.path.relpath(path)}", tofile=f"b/{os.path.relpath(path)}"))
-
-
 def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
     """Write text with the file's original encoding and BOM (line endings are in ``text``, as
     the fixes keep them), atomically: temp file in the same folder, fsync, rename

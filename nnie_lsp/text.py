@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import os
 import re
 from itertools import accumulate, repeat
 from operator import add
@@ -248,3 +249,11 @@ def column_from_utf16(line_text: str, units: int) -> int:
             return i
         count += 2 if ord(ch) > 0xFFFF else 1
     return len(line_text)
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """`old` → `new` as a unified diff of `path` (relative to the working folder), for --diff."""
+    import difflib  # only for --diff (start-up)
+
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                        fromfile=f"a/{os.path.relpath(path)}", tofile=f"b/{os.path.relpath(path)}"))

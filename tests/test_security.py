@@ -31,6 +31,16 @@ ALLOWED = {
     ("rules/catalogue.py", "_load", "importlib.import_module"): "a rule module named in the generated index",
     # dumpio loads its own submodules on first use, by the fixed table `_HOME` (no name from a file)
     ("dumpio/__init__.py", "__getattr__", "importlib.import_module"): "nnie_lsp.dumpio.<module> from _HOME",
+    # the server lints a big document in its own child process (this package's module, with an
+    # argument list and no shell); parent and child exchange pickled frames over the child's own
+    # pipes, made by this package on either side: never bytes read from a file
+    ("server/lint_process.py", "LintProcess._child", "subprocess.Popen"): "python -m nnie_lsp.server.lint_process",
+    ("server/lint_process.py", "<module>", "import pickle"): "frames between the server and its own child",
+    ("server/lint_process.py", "_write_frame", "pickle.dumps"): "frames between the server and its own child",
+    ("server/lint_process.py", "_read_frame", "pickle.loads"): "frames from the server's own child (or parent) pipe",
+    # `git check-ignore` with an argument list and no shell; the missing files' paths go on its
+    # stdin as data (NUL-separated), never as options
+    ("repository.py", "_check_ignore", "subprocess.run"): "git check-ignore --stdin, paths as data",
 }
 
 # calls that run code or programs (resolved through the module's imports)

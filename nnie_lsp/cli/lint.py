@@ -8,7 +8,8 @@ import sys
 
 from .. import __version__
 from ..lint import InputError, lint
-from ..lint_paths import counts, failing, unified_diff
+from ..lint_paths import counts, failing
+from ..text import unified_diff
 from ..output import render_github, render_json, render_sarif, render_text, rules_table_markdown
 from ..settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
                         toml_module)

@@ -251,14 +251,16 @@ def expected_outputs(graph) -> list[str]:
 
     ends = nnie_ends(graph)
     out: list[str] = []
+    seen: set[str] = set()
     for layer in graph.layers:
         if not runs_on_nnie(layer):
             continue
         for top in layer.tops:
-            if top in out or top in graph.input_blobs:
+            if top in seen or top in graph.input_blobs:
                 continue
             if top in ends or top.endswith(layer_table.REPORT_SUFFIX):
                 out.append(top)
+                seen.add(top)
     return out
 
 

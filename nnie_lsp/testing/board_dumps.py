@@ -7,7 +7,7 @@ or with ONE board-code mistake (docs/field-facts.md §20) injected:
   twice), ``swap`` (two outputs' files exchanged), ``collision`` (outputs whose names agree in 31
   characters: every one of them gets the first one's values, as ``strncmp`` finds the first) and
   ``collision_file`` (the files named by the shared 31-character name: one file, the last
-  written);
+  written), ``truncated`` (the file ends early: W + 1 words short of C·H·W);
 - input faults (the chip then computes on another input: :func:`chip_input` gives the planes the
   chip reads, which the caller runs the emulation on): ``hwc`` (a packed H,W,C buffer copied into
   the planes), ``rgb`` (channels 0 and 2 exchanged), ``input_stride`` (rows copied W bytes apart);
@@ -28,7 +28,7 @@ from ..dumpio.board import blob_memory, to_words, write_board_file
 from ..wk import layout
 
 INPUT_FAULTS = ("hwc", "rgb", "input_stride")
-OUTPUT_FAULTS = ("stride", "x4096", "twice", "swap", "collision", "collision_file")
+OUTPUT_FAULTS = ("stride", "x4096", "twice", "swap", "collision", "collision_file", "truncated")
 RUN_FAULTS = ("stale", "thread")
 
 
@@ -109,6 +109,9 @@ def write_run(folder: str, spec: BoardRunSpec) -> list[str]:
                 # the board code read C·H·W words from the start of the padded memory: the values it printed
                 c, h, w = blob.shape
                 memory, width, stride = memory[: c * h * w].copy(), w, w     # .bin: those words, unpadded
+            elif spec.fault == "truncated":   # the program stopped writing early: fewer words than the blob
+                c, h, w = blob.shape
+                memory, width, stride = memory[: c * h * w - w - 1].copy(), 1, 1
             elif spec.fault in ("x4096", "twice"):
                 path = os.path.join(folder, f"{name}.txt")
                 flat = memory.reshape(-1, stride)[:, :width].reshape(-1).astype(np.float64)

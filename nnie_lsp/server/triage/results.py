@@ -141,12 +141,13 @@ class TriageResults:
         return entry
 
     def entry_for(self, path: str | None) -> Entry | None:
-        """The newest result whose cfg or prototxt is `path`."""
+        """The newest result whose cfg or prototxt is `path`: by the time it was saved (results read
+        from disk come in folder order), then by the order they came in."""
         if not path:
             return None
         path = os.path.abspath(path)
         hits = [e for e in self.entries.values() if path in (e.record.owner, e.record.cfg, e.record.prototxt)]
-        return max(hits, key=lambda e: e.sequence) if hits else None
+        return max(hits, key=lambda e: (e.record.saved_at or "", e.sequence)) if hits else None
 
     def _accept(self, record: StoredTriage) -> Entry:
         """A record read from disk, unless a newer one of the same owner is already here."""

@@ -163,7 +163,7 @@ def _curve_lines(run: HpPlanRun) -> list[str]:
 
 
 def _diff_lines(run: HpPlanRun) -> list[str]:
-    from ...lint_paths import unified_diff
+    from ...text import unified_diff
     from ...text import apply_edits, read_text
 
     by_path: dict[str, list] = {}

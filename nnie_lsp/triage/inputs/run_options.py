@@ -98,6 +98,8 @@ class RunOptions:
                    "bits": int(old_bits) if old_bits in (8, 16) and old_bits != 8 else None,
                    "hp": list(manifest.get("hp_layers") or ()), "format": manifest.get("format") or "mapper_quant",
                    "input_dumps": bool(manifest.get("input_dumps"))}
+            if isinstance(manifest.get("transpose"), bool):   # said beside the options before they were
+                raw["transpose"] = manifest["transpose"]
             notes.append("the folder's manifest records no options (an older nnie-triage): made again with the "
                          "cfg's, over as many images")
         values: dict = {"command": command, "cfg": cfg, "notes": tuple(notes)}
