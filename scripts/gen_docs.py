@@ -1,4 +1,5 @@
-"""Regenerate the rule docs from the registry: the README rule table, nnie_lsp/docs/rules.md and the
+"""Regenerate the rule docs from the registry: nnie_lsp/docs/rules.md (the rule table and every
+rule's docs; the docs site shows it as its rules reference, docs/_hooks/package_docs.py) and the
 rule index nnie_lsp/rules/index.py (which module registers each code).
 
     python scripts/gen_docs.py          # write
@@ -8,29 +9,16 @@ rule index nnie_lsp/rules/index.py (which module registers each code).
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from nnie_lsp.output import RULES_DOC, rules_reference_markdown, rules_table_markdown  # noqa: E402
+from nnie_lsp.output import RULES_DOC, rules_reference_markdown  # noqa: E402
 from nnie_lsp.rules.catalogue import import_every_rule_module  # noqa: E402
 from nnie_lsp.rules.registry import registered_rules  # noqa: E402
 
 INDEX = os.path.join(ROOT, "nnie_lsp", "rules", "index.py")
-
-README = os.path.join(ROOT, "README.md")
-BEGIN, END = "<!-- rules:begin -->", "<!-- rules:end -->"
-
-
-def readme_text(current: str) -> str:
-    table = rules_table_markdown()
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
-    if not pattern.search(current):
-        raise SystemExit(f"README.md lacks the {BEGIN} … {END} markers")
-    return pattern.sub(lambda m: f"{BEGIN}\n{table}{END}", current)
-
 
 META_MODULE = "nnie_lsp.rules.meta"  # registers the lint meta codes (their check is the registry's)
 
@@ -70,14 +58,6 @@ def main(argv: list[str]) -> int:
         if not check:
             with open(INDEX, "w", encoding="utf-8") as fh:
                 fh.write(index)
-    with open(README, encoding="utf-8") as fh:
-        cur = fh.read()
-    new = readme_text(cur)
-    if new != cur:
-        stale.append("README.md")
-        if not check:
-            with open(README, "w", encoding="utf-8") as fh:
-                fh.write(new)
     ref = rules_reference_markdown()
     old = open(RULES_DOC, encoding="utf-8").read() if os.path.exists(RULES_DOC) else ""
     if ref != old:

@@ -1,9 +1,9 @@
 """Citations of the field-facts page resolve, and nothing cites notes that live outside the repository.
 
-- every ``docs/field-facts.md §N`` / ``field-facts §N`` in ``nnie_lsp/``, ``README.md`` and
-  ``vscode-client/src`` names a section (``## N.`` / ``### N.M``) of ``nnie_lsp/docs/field-facts.md``;
+- every ``docs/field-facts.md §N`` / ``field-facts §N`` in ``nnie_lsp/``, ``README.md``, the docs
+  site's pages ``docs/`` and ``vscode-client/src`` names a section (``## N.`` / ``### N.M``) of ``nnie_lsp/docs/field-facts.md``;
 - every source tag ``[C, S13]``-style in ``nnie_lsp/`` names a source listed in its §15;
-- no shipped file (``nnie_lsp/``, ``vscode-client/src``, ``scripts/``, ``README.md``) mentions the
+- no shipped file (``nnie_lsp/``, ``vscode-client/src``, ``scripts/``, ``README.md``, ``docs/``) mentions the
   engineers' private notes (their names below) or a ``shared/`` folder: a reader of the repository
   cannot open them.  Tests may read the shared corpus, so ``tests/`` is not scanned.
 """
@@ -18,8 +18,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "nnie_lsp", "docs", "field-facts.md")
 
-CITING = ("nnie_lsp", "README.md", os.path.join("vscode-client", "src"))
-SHIPPED = ("nnie_lsp", os.path.join("vscode-client", "src"), "scripts", "README.md")
+CITING = ("nnie_lsp", "README.md", "docs", os.path.join("vscode-client", "src"))
+SHIPPED = ("nnie_lsp", os.path.join("vscode-client", "src"), "scripts", "README.md", "docs")
 TEXT_SUFFIXES = (".py", ".md", ".ts", ".json", ".lark", ".proto", ".txt", ".toml", ".mjs", ".sh")
 # Built from pieces so that this file does not itself contain the names it looks for.
 OUTSIDE_NOTES = tuple(a + b for a, b in (
