@@ -102,7 +102,7 @@ def test_compare_finds_the_data_in_the_first_layers_input(emulated, capsys):
     root, cfg = emulated
     capsys.readouterr()
     assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(root / "sim"), "--cfg", str(cfg),
-                 "--format", "json"]) == 0
+                 "--format", "json", "--no-record"]) == 0
     doc = json.loads(capsys.readouterr().out)
     data = doc["layers"][0]
     assert data["name"] == "data" and data["cosine"] > 0.999999
