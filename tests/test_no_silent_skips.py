@@ -1,8 +1,10 @@
 """The suite fails when a test is skipped without a reason (the hook in tests/conftest.py): an inner
-pytest run, with that very conftest, on tiny test files."""
+pytest run, with that very conftest, on tiny test files.  And the shared corpus the data-guarded
+skips wait for is in the repository (tests/data/shared), complete."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,35 @@ def test_a_failing_run_keeps_its_own_status(inner):
         """)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "SKIPPED WITHOUT A REASON test_tiny.py::test_bare" in result.stdout.str()
+
+
+# ------------------------------------------------------------------ the data those skips guard
+
+
+def test_the_shared_copy_in_the_repository_is_complete():
+    """The tests that read the shared corpus skip only when it is absent; the repository carries it
+    (tests/data/shared), so in a checkout those skips cannot fire: every file they read is there,
+    real content (not a Git LFS pointer), each model beside its licence, each file of corpus/real
+    named in its SOURCES.md and every file SOURCES.md names present."""
+    from nnie_lsp.testing.shared_files import IN_REPO
+
+    models = IN_REPO / "corpus" / "models"
+    needed = {"mtcnn": ["det1.prototxt", "det1.caffemodel", "det2.prototxt", "det2.caffemodel",
+                        "det3.prototxt", "det3.caffemodel", "test1.jpg", "test2.jpg"],
+              "yufacedetectnet-v1": ["yufacedetectnet-open-v1.prototxt", "yufacedetectnet-open-v1.caffemodel"]}
+    for folder, names in needed.items():
+        assert (models / folder / "LICENSE").is_file(), folder
+        for name in names:
+            head = (models / folder / name).read_bytes()[:64]
+            assert head and not head.startswith(b"version https://git-lfs"), (folder, name)
+    real = IN_REPO / "corpus" / "real"
+    sources = (real / "SOURCES.md").read_text(encoding="utf-8")
+    files = {p.name for p in real.iterdir() if p.is_file()} - {"SOURCES.md"}
+    assert len(files) >= 20
+    for name in files:
+        assert name in sources, f"{name} is not in corpus/real/SOURCES.md"
+    for name in set(re.findall(r"^\| `?([\w.-]+__[\w.-]+)`? \|", sources, re.M)):
+        assert name in files, f"corpus/real/SOURCES.md names {name}, which is not there"
+    for licence in set(re.findall(r"`(LICENSE[\w.-]*)`", sources)):
+        assert (real / licence).is_file(), licence
+    assert "## Licences" in sources and "none known" in sources
