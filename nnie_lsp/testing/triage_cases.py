@@ -71,10 +71,8 @@ class RecipeError(ValueError):
 
 
 def _shared_models() -> Path:
-    try:
-        from .shared_files import corpus_dir
-    except ImportError:  # the helper is optional: the folder ``shared`` beside the checkout
-        return CHECKOUT.parent / "shared" / "corpus" / "models"
+    from .shared_files import corpus_dir
+
     return corpus_dir("models")
 
 
