@@ -332,7 +332,7 @@ def _thresholds(items: list[str]):
             raise ValueError(f"--threshold {it!r}: expected KEY=VALUE")
         k, v = it.split("=", 1)
         mapping[k.strip()] = v.strip()
-    return thresholds_from(mapping)
+    return thresholds_from(mapping, label="--threshold")
 
 
 def cmd_compare(args) -> int:
