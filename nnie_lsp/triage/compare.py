@@ -552,10 +552,11 @@ def _sources(cfg: str | Path | None, graph: NetGraph | None, lang: str) -> Sourc
 
 
 def _bundle_hint(reference, sim, cfg, prototxt) -> str:
+    """The step-6 command for this comparison: with a cfg, the bundle takes its prototxt and
+    caffemodel from it (nnie_lsp/cli/triage_bundle.py)."""
     parts = ["nnie-triage bundle --layer {layer}", f"--reference {reference}", f"--sim {sim}"]
     if prototxt:
         parts.append(f"--prototxt {prototxt}")
-    if cfg:
-        parts.append(f"--cfg {cfg}")
-    parts.append("--caffemodel MODEL -o {layer}_bundle.zip")
+    parts.append(f"--cfg {cfg}" if cfg else "--caffemodel MODEL")
+    parts.append("-o {layer}_bundle.zip")
     return " ".join(parts)
