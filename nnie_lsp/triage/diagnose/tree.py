@@ -348,10 +348,14 @@ register_finding(
     summary=("No data-layer pair: the preprocessing was not checked", "没有数据层配对：未能检查预处理"),
     messages={"no_data": ("no data-layer pair: the preprocessing could not be checked (case 1); include the "
                           "data blob in both dump sets",
-                          "没有数据层配对：无法检查预处理（情况 1）；请在两侧的 dump 中都包含数据 blob")},
+                          "没有数据层配对：无法检查预处理（情况 1）；请在两侧的 dump 中都包含数据 blob"),
+              "unmeasured": ("the data layer {layer} is in both dump sets but could not be compared ({why}): the "
+                             "preprocessing was not checked (case 1); make that dump again",
+                             "两侧都有数据层 {layer} 的 dump，但无法比较（{why}）：未检查预处理（情况 1）；请重新生成该 dump")},
     docs="""
     ## What it finds
-    Dump sets in which the network input (the data blob) has no partner on the other side.
+    Dump sets in which the network input (the data blob) has no partner on the other side, or
+    whose pair could not be compared (a dump cut short or unreadable: the message says why).
 
     ## Why
     Guide step 2 starts at the data layer: it must reach ≈ 0.999, else the cfg's preprocessing
@@ -444,7 +448,12 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
             diag.reason = "the data layers differ and no cfg change explains it (see findings)"
         return diag
     if not data_rows:
-        builder.add("T002", "no_data")
+        unmeasured = next((r for r in rows if r.is_data and r.metrics is None and r.note), None)
+        if unmeasured is not None:   # the pair is there, its values are not (a dump cut short, unreadable)
+            builder.add("T002", "unmeasured", place=src.node_place(unmeasured.name), layer=unmeasured.name,
+                        why=unmeasured.note)
+        else:
+            builder.add("T002", "no_data")
     if not body:
         _inconclusive(diag, builder, "only_data", severity=Severity.ERROR)
         return diag
