@@ -132,3 +132,27 @@ def test_a_nan_in_a_middle_layer_names_the_layer_and_the_count(project):
     assert t003["layer"] == "conv2" and "Caffe 1 NaN / 0 Inf" in t003["message"] and "of 144 values" in t003["message"]
     assert "conv2 holds NaN/Inf values (Caffe 1 NaN, of 144 values)" in doc["reason"]
     assert "T401" not in _codes(doc) and "T004" not in _codes(doc)   # no case 4 resting on the rest
+
+
+def test_several_images_name_the_image_with_bad_dumps(tmp_path):
+    """Two images, a NaN in the second image's Caffe conv2: that image is "bad dumps", not an
+    inconclusive result; the headline follows the last image (the one the mapper dumps)."""
+    for name in ("det1.prototxt", "det1.caffemodel"):
+        shutil.copy(DET1 / name, tmp_path / name)
+    shutil.copy(IMAGE, tmp_path / "test1.jpg")
+    shutil.copy(IMAGE, tmp_path / "test2.jpg")
+    (tmp_path / "images.txt").write_text("./test1.jpg\n./test2.jpg\n")
+    (tmp_path / "mean.txt").write_text("127.5\n127.5\n127.5\n")
+    (tmp_path / "det1.cfg").write_text(CFG)
+    cfg = str(tmp_path / "det1.cfg")
+    for command, out in (("reference", "caffe"), ("emulate", "nnie")):
+        assert main([command, "--cfg", cfg, "--images", "2", "--input-shape", "1,3,12,12", "-o",
+                     str(tmp_path / out), "--progress", "none"]) == 0
+    path = next((tmp_path / "caffe" / "image1_test2").glob("conv2_output0_*"))
+    values = np.loadtxt(path)
+    values[3] = np.nan
+    np.savetxt(path, values, fmt="%.9g")
+    doc, _ = _compare(tmp_path, tmp_path / "caffe", tmp_path / "nnie")
+    assert doc["verdict"].startswith("bad dumps: NaN/Inf values — on 1 of 2 images")
+    assert doc["images"]["case_counts"] == {"bad_dumps": 1, "4": 1}
+    assert any(s.startswith("bad dumps (NaN/Inf values") for s in doc["images"]["summary"])
