@@ -69,14 +69,17 @@ def _json(capsys, cfg: Path) -> dict:
 
 
 def _apply(fix: dict) -> None:
+    """The fix's edits (1-based line/column ranges, possibly over several lines) written."""
     for e in fix["edits"]:
         path = Path(os.path.abspath(e["path"]))
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        if e["line"] > len(lines):
-            lines.append("")
-        line = lines[e["line"] - 1]
-        lines[e["line"] - 1] = line[:e["column"] - 1] + e["new_text"] + line[e["end_column"] - 1:]
-        path.write_text("".join(lines), encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+        def offset(line: int, column: int) -> int:
+            return (starts[line - 1] if line <= len(starts) else len(text)) + column - 1
+
+        a, b = offset(e["line"], e["column"]), offset(e["end_line"], e["end_column"])
+        path.write_text(text[:a] + e["new_text"] + text[b:], encoding="utf-8")
 
 
 def test_the_why_line_names_the_key(tmp_path, capsys):
@@ -94,9 +97,11 @@ def test_the_why_line_of_a_mean_file_fix_says_it_rewrites_the_values(tmp_path, c
 @pytest.mark.parametrize("fault, code, undo", [
     ({"[data_scale] 0.0078125": "[data_scale] 0.00390625"}, "T103", "0.00390625"),
     ({"[RGB_order] RGB": "[RGB_order] BGR"}, "T102", "BGR"),
+    # the mean file holds 100, 110, 120; on the old dumps the fit plus the cfg's new 127.5 would say 155
+    ({}, "T104", "155"),
 ])
 def test_a_withheld_finding_never_words_the_undo(tmp_path, capsys, monkeypatch, fault, code, undo):
-    cfg = _project(tmp_path, {} if code == "T102" else fault)
+    cfg = _project(tmp_path, {} if code == "T102" else fault, mean="100\n110\n120\n" if code == "T104" else None)
     if code == "T102":   # the cfg says BGR for the RGB-trained net: emulated so, then the fix
         text = cfg.read_text()
         cfg.write_text(text.replace("[RGB_order] RGB", "[RGB_order] BGR"))
@@ -112,6 +117,9 @@ def test_a_withheld_finding_never_words_the_undo(tmp_path, capsys, monkeypatch, 
     for f in doc["findings"][1:]:
         assert f["fix"] is None and "set [" not in f["message"] and undo not in f["message"], f["message"]
     assert undo not in doc["reason"] and "fix the cfg" not in doc["reason"]
+    if code == "T104":   # what the old dumps show, measured: the simulator's data minus Caffe's
+        t104 = next(f for f in doc["findings"] if f["code"] == "T104")
+        assert "the simulator's data minus Caffe's is (27.5, 17.5, 7.5) grey levels" in t104["message"]
     assert doc["next_step_text"].startswith("step 1: regenerate the emulation with the current cfg")
     text = _text(capsys, cfg)
     assert "Next: step 1: regenerate the emulation" in text and "fix the preprocessing" not in text
