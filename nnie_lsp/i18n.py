@@ -138,6 +138,11 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.step.5": ("step 5: check the post-processing", "第 5 步：检查后处理"),
     "triage.step.6": ("step 6: make a support bundle (nnie-triage bundle)",
                       "第 6 步：打包问题材料（nnie-triage bundle）"),
+    # dumps that carry no case (nnie_lsp/triage/diagnose/bad_dumps.py): the result's `bad_dumps.kind`
+    "triage.step.bad_dumps.input_size": ("step 1: make the Caffe and the NNIE dumps for one input size, then compare "
+                                         "again", "第 1 步：按同一输入尺寸重新生成 Caffe 与 NNIE 的 dump，然后再比较"),
+    "triage.step.bad_dumps.non_finite": ("step 1: make the dumps that hold NaN/Inf again, then compare again",
+                                         "第 1 步：重新生成含有 NaN/Inf 的 dump，然后再比较"),
     "triage.summary_case": ("Case {case}: {verdict}", "情形 {case}：{verdict}"),
     "triage.summary_inconclusive": ("Inconclusive: {verdict}", "无法判定：{verdict}"),
     "triage.summary_inconclusive_bare": ("Inconclusive", "无法判定"),
