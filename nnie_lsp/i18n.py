@@ -125,7 +125,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.low": ("cosine {cosine} against Caffe is below {threshold} ({status}){hint}",
                    "与 Caffe 的余弦相似度 {cosine} 低于 {threshold}（{status}）{hint}"),
     "triage.first": (": first divergence", "：首个分歧层"),
-    # triage results in the editor (issue 9: lens, stale marks, fixes, stored results, jobs)
+    # triage results in the editor (lens, stale marks, fixes, stored results, jobs)
     "triage.step.0": ("step 0 (before mapping): fix the ONNX → Caffe conversion, convert again and compare again",
                       "第 0 步（映射之前）：修正 ONNX → Caffe 转换，重新转换后再对比"),
     "triage.step.1": ("step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
@@ -170,7 +170,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.lens_stale": ("[stale] ", "[已过期] "),
     "triage.lens_apply": ("Apply triage fixes ({count})", "应用排查修复（{count}）"),
     "triage.lens_rerun": ("Run triage again", "重新运行排查"),
-    # the loop after a fix (issue 17): dumps older than the cfg, regenerate, confirmed fixed
+    # the loop after a fix: dumps older than the cfg, regenerate, confirmed fixed
     "triage.regenerate": ("Regenerate and triage again", "重新生成仿真并再次排查"),
     "triage.remap": ("re-run nnie_mapper with the current cfg, then triage again",
                      "请用当前 cfg 重新运行 nnie_mapper，然后再次排查"),

@@ -77,7 +77,7 @@ class Thresholds:
     (``benchmarks/bench_verdicts.py``; docs/field-facts.md §12):
 
     - ``small_abs_error``: max abs error / reference range at or below this is "small".  No longer a
-      decision (issue 16: 8-bit clipping of a long-tailed layer gives 0.1-0.16 on healthy runs);
+      decision (8-bit clipping of a long-tailed layer gives 0.1-0.16 on healthy runs);
       kept for ``--threshold`` and :meth:`is_small_error`.
     - ``sign_agreement``: below this share of agreeing signs the pair is flagged (sign flips hide
       behind absolute-value cosines).
