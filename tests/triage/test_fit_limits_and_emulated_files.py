@@ -1,4 +1,4 @@
-"""the preprocessing fit's two limits live in ``Thresholds``; ``emulate``
+"""The preprocessing fit's two limits live in ``Thresholds``; ``emulate``
 writes only the files nnie_mapper writes (no ``<input>_output0_…_quant.linear.hex`` for the net's
 input: the data reaches mapper_quant as the first layer's dequantized input); a bias-free
 power-of-two preprocessing fault is not called a decoding fault when the data says otherwise, and
