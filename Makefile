@@ -49,7 +49,7 @@ neovim: $(STAMP)
 	  || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq neovim >/dev/null))
 
 test: $(STAMP) neovim client-test docs-site
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -p no:cacheprovider -n auto --durations=20
 
 # VS Code client: type-check, unit tests (grammars, cfg sniffing, server command) and the universal
 # VSIX build (pure Python server). The linux-x64 VSIX (the server and OpenCV bundled, about 136 MiB,

@@ -36,7 +36,7 @@ The mappers:
   image it is not judged on.
 
 Nets: the MTCNN stages det1/det2/det3 and the SSD face detector (yufacedetectnet) from
-``../shared/corpus/models`` with their two test images, and a generated 16-convolution net with
+the shared corpus (``nnie_lsp.testing.shared_files.corpus_dir``) with their two test images, and a generated 16-convolution net with
 deterministic weights and two BN-style weight outliers (``nnie_lsp.testing.hp_synthetic``).
 Targets: the mapper's 8-bit final similarity plus 50 / 90 / 99 % of what every layer at 16 bit
 wins back.

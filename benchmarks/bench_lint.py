@@ -2,7 +2,7 @@
 
     python benchmarks/bench_lint.py [--layers 2000] [--repeat 7]
 
-Goal (issue #2): full lint ≤ 0.5× the time text_format.Parse alone takes on the same file.
+Goal: full lint ≤ 0.5× the time text_format.Parse alone takes on the same file.
 Prints the medians and the ratio; exit status is always 0 (a benchmark, not a test).
 """
 

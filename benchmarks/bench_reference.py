@@ -22,7 +22,7 @@
    the cfg and matching the layers) is for the record, like the toy net above.
 
 Nets: the real YuFaceDetectNet (SSD, 240×320 as shipped, and run at 416×416) and MTCNN det1 (48×48)
-from the shared corpus (``../shared/corpus/models``); MTCNN det1 from the repository's test data
+from the shared corpus (``nnie_lsp.testing.shared_files.corpus_dir``); MTCNN det1 from the repository's test data
 when the corpus is not there.
 """
 

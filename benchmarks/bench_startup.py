@@ -14,15 +14,15 @@ site-packages for protobuf (a path line: none of that folder's own ``.pth`` file
 
 Goals, all whole processes, measured here and never by a timed test:
 
-1. ``nnie-lint one.prototxt`` (one layer) within 50 ms (issue #11);
+1. ``nnie-lint one.prototxt`` (one layer) within 50 ms;
 2. ``nnie-lint big.prototxt`` (the 2,000-layer net ``benchmarks/bench_lint.py`` lints) within
    1.0x a bare ``text_format.Parse`` process: ``python -c`` importing protobuf's ``text_format``
    and the generated ``caffe_pb2`` (loaded by file path, no nnie_lsp package code) and parsing
-   the same file (issue #11);
+   the same file;
 3. ``nnie-lint one.cfg`` (a cfg with its one-layer prototxt, linted as a project) within 1.6x a
-   bare ``import google.protobuf.text_format`` process (issue #18);
+   bare ``import google.protobuf.text_format`` process;
 4. ``nnie-lint one.prototxt`` whose folder's parent holds two small cfgs that do not name it no
-   slower than the same prototxt without them (1.0x; issue #18: finding the cfg that names a
+   slower than the same prototxt without them (1.0x; finding the cfg that names a
    prototxt looks for the prototxt's name in each cfg's text before parsing it).
 
 Every command runs ``--repeat`` times, the commands interleaved round-robin so a busy machine

@@ -36,14 +36,14 @@ never into the triage.  Rows of the confusion table are the injected truth:
 - post-processing: a clean run with ``--postprocess`` (MTCNN P-Net box decoding, face scores,
   plain arrays), once with P-Net scores near the threshold moved across it.  Right: case 4 with the
   post-processing compared.
-- conversion (issue 19, the stage before Caffe; model ``conversion``): the MTCNN nets as a PyTorch
+- conversion (the stage before Caffe; model ``conversion``): the MTCNN nets as a PyTorch
   port exports them to ONNX (``nnie_lsp.testing.onnx_models``, real weights; O-Net built here) and
   the generated chain net (Clip, HardSwish, SiLU, Resize, Concat/Split, Reshape, Softmax: its Caffe
   reference runs in the numpy forward, OpenCV having no Clip/Upsample), converted to Caffe with ONE converter fault (``nnie_lsp.testing.onnx_models_convert``), run as a
   user runs it (``reference``, ``reference --onnx``, ``emulate``, ``compare --framework``).  Right:
   the verdict "conversion" at the faulty layer (T501 there).  Their faithful conversions are
   healthy-8bit runs with ``--framework``: right is case 4 (a "conversion" verdict is a false alarm).
-- board (issue 29, the stage after the simulator; model ``board``, ``benchmarks/board_runs.py``):
+- board (the stage after the simulator; model ``board``, ``benchmarks/board_runs.py``):
   board dumps of det1 at 36×36, det2, det3 and yufacedetectnet made from their emulation (the chip's
   values), each with ONE board-code mistake (a stride on a 13-wide output, ×4096, /4096 twice,
   HWC fed as CHW, RGB/BGR, the input's rows without the stride, two outputs swapped, a 31-character
@@ -55,7 +55,7 @@ never into the triage.  Rows of the confusion table are the injected truth:
 The fault set is the benchmark's own: other nets, layers, magnitudes and seeds than
 ``tests/triage/cases`` and ``nnie_lsp.testing.scenarios`` (nothing is imported from them).
 
-- cfg-only loop (issue 23; ``verdicts_cfg_only.py``): the Caffe reference AND the emulation both made
+- cfg-only loop (``verdicts_cfg_only.py``): the Caffe reference AND the emulation both made
   from the faulty cfg, as the product's own loop makes them, without a model card (right: the T100
   caveat, a mistake the comparison cannot show is said) and with one (right: case 1 with the wrong key,
   its fix applied, the NNIE side made again: case 4 and "Confirmed fixed"; a transpose, which no cfg
@@ -108,7 +108,7 @@ REPO_IMAGE = CHECKOUT / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (
 
 MTCNN_PREP = Prep(rgb_order="RGB", norm_type=5, mean=(127.5, 127.5, 127.5), data_scale=0.0078125)
 SSD_PREP = Prep(rgb_order="BGR", norm_type=2, mean=(104.0, 117.0, 123.0))
-SSD_PREP_ISSUE = Prep(rgb_order="BGR", norm_type=0)  # the cfg of issue 16's report
+SSD_PREP_ISSUE = Prep(rgb_order="BGR", norm_type=0)  # the cfg of a user report (SSD, BGR, norm_type 0)
 DEEP_PREP = Prep(rgb_order="BGR", norm_type=5, mean=(128.0, 128.0, 128.0), data_scale=0.0078125)
 BRANCHY_PREP = Prep(rgb_order="BGR", norm_type=3, data_scale=1 / 255)
 
@@ -518,7 +518,7 @@ def post_module(r: Runner) -> Path:
     """The post-processing functions as a file in the model's folder (``--postprocess FILE:fn``),
     as a user writes them.  (Both bugs that once made this the only form that worked — the
     ``module:function`` form's UnboundLocalError and a file holding a dataclass — are fixed and
-    tested in ``tests/triage/test_issue16_fixes.py``.)"""
+    tested in ``tests/triage/test_verdict_words_and_postprocess.py``.)"""
     return faults.write_postprocess_module(r.root)
 
 
@@ -551,9 +551,9 @@ def mtcnn_model(stage: str, root: Path) -> Model | None:
                  [folder / "test1.jpg", folder / "test2.jpg"], MTCNN_PREP, transpose=True, notes=notes)
 
 
-#: issue 16's det2 run: a BGR cfg on both sides (reproduces its "conv5-1 … 0.0861 of its range,
+#: a user-reported det2 run: a BGR cfg on both sides (reproduces its "conv5-1 … 0.0861 of its range,
 #: best scale 0.8568"); healthy all the same
-MTCNN_BGR_HEALTHY = [("same cfg on both sides, BGR (issue 16's det2 run)", Prep("BGR", 5, (127.5,) * 3, 0.0078125))]
+MTCNN_BGR_HEALTHY = [("same cfg on both sides, BGR (a user-reported det2 run)", Prep("BGR", 5, (127.5,) * 3, 0.0078125))]
 
 
 def mtcnn_prep_faults() -> list:
@@ -619,7 +619,7 @@ def ssd_model(key: str, prep: Prep, root: Path) -> Model | None:
     mtcnn = corpus_dir("models") / "mtcnn"
     if not (folder / "yufacedetectnet-open-v1.caffemodel").is_file():
         return None
-    title = "yufacedetectnet" + (" (norm_type 0, issue 16's cfg)" if prep.norm_type == 0 else "")
+    title = "yufacedetectnet" + (" (norm_type 0, a user-reported cfg)" if prep.norm_type == 0 else "")
     return Model(key, title, folder / "yufacedetectnet-open-v1.prototxt", folder / "yufacedetectnet-open-v1.caffemodel",
                  [mtcnn / "test2.jpg", mtcnn / "test1.jpg"], prep)
 
@@ -648,7 +648,7 @@ def run_yuface(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
 
 
 def run_yuface_issue(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
-    """The cfg of issue 16's report (BGR, norm_type 0): healthy runs, a power-of-two data scale (a
+    """The cfg of a user report (BGR, norm_type 0): healthy runs, a power-of-two data scale (a
     preprocessing fault that looks like a decoding factor on this bias-free net) and the ×16
     decoding fault."""
     m = ssd_model("yuface-nt0", SSD_PREP_ISSUE, root)

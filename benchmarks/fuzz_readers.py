@@ -55,6 +55,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nnie_lsp.testing.shared_files import corpus_dir  # noqa: E402
+
 SEED_DIRS = {
     "cfg": [ROOT / "tests" / "data" / "cfg", ROOT / "tests" / "data" / "rules"],
     "prototxt": [ROOT / "tests" / "data" / "prototxt"],
@@ -62,7 +64,7 @@ SEED_DIRS = {
 SEED_DIRS["dump"] = []   # generated: see _dump_seeds
 SEED_DIRS["wk"] = []     # generated: see _wk_seeds
 SEED_SUFFIXES = {"cfg": (".cfg",), "prototxt": (".prototxt",), "dump": (".float",), "wk": (".wk",)}
-SHARED = Path(os.environ.get("NNIE_SHARED_CORPUS", "/work/shared/corpus/real"))
+SHARED = corpus_dir("real")  # NNIE_SHARED, else the copy in tests/data/shared
 MAX_LEN = {"cfg": 4096, "prototxt": 8192, "dump": 16384, "wk": 1 << 20}
 
 

@@ -125,7 +125,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.low": ("cosine {cosine} against Caffe is below {threshold} ({status}){hint}",
                    "与 Caffe 的余弦相似度 {cosine} 低于 {threshold}（{status}）{hint}"),
     "triage.first": (": first divergence", "：首个分歧层"),
-    # triage results in the editor (issue 9: lens, stale marks, fixes, stored results, jobs)
+    # triage results in the editor (lens, stale marks, fixes, stored results, jobs)
     "triage.step.0": ("step 0 (before mapping): fix the ONNX → Caffe conversion, convert again and compare again",
                       "第 0 步（映射之前）：修正 ONNX → Caffe 转换，重新转换后再对比"),
     "triage.step.1": ("step 1: read the NNIE dumps again with the right fixed-point scale and compare again",
@@ -138,6 +138,11 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.step.5": ("step 5: check the post-processing", "第 5 步：检查后处理"),
     "triage.step.6": ("step 6: make a support bundle (nnie-triage bundle)",
                       "第 6 步：打包问题材料（nnie-triage bundle）"),
+    # dumps that carry no case (nnie_lsp/triage/diagnose/bad_dumps.py): the result's `bad_dumps.kind`
+    "triage.step.bad_dumps.input_size": ("step 1: make the Caffe and the NNIE dumps for one input size, then compare "
+                                         "again", "第 1 步：按同一输入尺寸重新生成 Caffe 与 NNIE 的 dump，然后再比较"),
+    "triage.step.bad_dumps.non_finite": ("step 1: make the dumps that hold NaN/Inf again, then compare again",
+                                         "第 1 步：重新生成含有 NaN/Inf 的 dump，然后再比较"),
     "triage.summary_case": ("Case {case}: {verdict}", "情形 {case}：{verdict}"),
     "triage.summary_inconclusive": ("Inconclusive: {verdict}", "无法判定：{verdict}"),
     "triage.summary_inconclusive_bare": ("Inconclusive", "无法判定"),
@@ -165,7 +170,7 @@ UI: Mapping[str, tuple[str, str]] = {
     "triage.lens_stale": ("[stale] ", "[已过期] "),
     "triage.lens_apply": ("Apply triage fixes ({count})", "应用排查修复（{count}）"),
     "triage.lens_rerun": ("Run triage again", "重新运行排查"),
-    # the loop after a fix (issue 17): dumps older than the cfg, regenerate, confirmed fixed
+    # the loop after a fix: dumps older than the cfg, regenerate, confirmed fixed
     "triage.regenerate": ("Regenerate and triage again", "重新生成仿真并再次排查"),
     "triage.remap": ("re-run nnie_mapper with the current cfg, then triage again",
                      "请用当前 cfg 重新运行 nnie_mapper，然后再次排查"),

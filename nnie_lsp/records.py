@@ -1,6 +1,6 @@
 """Immutable records whose classes are cheap to define (nnie-lint's start-up).
 
-``nnie-lint`` runs from a pre-commit hook on every commit (issue 18: a cfg with its one-layer
+``nnie-lint`` runs from a pre-commit hook on every commit (a cfg with its one-layer
 prototxt within 1.6x a bare ``import text_format`` process, measured by
 ``benchmarks/bench_startup.py``, never by a timed test).  Defining record classes was a large part
 of that start-up; the two bases here give the same classes for much less:

@@ -7,13 +7,13 @@ Runs the console scripts beside sys.executable: nnie-lint --format json on examp
 the shared corpus (real cfg/prototxt files); nnie-triage (PLAN) on a temporary copy of examples/triage and on the dump sets tests/triage
 builds from tests/data/triage (GEN). Per command: <slug>.json|.txt (stdout), <slug>.status.txt (command, exit code,
 first stderr line), <slug>--<name>.txt (what it wrote: text or a SHA-256 manifest). Normalised: repository and code
-roots (<ROOT>), ../shared (<SHARED>), the temporary folder (<TMP>), elapsed_s, dates, version strings.
+roots (<ROOT>), the shared corpus (<SHARED>), the temporary folder (<TMP>), elapsed_s, dates, version strings.
 """
 import argparse, collections, difflib, hashlib, os, re, shlex, shutil, subprocess, sys, tempfile, time  # noqa: E401
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("NNIE_SHARED") or ROOT.parent / "shared").resolve()  # as nnie_lsp/testing/shared_files.py
+SHARED = Path(os.environ.get("NNIE_SHARED") or ROOT / "tests/data/shared").resolve()  # as nnie_lsp/testing/shared_files.py
 BIN = Path(sys.executable).parent
 MODELS = {"det1": ROOT / "tests/data/triage/mtcnn", "det2": SHARED / "corpus/models/mtcnn"}
 

@@ -13,13 +13,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def pc_home(tmp_path_factory) -> str:
+    """One pre-commit home for the module: the hook's environment is built once (the first install
+    is what a user waits for once; the README's install page gives its time)."""
+    return str(tmp_path_factory.mktemp("pc-home"))
+
+
 def _git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"})
 
 
-def test_try_repo(tmp_path):
+def test_try_repo(tmp_path, pc_home):
     pre_commit = Path(sys.executable).with_name("pre-commit")
     if not pre_commit.exists() or shutil.which("git") is None:
         pytest.skip("pre-commit or git not installed")
@@ -28,7 +35,7 @@ def test_try_repo(tmp_path):
     (repo / "setup.cfg").write_text("[metadata]\nname = demo\n")
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {**os.environ, "PRE_COMMIT_HOME": pc_home, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     p = subprocess.run([str(pre_commit), "try-repo", str(ROOT), "nnie-lint", "--all-files"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     out = p.stdout + p.stderr
@@ -45,7 +52,7 @@ def test_try_repo(tmp_path):
     assert "model.prototxt:174:9: NN301" in out and "tiny_face_inst.cfg" in out
 
 
-def test_the_hook_fits_where_it_runs(tmp_path):
+def test_the_hook_fits_where_it_runs(tmp_path, pc_home):
     """The plain hook's environment has no onnx, and the repository commits neither the caffemodel
     nor the images: a project that is fine passes, with info findings saying what was not checked
     and how to check it (the hook id with the extra; where the files are)."""
@@ -60,7 +67,7 @@ def test_the_hook_fits_where_it_runs(tmp_path):
     (repo / ".gitignore").write_text("*.caffemodel\nimages/\n")
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {**os.environ, "PRE_COMMIT_HOME": pc_home, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     p = subprocess.run([str(pre_commit), "try-repo", str(ROOT), "nnie-lint", "--all-files", "--verbose"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     out = p.stdout + p.stderr

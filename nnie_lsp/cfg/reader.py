@@ -213,7 +213,7 @@ def _rstrip_end(s: str) -> int:
 
 # The grammar is regular: this reads exactly the lines it accepts, with the same spans (greedy
 # VALUE and COMMENT, as lark's lexer takes them).  A line read here needs no parser, so reading a
-# well-formed cfg never loads the line parser (nnie-lint's start-up, issue 18); any other line goes
+# well-formed cfg never loads the line parser (nnie-lint's start-up); any other line goes
 # to the parser.  It is written with str methods rather than as one regular expression, whose
 # compilation alone cost about 0.7 ms of every start-up.  tests/test_startup_cfg_parser.py checks
 # both agree on every line.

@@ -8,7 +8,7 @@ lint counts (the start-up goals are in the README; measured by ``benchmarks/benc
   generation (``gc.freeze``) and the collector is on again for the lint itself, with a youngest
   generation of :data:`GEN0_THRESHOLD` objects instead of 700: the lint loads the cfg side and
   the rule modules it needs on first use, and with the default threshold the collector ran about
-  eight times over their new objects during a one-layer cfg lint (about 1 ms: issue 18's start-up
+  eight times over their new objects during a one-layer cfg lint (about 1 ms of the start-up
   goal), while a command that lives for a second does not need its cycles freed that often;
 - when the command is done, standard output and error are flushed and the process leaves with
   ``os._exit``: the interpreter's teardown (freeing every module and object one by one, about 7 ms)

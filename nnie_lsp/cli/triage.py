@@ -5,8 +5,8 @@
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
                       [--lang en|zh] [--regenerate] [--progress auto|json|none]
-  nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
-                     [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
+  nnie-triage bundle --layer NAME [--cfg F] [--reference DIR --sim DIR] [--prototxt F] [--caffemodel F]
+                     [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]   (nnie_lsp/cli/triage_bundle.py)
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                         [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
                         [--transpose] [--input-shape N,C,H,W] [--onnx MODEL]
@@ -41,6 +41,7 @@ import os
 import sys
 from pathlib import Path
 
+from .triage_bundle import add_parser as add_bundle_parser, cmd_bundle
 from .triage_card import add_parser as add_card_parser, cmd_card
 from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
 from .triage_wk import add_parser as add_wk_parser, cmd_wk
@@ -168,18 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
                    "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
     _add_progress_arg(c, "compare")
-    b = sub.add_parser("bundle", help="step 6: a zip with everything support needs for one layer")
-    b.add_argument("--layer", required=True)
-    b.add_argument("--reference", required=True)
-    b.add_argument("--sim", required=True)
-    b.add_argument("--prototxt")
-    b.add_argument("--caffemodel")
-    b.add_argument("--cfg")
-    b.add_argument("--mapper-log")
-    b.add_argument("--image", action="append", default=[])
-    b.add_argument("--mean-file")
-    b.add_argument("--triage-json", help="an existing `compare --format json` result (else it is computed)")
-    b.add_argument("-o", "--out", help="zip path (default <layer>_bundle.zip)")
+    add_bundle_parser(sub)
     r = sub.add_parser("reference", help="Caffe-side dumps of the cfg's net and images (OpenCV, no Caffe)")
     _add_prep_args(r, _layout().CAFFE_OUTPUT_DIR)
     r.add_argument("--onnx", metavar="MODEL", help="instead of the Caffe net: the ONNX model it was converted from, "
@@ -332,7 +322,7 @@ def _thresholds(items: list[str]):
             raise ValueError(f"--threshold {it!r}: expected KEY=VALUE")
         k, v = it.split("=", 1)
         mapping[k.strip()] = v.strip()
-    return thresholds_from(mapping)
+    return thresholds_from(mapping, label="--threshold")
 
 
 def cmd_compare(args) -> int:
@@ -396,26 +386,6 @@ def _write_report(args, doc: dict) -> None:
     if args.html:
         Path(args.html).write_text(report.render_html(doc), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)
-
-
-def cmd_bundle(args) -> int:
-    from nnie_lsp.triage.report.bundle import make_bundle
-
-    triage = None
-    if args.triage_json:
-        try:
-            triage = json.loads(Path(args.triage_json).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"--triage-json {args.triage_json}: {exc}")
-    out = args.out or f"{args.layer.replace('/', '_')}_bundle.zip"
-    info = make_bundle(out, layer=args.layer, reference=args.reference, sim=args.sim, prototxt=args.prototxt,
-                       caffemodel=args.caffemodel, cfg=args.cfg, mapper_log=args.mapper_log, images=args.image,
-                       mean_file=args.mean_file, triage=triage)
-    print(f"wrote {out}: {len(info['files'])} files" + (f", mapper {info['mapper_version']}"
-                                                       if info.get("mapper_version") else ""))
-    for w in info.get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
-    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

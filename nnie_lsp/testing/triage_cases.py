@@ -33,6 +33,7 @@ board's dumps ``board/`` from the NNIE side's values, :func:`_board`), ``;``-sep
     values V,V…    replace the values           hwc             write in H,W,C element order
     nan N / inf N  N non-finite values (Caffe text side only)   missing   write no dump
     truncate N     the file keeps its first N values (a dump cut short)
+    crop H,W       keep the top-left H×W of every channel (a dump made for another input size)
 
 The input blobs hold image-like data (smooth patterns, ±1); the others N(0, 1).  With an
 ``nnie16`` table a 16-bit run is written too (blobs it does not name: exact copies).
@@ -71,10 +72,8 @@ class RecipeError(ValueError):
 
 
 def _shared_models() -> Path:
-    try:
-        from .shared_files import corpus_dir
-    except ImportError:  # the helper is optional: the folder ``shared`` beside the checkout
-        return CHECKOUT.parent / "shared" / "corpus" / "models"
+    from .shared_files import corpus_dir
+
     return corpus_dir("models")
 
 
@@ -362,6 +361,9 @@ def apply_faults(value: np.ndarray, faults: str, rng: np.random.Generator) -> tu
             flat[at] = np.nan if op == "nan" else np.inf
         elif op == "truncate":
             cut = int(arg)
+        elif op == "crop":
+            h, w = (int(x) for x in _numbers(arg))
+            v = v[..., :h, :w].copy()
         elif op == "hwc":
             hwc = True
         else:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..dumpio import scan as dumps_mod
 from ..prototxt.nnie_ends import nnie_ends
+from .diagnose.bad_dumps import input_size_mismatches
 from .diagnose.tree import Diagnosis, diagnose
 from .diagnose.builder import Sources, finding_json
 from .measure.input_codes import decode_input_codes
@@ -130,6 +131,7 @@ class TriageResult:
             "tool": "nnie-triage",
             "case": d.case,
             "next_step": d.next_step,
+            "next_step_text": d.next_step_text,
             "verdict": d.verdict,
             "reason": d.reason,
             "first_divergence": first,
@@ -144,6 +146,7 @@ class TriageResult:
             "sim16": _clean(d.sim16) if d.sim16 is not None else None,
             "postprocess": _clean(d.postprocess) if d.postprocess is not None else None,
             "decoding": _clean(d.decoding) if d.decoding is not None else None,
+            "bad_dumps": _clean(d.bad_dumps) if d.bad_dumps is not None else None,
             "input_codes": [c.to_json() for c in self.input_codes],
             "images": _clean(self.images) if self.images is not None else None,
             "reference_source": _clean(self.reference_source) if self.reference_source is not None else None,
@@ -427,6 +430,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     al = _align(ref_set, sim_set, graph, dot_graph)
     if al.pairs:
         aligned.step("align", 1, 1)
+    input_sizes = input_size_mismatches(al, graph)
     rows, warns = build_rows(al, graph, _keep(th), None if progress.silent else measured)
     rows16 = None
     notes = [str(n) for n in getattr(al, "notes", [])]
@@ -438,7 +442,8 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
     warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
     diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
                     bundle_hint=_bundle_hint(reference, sim, cfg, prototxt if graph is not None else None),
-                    prototxt_problem=prototxt_problem, stale=stale, reference_source=reference_source)
+                    prototxt_problem=prototxt_problem, stale=stale, reference_source=reference_source,
+                    input_sizes=input_sizes)
     progress.step("diagnose", 1, 1)
     inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
               "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
@@ -547,10 +552,11 @@ def _sources(cfg: str | Path | None, graph: NetGraph | None, lang: str) -> Sourc
 
 
 def _bundle_hint(reference, sim, cfg, prototxt) -> str:
+    """The step-6 command for this comparison: with a cfg, the bundle takes its prototxt and
+    caffemodel from it (nnie_lsp/cli/triage_bundle.py)."""
     parts = ["nnie-triage bundle --layer {layer}", f"--reference {reference}", f"--sim {sim}"]
     if prototxt:
         parts.append(f"--prototxt {prototxt}")
-    if cfg:
-        parts.append(f"--cfg {cfg}")
-    parts.append("--caffemodel MODEL -o {layer}_bundle.zip")
+    parts.append(f"--cfg {cfg}" if cfg else "--caffemodel MODEL")
+    parts.append("-o {layer}_bundle.zip")
     return " ".join(parts)

@@ -1,4 +1,4 @@
-"""An earlier finding confirmed fixed by a later run (issue 17): the engine's side of the loop
+"""An earlier finding confirmed fixed by a later run: the engine's side of the loop
 verdict → fix → dumps made again → "Confirmed fixed: T102 …".
 
 A run that follows an earlier result for the same cfg (the record the editor stores,

@@ -348,9 +348,10 @@ def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) ->
     return None, None
 
 
-def thresholds_from(items: Mapping[str, str] | None) -> Thresholds:
-    """Thresholds with the overrides `items` (name -> value; unknown names and values outside the
-    threshold's range — [0, 1] for shares and cosines — raise ValueError)."""
+def thresholds_from(items: Mapping[str, str] | None, *, label: str = "threshold") -> Thresholds:
+    """Thresholds with the overrides `items` (name -> value; unknown names, values that are not
+    numbers and values outside the threshold's range — [0, 1] for shares and cosines — raise
+    ValueError naming the threshold and the value; `label` names the setting in that message)."""
     from .measure.metrics import Thresholds
 
-    return Thresholds.from_mapping(dict(items) if items else None)
+    return Thresholds.from_mapping(dict(items) if items else None, label=label)

@@ -54,9 +54,10 @@ def check(lines: list[dict]) -> list[str]:
 
 
 def test_compare_progress_json(examples):
-    quiet = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "none")
-    done = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "json")
-    default = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json")
+    # --no-record: each run alone (a stored result would make the later runs follow the first)
+    quiet = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "none", "--no-record")
+    done = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "json", "--no-record")
+    default = triage(examples, "compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--no-record")
     assert quiet.returncode == done.returncode == default.returncode == 0, done.stderr
     same = [{**json.loads(p.stdout), "elapsed_s": 0} for p in (quiet, done, default)]
     assert same[0] == same[1] == same[2]

@@ -130,9 +130,11 @@ def _cfg_less_projects():
     from nnie_lsp.settings import LintSettings
 
     settings = LintSettings().merged(select=("NN",))
-    # the repository's own prototxts (17 today), plus the shared corpus where it is checked out
+    # the repository's own prototxts, the shared corpus among them (NNIE_SHARED: another copy too)
+    from nnie_lsp.testing.shared_files import shared_dir
+
     files = sorted({*ROOT.glob("tests/**/*.prototxt"), *ROOT.glob("examples/**/*.prototxt"),
-                    *(ROOT.parent / "shared" / "corpus").glob("**/*.prototxt")})
+                    *(shared_dir() / "corpus").glob("**/*.prototxt")})
     assert len(files) >= 15
     return [load_project(prototxt_path=str(f), settings=settings) for f in files]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 import pytest
@@ -13,8 +12,8 @@ DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "prototxt"
 REAL = sorted((DATA / "real").glob("*.prototxt"))
 MODELS = sorted((DATA / "models").glob("*/*.prototxt"))
 CORPUS = REAL + MODELS
-# weights are not copied into the repository (4.7 MB); tests using them skip without them
-SHARED_MODELS = pathlib.Path(os.environ.get("NNIE_SHARED_MODELS", str(corpus_dir("models"))))
+# the real models with their weights (tests/data/shared, or NNIE_SHARED)
+SHARED_MODELS = corpus_dir("models")
 
 
 def read(path: pathlib.Path) -> str:

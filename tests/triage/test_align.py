@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from types import SimpleNamespace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from nnie_lsp import dumpio
 from nnie_lsp.dumpio import scan_dumps
 from nnie_lsp.mapper.nettree import parse_net_tree
+from nnie_lsp.testing.shared_files import corpus_dir
 from nnie_lsp.triage.align.driver import iter_pairs, load_pair
 from nnie_lsp.triage.measure.metrics import compare_arrays
 from nnie_lsp.triage.progress import Reporter
@@ -448,13 +448,7 @@ def test_sample_cosine_is_metrics_cosine_with_no_evidence_as_one():
 
 # ------------------------------------------------------------------------------------------
 # real net: MTCNN det1 (PNet) through the prototxt graph, Caffe side from OpenCV's dnn
-def _shared() -> Path:
-    """shared/ beside the repository (as CI lays it out), else the workplace's /work/shared."""
-    beside = Path(__file__).resolve().parents[3] / "shared"
-    return beside if beside.is_dir() else Path("/work/shared")
-
-
-MTCNN = str(_shared() / "corpus" / "models" / "mtcnn")
+MTCNN = str(corpus_dir("models") / "mtcnn")
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from nnie_lsp.cli.triage import main
 from nnie_lsp.reference.net import read_weights
@@ -67,3 +70,60 @@ def test_bundle_reads_the_cfg_like_the_lint(scenario_dirs, tmp_path, monkeypatch
     assert "cfg/moved.cfg" in names and any(n.startswith("images/") for n in names)
     assert not any(n.endswith("mean.txt") for n in names)
     assert "moved.cfg:" in readme and "mean file of input 0 was not found" in readme
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "triage"
+
+
+def _example(tmp_path) -> Path:
+    """examples/triage/channel_swap as a user has it: the cfg, output/ and mapper_quant/ beside it."""
+    shutil.copytree(EXAMPLE / "channel_swap", tmp_path / "channel_swap")
+    shutil.copytree(EXAMPLE / "model", tmp_path / "model")
+    shutil.copy(EXAMPLE / "test1.jpg", tmp_path / "test1.jpg")
+    shutil.copy(EXAMPLE / "nnie.toml", tmp_path / "nnie.toml")
+    return tmp_path / "channel_swap" / "sim.cfg"
+
+
+def test_bundle_with_the_cfg_alone(tmp_path, capsys):
+    """--cfg alone: the cfg's prototxt, the caffemodel's weights of the layer, the image, the mean
+    file, the dump folders found beside it and a triage result computed."""
+    cfg = _example(tmp_path)
+    out = tmp_path / "conv2.zip"
+    assert main(["bundle", "--cfg", str(cfg), "--layer", "conv2", "-o", str(out)]) == 0
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        readme = z.read("README.md").decode()
+        triage = json.loads(z.read("triage.json"))
+        w = np.load(io.BytesIO(z.read("layer/weights/conv2_blob0_16x10x3x3.npy")))
+    assert {"model/det1.prototxt", "layer/conv2.excerpt.prototxt", "cfg/sim.cfg", "cfg/mean.txt",
+            "images/test1.jpg"} <= set(names)
+    assert np.array_equal(w, read_weights(EXAMPLE / "model" / "det1.caffemodel")["conv2"][0])
+    assert any(n.startswith("data/caffe/conv2_output0") for n in names)
+    assert any(n.startswith("data/nnie/pool1_output0") for n in names)   # its input, NNIE side
+    assert triage["case"] == 1 and "case 1" in readme and "det1.caffemodel" in readme
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("with_prototxt", [True, False])
+def test_an_unknown_layer_is_exit_2_with_the_nearest_names(tmp_path, capsys, with_prototxt):
+    cfg = _example(tmp_path)
+    out = tmp_path / "b.zip"
+    folder = cfg.parent
+    argv = ["bundle", "--cfg", str(cfg)] if with_prototxt else [
+        "bundle", "--reference", str(folder / "output"), "--sim", str(folder / "mapper_quant")]
+    assert main([*argv, "--layer", "conv_2", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--layer conv_2: no layer of that name in" in err and "nearest: conv2" in err, err
+    assert ("det1.prototxt" in err) == with_prototxt and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_the_bundle_says_which_cfg_file_is_missing(tmp_path, capsys):
+    cfg = _example(tmp_path)
+    cfg.write_text(cfg.read_text().replace("../model/det1.caffemodel", "../model/gone.caffemodel"))
+    out = tmp_path / "b.zip"
+    assert main(["bundle", "--cfg", str(cfg), "--layer", "conv2", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "[caffemodel_file] ../model/gone.caffemodel was not found: not in the bundle" in err
+    with zipfile.ZipFile(out) as z:
+        assert "model/det1.prototxt" in z.namelist() and not any("weights" in n for n in z.namelist())

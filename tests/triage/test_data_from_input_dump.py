@@ -19,7 +19,7 @@ def test_case1_from_first_layer_input_dump(tmp_path, capsys):
     assert not list(sim.glob("data_output*")) and list(sim.glob("conv1_input0_*_anti_quant.float"))
     assert main(["compare", "--reference", str(EX / "channel_swap" / "output"), "--sim", str(sim),
                  "--cfg", str(EX / "channel_swap" / "sim.cfg"), "--prototxt", str(EX / "model" / "det1.prototxt"),
-                 "--format", "json"]) == 0
+                 "--format", "json", "--no-record"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["case"] == 1
     assert doc["layers"][0]["name"] == "data" and doc["layers"][0]["cosine"] < 0.999

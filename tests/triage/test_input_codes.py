@@ -130,7 +130,7 @@ def test_compare_checks_code_files_against_their_twins(emulated, capsys):
     root, cfg = emulated
     capsys.readouterr()
     assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(root / "sim"), "--cfg", str(cfg),
-                 "--format", "json"]) == 0
+                 "--format", "json", "--no-record"]) == 0
     doc = json.loads(capsys.readouterr().out)
     codes = {c["layer"]: c for c in doc["input_codes"]}
     assert sorted(codes) == ["conv2", "conv3", "conv4-1", "conv4-2", "pool1", "prob1"]
@@ -175,10 +175,10 @@ def test_without_twins_the_emulated_clips_decode_and_otherwise_a_reason(emulated
                                    rtol=5e-6, atol=5e-7)  # six significant digits
     capsys.readouterr()
     assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(bare), "--cfg", str(cfg),
-                 "--clips", str(root / "sim"), "--format", "json"]) == 0
+                 "--clips", str(root / "sim"), "--format", "json", "--no-record"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["case"] == 4 and all(c["decoded"] for c in doc["input_codes"])
-    assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(bare), "--cfg", str(cfg)]) == 0
+    assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(bare), "--cfg", str(cfg), "--no-record"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "8-bit input dumps: 6 code file(s): 6 not decoded" in text
     assert main(["compare", "--reference", str(root / "caffe"), "--sim", str(bare), "--clips", str(tmp_path)]) == 2

@@ -48,7 +48,7 @@ def test_the_cli_and_the_library_give_the_same_result(examples, capsys, monkeypa
     from nnie_lsp.cli.triage import main
 
     monkeypatch.chdir(examples)
-    assert main(["compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "none"]) == 0
+    assert main(["compare", "--cfg", "quant_noise/sim.cfg", "--format", "json", "--progress", "none", "--no-record"]) == 0
     cli = json.loads(capsys.readouterr().out)
     request = pipeline.TriageRequest(cfg="quant_noise/sim.cfg")
     result = pipeline.triage(request)

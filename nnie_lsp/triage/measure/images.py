@@ -27,17 +27,20 @@ from .rows import ends
 #: Short names of the guide's cases for the sentences about the images.
 CASE_NAMES = {1: "case 1 (preprocessing)", 2: "case 2 (quantization)", 3: "case 3 (layer matching)",
               4: "case 4 (post-processing)", "decoding": "a decoding fault (the NNIE dumps read with the wrong scale)",
+              "bad_dumps": "bad dumps (NaN/Inf values, or data layers of different sizes)",
               None: "an inconclusive result"}
-#: Order of the outcomes when images tie: the guide's cases, then a decoding fault, then inconclusive.
-_ORDER = {1: 1, 2: 2, 3: 3, 4: 4, "decoding": 5, None: 6}
+#: Order of the outcomes when images tie: the guide's cases, then a decoding fault, bad dumps, inconclusive.
+_ORDER = {1: 1, 2: 2, 3: 3, 4: 4, "decoding": 5, "bad_dumps": 6, None: 7}
 
 
 def _outcome(result) -> int | str | None:
-    """An image's outcome: its guide case, ``"decoding"`` (T006: no case of the guide, but not
-    inconclusive either), or None."""
+    """An image's outcome: its guide case, ``"decoding"`` (T006) or ``"bad_dumps"`` (T003/T010: no
+    case of the guide, but not inconclusive either), or None."""
     diag = result.diagnosis
     if diag.case is None and getattr(diag, "decoding", None):
         return "decoding"
+    if diag.case is None and getattr(diag, "bad_dumps", None):
+        return "bad_dumps"
     return diag.case
 
 

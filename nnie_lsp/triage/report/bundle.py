@@ -12,6 +12,7 @@ import io
 import json
 import re
 import zipfile
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -112,22 +113,81 @@ def _find_tensors(folder: str, names: list[str]) -> list[Path]:
     return out
 
 
-def _cfg_files(cfg: str, warnings: list[str]) -> tuple[list[str], str | None]:
-    """(calibration images, mean file) of the cfg's first input, resolved as the lint resolves
-    them (the one reading, nnie_lsp.cfg.preprocessing).  Problems become bundle warnings."""
+@dataclass
+class CfgFiles:
+    """What the cfg names that a bundle holds, resolved as the lint resolves it."""
+
+    prototxt: str | None = None
+    caffemodel: str | None = None
+    images: list[str] = field(default_factory=list)
+    mean_file: str | None = None
+
+
+def cfg_files(cfg: str, warnings: list[str]) -> CfgFiles:
+    """The prototxt, caffemodel, calibration images and mean file of the cfg (its first input),
+    resolved as the lint resolves them (the one reading: :func:`nnie_lsp.project.load_project`,
+    nnie_lsp.cfg.preprocessing).  A file the cfg names that is not there becomes a bundle
+    warning with its cfg position."""
     from nnie_lsp.project import load_project
 
     project = load_project(cfg_path=cfg, load_prototxt=False)
+    out = CfgFiles()
+    if project.cfg is None:
+        warnings.append(f"cfg: {cfg} cannot be read")
+        return out
+    for key, attr in (("prototxt_file", "prototxt"), ("caffemodel_file", "caffemodel")):
+        ref = next((r for r in project.refs if r.entry.key == key), None)
+        if ref is None or ref.is_null:
+            continue
+        if ref.resolved is None:
+            warnings.append(f"cfg: {cfg}:{ref.entry.line + 1}: [{key}] {ref.written} was not found: not in the bundle")
+        else:
+            setattr(out, attr, ref.resolved)
     first = project.input_preprocessing(0)
-    if project.cfg is None or first is None:
-        warnings.append(f"cfg: {cfg} names no input ([image_list] missing)" if project.cfg is not None
-                        else f"cfg: {cfg} cannot be read")
-        return [], None
+    if first is None:
+        warnings.append(f"cfg: {cfg} names no input ([image_list] missing)")
+        return out
     mean = first.mean_file
     if first.uses_mean and (mean is None or mean.resolved is None):
         warnings.append(f"cfg: {first.where('mean_file')}: the mean file of input 0 was not found")
-    mean_path = mean.resolved if first.uses_mean and mean is not None else None
-    return project.calibration_images(first), mean_path
+    out.mean_file = mean.resolved if first.uses_mean and mean is not None else None
+    out.images = project.calibration_images(first)
+    return out
+
+
+#: How many near names an unknown --layer is answered with.
+NEAREST = 5
+
+
+def layer_names(prototxt_text: str) -> list[str]:
+    """The layer names of a prototxt, in order (the names ``--layer`` takes)."""
+    return [name for name, _b, _t, _blk in _layer_blocks(prototxt_text) if name]
+
+
+def check_layer(layer: str, names: list[str], where: str) -> None:
+    """:class:`BundleError` naming the nearest of `names` when `layer` is none of them (a ``_hp``
+    mark and its base name are the same layer)."""
+    import difflib
+
+    if layer in names or any(base_layer_name(n) == layer for n in names):
+        return
+    near = difflib.get_close_matches(layer, names, n=NEAREST, cutoff=0.5)
+    if near:
+        hint = "nearest: " + ", ".join(near)
+    else:
+        hint = "its names: " + ", ".join(names[:8]) + (" …" if len(names) > 8 else "") if names else "it names none"
+    raise BundleError(f"--layer {layer}: no layer of that name in {where} ({hint})")
+
+
+def dump_names(*folders: str) -> list[str]:
+    """The tensor names the dump folders hold (what ``--layer`` can mean without a prototxt)."""
+    from ...dumpio.scan import scan_dumps
+
+    names: dict[str, None] = {}
+    for folder in folders:
+        for t in scan_dumps(folder).tensors:
+            names.setdefault(t.key, None)
+    return list(names)
 
 
 def safe_member_name(arc: str) -> str:
@@ -139,9 +199,24 @@ def safe_member_name(arc: str) -> str:
     return "/".join(parts) or "_"
 
 
-def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, prototxt: str | None = None,
-                caffemodel: str | None = None, cfg: str | None = None, mapper_log: str | None = None,
-                images: list[str] | None = None, mean_file: str | None = None, triage: dict | None = None) -> dict:
+@dataclass
+class BundleInputs:
+    """The files of one bundle, checked and completed from the cfg (:func:`bundle_inputs`)."""
+
+    prototxt: str | None
+    caffemodel: str | None
+    images: list[str]
+    mean_file: str | None
+    warnings: list[str]
+
+
+def bundle_inputs(*, layer: str, reference: str, sim: str, prototxt: str | None = None,
+                  caffemodel: str | None = None, cfg: str | None = None, mapper_log: str | None = None,
+                  images: list[str] | None = None, mean_file: str | None = None) -> BundleInputs:
+    """The bundle's inputs: the given files checked, what is not given taken from `cfg` (its
+    prototxt, caffemodel, last calibration image, mean file), and `layer` checked against the
+    prototxt (else the dump folders): :class:`BundleError` naming the nearest names.  Writes
+    nothing."""
     for what, p in (("reference folder", reference), ("simulator folder", sim)):
         if not Path(p).exists():
             raise BundleError(f"{what} {p} does not exist")
@@ -149,13 +224,41 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
                     ("mean file", mean_file), *(("image", i) for i in images or [])):
         if p and not Path(p).is_file():
             raise BundleError(f"{what} {p} does not exist")
-    files: list[str] = []
     warnings: list[str] = []
-    info: dict = {"layer": layer, "files": files, "warnings": warnings, "mapper_version": None}
+    named = cfg_files(cfg, warnings) if cfg else CfgFiles()
+    prototxt, caffemodel = prototxt or named.prototxt, caffemodel or named.caffemodel
+    if prototxt:
+        from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+
+        try:
+            check_layer(layer, layer_names(read_prototxt_text(prototxt)), Path(prototxt).name)
+        except NetLoadError as exc:
+            raise BundleError(str(exc)) from exc
+    elif not _find_tensors(reference, [layer]) and not _find_tensors(sim, [layer]):
+        check_layer(layer, dump_names(reference, sim), f"the dumps of {reference} and {sim} (no prototxt given)")
+    imgs = list(images or [])
+    if not imgs:   # the image the mapper dumps: the list's last
+        imgs = [i for i in named.images[-1:] if Path(i).is_file()]
+    return BundleInputs(prototxt=prototxt, caffemodel=caffemodel, images=imgs, mean_file=mean_file or named.mean_file,
+                        warnings=warnings)
+
+
+def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, prototxt: str | None = None,
+                caffemodel: str | None = None, cfg: str | None = None, mapper_log: str | None = None,
+                images: list[str] | None = None, mean_file: str | None = None, triage: dict | None = None) -> dict:
+    """Write the bundle for `layer` to `out` (atomically); returns ``{layer, files, warnings,
+    mapper_version, prototxt, caffemodel}``.  The inputs are :func:`bundle_inputs`'s: with `cfg`,
+    what is not given comes from it."""
+    given = bundle_inputs(layer=layer, reference=reference, sim=sim, prototxt=prototxt, caffemodel=caffemodel,
+                          cfg=cfg, mapper_log=mapper_log, images=images, mean_file=mean_file)
+    prototxt, caffemodel = given.prototxt, given.caffemodel
+    files: list[str] = []
+    warnings: list[str] = list(given.warnings)
+    info: dict = {"layer": layer, "files": files, "warnings": warnings, "mapper_version": None,
+                  "prototxt": prototxt, "caffemodel": caffemodel}
     producers: list[str] = []
     bottoms: list[str] = []
     tops: list[str] = [layer]
-    cfg_images, cfg_mean = _cfg_files(cfg, warnings) if cfg else ([], None)
     # atomic (a killed run leaves an older bundle intact); a link at `out` is replaced, not followed
     with atomic_write.replacing(str(out), follow_symlinks=False) as handle, \
             zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as z:
@@ -211,12 +314,9 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
                 add_file(f"data/{side}/{p.name}", p)
         if cfg:
             add_file(f"cfg/{Path(cfg).name}", cfg)
-        imgs = list(images or [])
-        if not imgs and cfg_images:
-            imgs = [i for i in cfg_images[-1:] if Path(i).is_file()]
-        for im in imgs:
+        for im in given.images:
             add_file(f"images/{Path(im).name}", im)
-        mf = mean_file or cfg_mean
+        mf = given.mean_file
         if mf and Path(mf).is_file():
             add_file(f"cfg/{Path(mf).name}", mf)
         if mapper_log:
@@ -236,6 +336,8 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
         readme = [f"# nnie-triage bundle: layer {layer}", "",
                   f"Made {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by nnie-triage (guide step 6).", "",
                   f"- mapper version: {info['mapper_version'] or 'unknown (no mapper log given)'}",
+                  f"- prototxt: {Path(prototxt).name if prototxt else 'none given'}; the layer's weights from: "
+                  f"{Path(caffemodel).name if caffemodel else 'none given'}",
                   f"- producers: {', '.join(producers) or 'network input / unknown'}",
                   f"- layer inputs (blobs): {', '.join(bottoms) or 'unknown'}"]
         if triage:

@@ -227,11 +227,13 @@ def _terminal_summary(doc: dict, console) -> None:
     case = doc.get("case")
     colour = {1: "red", 2: "yellow", 3: "yellow", 4: "green"}.get(case, "magenta")
     console.print(Text(f"Verdict: {verdict_line(doc)}", style=f"bold {colour}"))
-    console.print(f"Why: {doc.get('reason')}")
-    console.print(f"First divergence: {doc.get('first_divergence') or '—'}")
-    console.print(f"Next: {next_text(doc)}")
+    # plain Text, never rich markup: the reason quotes cfg keys ("[data_scale] 0.0078125"), which
+    # markup would take for style tags and drop
+    console.print(Text(f"Why: {doc.get('reason')}"))
+    console.print(Text(f"First divergence: {doc.get('first_divergence') or '—'}"))
+    console.print(Text(f"Next: {next_text(doc)}"))
     for line in images_lines(doc) + board_lines(doc):
-        console.print(line)
+        console.print(Text(line))
     for line in build_lines(doc):   # holds "[I]": not rich markup
         console.print(Text(line))
     for line in input_code_lines(doc):
@@ -252,7 +254,7 @@ def _terminal_summary(doc: dict, console) -> None:
             loc = f"line {e['line']}" if e.get("line") else "new line"
             console.print(Text(f"  {loc}: {e['new_line']}", style="green"))
             if e.get("file_content"):
-                console.print(f"    {e.get('file_name')}: " + e["file_content"].strip().replace("\n", ", "))
+                console.print(Text(f"    {e.get('file_name')}: " + e["file_content"].strip().replace("\n", ", ")))
     um = doc.get("unmatched", {})
     if um.get("reference") or um.get("sim"):
         console.print(Text(f"unmatched: Caffe {len(um.get('reference', []))}, NNIE {len(um.get('sim', []))} "

@@ -1,4 +1,4 @@
-"""Issue 16's smaller points: the verdict names itself once in every view, T103 names the two real
+"""The verdict names itself once in every view, T103 names the two real
 scales (and never proposes [data_scale] alone where the norm_type does not scale), and
 ``--postprocess`` loads both of its documented forms."""
 
