@@ -214,11 +214,9 @@ def triage_steps(p: Pictures) -> None:
                  "--postprocess postprocess_pnet.py:decode")
     # step 6: the vendor bundle of the first divergent layer of the quantization run
     q = "quant_noise"
-    p.shot("step6-bundle.svg", ["nnie-triage", "bundle", "--layer", "conv2", "--reference", f"{q}/output",
-                                "--sim", f"{q}/mapper_quant", "--prototxt", "model/det1.prototxt",
-                                "--caffemodel", "model/det1.caffemodel", "--cfg", f"{q}/sim.cfg",
+    p.shot("step6-bundle.svg", ["nnie-triage", "bundle", "--layer", "conv2", "--cfg", f"{q}/sim.cfg",
                                 "-o", "conv2_bundle.zip"], tri,
-           title="$ nnie-triage bundle --layer conv2 --reference output/ --sim mapper_quant/ ... -o conv2_bundle.zip")
+           title="$ nnie-triage bundle --layer conv2 --cfg quant_noise/sim.cfg -o conv2_bundle.zip")
     import zipfile
 
     with zipfile.ZipFile(tri / "conv2_bundle.zip") as z:
