@@ -275,17 +275,18 @@ export async function triageScenario(page, h) {
     await screenshot(page, 'triage-report-plot');
   });
 
-  // 4b. the code link of the T102 problem opens rules.md at the rule's heading
-  const link = page.locator('.markers-panel .monaco-list-row', { hasText: 'T102' }).first().locator('a', { hasText: 'T102' }).first();
+  // 4b. a problem's code link opens rules.md at the rule's heading (T102 is fixed by now: a hint,
+  // which the Problems panel does not list; NN016 on the prototxt's input_dim lines stays)
+  const link = page.locator('.markers-panel .monaco-list-row', { hasText: 'NN016' }).first().locator('a', { hasText: 'NN016' }).first();
   await link.waitFor({ state: 'visible', timeout: 10000 });
   await link.click();
   await waitFor('rules.md in an editor', async () => (await page.locator('.tabs-container .tab.active', { hasText: 'rules.md' }).count()) > 0, 20000);
-  const atRule = await waitFor('the T102 heading on screen', async () => {
+  const atRule = await waitFor('the NN016 heading on screen', async () => {
     const text = await editorText(page);
-    return /T102/.test(text) ? text : undefined;
+    return /NN016/.test(text) ? text : undefined;
   }, 10000);
   const cursor = norm(await page.locator('#status\\.editor\\.selection').first().innerText().catch(() => ''));
-  log(`code link opened rules.md at ${cursor}: ${atRule.split('\n').find((l) => l.includes('T102'))}`);
+  log(`code link opened rules.md at ${cursor}: ${atRule.split('\n').find((l) => l.includes('NN016'))}`);
   if (/Ln 1,/.test(cursor)) fail('the code link opened rules.md at the top');
   await screenshot(page, 'triage-code-link');
 
