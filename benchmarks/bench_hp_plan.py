@@ -21,7 +21,7 @@ and scores the last image (the one the mapper dumps, and so the image a mapper r
 The mappers:
 
 - **1 image** — a list of the first image only, the mapper being the planner's own emulation
-  (the rows the README called "same" before the planner calibrated over the list);
+  (the rows the docs called "same" before the planner calibrated over the list);
 - **same** — the planner's own emulation of the two-image list (the plan is right when the
   emulation is);
 - **2 images** — the emulation with both images emulated in full, judged on the last: the

@@ -17,7 +17,7 @@ takes) -> the reader, then the invariants the lint relies on:
   same bytes with a blank before every newline (which neither fast path accepts -- ``%.18e``,
   ``dumpio/fixed_e.py``, nor the mapper's six-digit ``%g``, ``dumpio/short_g.py`` -- so the general
   tokeniser reads it) give the same values (NaN in the same places, same signs, within the 2 ulp
-  the README promises), or both a ValueError that names the source.  Seeds hold both fast forms;
+  docs/reliability.md promises), or both a ValueError that names the source.  Seeds hold both fast forms;
   ``--dump-form g`` seeds the mapper's ``%g`` form only;
 - the `.wk` (``--reader wk``, bytes straight to ``parse_wk``): a model or a ``WkError``, nothing
   else; every offset it reports inside the file; the same bytes give the same model; every
@@ -136,7 +136,7 @@ def check_prototxt(data: bytes, parse_prototxt, build_graph, decode) -> None:
         raise AssertionError("two readings of one text differ")
 
 
-ULPS = 2  # the fast path's documented accuracy: within 2 ulp of a correctly rounded parse (README)
+ULPS = 2  # the fast path's documented accuracy: within 2 ulp of a correctly rounded parse (docs/reliability.md)
 
 
 def _same_floats(a, b) -> bool:

@@ -109,7 +109,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
 
 
 def rules_table_markdown(lang: str = "en") -> str:
-    """The README rule table, generated from the registry."""
+    """The rules table of nnie_lsp/docs/rules.md, generated from the registry."""
     lines = ["| code | name | default | fix | what it finds |", "|---|---|---|---|---|"]
     for r in all_rules():
         default = r.severity.label + ("" if r.default_enabled else " (off)")

@@ -14,7 +14,7 @@ with is exactly what the guide's step 2 asks, so the cfg can never be its own re
 What lives here (each module one job):
 
 - :mod:`.schema` -- the card's keys as data (kind, allowed values, en/zh docs, who reads them):
-  the reader, hover, completion, the docs and the README read it;
+  the reader, hover, completion and the docs read it;
 - :mod:`.messages` -- the card's problem texts (en/zh), registered by rule NN120;
 - :mod:`.locate` -- where each table, key and value of a TOML text is (tomllib gives values only);
 - :mod:`.reader` -- ``parse_card(text, path)``: an immutable :class:`~.reader.CardDocument` with

@@ -1,5 +1,5 @@
 """The keys of a model card's ``[[model]]`` entry, as data: the one place the reader, hover,
-completion, the docs and the README learn what a key means and which values it takes.
+completion and the docs learn what a key means and which values it takes.
 
 The contract keys (``prototxt``, ``channel_order``, ``mean``, ``scale``, ``transpose``, ``source``)
 keep their names; later keys extend it.  ``chip`` and ``board_memory`` are reserved for the checks

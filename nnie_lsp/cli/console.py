@@ -1,7 +1,7 @@
 """Console-script entry points: start-up and exit handling around the commands' ``main``.
 
 ``nnie-lint`` runs on every commit from a pre-commit hook, so what the interpreter does around the
-lint counts (the start-up goals are in the README; measured by ``benchmarks/bench_startup.py``, never by a timed test):
+lint counts (the start-up goals are in docs/benchmarks.md; measured by ``benchmarks/bench_startup.py``, never by a timed test):
 
 - the cyclic garbage collector is off while the modules load (they build many long-lived objects
   and no cycles worth collecting), then every object they built is moved to the permanent

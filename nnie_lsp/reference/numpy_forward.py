@@ -136,7 +136,7 @@ def _bcast(v: np.ndarray, ndim: int, axis: int = 1) -> np.ndarray:
     return v.reshape(shape)
 
 
-#: The layer types :func:`run_layer` runs (the docstring's list; README "reference" section).
+#: The layer types :func:`run_layer` runs (the docstring's list; docs/triage/commands.md, the reference).
 SUPPORTED = frozenset({
     "Convolution", "Deconvolution", "DepthwiseConvolution", "InnerProduct", "Pooling", "ReLU", "PReLU",
     "Sigmoid", "TanH", "AbsVal", "Power", "Softmax", "BatchNorm", "Scale", "Bias", "Eltwise", "Concat",

@@ -1,6 +1,6 @@
 """Codes the lint driver produces itself: NN000 (a rule crashed), NN901/NN902 (suppression
 comments) and NN903 (a file to lint that was not read).  They live in the registry like every rule, so `--explain`, hover, the docs and the
-README list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` make them with
+docs list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` make them with
 :func:`internal_error`, :func:`unused_suppression` and :func:`unknown_suppression_code` (the one
 construction path, :class:`~nnie_lsp.rules.context.DiagnosticBuilder`).
 """

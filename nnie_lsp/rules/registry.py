@@ -1,4 +1,4 @@
-"""The rule registry: one entry per stable code, feeding lint, hover, completion, docs and README.
+"""The rule registry: one entry per stable code, feeding lint, hover, completion and the docs.
 
 A rule is a pure function ``check(project, ctx) -> Iterable[Diagnostic]`` registered with
 :func:`rule`.  Its docstring holds the docs in fixed sections (``What it finds``, ``Why``,
