@@ -111,8 +111,13 @@ def align(
         named = [t for t in named if id(t) not in {id(d.sim) for d in by_values.drafts}]
     if named:
         shown = ", ".join(t.key for t in named[:6]) + (" …" if len(named) > 6 else "")
-        notes.append(f"{len(named)} simulator tensor(s) named after a layer or blob of the prototxt that has no "
-                     f"reference dump ({shown}): listed unmatched, never paired with another layer by values")
+        if graph is None:
+            notes.append(f"{len(named)} named simulator tensor(s) without a reference dump of the same name "
+                         f"({shown}): listed unmatched, never paired with another layer by values (no prototxt: "
+                         "names are not traced through the net; give --prototxt or --cfg)")
+        else:
+            notes.append(f"{len(named)} simulator tensor(s) named after a layer or blob of the prototxt that has no "
+                         f"reference dump ({shown}): listed unmatched, never paired with another layer by values")
     matched_sims = {id(d.sim) for d in drafts}
     unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
 
@@ -136,14 +141,17 @@ def _named_apart(tensors: list[DumpTensor], graph: NetGraph | None, name_of) -> 
     """(tensors named after a layer or blob of the prototxt, the rest).  A named simulator tensor
     whose reference dump is missing stays unmatched: pairing it by values with a named reference
     dump would put another layer's values under its name (a NNIE ``conv4-1`` dump on the Caffe
-    ``prob1`` of the same size)."""
-    if graph is None:
-        return [], list(tensors)
+    ``prob1`` of the same size).  Without a prototxt every tensor not numbered by the instruction
+    simulator (``seg<s>_layer<node>``) counts as named: nothing tells which names are this net's."""
     named, rest = [], []
     for t in tensors:
-        key = name_of(t)
-        known = t.seg is None and t.node is None and (
-            graph.find_layer(key, name_variants) is not None or graph.find_blob(key, name_variants) is not None)
+        numbered = t.seg is not None or t.node is not None
+        if graph is None:
+            known = not numbered
+        else:
+            key = name_of(t)
+            known = not numbered and (
+                graph.find_layer(key, name_variants) is not None or graph.find_blob(key, name_variants) is not None)
         (named if known else rest).append(t)
     return named, rest
 

@@ -35,6 +35,7 @@ from .common import (
     sample_positions,
     value_count,
 )
+from .value_match import Scores, greedy_matches
 
 if TYPE_CHECKING:
     from ...prototxt.graph import NetGraph
@@ -117,53 +118,34 @@ class ValuePass:
             out.append(d)
         return out
 
-    def _scores(self, n: int, sims: list, refs: list) -> tuple[np.ndarray, np.ndarray]:
-        """Sample cosine of every (sim, ref) pair, the better of the CHW and HWC readings of the sim;
-        and where the HWC reading won."""
+    def _scores(self, n: int, sims: list, refs: list) -> Scores:
+        """The value samples of both sides (each tensor read once), the simulator's also read as
+        (H, W, C) for every (C, H, W) the references give (:mod:`.value_match` scores them)."""
         idx = sample_positions(n)
-        ref_samples = []
-        for r in refs:
-            values = np.asarray(r.load_raw()).reshape(-1)
-            ref_samples.append(np.asarray(values[idx], dtype=np.float64))
-            del values
-        sim_samples = []
-        for s in sims:
+        chws = [self._ref_chw(r, n) for r in refs]
+        shapes = list(dict.fromkeys(c for c in chws if c is not None))
+        ref_samples = np.empty((len(refs), idx.size))
+        for j, r in enumerate(refs):
+            ref_samples[j] = np.asarray(r.load_raw()).reshape(-1)[idx]
+        direct = np.empty((len(sims), idx.size))
+        permuted = {chw: np.empty((len(sims), idx.size)) for chw in shapes}
+        positions = {chw: hwc_positions(idx, chw) for chw in shapes}
+        for i, s in enumerate(sims):
             values = np.asarray(s.load_raw()).reshape(-1)
-            direct = np.asarray(values[idx], dtype=np.float64)
-            permuted = {}
-            for r in refs:
-                chw = self._ref_chw(r, n)
-                if chw is not None and chw not in permuted:
-                    permuted[chw] = np.asarray(values[hwc_positions(idx, chw)], dtype=np.float64)
-            sim_samples.append((direct, permuted))
+            direct[i] = values[idx]
+            for chw in shapes:
+                permuted[chw][i] = values[positions[chw]]
             del values
         gc.collect()
-        score = np.full((len(sims), len(refs)), -2.0)
-        hwc = np.zeros((len(sims), len(refs)), dtype=bool)
-        for i, (direct, permuted) in enumerate(sim_samples):
-            for j, r in enumerate(refs):
-                c = sample_cosine(ref_samples[j], direct)
-                chw = self._ref_chw(r, n)
-                if chw is not None:
-                    cp = sample_cosine(ref_samples[j], permuted[chw])
-                    if cp > c + 0.05:
-                        c, hwc[i, j] = cp, True
-                score[i, j] = c
-        return score, hwc
+        return Scores(direct, permuted, ref_samples, chws)
 
     def _by_values(self, n: int, sims: list, refs: list, order_pairs: list) -> list[Draft]:
-        """Greedy one-to-one by best score; confidence from the margin to the runner-up."""
-        score, hwc = self._scores(n, sims, refs)
+        """Greedy one-to-one by best score (:func:`.value_match.greedy_matches`); confidence from
+        the margin to the runner-up."""
         out = []
-        taken_s, taken_r = set(), set()
-        candidates = sorted(((score[i, j], i, j) for i in range(len(sims)) for j in range(len(refs))), reverse=True)
-        for sc, i, j in candidates:
-            if i in taken_s or j in taken_r:
-                continue
-            taken_s.add(i)
-            taken_r.add(j)
-            others = [score[i, jj] for jj in range(len(refs)) if jj != j] + [score[ii, j] for ii in range(len(sims)) if ii != i]
-            runner = max(others) if others else -1.0
+        for match in greedy_matches(self._scores(n, sims, refs)):
+            i, j, sc = match.sim, match.ref, match.score
+            runner = match.runner_up if match.runner_up is not None else -1.0
             s, r = sims[i], refs[j]
             d = Draft(sim=s, ref=r, blob=self.refs.blob_of.get(id(r)), value_cosine=float(sc))
             if len(refs) == 1 and len(sims) == 1:
@@ -182,7 +164,7 @@ class ValuePass:
                     d.flags.append("index-guess")
                     d.notes.append("values do not separate the candidates: an order-level guess, low confidence")
                     d.confidence = min(d.confidence, 0.3)
-            if hwc[i, j]:
+            if match.hwc:
                 d.layout = "HWC"
             if s.node is not None and self.graph is not None:
                 order_pairs.append((float(s.seg or 0) * 1e9 + float(s.node), self._ref_order(r)))
