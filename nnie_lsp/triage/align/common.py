@@ -10,6 +10,7 @@ prefixes, :mod:`.positions`); the driver that runs them in order: :mod:`.driver`
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -107,9 +108,11 @@ class PassResult:
     notes: list[str] = field(default_factory=list)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name_variants(name: str) -> tuple[str, ...]:
     """Progressively looser keys, most specific first: the normalized name, the part after the
-    last ``:`` (mapper ``comp2:NET:conv1`` style prefixes), and lower-cased forms of both."""
+    last ``:`` (mapper ``comp2:NET:conv1`` style prefixes), and lower-cased forms of both.
+    (Cached: every pass looks the same names up again.)"""
     key = normalize_name(name)
     out: list[str] = [key]
     if ":" in key:

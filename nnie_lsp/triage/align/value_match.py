@@ -67,6 +67,12 @@ class Scores:
         hwc = np.zeros(score.shape, dtype=bool)
         for chw, samples in self.permuted.items():
             where = self.columns_of[chw] if cols is None else self.columns_of[chw][cols]
+            if where.all():   # one (C, H, W) for every column: no copies
+                cp = sample_cosines(samples[rows], ref)
+                better = cp > score + HWC_MARGIN
+                np.copyto(score, cp, where=better)
+                hwc |= better
+                continue
             if not where.any():
                 continue
             cp = sample_cosines(samples[rows], ref[where])
@@ -118,14 +124,19 @@ def greedy_matches(scores: Scores) -> list[Match]:
         top = -np.sort(-np.partition(score, cols - 2, axis=1)[:, -2:], axis=1) if cols > 1 else score
         row_top2[idx, :top.shape[1]] = top
         # columns: merge this block's two best rows into the running two best
-        order = np.argsort(-score, axis=0, kind="stable")[:2]
-        for k in range(order.shape[0]):
-            vals = score[order[k], np.arange(cols)]
-            rows_here = idx[order[k]]
-            first = vals > col_top[0]
-            col_top[1] = np.where(first, col_top[0], np.maximum(col_top[1], vals))
-            col_arg = np.where(first, rows_here, col_arg)
-            col_top[0] = np.where(first, vals, col_top[0])
+        at = np.arange(cols)
+        arg = score.argmax(axis=0)
+        v1 = score[arg, at]
+        if len(idx) > 1:
+            score[arg, at] = -np.inf
+            v2 = score.max(axis=0)
+            score[arg, at] = v1
+        else:
+            v2 = np.full(cols, -np.inf)
+        new_best = v1 > col_top[0]
+        col_top[1] = np.where(new_best, np.maximum(col_top[0], v2), np.maximum(col_top[1], v1))
+        col_arg = np.where(new_best, idx[arg], col_arg)
+        col_top[0] = np.where(new_best, v1, col_top[0])
     taken_r = np.zeros(cols, dtype=bool)
     position = [0] * rows
     heap = [(-kept[i][0][0], -i, -kept[i][0][1], kept[i][0][2]) for i in range(rows)]

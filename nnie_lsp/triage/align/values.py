@@ -16,7 +16,6 @@ recorded in ``layout``.
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import TYPE_CHECKING
 
@@ -136,7 +135,6 @@ class ValuePass:
             for chw in shapes:
                 permuted[chw][i] = values[positions[chw]]
             del values
-        gc.collect()
         return Scores(direct, permuted, ref_samples, chws)
 
     def _by_values(self, n: int, sims: list, refs: list, order_pairs: list) -> list[Draft]:
