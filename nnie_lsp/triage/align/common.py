@@ -10,7 +10,6 @@ prefixes, :mod:`.positions`); the driver that runs them in order: :mod:`.driver`
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpTensor
 from ...prototxt.layers import permute_inserting_types
 from ..measure.metrics import cosine
+from .keys import name_variants
 
 if TYPE_CHECKING:
     from ...prototxt.graph import NetGraph
@@ -106,24 +106,6 @@ class PassResult:
     drafts: list[Draft] = field(default_factory=list)
     pending: list[DumpTensor] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def name_variants(name: str) -> tuple[str, ...]:
-    """Progressively looser keys, most specific first: the normalized name, the part after the
-    last ``:`` (mapper ``comp2:NET:conv1`` style prefixes), and lower-cased forms of both.
-    (Cached: every pass looks the same names up again.)"""
-    key = normalize_name(name)
-    out: list[str] = [key]
-    if ":" in key:
-        tail = normalize_name(key.rsplit(":", 1)[1])
-        if tail:
-            out.append(tail)
-    for k in list(out):
-        low = k.lower()
-        if low not in out:
-            out.append(low)
-    return tuple(dict.fromkeys(out))
 
 
 # --------------------------------------------------------------------------------------------
