@@ -38,7 +38,7 @@ def project(tmp_path: Path) -> Path:
 def _run16(folder: Path, proto: str, shapes: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.cfg").write_text(CFG16.format(proto=proto))
-    for k, (layer, shape) in enumerate(shapes.items()):
+    for layer, shape in shapes.items():
         dumpio.write_mapper_quant(folder / "mapper_quant", layer, np.zeros(shape), 0)
     return folder / "mapper_quant"
 

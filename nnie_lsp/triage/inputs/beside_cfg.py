@@ -19,6 +19,9 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
      says so);
   3. ``mapper_quant_emulated_16bit/`` (``nnie-triage emulate --bits 16``).
 
+  Each only when it is this net's run: its cfg (or nnie-triage's manifest) names the same
+  prototxt, or its dump names and sizes are this net's (:meth:`.this_net.ThisNet.borrowed`);
+  a candidate of another net is skipped (:mod:`.sixteen_bit`).
   A cfg that itself says ``[compile_mode] 1`` gets none: its own ``mapper_quant/`` is the 16-bit run.
 - dot: ``cnn_net_tree.dot`` beside the cfg;
 - framework (the ONNX side of the conversion stage, ``compare --framework``): ``output_onnx/``
@@ -29,8 +32,14 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
   form (:mod:`nnie_lsp.dumpio.board`), directly or in sub-folders (one run each).  Optional; with
   a board the simulator side may be missing (the board is then judged against Caffe alone).
 
-Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
-others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
+``output/``, ``mapper_quant/``, ``mapper_quant_emulated/`` and the dot beside the cfg are taken
+unless their names say another net (:meth:`.this_net.ThisNet.beside`, :meth:`~.this_net.ThisNet.dot`).
+Every input found but not taken is in :attr:`Discovery.skipped` with why (and in
+:attr:`Discovery.tried` of its role); :func:`complete_inputs` says each on its log.
+
+Inputs given by the caller are kept as given (``origin == "given"``), never checked; discovery
+only fills the others.  Nothing here raises on a missing or unreadable folder: it is simply not
+found.
 
 Importing this module loads no numpy (the editor's server uses it at once): dump names are parsed
 by :mod:`nnie_lsp.dumpio.names`, imported when a folder is first checked.
