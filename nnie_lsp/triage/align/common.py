@@ -192,7 +192,7 @@ class ReferenceTable:
 # --------------------------------------------------------------------------------------------
 def value_count(t: DumpTensor) -> int | None:
     """Element count without parsing values when possible."""
-    n = t.size_hint()
+    n = (math.prod(t.shape) if t.shape else 1) if t.shape is not None else None   # t.size_hint(), cheaper
     if n is not None and t.fmt in ("ruyi-caffe", "mapper-quant", "mapper-input", "npy", "npz", "bin"):
         return n
     try:

@@ -171,7 +171,8 @@ def _simulator_outputs(sim: DumpSet, graph: NetGraph | None, notes: list[str]) -
                         break
             fixed.append(t)
         sim_out = _data_from_input_dumps(graph, sim, fixed, notes)
-    n_in = sum(1 for t in sim.tensors if t.role == "input" and t not in sim_out)
+    taken = {id(t) for t in sim_out}
+    n_in = sum(1 for t in sim.tensors if t.role == "input" and id(t) not in taken)
     if n_in:
         notes.append(f"{n_in} simulator input dump(s) (layer inputs) are not paired; they serve isolated per-layer checks")
     return sim_out
@@ -246,7 +247,7 @@ def load_pair(pair: AlignedPair) -> tuple[np.ndarray, np.ndarray, str]:
     s_raw = pair.sim.load_raw()
     exp = pair.expected_shape
     notes = []
-    if exp is not None and r.size == int(np.prod(exp)):
+    if exp is not None and r.size == math.prod(exp):
         r = r.reshape(exp)
     if pair.layout == "HWC" and exp is not None and len(exp) == 3:
         c, h, w = exp

@@ -28,16 +28,19 @@ Importing this module loads no numpy.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import os
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
+from typing import Callable, Iterator
 
-from .folders import entries, is_file, subfolders
+from .folders import is_file, subfolders
 
-#: How many dump names of a folder are checked.
+#: How many dump names of a folder a borrowed run is judged on (a sample: the folder's order).
 MAX_NAMES = 400
+#: How many entries of a folder beside the cfg are looked at, at most, for one of this net's dumps.
+MAX_SCAN = 100_000
 #: A borrowed run is another net's when more than this share of its checked dumps have other sizes.
 SIZE_SHARE = 0.1
 #: Sizes listed in a refusal.
@@ -130,20 +133,25 @@ class ThisNet:
             return None
         return layer.tops[min(index, len(layer.tops) - 1)]
 
-    def evidence(self, folder: str) -> Evidence:
+    def evidence(self, folder: str, *, limit: int = MAX_NAMES, enough: int | None = None) -> Evidence:
         """What the dump names of `folder` (or of its first image sub-folder, nnie-triage's layout
-        for several images) say against this net; needs :attr:`graph`."""
+        for several images) say against this net: at most `limit` names (in the order the folder
+        lists them), or until `enough` of them are this net's; needs :attr:`graph`."""
         from ...dumpio.names import parse_dump_name
 
         parsed = _dump_names(folder, parse_dump_name)
-        if not parsed:
+        first = next(parsed, None)
+        if first is None:
             for sub in subfolders(folder):
                 parsed = _dump_names(sub, parse_dump_name)
-                if parsed:
+                first = next(parsed, None)
+                if first is not None:
                     break
         named = known = sized = misses = nameless = 0
         shown: list[str] = []
-        for p in parsed[:MAX_NAMES]:
+        for k, p in enumerate(itertools.chain((first,) if first is not None else (), parsed)):
+            if k >= limit or (enough is not None and known >= enough):
+                break
             if p.seg is not None or p.node is not None:
                 nameless += 1
                 continue
@@ -198,12 +206,13 @@ class ThisNet:
         """A folder the tools write beside the cfg: this net's unless its names say another net."""
         if self.graph is None:
             return Verdict(None, f"not checked against the net: {self._why_no_graph()}")
-        ev = self.evidence(folder)
+        # one dump named after this net is enough: a folder of thousands is not read through
+        ev = self.evidence(folder, limit=MAX_SCAN, enough=1)
         names = self._names_say(ev)
         if names is None:
             return Verdict(None, "not checked against the net: its dumps carry no layer names")
         if ev.known:
-            return Verdict(True, names.why)
+            return Verdict(True, f"its dumps are named after layers or blobs of {self.label}")
         return names
 
     # ---------------------------------------------------------------- the compiled net
@@ -241,15 +250,19 @@ class ThisNet:
         return Verdict(True, f"{known} of its {named} nodes are layers or blobs of {self.label}")
 
 
-def _dump_names(folder: str, parse) -> list:
-    out = []
-    for entry in entries(folder):
-        if not is_file(entry):
-            continue
-        p = parse(entry.name)
-        if p is not None and p.fmt != "skip" and p.role == "output":
-            out.append(p)
-    return out
+def _dump_names(folder: str, parse) -> Iterator:
+    """The output dump names of `folder`, as the folder lists them (at most :data:`MAX_SCAN`
+    entries looked at)."""
+    try:
+        with os.scandir(folder) as it:
+            for entry in itertools.islice(it, MAX_SCAN):
+                if not is_file(entry):
+                    continue
+                p = parse(entry.name)
+                if p is not None and p.fmt != "skip" and p.role == "output":
+                    yield p
+    except OSError:
+        return
 
 
 def _digest(text: str) -> str:
