@@ -153,7 +153,7 @@ class ValuePass:
             else:
                 margin = sc - runner
                 d.matched_by = "values"
-                d.confidence = float(np.clip(0.5 + 0.45 * margin / 0.1, 0.2, 0.95)) if sc > 0.5 else 0.25
+                d.confidence = min(0.95, max(0.2, 0.5 + 0.45 * margin / 0.1)) if sc > 0.5 else 0.25
                 d.notes.append(
                     f"value correlation: sample cosine {sc:.4f} vs runner-up {runner:.4f} among {len(refs)} reference / "
                     f"{len(sims)} simulator tensors of {n} values"
