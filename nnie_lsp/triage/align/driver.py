@@ -35,7 +35,7 @@ import numpy as np
 
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpSet, DumpTensor, resolve_layout
-from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, ReferenceTable, name_variants
+from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, Draft, ReferenceTable, name_variants
 from .dot_nodes import DotPass, node_key
 from .names import NamePass
 from .positions import read_positions
@@ -121,8 +121,8 @@ def align(
     matched_sims = {id(d.sim) for d in drafts}
     unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
 
-    pairs = LayoutPass(graph, value_check).run(drafts, progress)
-    pairs = _in_network_order(pairs, graph, dot, notes)
+    drafts = _in_network_order(drafts, graph, dot, notes)
+    pairs = LayoutPass(graph, value_check).run(drafts, progress, numbered=True)
 
     used_after = {id(p.ref) for p in pairs}
     unmatched_ref = list(refs.unmatched)
@@ -200,32 +200,40 @@ def _data_from_input_dumps(graph: NetGraph, sim: DumpSet, sim_out: list[DumpTens
     return out
 
 
-def _in_network_order(pairs: list[AlignedPair], graph: NetGraph | None, dot: NetTree | None,
-                      notes: list[str]) -> list[AlignedPair]:
-    """Pairs sorted by the prototxt order; without a prototxt by the dot's order, else by the
-    reference files' write times; ``order`` renumbered 0..n-1."""
+def _in_network_order(drafts: list[Draft], graph: NetGraph | None, dot: NetTree | None,
+                      notes: list[str]) -> list[Draft]:
+    """The drafts sorted by the prototxt order; without a prototxt by the dot's order, else by the
+    reference files' write times (the layout pass then numbers the pairs 0..n-1 in this order)."""
     if graph is None:
         mtimes = {}
-        for p in pairs:
+        for d in drafts:
             try:
-                mtimes[id(p)] = os.path.getmtime(p.ref.path)
+                mtimes[id(d)] = os.path.getmtime(d.ref.path)
             except OSError:
-                mtimes[id(p)] = 0.0
+                mtimes[id(d)] = 0.0
         if dot is not None:
             keys = ((node_key(dot.nodes[n]), i) for i, n in enumerate(dot.topo_order()))
             pos = {key: i for key, i in keys if key}
-            key = lambda p: (pos.get(p.sim.key, math.inf), mtimes[id(p)], p.name)  # noqa: E731
+            key = lambda d: (pos.get(d.sim.key, math.inf), mtimes[id(d)], _name(d))  # noqa: E731
             notes.append("network order taken from cnn_net_tree.dot (no prototxt)")
         else:
-            key = lambda p: (p.order, mtimes[id(p)], p.sim.seg or 0, p.sim.node or 0, p.name)  # noqa: E731
+            key = lambda d: (_order(d), mtimes[id(d)], d.sim.seg or 0, d.sim.node or 0, _name(d))  # noqa: E731
             notes.append("no prototxt: network order approximated by the reference files' write times")
-        pairs = sorted(pairs, key=key)
-    else:
-        pairs = sorted(pairs, key=lambda p: (p.order, _rank_at_blob(p), p.name))
-    return [replace(p, order=i) for i, p in enumerate(pairs)]
+        return sorted(drafts, key=key)
+    return sorted(drafts, key=lambda d: (_order(d), _rank_at_blob(d), _name(d)))
 
 
-def _rank_at_blob(pair: AlignedPair) -> int:
+def _order(d: Draft) -> int:
+    """The order an :class:`AlignedPair` made of `d` starts with (the prototxt's, an int)."""
+    return int(d.order) if math.isfinite(d.order) else 10**9
+
+
+def _name(d: Draft) -> str:
+    """The :attr:`AlignedPair.name` of the pair `d` becomes."""
+    return getattr(d.layer, "name", None) or d.blob or d.sim.key
+
+
+def _rank_at_blob(pair: Draft | AlignedPair) -> int:
     """Several dumps on one blob: an in-place chain's earlier member first, then the layer's own
     dump, then the mapper's nodes after it (inserted Permute, Reportop)."""
     if "inplace-intermediate" in pair.flags:

@@ -208,13 +208,14 @@ class LayoutPass:
         self.graph = graph
         self.value_check = value_check
 
-    def run(self, drafts: list[Draft], progress: Reporter | None = None) -> list[AlignedPair]:
+    def run(self, drafts: list[Draft], progress: Reporter | None = None, *, numbered: bool = False) -> list[AlignedPair]:
+        """The pairs of `drafts`; `numbered`: each pair's ``order`` is its place in `drafts`."""
         total = len(drafts)
         pairs = []
         for i, d in enumerate(drafts):
             if progress is not None:
                 progress.step("align", i, total)
-            pairs.append(self.finish(d))
+            pairs.append(self.finish(d, i if numbered else None))
         if progress is not None:
             progress.step("align", total, total)
         return pairs
@@ -238,7 +239,7 @@ class LayoutPass:
             d.notes.append(f"Permute output named with its input's dims {dims} (the Caffe blob is "
                            f"{'×'.join(map(str, exp))}); values compared in the order they are stored")
 
-    def finish(self, d: Draft) -> AlignedPair:
+    def finish(self, d: Draft, order: int | None = None) -> AlignedPair:
         lay = d.layer
         ltype = getattr(lay, "type", None) if lay is not None else None
         exp = self.graph.item_shape(d.blob) if self.graph is not None else None
@@ -290,7 +291,7 @@ class LayoutPass:
             matched_by=d.matched_by,
             confidence=round(float(d.confidence), 3),
             note="; ".join(dict.fromkeys(d.notes)) or None,
-            order=int(d.order) if math.isfinite(d.order) else 10**9,
+            order=order if order is not None else (int(d.order) if math.isfinite(d.order) else 10**9),
             layout=d.layout,
             flags=tuple(dict.fromkeys(d.flags)),
             expected_shape=tuple(exp) if exp is not None else None,
