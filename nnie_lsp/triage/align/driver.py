@@ -8,7 +8,8 @@ confirms them, then one reference tensor per blob
 (:class:`~nnie_lsp.triage.align.common.ReferenceTable`). Then:
 
 1. **name** (:class:`~nnie_lsp.triage.align.names.NamePass`) — names through the prototxt graph:
-   in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``;
+   in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``; a name the prototxt does
+   not know, with a reference dump of the same name it does not know either, by that name;
 2. **dot** (:class:`~nnie_lsp.triage.align.dot_nodes.DotPass`) — ``cnn_net_tree.dot`` node names and
    numbers, for what the names left (only when a dot is given): the mapper's own nodes too
    (``permute_<k>`` after a Normalize, Reportop ``<top>_report_<seg>_<k>``);
@@ -16,7 +17,10 @@ confirms them, then one reference tensor per blob
    correlation against the reference tensors no pass has used yet, for the simulator tensors
    without a name of this net only (instruction-simulator ``seg<s>_layer<node>`` dumps, unknown
    names); a tensor named after a layer or blob of the prototxt whose reference dump is missing is
-   listed unmatched, never paired with another layer by its values.
+   listed unmatched, never paired with another layer by its values — without a prototxt, every
+   named tensor (all but ``seg<s>_layer<node>``) is.  Same-size groups are matched by
+   :mod:`.value_match` (matrix products in bounded blocks, the greedy on a heap): the alignment
+   stays near-linear in the number of tensors when they have names.
 
 Then :class:`~nnie_lsp.triage.align.values.LayoutPass` checks every pair's layout (W_H_C names,
 (H, W, C) values behind a mapper Permute) and builds the :class:`AlignedPair` records, which the
