@@ -309,6 +309,109 @@ def bench_memory(size_gb: float, tmp: str) -> None:
           f"| run/whole-set = {extra / disk:.3f}")
 
 
+# ---------------------------------------------------------------------------------------------
+SCALE_SHAPES = ((2, 3, 3), (4, 2, 2), (3, 4, 4), (1, 5, 5), (8,))
+
+
+class StageClock:
+    """A progress reporter that notes when each stage first reports (``triage``'s stages)."""
+
+    silent = False
+
+    def __init__(self) -> None:
+        self.first: dict[str, float] = {}
+
+    def step(self, stage: str, done: int, total: int, item: str = "") -> None:
+        self.first.setdefault(stage, time.perf_counter())
+
+    def part(self, start: float, end: float) -> "StageClock":
+        return self
+
+    def renamed(self, stage):
+        return self
+
+    def close(self) -> None:
+        pass
+
+
+def scale_project(tmp: str, tensors: int, nameless: bool) -> str:
+    """The demo project (MTCNN det1, examples/triage/channel_swap) with small tensors added until
+    each side holds `tensors`: Caffe dumps ``extra_<k>`` and, on the NNIE side, mapper_quant dumps
+    of the same names (``nameless``: instruction-simulator dumps ``seg0_layer<node>`` with shuffled
+    node ids instead, paired by values).  Returns the cfg."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "triage")
+    run = os.path.join(tmp, "run")
+    shutil.copytree(os.path.join(root, "channel_swap"), run)
+    shutil.copytree(os.path.join(root, "model"), os.path.join(tmp, "model"))
+    out, mq = os.path.join(run, "output"), os.path.join(run, "mapper_quant")
+    have = sum(1 for f in os.listdir(out) if f.endswith(".float"))
+    rng = np.random.default_rng(5)
+    extra = max(0, tensors - have)
+    nodes = rng.permutation(np.arange(1000, 1000 + extra))
+    for k in range(extra):
+        a = rng.normal(size=SCALE_SHAPES[k % len(SCALE_SHAPES)])
+        dumpio.write_ruyi_caffe(out, f"extra_{k:05d}", a)
+        noisy = a + rng.normal(0, 0.01, a.shape)
+        if nameless:
+            dumpio.write_inst(mq, 0, int(nodes[k]), noisy)
+        else:
+            dumpio.write_mapper_quant(mq, f"extra_{k:05d}", noisy, 0)
+    return os.path.join(run, "sim.cfg")
+
+
+def read_all(cfg: str) -> int:
+    """What any comparison must do at least: list both dump folders and read every tensor once."""
+    from nnie_lsp.dumpio.scan import scan_dumps
+
+    run = os.path.dirname(cfg)
+    n = 0
+    for side in ("output", "mapper_quant"):
+        for t in scan_dumps(os.path.join(run, side)).tensors:
+            n += int(np.asarray(t.load_raw()).size)
+    return n
+
+
+def bench_scale(tensors: int, repeat: int, tmp: str, nameless: bool = False) -> None:
+    """``triage`` (inputs beside the cfg, scan, align, measure, diagnose; no report) on a project
+    with `tensors` per side, against reading its files, the two taking turns (best of `repeat`)."""
+    from nnie_lsp.triage.pipeline import TriageRequest, triage
+
+    t0 = time.perf_counter()
+    cfg = scale_project(tmp, tensors, nameless)
+    gen = time.perf_counter() - t0
+    here = os.getcwd()
+    os.chdir(os.path.dirname(cfg))
+    try:
+        best_read = best_run = cpu_read = cpu_run = float("inf")
+        stages: dict[str, float] = {}
+        for _ in range(repeat):
+            c0, t0 = time.process_time(), time.perf_counter()
+            values = read_all(cfg)
+            best_read = min(best_read, time.perf_counter() - t0)
+            cpu_read = min(cpu_read, time.process_time() - c0)
+            clock = StageClock()
+            c0, t0 = time.process_time(), time.perf_counter()
+            result = triage(TriageRequest(cfg=cfg), progress=clock)
+            t1 = time.perf_counter()
+            cpu_run = min(cpu_run, time.process_time() - c0)
+            if t1 - t0 < best_run:
+                best_run = t1 - t0
+                marks = sorted((at, stage) for stage, at in clock.first.items() if stage in ("align", "measure",
+                                                                                             "diagnose"))
+                stages = {stage: (marks[k + 1][0] if k + 1 < len(marks) else t1) - at
+                          for k, (at, stage) in enumerate(marks)}
+    finally:
+        os.chdir(here)
+    rows = [r for r in result.rows if r.metrics is not None]
+    by_name = sum(1 for r in rows if r.matched_by in ("name", "graph"))
+    kind = "nameless sim (seg0_layer<node>)" if nameless else "named (mapper_quant)"
+    split = ", ".join(f"{k} {v:.2f} s" for k, v in stages.items())
+    print(f"scale        {tensors:,} tensors per side, {kind}, {values:,} values; generated in {gen:.0f} s | "
+          f"read the files {best_read:.2f} s | triage {best_run:.2f} s ({split}) | ratio {best_run / best_read:.2f}x "
+          f"wall (goal <= 2x), CPU {cpu_read:.2f} s vs {cpu_run:.2f} s = {cpu_run / cpu_read:.2f}x | "
+          f"{len(rows):,} pairs ({by_name:,} by name), unmatched {len(result.unmatched_ref)}+{len(result.unmatched_sim)}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
@@ -316,14 +419,24 @@ def main(argv=None) -> int:
     ap.add_argument("--size-gb", type=float, default=None, help="size of the generated dump set for the memory run")
     ap.add_argument("--repeat", type=int, default=None, help="rounds per timing (the best is kept; default 3)")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--tensors", type=int, default=None,
+                    help="tensors per side of the scale rows (default 10,000; --quick 1,000)")
+    ap.add_argument("--only-scale", action="store_true", help="run the scale rows alone")
     args = ap.parse_args(argv)
     n = args.values or (200_000 if args.quick else 2_000_000)
     repeat = args.repeat or 3
     size_gb = args.size_gb if args.size_gb is not None else (0.05 if args.quick else 0.25)
+    tensors = args.tensors or (1_000 if args.quick else 10_000)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPU(s)")
-    with tempfile.TemporaryDirectory() as tmp:
-        bench_text(n, repeat, tmp)
-        bench_hex(n, repeat, tmp)
+    if not args.only_scale:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_text(n, repeat, tmp)
+            bench_hex(n, repeat, tmp)
+    for nameless in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_scale(tensors, repeat, tmp, nameless)
+    if args.only_scale:
+        return 0
     if not args.no_memory:
         with tempfile.TemporaryDirectory() as tmp:
             bench_memory(size_gb, tmp)

@@ -8,6 +8,7 @@ memory-mapped.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -68,7 +69,7 @@ class DumpTensor:
     def size_hint(self) -> int | None:
         """Element count when it can be known without parsing the values."""
         if self.shape is not None:
-            return int(np.prod(self.shape)) if self.shape else 1
+            return math.prod(self.shape) if self.shape else 1
         return None
 
     def load(self) -> np.ndarray:
@@ -78,12 +79,12 @@ class DumpTensor:
         use :func:`resolve_layout` to get the (C, H, W) view."""
         raw = self.load_raw()
         arr = np.asarray(raw, dtype=np.float64)
-        if self.fmt in ("npy", "npz") and self.shape is not None and arr.size == int(np.prod(self.shape)):
+        if self.fmt in ("npy", "npz") and self.shape is not None and arr.size == math.prod(self.shape):
             return arr.reshape(self.shape)
         shape = self.shape
         if shape and self.dims_order == "WHC" and len(shape) == 3:
             shape = tuple(reversed(shape))
-        if shape is not None and arr.size == (int(np.prod(shape)) if shape else 1) and shape:
+        if shape is not None and arr.size == (math.prod(shape) if shape else 1) and shape:
             return arr.reshape(shape)
         return arr.reshape(-1)
 
@@ -130,7 +131,7 @@ def resolve_layout(t: DumpTensor, expected_chw: tuple[int, ...] | None, arr: np.
         exp = tuple(int(x) for x in expected_chw)
         while len(exp) > 1 and exp[0] == 1 and len(exp) > 3:
             exp = exp[1:]
-        n_exp = int(np.prod(exp)) if exp else 1
+        n_exp = math.prod(exp) if exp else 1
         if flat.size != n_exp:
             return data, (
                 f"size {flat.size} does not match the expected shape {exp} ({n_exp} values); kept as written {shape}"
@@ -153,7 +154,7 @@ def resolve_layout(t: DumpTensor, expected_chw: tuple[int, ...] | None, arr: np.
             return flat.reshape(exp), f"name dims {dims_txt} equal the expected {exp} up to unit dims"
         return flat.reshape(exp), f"name dims {dims_txt} are neither C_H_W nor W_H_C of the expected {exp}; reshaped by size only"
     # no expectation: keep the name's order (C_H_W per the public table)
-    if shape is not None and flat.size == int(np.prod(shape)):
+    if shape is not None and flat.size == math.prod(shape):
         order = t.dims_order or ("C_H_W" if len(shape) == 3 else None)
         return flat.reshape(shape), (
             f"no expected shape; name dims read as {order} (the only public table's order)" if t.fmt == "mapper-quant" else "as written"

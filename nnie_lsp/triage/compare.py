@@ -273,7 +273,9 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
             ref = np.asarray(ref, dtype=np.float64)
             sim = np.asarray(sim, dtype=np.float64)
             exp = _expected_shape(ref) if ref.ndim >= 1 else None
-            sim_raw = np.asarray(sim_t.load_raw(), dtype=np.float64).reshape(-1)
+            # the values as stored, for a pair read in another layout only (each file read once)
+            sim_raw = np.asarray(sim_t.load_raw(), dtype=np.float64).reshape(-1) \
+                if (getattr(pair, "layout", "CHW") or "CHW") != "CHW" else None
         except Exception as exc:
             warnings.append(f"{name}: cannot load the pair ({type(exc).__name__}: {exc})")
             rows.append(row)
@@ -292,7 +294,7 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
         row.flags = tuple(getattr(pair, "flags", ()) or ())
         if row.layer_type is None:
             row.layer_type = getattr(pair, "layer_type", None)
-        if row.layout != "CHW" and sim_raw.size == refc.size:
+        if sim_raw is not None and sim_raw.size == refc.size:
             row.stored_cosine = compare_arrays(refc, sim_raw.reshape(refc.shape)).cosine
         if keep_arrays is None or keep_arrays(row):
             # reloaded on demand by the explanations: peak memory stays one tensor pair

@@ -142,6 +142,9 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     if request.cfg is not None and Path(request.cfg).is_file():
         # what the run read, by content: the next triage of the mapper's own dumps compares it (T008)
         result.inputs["inputs_record"] = record_now(request.cfg, None)
+    if request.found is not None and request.found.discovery.skipped:
+        # found near the cfg but another net's: not used, and said so (what stderr said too)
+        result.inputs["skipped"] = [dict(s) for s in request.found.discovery.skipped]
     from .store import folder_stamp
     # the dump folders as the run read them: a later --previous of this output tells new dumps
     result.inputs["stamps"] = {"reference": folder_stamp(str(reference)), "sim": folder_stamp(str(sim))}

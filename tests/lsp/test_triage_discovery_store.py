@@ -20,6 +20,11 @@ from nnie_lsp.triage import store
 from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, complete_inputs, discover
 
 CFG = "[prototxt_file] ./net.prototxt\n[caffemodel_file] ./net.caffemodel\n[compile_mode] {mode}\n"
+# the net the dumps below are of: data 3×8×8, conv1 4×6×6 (discovery takes a run near the cfg only
+# when it is this net's)
+NET = ('name: "n"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n'
+       'layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" '
+       'convolution_param { num_output: 4 kernel_size: 3 } }\n')
 
 
 def dumps(folder: Path, suffix: str = "quant.linear.hex") -> Path:
@@ -32,7 +37,7 @@ def dumps(folder: Path, suffix: str = "quant.linear.hex") -> Path:
 def project(tmp_path: Path, mode: int = 0) -> Path:
     root = tmp_path / "proj"
     root.mkdir()
-    (root / "net.prototxt").write_text('name: "n"\n')
+    (root / "net.prototxt").write_text(NET)
     (root / "net.caffemodel").write_bytes(b"")
     cfg = root / "net.cfg"
     cfg.write_text(CFG.format(mode=mode))

@@ -22,6 +22,7 @@ from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpTensor
 from ...prototxt.layers import permute_inserting_types
 from ..measure.metrics import cosine
+from .keys import name_variants
 
 if TYPE_CHECKING:
     from ...prototxt.graph import NetGraph
@@ -40,6 +41,7 @@ __all__ = [
     "hwc_positions",
     "chw_of",
     "sample_cosine",
+    "sample_cosines",
 ]
 
 # layer types the mapper puts a Permute node next to (Upsample, ROIPooling, PSROIPooling, Normalize;
@@ -104,22 +106,6 @@ class PassResult:
     drafts: list[Draft] = field(default_factory=list)
     pending: list[DumpTensor] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def name_variants(name: str) -> tuple[str, ...]:
-    """Progressively looser keys, most specific first: the normalized name, the part after the
-    last ``:`` (mapper ``comp2:NET:conv1`` style prefixes), and lower-cased forms of both."""
-    key = normalize_name(name)
-    out: list[str] = [key]
-    if ":" in key:
-        tail = normalize_name(key.rsplit(":", 1)[1])
-        if tail:
-            out.append(tail)
-    for k in list(out):
-        low = k.lower()
-        if low not in out:
-            out.append(low)
-    return tuple(dict.fromkeys(out))
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,7 +192,7 @@ class ReferenceTable:
 # --------------------------------------------------------------------------------------------
 def value_count(t: DumpTensor) -> int | None:
     """Element count without parsing values when possible."""
-    n = t.size_hint()
+    n = (math.prod(t.shape) if t.shape else 1) if t.shape is not None else None   # t.size_hint(), cheaper
     if n is not None and t.fmt in ("ruyi-caffe", "mapper-quant", "mapper-input", "npy", "npz", "bin"):
         return n
     try:
@@ -256,3 +242,37 @@ def sample_cosine(a: np.ndarray, b: np.ndarray) -> float:
     (the metrics then report the NaN / Inf counts of the pair)."""
     value = cosine(a, b)
     return 1.0 if math.isnan(value) else value
+
+
+def _unit_rows(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row scaled to unit length (by its max |x| first, as :func:`cosine` does, so that no
+    magnitude under- or overflows); the rows that are all zero; the rows with a non-finite value."""
+    bad = ~np.isfinite(m).all(axis=1)
+    work = np.where(bad[:, None], 0.0, m)
+    peak = np.max(np.abs(work), axis=1) if work.shape[1] else np.zeros(work.shape[0])
+    zero = (peak == 0) & ~bad
+    scaled = work / np.where(peak > 0, peak, 1.0)[:, None]
+    norm = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return scaled / np.where(norm > 0, norm, 1.0)[:, None], zero, bad
+
+
+def sample_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`sample_cosine` of every row of `a` with every row of `b` (same sample positions), as
+    one matrix product: ``out[i, j] == sample_cosine(a[i], b[j])`` up to rounding.  Rows holding a
+    non-finite value (their pairs keep only the finite elements of both) go through
+    :func:`sample_cosine` one pair at a time."""
+    a = np.asarray(a, dtype=np.float64).reshape(len(a), -1)
+    b = np.asarray(b, dtype=np.float64).reshape(len(b), -1)
+    if a.shape[1] == 0:
+        return np.ones((len(a), len(b)))
+    ua, za, bad_a = _unit_rows(a)
+    ub, zb, bad_b = _unit_rows(b)
+    out = np.clip(ua @ ub.T, -1.0, 1.0)
+    out[za, :] = 0.0
+    out[:, zb] = 0.0
+    out[np.ix_(za, zb)] = 1.0
+    for i in np.flatnonzero(bad_a):
+        out[i, :] = [sample_cosine(a[i], row) for row in b]
+    for j in np.flatnonzero(bad_b):
+        out[:, j] = [sample_cosine(row, b[j]) for row in a]
+    return out

@@ -8,7 +8,8 @@ confirms them, then one reference tensor per blob
 (:class:`~nnie_lsp.triage.align.common.ReferenceTable`). Then:
 
 1. **name** (:class:`~nnie_lsp.triage.align.names.NamePass`) — names through the prototxt graph:
-   in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``;
+   in-place chains, fused and folded layers, NNIE suffixes, ``/`` → ``_``; a name the prototxt does
+   not know, with a reference dump of the same name it does not know either, by that name;
 2. **dot** (:class:`~nnie_lsp.triage.align.dot_nodes.DotPass`) — ``cnn_net_tree.dot`` node names and
    numbers, for what the names left (only when a dot is given): the mapper's own nodes too
    (``permute_<k>`` after a Normalize, Reportop ``<top>_report_<seg>_<k>``);
@@ -16,7 +17,10 @@ confirms them, then one reference tensor per blob
    correlation against the reference tensors no pass has used yet, for the simulator tensors
    without a name of this net only (instruction-simulator ``seg<s>_layer<node>`` dumps, unknown
    names); a tensor named after a layer or blob of the prototxt whose reference dump is missing is
-   listed unmatched, never paired with another layer by its values.
+   listed unmatched, never paired with another layer by its values — without a prototxt, every
+   named tensor (all but ``seg<s>_layer<node>``) is.  Same-size groups are matched by
+   :mod:`.value_match` (matrix products in bounded blocks, the greedy on a heap): the alignment
+   stays near-linear in the number of tensors when they have names.
 
 Then :class:`~nnie_lsp.triage.align.values.LayoutPass` checks every pair's layout (W_H_C names,
 (H, W, C) values behind a mapper Permute) and builds the :class:`AlignedPair` records, which the
@@ -35,7 +39,7 @@ import numpy as np
 
 from ...dumpio.names import normalize_name
 from ...dumpio.tensor import DumpSet, DumpTensor, resolve_layout
-from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, ReferenceTable, name_variants
+from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, Draft, ReferenceTable, name_variants
 from .dot_nodes import DotPass, node_key
 from .names import NamePass
 from .positions import read_positions
@@ -111,13 +115,18 @@ def align(
         named = [t for t in named if id(t) not in {id(d.sim) for d in by_values.drafts}]
     if named:
         shown = ", ".join(t.key for t in named[:6]) + (" …" if len(named) > 6 else "")
-        notes.append(f"{len(named)} simulator tensor(s) named after a layer or blob of the prototxt that has no "
-                     f"reference dump ({shown}): listed unmatched, never paired with another layer by values")
+        if graph is None:
+            notes.append(f"{len(named)} named simulator tensor(s) without a reference dump of the same name "
+                         f"({shown}): listed unmatched, never paired with another layer by values (no prototxt: "
+                         "names are not traced through the net; give --prototxt or --cfg)")
+        else:
+            notes.append(f"{len(named)} simulator tensor(s) named after a layer or blob of the prototxt that has no "
+                         f"reference dump ({shown}): listed unmatched, never paired with another layer by values")
     matched_sims = {id(d.sim) for d in drafts}
     unmatched_sim = [t for t in sim_out if id(t) not in matched_sims]
 
-    pairs = LayoutPass(graph, value_check).run(drafts, progress)
-    pairs = _in_network_order(pairs, graph, dot, notes)
+    drafts = _in_network_order(drafts, graph, dot, notes)
+    pairs = LayoutPass(graph, value_check).run(drafts, progress, numbered=True)
 
     used_after = {id(p.ref) for p in pairs}
     unmatched_ref = list(refs.unmatched)
@@ -136,14 +145,17 @@ def _named_apart(tensors: list[DumpTensor], graph: NetGraph | None, name_of) -> 
     """(tensors named after a layer or blob of the prototxt, the rest).  A named simulator tensor
     whose reference dump is missing stays unmatched: pairing it by values with a named reference
     dump would put another layer's values under its name (a NNIE ``conv4-1`` dump on the Caffe
-    ``prob1`` of the same size)."""
-    if graph is None:
-        return [], list(tensors)
+    ``prob1`` of the same size).  Without a prototxt every tensor not numbered by the instruction
+    simulator (``seg<s>_layer<node>``) counts as named: nothing tells which names are this net's."""
     named, rest = [], []
     for t in tensors:
-        key = name_of(t)
-        known = t.seg is None and t.node is None and (
-            graph.find_layer(key, name_variants) is not None or graph.find_blob(key, name_variants) is not None)
+        numbered = t.seg is not None or t.node is not None
+        if graph is None:
+            known = not numbered
+        else:
+            key = name_of(t)
+            known = not numbered and (
+                graph.find_layer(key, name_variants) is not None or graph.find_blob(key, name_variants) is not None)
         (named if known else rest).append(t)
     return named, rest
 
@@ -163,7 +175,8 @@ def _simulator_outputs(sim: DumpSet, graph: NetGraph | None, notes: list[str]) -
                         break
             fixed.append(t)
         sim_out = _data_from_input_dumps(graph, sim, fixed, notes)
-    n_in = sum(1 for t in sim.tensors if t.role == "input" and t not in sim_out)
+    taken = {id(t) for t in sim_out}
+    n_in = sum(1 for t in sim.tensors if t.role == "input" and id(t) not in taken)
     if n_in:
         notes.append(f"{n_in} simulator input dump(s) (layer inputs) are not paired; they serve isolated per-layer checks")
     return sim_out
@@ -191,32 +204,40 @@ def _data_from_input_dumps(graph: NetGraph, sim: DumpSet, sim_out: list[DumpTens
     return out
 
 
-def _in_network_order(pairs: list[AlignedPair], graph: NetGraph | None, dot: NetTree | None,
-                      notes: list[str]) -> list[AlignedPair]:
-    """Pairs sorted by the prototxt order; without a prototxt by the dot's order, else by the
-    reference files' write times; ``order`` renumbered 0..n-1."""
+def _in_network_order(drafts: list[Draft], graph: NetGraph | None, dot: NetTree | None,
+                      notes: list[str]) -> list[Draft]:
+    """The drafts sorted by the prototxt order; without a prototxt by the dot's order, else by the
+    reference files' write times (the layout pass then numbers the pairs 0..n-1 in this order)."""
     if graph is None:
         mtimes = {}
-        for p in pairs:
+        for d in drafts:
             try:
-                mtimes[id(p)] = os.path.getmtime(p.ref.path)
+                mtimes[id(d)] = os.path.getmtime(d.ref.path)
             except OSError:
-                mtimes[id(p)] = 0.0
+                mtimes[id(d)] = 0.0
         if dot is not None:
             keys = ((node_key(dot.nodes[n]), i) for i, n in enumerate(dot.topo_order()))
             pos = {key: i for key, i in keys if key}
-            key = lambda p: (pos.get(p.sim.key, math.inf), mtimes[id(p)], p.name)  # noqa: E731
+            key = lambda d: (pos.get(d.sim.key, math.inf), mtimes[id(d)], _name(d))  # noqa: E731
             notes.append("network order taken from cnn_net_tree.dot (no prototxt)")
         else:
-            key = lambda p: (p.order, mtimes[id(p)], p.sim.seg or 0, p.sim.node or 0, p.name)  # noqa: E731
+            key = lambda d: (_order(d), mtimes[id(d)], d.sim.seg or 0, d.sim.node or 0, _name(d))  # noqa: E731
             notes.append("no prototxt: network order approximated by the reference files' write times")
-        pairs = sorted(pairs, key=key)
-    else:
-        pairs = sorted(pairs, key=lambda p: (p.order, _rank_at_blob(p), p.name))
-    return [replace(p, order=i) for i, p in enumerate(pairs)]
+        return sorted(drafts, key=key)
+    return sorted(drafts, key=lambda d: (_order(d), _rank_at_blob(d), _name(d)))
 
 
-def _rank_at_blob(pair: AlignedPair) -> int:
+def _order(d: Draft) -> int:
+    """The order an :class:`AlignedPair` made of `d` starts with (the prototxt's, an int)."""
+    return int(d.order) if math.isfinite(d.order) else 10**9
+
+
+def _name(d: Draft) -> str:
+    """The :attr:`AlignedPair.name` of the pair `d` becomes."""
+    return getattr(d.layer, "name", None) or d.blob or d.sim.key
+
+
+def _rank_at_blob(pair: Draft | AlignedPair) -> int:
     """Several dumps on one blob: an in-place chain's earlier member first, then the layer's own
     dump, then the mapper's nodes after it (inserted Permute, Reportop)."""
     if "inplace-intermediate" in pair.flags:
@@ -238,7 +259,7 @@ def load_pair(pair: AlignedPair) -> tuple[np.ndarray, np.ndarray, str]:
     s_raw = pair.sim.load_raw()
     exp = pair.expected_shape
     notes = []
-    if exp is not None and r.size == int(np.prod(exp)):
+    if exp is not None and r.size == math.prod(exp):
         r = r.reshape(exp)
     if pair.layout == "HWC" and exp is not None and len(exp) == 3:
         c, h, w = exp

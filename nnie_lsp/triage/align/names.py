@@ -11,7 +11,10 @@ A sim tensor's name is a layer (mapper_quant is per layer) or a blob; names are 
 * a conv followed by non-in-place BatchNorm/Scale layers that have no sim dump is paired with the
   post-BN blob (``folded-bn``, the mapper's conv_fold).
 
-Without a graph, names are matched against the reference names directly. Pairs whose sizes differ
+Without a graph, names are matched against the reference names directly; with one, a dump whose
+name is no layer or blob of the prototxt is matched the same way with a reference dump the graph
+does not know either (a note says so). Every look-up is a dictionary look-up: the pass is linear in
+the number of tensors. Pairs whose sizes differ
 are never made: the sim tensor goes on to the next pass with a note. Unnamed instruction-simulator
 dumps (``seg<s>_layer<node>``) are left for the dot and values passes.
 """
@@ -53,7 +56,12 @@ class NamePass:
             if t.fmt == "inst" and t.seg is not None and t.key.startswith("seg"):
                 result.pending.append(t)
                 continue
-            draft = self._through_graph(t, sim_by_layer) if graph is not None else self._by_reference_name(t)
+            if graph is None:
+                draft = self._by_reference_name(t)
+            else:
+                draft = self._through_graph(t, sim_by_layer)
+                if draft is None and not self._in_graph(t):
+                    draft = self._outside_graph(t)
             if draft is not None:
                 drafts.append(draft)
             else:
@@ -84,6 +92,23 @@ class NamePass:
         d.confidence = 0.9 if t.key == d.ref.key else 0.8
         if t.key != d.ref.key:
             d.notes.append(f"names match loosely ({t.raw_name!r} ~ {d.ref.raw_name!r})")
+        return d
+
+    def _in_graph(self, t: DumpTensor) -> bool:
+        """Whether the graph knows `t`'s name (or one of its other readings) as a layer or a blob."""
+        graph = self.graph
+        return any(graph.find_layer(k, name_variants) is not None or graph.find_blob(k, name_variants) is not None
+                   for k in (t.key, *t.alt_keys))
+
+    def _outside_graph(self, t: DumpTensor) -> Draft | None:
+        """A dump whose name is no layer or blob of the prototxt, with a reference dump of the same
+        name that the graph does not know either: paired by that name (one dictionary look-up), said
+        so; never by values with a tensor of another name."""
+        d = self._by_reference_name(t)
+        if d is None or self.graph.find_blob(d.blob, name_variants) is not None:
+            return None
+        d.confidence = min(d.confidence, 0.8)
+        d.notes.append("not a layer or blob of the prototxt: paired with the reference dump of the same name")
         return d
 
     def _through_graph(self, t: DumpTensor, sim_by_layer: dict[str, list[DumpTensor]]) -> Draft | None:

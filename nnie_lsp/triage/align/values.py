@@ -16,7 +16,6 @@ recorded in ``layout``.
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from .common import (
     sample_positions,
     value_count,
 )
+from .value_match import Scores, greedy_matches
 
 if TYPE_CHECKING:
     from ...prototxt.graph import NetGraph
@@ -117,53 +117,33 @@ class ValuePass:
             out.append(d)
         return out
 
-    def _scores(self, n: int, sims: list, refs: list) -> tuple[np.ndarray, np.ndarray]:
-        """Sample cosine of every (sim, ref) pair, the better of the CHW and HWC readings of the sim;
-        and where the HWC reading won."""
+    def _scores(self, n: int, sims: list, refs: list) -> Scores:
+        """The value samples of both sides (each tensor read once), the simulator's also read as
+        (H, W, C) for every (C, H, W) the references give (:mod:`.value_match` scores them)."""
         idx = sample_positions(n)
-        ref_samples = []
-        for r in refs:
-            values = np.asarray(r.load_raw()).reshape(-1)
-            ref_samples.append(np.asarray(values[idx], dtype=np.float64))
-            del values
-        sim_samples = []
-        for s in sims:
+        chws = [self._ref_chw(r, n) for r in refs]
+        shapes = list(dict.fromkeys(c for c in chws if c is not None))
+        ref_samples = np.empty((len(refs), idx.size))
+        for j, r in enumerate(refs):
+            ref_samples[j] = np.asarray(r.load_raw()).reshape(-1)[idx]
+        direct = np.empty((len(sims), idx.size))
+        permuted = {chw: np.empty((len(sims), idx.size)) for chw in shapes}
+        positions = {chw: hwc_positions(idx, chw) for chw in shapes}
+        for i, s in enumerate(sims):
             values = np.asarray(s.load_raw()).reshape(-1)
-            direct = np.asarray(values[idx], dtype=np.float64)
-            permuted = {}
-            for r in refs:
-                chw = self._ref_chw(r, n)
-                if chw is not None and chw not in permuted:
-                    permuted[chw] = np.asarray(values[hwc_positions(idx, chw)], dtype=np.float64)
-            sim_samples.append((direct, permuted))
+            direct[i] = values[idx]
+            for chw in shapes:
+                permuted[chw][i] = values[positions[chw]]
             del values
-        gc.collect()
-        score = np.full((len(sims), len(refs)), -2.0)
-        hwc = np.zeros((len(sims), len(refs)), dtype=bool)
-        for i, (direct, permuted) in enumerate(sim_samples):
-            for j, r in enumerate(refs):
-                c = sample_cosine(ref_samples[j], direct)
-                chw = self._ref_chw(r, n)
-                if chw is not None:
-                    cp = sample_cosine(ref_samples[j], permuted[chw])
-                    if cp > c + 0.05:
-                        c, hwc[i, j] = cp, True
-                score[i, j] = c
-        return score, hwc
+        return Scores(direct, permuted, ref_samples, chws)
 
     def _by_values(self, n: int, sims: list, refs: list, order_pairs: list) -> list[Draft]:
-        """Greedy one-to-one by best score; confidence from the margin to the runner-up."""
-        score, hwc = self._scores(n, sims, refs)
+        """Greedy one-to-one by best score (:func:`.value_match.greedy_matches`); confidence from
+        the margin to the runner-up."""
         out = []
-        taken_s, taken_r = set(), set()
-        candidates = sorted(((score[i, j], i, j) for i in range(len(sims)) for j in range(len(refs))), reverse=True)
-        for sc, i, j in candidates:
-            if i in taken_s or j in taken_r:
-                continue
-            taken_s.add(i)
-            taken_r.add(j)
-            others = [score[i, jj] for jj in range(len(refs)) if jj != j] + [score[ii, j] for ii in range(len(sims)) if ii != i]
-            runner = max(others) if others else -1.0
+        for match in greedy_matches(self._scores(n, sims, refs)):
+            i, j, sc = match.sim, match.ref, match.score
+            runner = match.runner_up if match.runner_up is not None else -1.0
             s, r = sims[i], refs[j]
             d = Draft(sim=s, ref=r, blob=self.refs.blob_of.get(id(r)), value_cosine=float(sc))
             if len(refs) == 1 and len(sims) == 1:
@@ -173,7 +153,7 @@ class ValuePass:
             else:
                 margin = sc - runner
                 d.matched_by = "values"
-                d.confidence = float(np.clip(0.5 + 0.45 * margin / 0.1, 0.2, 0.95)) if sc > 0.5 else 0.25
+                d.confidence = min(0.95, max(0.2, 0.5 + 0.45 * margin / 0.1)) if sc > 0.5 else 0.25
                 d.notes.append(
                     f"value correlation: sample cosine {sc:.4f} vs runner-up {runner:.4f} among {len(refs)} reference / "
                     f"{len(sims)} simulator tensors of {n} values"
@@ -182,7 +162,7 @@ class ValuePass:
                     d.flags.append("index-guess")
                     d.notes.append("values do not separate the candidates: an order-level guess, low confidence")
                     d.confidence = min(d.confidence, 0.3)
-            if hwc[i, j]:
+            if match.hwc:
                 d.layout = "HWC"
             if s.node is not None and self.graph is not None:
                 order_pairs.append((float(s.seg or 0) * 1e9 + float(s.node), self._ref_order(r)))
@@ -228,13 +208,14 @@ class LayoutPass:
         self.graph = graph
         self.value_check = value_check
 
-    def run(self, drafts: list[Draft], progress: Reporter | None = None) -> list[AlignedPair]:
+    def run(self, drafts: list[Draft], progress: Reporter | None = None, *, numbered: bool = False) -> list[AlignedPair]:
+        """The pairs of `drafts`; `numbered`: each pair's ``order`` is its place in `drafts`."""
         total = len(drafts)
         pairs = []
         for i, d in enumerate(drafts):
             if progress is not None:
                 progress.step("align", i, total)
-            pairs.append(self.finish(d))
+            pairs.append(self.finish(d, i if numbered else None))
         if progress is not None:
             progress.step("align", total, total)
         return pairs
@@ -258,7 +239,7 @@ class LayoutPass:
             d.notes.append(f"Permute output named with its input's dims {dims} (the Caffe blob is "
                            f"{'×'.join(map(str, exp))}); values compared in the order they are stored")
 
-    def finish(self, d: Draft) -> AlignedPair:
+    def finish(self, d: Draft, order: int | None = None) -> AlignedPair:
         lay = d.layer
         ltype = getattr(lay, "type", None) if lay is not None else None
         exp = self.graph.item_shape(d.blob) if self.graph is not None else None
@@ -310,7 +291,7 @@ class LayoutPass:
             matched_by=d.matched_by,
             confidence=round(float(d.confidence), 3),
             note="; ".join(dict.fromkeys(d.notes)) or None,
-            order=int(d.order) if math.isfinite(d.order) else 10**9,
+            order=order if order is not None else (int(d.order) if math.isfinite(d.order) else 10**9),
             layout=d.layout,
             flags=tuple(dict.fromkeys(d.flags)),
             expected_shape=tuple(exp) if exp is not None else None,

@@ -19,6 +19,9 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
      says so);
   3. ``mapper_quant_emulated_16bit/`` (``nnie-triage emulate --bits 16``).
 
+  Each only when it is this net's run: its cfg (or nnie-triage's manifest) names the same
+  prototxt, or its dump names and sizes are this net's (:meth:`.this_net.ThisNet.borrowed`);
+  a candidate of another net is skipped (:mod:`.sixteen_bit`).
   A cfg that itself says ``[compile_mode] 1`` gets none: its own ``mapper_quant/`` is the 16-bit run.
 - dot: ``cnn_net_tree.dot`` beside the cfg;
 - framework (the ONNX side of the conversion stage, ``compare --framework``): ``output_onnx/``
@@ -29,8 +32,14 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
   form (:mod:`nnie_lsp.dumpio.board`), directly or in sub-folders (one run each).  Optional; with
   a board the simulator side may be missing (the board is then judged against Caffe alone).
 
-Inputs given by the caller are kept as given (``origin == "given"``); discovery only fills the
-others.  Nothing here raises on a missing or unreadable folder: it is simply not found.
+``output/``, ``mapper_quant/``, ``mapper_quant_emulated/`` and the dot beside the cfg are taken
+unless their names say another net (:meth:`.this_net.ThisNet.beside`, :meth:`~.this_net.ThisNet.dot`).
+Every input found but not taken is in :attr:`Discovery.skipped` with why (and in
+:attr:`Discovery.tried` of its role); :func:`complete_inputs` says each on its log.
+
+Inputs given by the caller are kept as given (``origin == "given"``), never checked; discovery
+only fills the others.  Nothing here raises on a missing or unreadable folder: it is simply not
+found.
 
 Importing this module loads no numpy (the editor's server uses it at once): dump names are parsed
 by :mod:`nnie_lsp.dumpio.names`, imported when a folder is first checked.
@@ -39,25 +48,18 @@ by :mod:`nnie_lsp.dumpio.names`, imported when a folder is first checked.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ...cfg.paths import cfg_bases, resolve_written
-from ...cfg.reader import parse_cfg
 from ...text import read_text
 from .dump_writer import beside_cfg_rule
-from .folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, DUMP_MANIFEST, EMULATED_DIR, MAPPER_QUANT_DIR,
-                           NET_TREE_FILE, ONNX_OUTPUT_DIR)
-
-#: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
-EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
-#: Folder names that say "16 bit" (rule 2 of the 16-bit run).
-SIXTEEN_BIT_NAME = re.compile(r"(?i)16[-_ ]?bits?|int[-_]?16|bits?[-_]?16|(?<![0-9])16$")
-#: How many entries of a folder are looked at (a huge folder is not a project folder).
-MAX_ENTRIES = 400
-#: How many files of a candidate folder are checked for dump names.
-MAX_NAME_CHECKS = 64
+from .folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
+                           ONNX_OUTPUT_DIR)
+from .folders import (MAX_ENTRIES, MAX_NAME_CHECKS, OutputState, board_files, dump_folder, holds_dumps,  # noqa: F401
+                      output_state, why_not_dumps)
+from .sixteen_bit import EMULATED_16BIT_DIR, SIXTEEN_BIT_NAME, cfg_value, compile_mode, sixteen_bit_run  # noqa: F401
+from .this_net import ThisNet
 
 ROLES = ("reference", "sim", "sim16", "dot", "framework", "board")
 
@@ -92,6 +94,8 @@ class Discovery:
     #: it does not exist (then :attr:`prototxt` is None)
     prototxt_named: str | None = None
     prototxt_tried: tuple[str, ...] = ()
+    #: inputs found near the cfg but not taken: another net's (``{"role", "path", "why"}``)
+    skipped: tuple[dict, ...] = ()
 
     def get(self, role: str) -> Found | None:
         return self.inputs.get(role)
@@ -119,6 +123,7 @@ class Discovery:
         out["tried"] = {role: [dict(t) for t in tried] for role, tried in self.tried.items()}
         out["prototxt_named"] = self.prototxt_named
         out["prototxt_tried"] = list(self.prototxt_tried)
+        out["skipped"] = [dict(s) for s in self.skipped]
         return out
 
 
@@ -133,179 +138,11 @@ LOOKED_FOR = (
 )
 
 
-# ------------------------------------------------------------------ folder checks
-
-def _entries(folder: str) -> list[os.DirEntry]:
-    try:
-        with os.scandir(folder) as it:
-            out = []
-            for entry in it:
-                out.append(entry)
-                if len(out) >= MAX_ENTRIES:
-                    break
-            return sorted(out, key=lambda e: e.name)
-    except OSError:
-        return []
-
-
-def holds_dumps(folder: str) -> bool:
-    """Whether `folder` holds at least one file named like a dump tensor (names only)."""
-    from ...dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
-
-    checked = 0
-    for entry in _entries(folder):
-        try:
-            if not entry.is_file():
-                continue
-        except OSError:
-            continue
-        parsed = parse_dump_name(entry.name)
-        if parsed is not None and parsed.fmt != "skip":
-            return True
-        checked += 1
-        if checked >= MAX_NAME_CHECKS:
-            break
-    return False
-
-
-def _dump_folder(folder: str, name: str, tried: list | None = None) -> str | None:
-    path = os.path.join(folder, name)
-    why = why_not_dumps(path)
-    if why is None:
-        return path
-    if tried is not None:
-        tried.append({"path": path, "why": why})
-    return None
-
-
-def why_not_dumps(path: str) -> str | None:
-    """None when `path` is a folder of dumps (dump files, or nnie-triage's manifest: its output
-    with several images holds them in sub-folders); else why not, in a few words."""
-    if not os.path.exists(path):
-        return "does not exist"
-    if not os.path.isdir(path):
-        return "is a file, not a folder"
-    if os.path.isfile(os.path.join(path, DUMP_MANIFEST)) or holds_dumps(path):
-        return None
-    files = sum(1 for e in _entries(path) if _is_file(e))
-    if not files:
-        return "is empty" if not _entries(path) else "holds no files (only folders)"
-    return f"holds no dump files ({files} other file{'s' if files != 1 else ''})"
-
-
-@dataclass(frozen=True)
-class OutputState:
-    """What an output folder of ``nnie-triage reference``/``emulate`` holds now.  The tool replaces
-    only the files its own previous run wrote (listed in its manifest) and refuses a folder with
-    other dump files (:func:`nnie_lsp.triage.inputs.image_sets.prepare_output`): ``foreign`` > 0
-    means the run would be refused, overwrite or not."""
-
-    path: str
-    exists: bool
-    is_dir: bool
-    files: int                  # files in it (not counting sub-folders' files)
-    ours: int                   # files the previous nnie-triage run listed in its manifest
-    foreign: int                # dump files nnie-triage did not write there
-    foreign_examples: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not self.exists or (self.is_dir and self.files == 0 and self.ours == 0 and self.foreign == 0)
-
-    def to_json(self) -> dict:
-        return {"path": self.path, "exists": self.exists, "is_folder": self.is_dir, "files": self.files,
-                "written_by_nnie_triage": self.ours, "foreign_dumps": self.foreign,
-                "foreign_examples": list(self.foreign_examples),
-                "can_overwrite": self.is_dir and self.foreign == 0 and not self.empty,
-                "empty": self.empty, "holds_dumps": self.exists and why_not_dumps(self.path) is None,
-                "why_not_dumps": why_not_dumps(self.path),
-                "board_files": board_files(self.path)[0] if self.is_dir else 0}
-
-
-def output_state(path: str) -> OutputState:
-    """:class:`OutputState` of `path` (the same rule as ``prepare_output``: dump-like names not in
-    the manifest, in the folder and its sub-folders that do not start with a dot)."""
-    from .image_sets import read_manifest
-    from ...dumpio.names import is_ignored_file, parse_dump_name
-
-    path = os.path.abspath(path)
-    if not os.path.exists(path):
-        return OutputState(path, False, False, 0, 0, 0)
-    if not os.path.isdir(path):
-        return OutputState(path, True, False, 0, 0, 0)
-    manifest = read_manifest(path) or {}
-    ours = {os.path.normpath(f) for f in manifest.get("files", [])}
-    files = sum(1 for e in _entries(path) if _is_file(e))
-    foreign: list[str] = []
-    for root, dirs, names in os.walk(path):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in names:
-            rel = os.path.normpath(os.path.relpath(os.path.join(root, name), path))
-            if rel != DUMP_MANIFEST and rel not in ours and parse_dump_name(name) is not None \
-                    and not is_ignored_file(name):
-                foreign.append(rel)
-    return OutputState(path, True, True, files, len(ours), len(foreign), tuple(sorted(foreign)[:3]))
-
-
 def _default_reader(path: str) -> str | None:
     try:
         return read_text(path).text
     except (OSError, ValueError):
         return None
-
-
-def _cfg_value(text: str, key: str) -> str | None:
-    entry = parse_cfg(text).first(key)
-    return entry.value if entry is not None and entry.value else None
-
-
-def _compile_mode(text: str) -> int | None:
-    value = _cfg_value(text, "compile_mode")
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _cfg_files(folder: str) -> list[str]:
-    return [e.path for e in _entries(folder) if e.name.lower().endswith(".cfg") and _is_file(e)]
-
-
-def _is_file(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
-
-
-def _subfolders(folder: str) -> list[str]:
-    out = []
-    for entry in _entries(folder):
-        try:
-            if entry.is_dir() and not entry.name.startswith("."):
-                out.append(entry.path)
-        except OSError:
-            continue
-    return out
-
-
-def board_files(folder: str) -> tuple[int, int]:
-    """(files in a board dump form, runs) in ``folder``: its own files are one run, each sub-folder
-    holding such files another (names only)."""
-    from ...dumpio.board_forms import board_form
-
-    def count(path: str) -> int:
-        return sum(1 for e in _entries(path) if _is_file(e) and board_form(e.name) is not None)
-
-    own = count(folder)
-    runs = int(own > 0)
-    total = own
-    for sub in _subfolders(folder):
-        n = count(sub)
-        if n:
-            runs += 1
-            total += n
-    return total, runs
 
 
 def _board_folder(folder: str, tried: list) -> Found | None:
@@ -321,48 +158,6 @@ def _board_folder(folder: str, tried: list) -> Found | None:
                  + (f", {runs} runs of one input" if runs > 1 else "") + ")")
 
 
-# ------------------------------------------------------------------ the 16-bit run
-
-def _sixteen_bit_run(cfg: str, folder: str, reader: TextReader) -> Found | None:
-    own = os.path.abspath(cfg)
-    parent = os.path.dirname(folder)
-    candidates = [(sub, "sub-folder") for sub in _subfolders(folder)]
-    if parent and parent != folder:
-        candidates += [(sibling, "sibling folder") for sibling in _subfolders(parent)
-                       if os.path.abspath(sibling) != folder]
-    # rule 1: a compile_mode 1 cfg with its mapper_quant/
-    for candidate, relation in candidates:
-        for other_cfg in _cfg_files(candidate):
-            if os.path.abspath(other_cfg) == own:
-                continue
-            text = reader(other_cfg)
-            if text is None or _compile_mode(text) != 1:
-                continue
-            dumps = _dump_folder(candidate, MAPPER_QUANT_DIR)
-            if dumps is not None:
-                return Found(dumps, "discovered",
-                             f"{MAPPER_QUANT_DIR}/ beside {os.path.basename(other_cfg)} "
-                             f"([compile_mode] 1) in the {relation} {os.path.basename(candidate)}/")
-    # rule 2: a sub-folder named like a 16-bit run
-    for sub in _subfolders(folder):
-        name = os.path.basename(sub)
-        if name == EMULATED_16BIT_DIR or not SIXTEEN_BIT_NAME.search(name):
-            continue
-        inner = _dump_folder(sub, MAPPER_QUANT_DIR)
-        if inner is not None:
-            return Found(inner, "discovered", f"{name}/{MAPPER_QUANT_DIR}/: the folder name says 16 bit "
-                         "(no compile_mode 1 cfg beside it; only the name tells)")
-        if holds_dumps(sub):
-            return Found(sub, "discovered", f"{name}/: the folder name says 16 bit "
-                         "(no compile_mode 1 cfg beside it; only the name tells)")
-    # rule 3: our own 16-bit emulation
-    emulated = _dump_folder(folder, EMULATED_16BIT_DIR)
-    if emulated is not None:
-        return Found(emulated, "discovered", f"{EMULATED_16BIT_DIR}/: an emulated 16-bit run (nnie-triage emulate "
-                     "--bits 16), not a mapper run")
-    return None
-
-
 # ------------------------------------------------------------------ discovery
 
 def _given(given: Mapping[str, str | None], role: str) -> Found | None:
@@ -371,20 +166,22 @@ def _given(given: Mapping[str, str | None], role: str) -> Found | None:
 
 
 def _resolve(cfg: str, text: str, key: str, cwd: str) -> str | None:
-    value = _cfg_value(text, key)
+    value = cfg_value(text, key)
     if value is None:
         return None
     return resolve_written(value, cfg_bases(cfg, cwd), os.path.exists).resolved
 
 
 def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, reader: TextReader | None = None,
-             cwd: str | None = None, look_for: tuple[str, ...] = ROLES, lang: str = "en") -> Discovery:
+             cwd: str | None = None, look_for: tuple[str, ...] = ROLES, lang: str = "en",
+             prototxt: str | None = None) -> Discovery:
     """The triage inputs for `cfg`: those `given` (``reference``, ``sim``, ``sim16``, ``dot``,
-    ``framework``) as
-    given, the others of `look_for` looked for beside the cfg (module doc; ``look_for=()`` reads
-    only the cfg: its prototxt, caffemodel and compile_mode).  `reader` reads a file's text (the
-    editor's unsaved buffers first); `cwd` is where relative cfg paths are tried second; `lang`
-    is the language of the rules that say who wrote a folder (:mod:`.dump_writer`)."""
+    ``framework``) as given, the others of `look_for` looked for beside the cfg and taken when
+    they are this net's (module doc; ``look_for=()`` reads only the cfg: its prototxt, caffemodel
+    and compile_mode).  `reader` reads a file's text (the editor's unsaved buffers first); `cwd` is
+    where relative cfg paths are tried second; `lang` is the language of the rules that say who
+    wrote a folder (:mod:`.dump_writer`); `prototxt` is the net to check against when it is not the
+    one the cfg names (``compare --prototxt``)."""
     given = given or {}
     reader = reader or _default_reader
     inputs: dict[str, Found | None] = {role: _given(given, role) for role in ROLES}
@@ -394,56 +191,80 @@ def discover(cfg: str | None, *, given: Mapping[str, str | None] | None = None, 
     folder = os.path.dirname(cfg)
     text = reader(cfg)
     notes: list[str] = []
-    prototxt = caffemodel = None
-    compile_mode = None
+    named_prototxt = caffemodel = None
+    mode = None
     prototxt_named = None
     prototxt_tried: tuple[str, ...] = ()
     tried: dict[str, list] = {}
+    skipped: list[dict] = []
     if text is None:
         notes.append(f"cannot read {cfg}")
     else:
         base = cwd or folder
-        prototxt_named = _cfg_value(text, "prototxt_file")
+        prototxt_named = cfg_value(text, "prototxt_file")
         if prototxt_named is not None:
             where = resolve_written(prototxt_named, cfg_bases(cfg, base), os.path.exists)
-            prototxt = where.resolved
-            if prototxt is None:
+            named_prototxt = where.resolved
+            if named_prototxt is None:
                 prototxt_tried = tuple(where.candidates)
                 notes.append(f"the cfg names the prototxt {prototxt_named}, which does not exist (looked for "
                              + ", ".join(prototxt_tried[:3]) + ")")
         caffemodel = _resolve(cfg, text, "caffemodel_file", base)
-        compile_mode = _compile_mode(text)
+        mode = compile_mode(text)
+    net = ThisNet(prototxt or named_prototxt, reader)
+
+    def beside(role: str, name: str) -> str | None:
+        """`name` beside the cfg when it holds dumps that are not another net's."""
+        found = dump_folder(folder, name, tried.setdefault(role, []))
+        if found is None:
+            return None
+        verdict = net.beside(found)
+        if verdict.belongs is False:
+            tried[role].append({"path": found, "why": verdict.why})
+            skipped.append({"role": role, "path": found, "why": verdict.why})
+            return None
+        return found
+
     if inputs["reference"] is None and "reference" in look_for:
-        found = _dump_folder(folder, CAFFE_OUTPUT_DIR, tried.setdefault("reference", []))
+        found = beside("reference", CAFFE_OUTPUT_DIR)
         if found is not None:
             inputs["reference"] = Found(found, "discovered", beside_cfg_rule(found, "reference", lang))
     if inputs["sim"] is None and "sim" in look_for:
-        found = _dump_folder(folder, MAPPER_QUANT_DIR, tried.setdefault("sim", []))
+        found = beside("sim", MAPPER_QUANT_DIR)
         if found is not None:
             inputs["sim"] = Found(found, "discovered", beside_cfg_rule(found, "sim", lang))
         else:
-            found = _dump_folder(folder, EMULATED_DIR, tried["sim"])
+            found = beside("sim", EMULATED_DIR)
             if found is not None:
                 inputs["sim"] = Found(found, "discovered", f"{EMULATED_DIR}/ beside the cfg: an emulated 8-bit run "
-                                      f"(nnie-triage emulate), not a mapper run (no {MAPPER_QUANT_DIR}/ found)")
+                                      f"(nnie-triage emulate), not a mapper run (no {MAPPER_QUANT_DIR}/ of this net "
+                                      "found)")
     if inputs["sim16"] is None and "sim16" in look_for:
-        if compile_mode == 1:
+        if mode == 1:
             notes.append(f"the cfg says [compile_mode] 1: its own {MAPPER_QUANT_DIR}/ is already the 16-bit run")
         else:
-            inputs["sim16"] = _sixteen_bit_run(cfg, folder, reader)
+            hit = sixteen_bit_run(cfg, folder, reader, net, skipped)
+            inputs["sim16"] = Found(hit[0], "discovered", hit[1]) if hit is not None else None
     if inputs["dot"] is None and "dot" in look_for:
         dot = os.path.join(folder, NET_TREE_FILE)
         if os.path.isfile(dot):
-            inputs["dot"] = Found(dot, "discovered", beside_cfg_rule(dot, "dot", lang))
+            verdict = net.dot(dot)
+            if verdict.belongs is False:
+                tried.setdefault("dot", []).append({"path": dot, "why": verdict.why})
+                skipped.append({"role": "dot", "path": dot, "why": verdict.why})
+            else:
+                inputs["dot"] = Found(dot, "discovered", beside_cfg_rule(dot, "dot", lang))
     if inputs["framework"] is None and "framework" in look_for:
-        found = _dump_folder(folder, ONNX_OUTPUT_DIR, tried.setdefault("framework", []))
+        # ONNX exports number their tensors: their names cannot tell the net (the conversion stage
+        # matches them by structure and lists what it cannot compare)
+        found = dump_folder(folder, ONNX_OUTPUT_DIR, tried.setdefault("framework", []))
         if found is not None:
             inputs["framework"] = Found(found, "discovered", beside_cfg_rule(found, "framework", lang))
     if inputs["board"] is None and "board" in look_for:
         inputs["board"] = _board_folder(folder, tried.setdefault("board", []))
-    return Discovery(cfg, folder, prototxt, caffemodel, compile_mode, inputs, LOOKED_FOR, tuple(notes),
+    return Discovery(cfg, folder, named_prototxt, caffemodel, mode, inputs, LOOKED_FOR, tuple(notes),
                      {role: tuple(places) for role, places in tried.items() if inputs.get(role) is None},
-                     prototxt_named, prototxt_tried)
+                     prototxt_named, prototxt_tried, tuple(skipped))
 
 
 # ------------------------------------------------------------------ the compare command's inputs
@@ -500,7 +321,8 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
     values = {"reference": reference, "sim": sim, "sim16": sim16, "dot": dot, "framework": framework,
               "board": board[0] if board else None}
     if cfg and (look or prototxt is None or not (reference and sim)):
-        discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else (), lang=lang)
+        discovery = discover(cfg, given=values, reader=reader, look_for=ROLES if look else (), lang=lang,
+                             prototxt=prototxt)
     else:
         discovery = Discovery(None, None)
     discovered: list[str] = []
@@ -512,6 +334,9 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
                 discovered.append(role)
                 if log is not None:
                     print(f"nnie-triage: {role}: {_shown(found.path)} — {found.rule}", file=log)
+        if log is not None:
+            for skip in discovery.skipped:
+                print(f"nnie-triage: skipped {skip['role']}: {_shown(skip['path'])} — {skip['why']}", file=log)
     if prototxt is None and discovery.prototxt is not None:
         prototxt = discovery.prototxt
         discovered.append("prototxt")
