@@ -244,6 +244,9 @@ def main(net, path):
 PY
   export NNIE_E2E_NOCARD_DIR="$NNIE_E2E_FOLDER/nocard"
   export NNIE_E2E_CFG="${NNIE_E2E_CFG:-$(cd "$NNIE_E2E_FOLDER/project" && ls *.cfg | head -1)}"
+  # the workspace is the user's own repository, not a folder this checkout's .gitignore hides (.e2e/):
+  # a missing file is then a wrong path, as on a user's machine, not "not in this checkout"
+  if command -v git >/dev/null 2>&1; then git -C "$NNIE_E2E_FOLDER" init -q; fi
 elif [ "$MODE" != smoke ] && [ ! -d "$NNIE_E2E_FOLDER" ]; then
   die "workspace folder $NNIE_E2E_FOLDER does not exist"
 fi
