@@ -33,12 +33,17 @@ export async function wkScenario(page, h) {
   const title = norm(await lens.innerText({ timeout: 5000 }).catch(() => ''));
   log(`cfg code lens: ${title}`);
   if (!/built: 16-bit \[I\], 1 segment, 1 output, needs 85\.0 MiB \+ 67\.5 MiB blobs/.test(title)) fail(`unexpected lens "${title}"`);
+  // the Problems panel holds every file's problems (a virtual list): show only NN604's rows
+  await readProblems(page);
+  const filter = page.locator('.markers-panel-container, .panel').getByPlaceholder(/^Filter/).first();
+  await filter.fill('NN604');
   const problems = await waitFor('NN604 in the Problems panel', async () => {
     const p = await readProblems(page);
     return p.some((row) => row.code === 'NN604') ? p : undefined;
   }, 60000);
   log(`NN604: ${problems.find((row) => row.code === 'NN604').text}`);
   await screenshot(page, 'wk-cfg-lens');
+  await filter.fill('');
 
   // 3. the lens opens the .wk's view
   await page.locator('.tabs-container .tab', { hasText: 'ENet_cityscapes.wk' }).first().locator('.codicon-close').click().catch(() => undefined);
