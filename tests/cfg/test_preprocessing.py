@@ -36,7 +36,7 @@ from nnie_lsp.reference.preprocess import (
     read_mean_file,
 )
 from nnie_lsp.settings import settings_from_mapping
-from nnie_lsp.triage.report.bundle import _cfg_files
+from nnie_lsp.triage.report.bundle import cfg_files
 from nnie_lsp.triage.diagnose.preprocess_fit import _cfg_side, fit_preprocessing
 
 SHARED = shared_dir()
@@ -170,7 +170,8 @@ def _assert_same(cfg: Path):
 def test_lint_and_triage_read_the_same_preprocessing_of_real_cfgs(cfg, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     lint = _assert_same(cfg)
-    images, mean = _cfg_files(str(cfg), [])
+    files = cfg_files(str(cfg), [])
+    images, mean = files.images, files.mean_file
     first = lint.input_preprocessing(0)
     if first is not None:
         assert images == lint.calibration_images(first)
@@ -302,7 +303,7 @@ def test_relative_mean_file_resolves_beside_the_cfg_first_in_lint_and_triage(tmp
     assert numeric.mean_file == beside and list(numeric.mean) == [4.0, 5.0, 6.0]
     side, fit_prep = _cfg_side(cfg, 0)
     assert side.input.mean_file.resolved == beside and list(fit_prep.mean) == [4.0, 5.0, 6.0]
-    assert _cfg_files(str(cfg), [])[1] == beside
+    assert cfg_files(str(cfg), []).mean_file == beside
     # lint on the cfg: no finding about a missing or ignored mean file
     assert _lint(cfg, "NN101") == [] and _lint(cfg, "NN103") == []
 
