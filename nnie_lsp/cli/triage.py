@@ -9,7 +9,7 @@
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                         [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
-                        [--transpose] [--input-shape N,C,H,W] [--onnx MODEL]
+                        [--transpose] [--input-shape N,C,H,W] [--onnx MODEL] [--dump-format compact|text]
   nnie-triage emulate --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
   nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
@@ -186,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "run with ONNX Runtime on the same preprocessed input, every tensor that stands for a Caffe blob "
                    "dumped under the blob's name (default output: output_onnx/ beside the cfg; for compare "
                    "--framework)")
+    r.add_argument("--dump-format", choices=["compact", "text"], default=None,
+                   help="compact (default): RuyiStudio's file names ending .npz, float32 values, exact and about a "
+                   "tenth of the bytes; text: RuyiStudio's own %%.18e text (.float), for tools that read only that "
+                   "(nnie_lsp/docs/board-dumps.md, 'Caffe dump forms')")
     _add_progress_arg(r, "reference")
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)
@@ -218,7 +222,7 @@ def _run_options(args, command: str):
     if command == "emulate":
         extra = dict(bits=args.bits, hp=tuple(args.hp), format=args.format, input_dumps=bool(args.input_dumps))
     else:
-        extra = dict(onnx=args.onnx)
+        extra = dict(onnx=args.onnx, dump_format=args.dump_format)
     return RunOptions(command=command, cfg=args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
                       image=tuple(args.image), images=args.images, norm_type=args.norm_type, mean=args.mean,
                       data_scale=args.data_scale, rgb_order=args.rgb_order, transpose=args.transpose,
@@ -273,7 +277,7 @@ def cmd_reference(args) -> int:
 
             out = _output_folder(args, FRAMEWORK_OUTPUT_DIR)
             report = write_onnx_reference_run(inputs, args.onnx, out, options.input_shape,
-                                              progress=progress.part(INPUTS_SHARE, 100))
+                                              progress=progress.part(INPUTS_SHARE, 100), run_options=options)
         else:
             out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
             report = write_reference_run(inputs, out, options.input_shape, progress=progress.part(INPUTS_SHARE, 100),

@@ -255,8 +255,10 @@ def load_reference_net(prototxt: str | Path, caffemodel: str | Path) -> CaffeNet
         raise ReferenceError(str(exc)) from exc
 
 
-def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
-    """RuyiStudio-format Caffe dumps for every blob (data included), batch item 0."""
+def write_reference_dumps(run: ReferenceRun, outdir: str | Path, form: str = "text", writer=None) -> list[Path]:
+    """Caffe dumps for every blob (data included), every batch item, named as RuyiStudio names
+    them: in its ``%.18e`` text (``form`` ``text``) or the compact exact form (``compact``,
+    :mod:`nnie_lsp.dumpio.compact`; ``writer`` compresses them on its threads)."""
     from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
@@ -265,5 +267,6 @@ def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
     for blob, arr in run.blobs.items():
         a = np.asarray(arr)
         for n in range(a.shape[0] if a.ndim >= 1 else 1):
-            written.append(Path(write_ruyi_caffe(out, blob, a[n] if a.ndim >= 1 else a, n=n)))
+            written.append(Path(write_ruyi_caffe(out, blob, a[n] if a.ndim >= 1 else a, n=n, form=form,
+                                                 writer=writer)))
     return written

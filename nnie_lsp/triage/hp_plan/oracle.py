@@ -43,6 +43,7 @@ import numpy as np
 from ...fixes import HP_SUFFIX
 from ...emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
 from ...reference.net import CaffeNet, LayerDef
+from ...reference.blas import one_blas_thread
 from ...reference.numpy_forward import run_layer
 from ...emulation.quant import quantizer_for, to_fixed_20_12
 from ..measure.metrics import cosine
@@ -141,6 +142,7 @@ class HpOracle:
     _family: dict[frozenset, "HpOracle"] = field(default_factory=dict)  # clip offsets -> oracle (shared)
 
     @classmethod
+    @one_blas_thread()
     def build(cls, net: CaffeNet, images: list[dict[str, np.ndarray]], *,
               calibration: list[dict[str, np.ndarray]] | None = None,
               clip_offsets: dict[tuple[str, int], float] | None = None,
@@ -235,6 +237,7 @@ class HpOracle:
 
     # ------------------------------------------------------------------ evaluation
 
+    @one_blas_thread()
     def score(self, hp_layers) -> Score:
         """The final similarity with `hp_layers` (chain head names) at 16 bit, the rest at 8 bit."""
         hp = frozenset(hp_layers)
@@ -253,11 +256,13 @@ class HpOracle:
         self.evaluations += 1
         return result
 
+    @one_blas_thread()
     def blobs(self, hp_layers) -> list[dict[str, np.ndarray]]:
         """Every blob per image with `hp_layers` at 16 bit, as dumped (on the 20.12 grid)."""
         end = self._run(frozenset(hp_layers))
         return [{name: to_fixed_20_12(value) for name, value in image.items()} for image in end.blobs]
 
+    @one_blas_thread()
     def clips(self, hp_layers) -> dict[tuple[str, int], float]:
         """The clip of every quantized read with `hp_layers` at 16 bit, by (blob, bits): what a run
         of that set shows in its input dumps (a blob read at two versions: the last)."""
