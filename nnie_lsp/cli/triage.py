@@ -4,7 +4,7 @@
                       [--wk FILE] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
-                      [--lang en|zh] [--regenerate] [--progress auto|json|none]
+                      [--lang en|zh] [--regenerate] [--no-hp-plan] [--progress auto|json|none]
   nnie-triage bundle --layer NAME --reference DIR --sim DIR [--prototxt F] [--caffemodel F]
                      [--cfg F] [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
@@ -75,7 +75,7 @@ def _image_count(text: str) -> int | None:
 #: The stages each command reports with --progress (nnie_lsp/docs/triage-schema.md, "Progress").
 PROGRESS_STAGES = {
     "compare": "inputs, regenerate (with --regenerate), align, measure, diagnose (several images: 'image K/N'), "
-               "report",
+               "then in case 2 the `_hp` plan (hp-plan's load, check, rank, 'hp layer K'), report",
     "reference": "inputs, load, forward (done/total: images)",
     "emulate": "inputs, load, forward, write (done/total: images)",
     "hp-plan": "inputs, load, check (with --sim), rank, 'hp layer K' (the K-th pick), report",
@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-record", action="store_true",
                    help="do not write the result beside the cfg (.nnie-triage/<cfg stem>.json and its reports, "
                    "the record the next compare and the editor read)")
+    c.add_argument("--no-hp-plan", action="store_true",
+                   help="in case 2, do not plan the `_hp` layers (the plan is `nnie-triage hp-plan` on the same cfg "
+                   "and dumps: seconds to minutes of emulation; T207 then says how to make it)")
     c.add_argument("--regenerate", action="store_true",
                    help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
                    "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
@@ -347,7 +350,8 @@ def cmd_compare(args) -> int:
     request = pipeline.TriageRequest(reference=args.reference, sim=args.sim, sim16=args.sim_16bit, cfg=args.cfg,
                                      prototxt=args.prototxt, dot=args.dot, images=args.images, clips=args.clips,
                                      postprocess=args.postprocess, lang=args.lang, framework=args.framework,
-                                     board=tuple(args.board) if args.board else None, wk=args.wk)
+                                     board=tuple(args.board) if args.board else None, wk=args.wk,
+                                     plan=not args.no_hp_plan)
     with _progress(args) as progress:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))
