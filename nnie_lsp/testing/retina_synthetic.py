@@ -40,6 +40,10 @@ class RetinaSpec:
     seed: int = 0
     images: int = 2
     name: str = "retina_mnet25"
+    # pointwise convolution -> ratio: a BN-style weight outlier (as nnie_lsp.testing.hp_synthetic
+    # makes one) on an input channel its depthwise producer always outputs as 0 -- float-neutral, an
+    # 8-bit bottleneck at that layer
+    outliers: tuple[tuple[str, float], ...] = ()
 
 
 class _Net:
@@ -138,7 +142,23 @@ def prototxt_and_weights(spec: RetinaSpec) -> tuple[str, dict[str, tuple[str, li
         net.layer(f"{head}_concat", "Concat", flat, f"{head}_concat", "concat_param { axis: 1 }")
         outputs[head] = f"{head}_concat"
     net.layer("class_softmax", "Softmax", outputs["class"], "class_softmax", "softmax_param { axis: 2 }")
+    for layer, ratio in spec.outliers:
+        _outlier(net.weights, layer, ratio)
     return "\n".join(net.lines) + "\n", net.weights
+
+
+def _outlier(weights: dict[str, tuple[str, list[np.ndarray]]], layer: str, ratio: float) -> None:
+    """``<k>_pw`` gets one weight ``ratio`` times its others' largest on input channel 0, which its
+    producer ``<k>_dw`` always outputs as 0 (zero weights, BatchNorm to 0, Scale bias −1, ReLU)."""
+    if not layer.endswith("_pw"):
+        raise ValueError(f"{layer}: an outlier goes on a pointwise convolution (conv<k>_pw)")
+    producer = layer[:-3] + "_dw"
+    weights[producer][1][0][0] = 0.0
+    weights[f"{producer}_bn"][1][0][0] = 0.0
+    weights[f"{producer}_scale"][1][1][0] = -1.0
+    w = weights[layer][1][0]
+    w[:, 0] = 0.0
+    w[0, 0, 0, 0] = np.float32(ratio * float(np.max(np.abs(w))))
 
 
 def caffemodel_bytes(name: str, weights: dict[str, tuple[str, list[np.ndarray]]]) -> bytes:
