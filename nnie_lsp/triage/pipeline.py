@@ -150,8 +150,10 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
         from .board.stage import board_stage
         board_stage(request, pairs, result)
     from .hp_plan.for_compare import plan_stage
-    result.hp_plan = plan_stage(request, result, stale=stale, progress=progress.part(compared_at, 100),
-                                make=request.plan)
+    planning = progress.part(compared_at, 100)
+    result.hp_plan = plan_stage(request, result, stale=stale, progress=planning, make=request.plan)
+    if compared_at < 100:
+        planning.step("diagnose", 1, 1)   # the plan's share done (no plan: the bar jumps to the end)
     if request.cfg is not None and Path(request.cfg).is_file():
         # what the run read, by content: the next triage of the mapper's own dumps compares it (T008)
         result.inputs["inputs_record"] = record_now(request.cfg, None)
