@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--dump-format", choices=["compact", "text"], default=None,
                    help="compact (default): RuyiStudio's file names ending .npz, float32 values, exact and about a "
                    "tenth of the bytes; text: RuyiStudio's own %%.18e text (.float), for tools that read only that "
-                   "(nnie_lsp/docs/board-dumps.md, 'Caffe dump forms')")
+                   "(nnie_lsp/docs/triage-schema.md, 'Caffe dump forms')")
     _add_progress_arg(r, "reference")
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)

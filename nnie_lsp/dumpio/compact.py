@@ -11,7 +11,7 @@ shrink is stored as it is).  It is the standard numpy
 archive: ``numpy.load(path)["value"]`` reads it without nnie-lsp.
 
 ``nnie-triage reference`` writes this form unless told ``--dump-format text``
-(``nnie_lsp/docs/board-dumps.md`` describes both).  :class:`CompactWriter` compresses files on
+(``nnie_lsp/docs/triage-schema.md``, "Caffe dump forms", describes both).  :class:`CompactWriter` compresses files on
 worker threads (zlib releases the GIL) while the caller goes on computing.
 """
 

@@ -1,6 +1,6 @@
 """`nnie-triage reference` writes its Caffe dumps in the compact exact form by default and
-RuyiStudio's `%.18e` text with `--dump-format text` (nnie_lsp/docs/board-dumps.md, "Caffe dump
-forms"); compare reads both to the same result; the form is kept when the reference is made again;
+RuyiStudio's `%.18e` text with `--dump-format text` (nnie_lsp/docs/triage-schema.md, "Caffe
+dump forms"); compare reads both to the same result; the form is kept when the reference is made again;
 a reference that fails to run leaves the previous dumps as they were."""
 
 from __future__ import annotations
@@ -74,3 +74,16 @@ def test_a_reference_that_fails_to_run_leaves_the_previous_dumps(tmp_path, capsy
                  "--progress", "none"]) == 2
     assert sorted(p.name for p in out.iterdir()) == before
     assert len(scan_dumps(str(out)).tensors) == 8   # data and the seven blobs of det1, readable
+
+
+def test_the_form_is_recorded_and_made_again_so(tmp_path, capsys):
+    from nnie_lsp.triage.inputs.dump_runs import dump_form
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.run_options import RunOptions
+
+    cfg = _project(tmp_path)
+    out = tmp_path / "text"
+    assert main(["reference", "--cfg", str(cfg), "-o", str(out), "--dump-format", "text", "--progress", "none"]) == 0
+    again = RunOptions.from_manifest(read_manifest(out), out, str(cfg))
+    assert again.dump_format == "text" and dump_form(None, again) == "text"
+    assert dump_form(None, RunOptions(command="reference")) == "compact"   # none recorded: the default
