@@ -4,7 +4,9 @@
 #   channel_swap/: the cfg says BGR for an RGB-trained net   -> case 1, fix [RGB_order] RGB
 # (the Caffe side takes how MTCNN was trained from the model card nnie.toml: RGB, (x-127.5)*0.0078125,
 #  transposed; the NNIE side is fed the images transposed: emulate --transpose)
-#   quant_noise/:  8-bit error growing with depth + a 16-bit run in compile_mode1/ -> case 2, _hp plan
+#   quant_noise/:  noise growing with depth + a 16-bit run in compile_mode1/ -> case 2; no quantization
+#                  makes such noise, so hp-plan (and T207) refuse to plan on it
+#   quant_outlier/: an activation tail 8 bit cannot hold (det1_outlier.caffemodel)  -> case 2, T207 = hp-plan's plan
 set -euo pipefail
 cd "$(dirname "$0")"
 BIN=${BIN:-../../.venv/bin}
@@ -14,6 +16,9 @@ echo "--- channel_swap: nnie-triage compare --cfg channel_swap/sim.cfg ---"
 echo
 echo "--- quant_noise (the compile_mode 1 run in quant_noise/compile_mode1/ is found too) ---"
 "$BIN/nnie-triage" compare --cfg quant_noise/sim.cfg --html "${TMPDIR:-/tmp}/nnie-triage-demo.html"
+echo
+echo "--- quant_outlier: case 2, and T207 is the plan nnie-triage hp-plan makes on the same cfg and dumps ---"
+"$BIN/nnie-triage" compare --cfg quant_outlier/sim.cfg --no-record
 
 
 echo

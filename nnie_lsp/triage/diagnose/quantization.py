@@ -273,10 +273,10 @@ register_finding(
     __name__,
     "T204", "hp-candidate", Severity.INFO, 3,
     summary=("A layer worth marking high precision (`_hp`)", "值得标记为高精度（`_hp`）的层"),
-    messages={"gain": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — 16-bit alone it "
-                       "raises the emulated final similarity by {gain} ({baseline} → {similarity}){in_plan}",
+    messages={"gain": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — 16-bit alone: "
+                       "emulated final similarity {baseline} → {similarity} ({gain}){in_plan}",
                        "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——单独用 16 比特时仿真的最终相似度"
-                       "提高 {gain}（{baseline} → {similarity}）{in_plan}"),
+                       " {baseline} → {similarity}（{gain}）{in_plan}"),
               "in_plan": ("; in the plan (T207)", "；已在方案中（T207）"),
               "fix": ("Rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\"")},
     fix="unsafe",
