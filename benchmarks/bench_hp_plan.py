@@ -3,6 +3,7 @@ the size of the `_hp` set it delivers, and what the plan costs (its share of 16-
 
     .venv/bin/python benchmarks/bench_hp_plan.py            # every net
     .venv/bin/python benchmarks/bench_hp_plan.py --quick    # MTCNN det1 and the deep net only
+    .venv/bin/python benchmarks/bench_hp_plan.py --large    # the RetinaFace-sized row only (minutes)
 
 A *mapper run* is one evaluation of one `_hp` set by the real mapper (minutes to hours each). The
 mapper is played by the NNIE emulation (``nnie_lsp.triage.hp_plan.oracle``); every call is counted.
@@ -40,6 +41,15 @@ the shared corpus (``nnie_lsp.testing.shared_files.corpus_dir``) with their two 
 deterministic weights and two BN-style weight outliers (``nnie_lsp.testing.hp_synthetic``).
 Targets: the mapper's 8-bit final similarity plus 50 / 90 / 99 % of what every layer at 16 bit
 wins back.
+
+The large row (``--large``, and in the full run): a generated net of RetinaFace's size
+(``nnie_lsp.testing.retina_synthetic``: MobileNet-0.25 RetinaFace's graph at 640 × 640, 85 NNIE
+chains, a BN-style weight outlier at ``conv6_pw``), planned as ``hp-plan --cfg`` plans (the clips over
+its two-image list, the last image scored) to 8-bit + ``LARGE_FRACTION`` (0.5) × (all-16-bit − 8-bit), as the
+other rows' targets (its random weights lose 8-bit similarity everywhere a little: the guide's 0.99
+takes some 36 layers, the time of which the row prints too when asked, ``--large-target 0.99``).  Its time is given as a ratio to one
+full emulation of the same net measured in the same run (``emulate()`` of one image), so the row
+reads the same on a fast or a slow machine: "the plan costs K emulations for S emulated sets".
 
 Checks per row (all must hold):
 
@@ -156,6 +166,53 @@ def bench_net(name: str, prototxt: Path, caffemodel: Path, images: list[str], pr
     return rows
 
 
+LARGE_SIZE = 640
+LARGE_OUTLIERS = (("conv6_pw", 300.0),)
+LARGE_FRACTION = 0.5
+
+
+def bench_large(tmp: str, size: int = LARGE_SIZE, target: float | None = None) -> dict:
+    """The large row (module doc): one emulation, the oracle built, the plan -- each timed."""
+    from nnie_lsp.emulation.emulate import emulate
+    from nnie_lsp.testing.retina_synthetic import RetinaSpec
+    from nnie_lsp.testing.retina_synthetic import write_project as write_retina
+    from nnie_lsp.triage.hp_plan.planner import plan_hp
+
+    paths = write_retina(Path(tmp) / "retina", RetinaSpec(size=size, outliers=LARGE_OUTLIERS))
+    net = load_net(paths["prototxt"], paths["caffemodel"])
+    prep = Preprocessing(norm_type=2, mean=np.array([104.0, 117.0, 123.0], np.float32), rgb_order="BGR")
+    inputs = [prepare_inputs(net, [str(p)], [prep]) for p in sorted(paths["root"].glob("image*.png"))]
+    started = time.perf_counter()
+    emulate(net, inputs[-1])
+    one = time.perf_counter() - started
+    started = time.perf_counter()
+    oracle = HpOracle.build(net, inputs[-1:], calibration=inputs[:-1])
+    built = time.perf_counter() - started
+    if target is None:
+        base, ceiling = oracle.score(()).similarity, oracle.score(oracle.candidates()).similarity
+        target = base + LARGE_FRACTION * (ceiling - base)
+    started = time.perf_counter()
+    plan = plan_hp(oracle, target)
+    planned = time.perf_counter() - started
+    return {"net": f"RetinaFace-sized {size}x{size}", "chains": len(oracle.chains), "candidates": len(plan.candidates),
+            "values": sum(int(np.prod(v.shape)) for v in oracle.float_blobs[0].values()),
+            "emulation_s": one, "build_s": built, "plan_s": planned, "sets": plan.evaluations,
+            "layers": list(plan.layers), "similarity": plan.similarity, "baseline": plan.baseline.similarity,
+            "target": target}
+
+
+def print_large(row: dict) -> None:
+    one = row["emulation_s"]
+    print(f"{row['net']} ({row['chains']} chains, {row['candidates']} candidates, {row['values'] / 1e6:.1f} M "
+          f"activations per image): one emulation {one:.2f} s (the baseline of this run)")
+    print(f"  oracle built {row['build_s']:.1f} s = {row['build_s'] / one:.1f} emulations; plan {row['plan_s']:.1f} s "
+          f"= {row['plan_s'] / one:.0f} emulations for {row['sets']} emulated sets "
+          f"({row['plan_s'] / one / max(row['sets'], 1):.2f} emulation per set)")
+    print(f"  plan to {row['target']:.6f}: {', '.join(row['layers']) or '(none)'}: {row['baseline']:.6f} -> "
+          f"{row['similarity']:.6f}; "
+          f"hp-plan as a whole: {(row['build_s'] + row['plan_s']) / 60:.1f} min on this machine")
+
+
 def _cell(result: strategies.StrategyResult) -> str:
     if not result.reached:
         return f"{result.runs:>3} (not reached)"
@@ -188,13 +245,23 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="MTCNN det1 and the deep net only")
     ap.add_argument("--mapper", choices=MAPPERS + EXTRA, action="append", help="only these mappers (default: all)")
+    ap.add_argument("--large", action="store_true", help="only the large row (a RetinaFace-sized net)")
+    ap.add_argument("--large-size", type=int, default=LARGE_SIZE, help="its input size (default %(default)s)")
+    ap.add_argument("--large-target", type=float, help="its target (default: 8-bit + 0.5 × what 16 bit wins back)")
     ap.add_argument("--no-learn-8bit", action="store_true",
                     help="ours takes only the 8-bit run's final similarity, not its clips (every correction then "
                          "comes from confirming runs)")
     args = ap.parse_args()
     modes = tuple(args.mapper) if args.mapper else MAPPERS
     rows = []
+    if args.large:
+        with tempfile.TemporaryDirectory(prefix="bench-hp-plan-") as tmp:
+            print_large(bench_large(tmp, args.large_size, args.large_target))
+        return 0
+    large = None
     with tempfile.TemporaryDirectory(prefix="bench-hp-plan-") as tmp:
+        if not args.quick:
+            large = bench_large(tmp, args.large_size, args.large_target)
         for spec in nets(args.quick, tmp):
             started = time.perf_counter()
             rows.extend(bench_net(*spec, modes=modes, learn_from_8bit=not args.no_learn_8bit))
@@ -225,6 +292,9 @@ def main() -> int:
           f"sets): {totals['size']}/{len(rows)}")
     every = all(all(row["checks"].values()) for row in rows)
     print(f"all three checks in every row: {every}")
+    if large is not None:
+        print()
+        print_large(large)
     return 0
 
 

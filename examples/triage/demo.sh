@@ -5,7 +5,9 @@
 #                  regenerate the NNIE side -> case 4, "Confirmed fixed: T102"
 # (the Caffe side takes how MTCNN was trained from the model card nnie.toml: RGB, (x-127.5)*0.0078125,
 #  transposed; the NNIE side is fed the images transposed: emulate --transpose)
-#   quant_noise/:  8-bit error growing with depth + a 16-bit run in compile_mode1/ -> case 2, _hp plan
+#   quant_noise/:  noise growing with depth + a 16-bit run in compile_mode1/ -> case 2; no quantization
+#                  makes such noise, so hp-plan (and T207) refuse to plan on it
+#   quant_outlier/: an activation tail 8 bit cannot hold (det1_outlier.caffemodel)  -> case 2, T207 = hp-plan's plan
 # Everything runs on a copy in demo-output/triage/ (the example folder is never written); all output,
 # stderr included, goes to stdout.
 set -euo pipefail
@@ -17,7 +19,7 @@ OUT=${DEMO_OUTPUT:-$ROOT/demo-output}/triage
 export COLUMNS=${COLUMNS:-110}
 rm -rf "$OUT"
 mkdir -p "$OUT"
-cp -R channel_swap quant_noise model nnie.toml test1.jpg postprocess_pnet.py "$OUT"/
+cp -R channel_swap quant_noise quant_outlier model nnie.toml test1.jpg postprocess_pnet.py "$OUT"/
 rm -rf "$OUT"/*/.nnie-triage
 cd "$OUT"
 
@@ -43,6 +45,9 @@ EOF
 echo
 echo "--- quant_noise (the compile_mode 1 run in quant_noise/compile_mode1/ is found too) ---"
 "$BIN/nnie-triage" compare --cfg quant_noise/sim.cfg --html quant_noise-case2.html --progress none
+echo
+echo "--- quant_outlier: case 2, and T207 is the plan nnie-triage hp-plan makes on the same cfg and dumps ---"
+"$BIN/nnie-triage" compare --cfg quant_outlier/sim.cfg --html quant_outlier-case2.html --progress none
 
 echo
 echo "--- step 5: a clean 8-bit run (48x48 P-Net) with the MTCNN post-processing on both sides ---"

@@ -17,7 +17,12 @@ card, examples/triage/nnie.toml: RGB, (x - 127.5) * 0.0078125, transposed), mapp
 the net was trained) with its manifest (nnie-triage-dumps.json, paths made relative).  So the
 editor's loop works on a copy: case 1 -> set [RGB_order] RGB -> "Regenerate and triage again" (the
 emulation made again with the fixed cfg, still transposed) -> case 4.
-quant_noise is a seeded scenario (nnie_lsp/testing/scenarios.py, MTCNN's true preprocessing).
+quant_noise is a seeded scenario (nnie_lsp/testing/scenarios.py, MTCNN's true preprocessing): noise
+growing with depth, which no quantization makes, so hp-plan (and compare's T207) refuse to plan on it.
+quant_outlier is a quantization fault the emulation reproduces (OUTLIER: a float-neutral activation
+tail in det1_outlier.caffemodel beside its cfg, with its own det1.prototxt, which the plan renames in), made
+by the tools like channel_swap: case 2, and T207
+is hp-plan's plan; applied and regenerated, it is confirmed fixed.
     compile_mode1/   quant_noise only: a copy of the project run at compile_mode 1
         sim.cfg        [compile_mode] 1
         mapper_quant/  the 16-bit run
@@ -41,7 +46,18 @@ from nnie_lsp.cli.triage import main as triage_main  # noqa: E402
 from nnie_lsp.testing.scenarios import scenarios, write_scenario  # noqa: E402
 from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, DUMP_MANIFEST, MAPPER_QUANT_DIR  # noqa: E402
 
-DEMOS = ("channel_swap", "quant_noise")
+DEMOS = ("channel_swap", "quant_noise", "quant_outlier")
+#: quant_outlier's fault: conv1's output channel 3 x100 and conv2 reading it /100 (float-neutral through
+#: PReLU): the activation's long tail makes its 8-bit clip too coarse (nnie_lsp/testing/faults.py)
+OUTLIER = ("conv1", "conv2", 3, 100.0)
+CARD = ("# How quant_outlier's net was trained (the P-Net of ../model, see ../nnie.toml)\n\n[[model]]\n"
+        'prototxt = "det1.prototxt"\nchannel_order = "RGB"\nmean = 127.5\nscale = 0.0078125\ntranspose = true\n'
+        'source = "DuinoDu/mtcnn demo.py: channels 0 and 2 swapped, (img - 127.5) * 0.0078125, '
+        'np.swapaxes(im_data, 0, 2)"\n')
+OUTLIER_NOTE = ("quant_outlier: det1 with conv1's output channel 3 x100 and conv2 reading it /100 (the float net "
+                "computes the same; at 8 bit the long tail of that activation costs the rest its precision); "
+                "output/ and mapper_quant/ written by `nnie-triage reference` and `emulate --transpose`; expected "
+                "case 2 with hp-plan's `_hp` plan as T207 -- applied, `compare --cfg sim.cfg --regenerate` confirms it\n")
 SIXTEEN_BIT_RUN = "compile_mode1"
 LOOP_NOTE = ("output/ and mapper_quant/ were written by `nnie-triage reference` (the preprocessing the net was "
              "trained with, from the model card ../nnie.toml) and `nnie-triage emulate --transpose` (the cfg's "
@@ -94,6 +110,34 @@ def _relative_manifest(folder: Path) -> None:
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _outlier_demo(out: Path) -> None:
+    """quant_outlier (module doc): its cfg, the faulty caffemodel beside it, both sides made by the tools."""
+    from nnie_lsp.testing import faults
+
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir()
+    cfg_text = (HERE / "channel_swap" / "sim.cfg").read_text()
+    # its own copy of the net: the plan renames layers in it, not in the other demos' model/det1.prototxt
+    shutil.copy(HERE / "model" / "det1.prototxt", out / "det1.prototxt")
+    cfg_text = _set(_set(_set(cfg_text, "RGB_order", "RGB"), "caffemodel_file", "./det1_outlier.caffemodel"),
+                    "prototxt_file", "./det1.prototxt")
+    (out / "sim.cfg").write_text(cfg_text)
+    for name in ("mean.txt", "images.txt"):
+        shutil.copy(HERE / "channel_swap" / name, out / name)
+    # its own model card (the nearest to its cfg): the project is whole when copied on its own
+    (out / "nnie.toml").write_text(CARD)
+    faults.channel_tail(HERE / "model" / "det1.caffemodel", out / "det1_outlier.caffemodel", *OUTLIER)
+    cfg = out / "sim.cfg"
+    for argv in (["reference", "--cfg", str(cfg), "-o", str(out / CAFFE_OUTPUT_DIR)],
+                 ["emulate", "--cfg", str(cfg), "--transpose", "-o", str(out / MAPPER_QUANT_DIR)]):
+        if triage_main([*argv, "--progress", "none"]) != 0:
+            raise SystemExit(f"nnie-triage {argv[0]} failed")
+    for folder in (CAFFE_OUTPUT_DIR, MAPPER_QUANT_DIR):
+        _relative_manifest(out / folder)
+    (out / "README.txt").write_text(OUTLIER_NOTE)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     default_img = HERE.parent.parent.parent / "shared" / "corpus" / "models" / "mtcnn" / "test1.jpg"
@@ -110,6 +154,10 @@ def main() -> int:
     all_sc = scenarios()
     for name in args.names or DEMOS:
         out = HERE / name
+        if name == "quant_outlier":
+            _outlier_demo(out)
+            print(OUTLIER_NOTE.split(";")[0])
+            continue
         if out.exists():
             shutil.rmtree(out)
         sc = all_sc[name]

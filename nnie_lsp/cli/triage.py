@@ -4,12 +4,12 @@
                       [--wk FILE] [--cfg FILE] [--prototxt FILE]
                       [--dot FILE] [--format text|json|markdown] [--html FILE]
                       [--postprocess module:function] [--output FILE] [--threshold KEY=VALUE]
-                      [--lang en|zh] [--regenerate] [--progress auto|json|none]
+                      [--lang en|zh] [--regenerate] [--no-hp-plan] [--progress auto|json|none]
   nnie-triage bundle --layer NAME [--cfg F] [--reference DIR --sim DIR] [--prototxt F] [--caffemodel F]
                      [--mapper-log F] [--image F ...] [--mean-file F] [-o ZIP]   (nnie_lsp/cli/triage_bundle.py)
   nnie-triage reference --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                         [--norm-type N --mean V,V,V|FILE --data-scale S --rgb-order RGB|BGR]
-                        [--transpose] [--input-shape N,C,H,W] [--onnx MODEL]
+                        [--transpose] [--input-shape N,C,H,W] [--onnx MODEL] [--dump-format compact|text]
   nnie-triage emulate --cfg F [--images N|all] [-o DIR] [--prototxt F] [--caffemodel F] [--image F ...]
                       [--format mapper_quant|inst] [--bits 8|16] [--hp LAYER ...] [--input-dumps]
   nnie-triage hp-plan --cfg F [--target COS] [--budget N] [--images N|all] [--format text|json]
@@ -76,7 +76,7 @@ def _image_count(text: str) -> int | None:
 #: The stages each command reports with --progress (nnie_lsp/docs/triage-schema.md, "Progress").
 PROGRESS_STAGES = {
     "compare": "inputs, regenerate (with --regenerate), align, measure, diagnose (several images: 'image K/N'), "
-               "report",
+               "then in case 2 the `_hp` plan (hp-plan's load, check, rank, 'hp layer K'), report",
     "reference": "inputs, load, forward (done/total: images)",
     "emulate": "inputs, load, forward, write (done/total: images)",
     "hp-plan": "inputs, load, check (with --sim), rank, 'hp layer K' (the K-th pick), report",
@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-record", action="store_true",
                    help="do not write the result beside the cfg (.nnie-triage/<cfg stem>.json and its reports, "
                    "the record the next compare and the editor read)")
+    c.add_argument("--no-hp-plan", action="store_true",
+                   help="in case 2, do not plan the `_hp` layers (the plan is `nnie-triage hp-plan` on the same cfg "
+                   "and dumps: seconds to minutes of emulation; T207 then says how to make it)")
     c.add_argument("--regenerate", action="store_true",
                    help="first re-emulate the NNIE side with the cfg as it is now, into the same folder (only a "
                    "folder `nnie-triage emulate` wrote; for nnie_mapper's dumps re-run the mapper)")
@@ -176,6 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "run with ONNX Runtime on the same preprocessed input, every tensor that stands for a Caffe blob "
                    "dumped under the blob's name (default output: output_onnx/ beside the cfg; for compare "
                    "--framework)")
+    r.add_argument("--dump-format", choices=["compact", "text"], default=None,
+                   help="compact (default): RuyiStudio's file names ending .npz, float32 values, exact and about a "
+                   "tenth of the bytes; text: RuyiStudio's own %%.18e text (.float), for tools that read only that "
+                   "(nnie_lsp/docs/triage-schema.md, 'Caffe dump forms')")
     _add_progress_arg(r, "reference")
     e = sub.add_parser("emulate", help="simulated NNIE dumps (numpy NNIE quantization emulation)")
     _add_prep_args(e, _layout().EMULATED_DIR)
@@ -208,7 +215,7 @@ def _run_options(args, command: str):
     if command == "emulate":
         extra = dict(bits=args.bits, hp=tuple(args.hp), format=args.format, input_dumps=bool(args.input_dumps))
     else:
-        extra = dict(onnx=args.onnx)
+        extra = dict(onnx=args.onnx, dump_format=args.dump_format)
     return RunOptions(command=command, cfg=args.cfg, prototxt=args.prototxt, caffemodel=args.caffemodel,
                       image=tuple(args.image), images=args.images, norm_type=args.norm_type, mean=args.mean,
                       data_scale=args.data_scale, rgb_order=args.rgb_order, transpose=args.transpose,
@@ -263,7 +270,7 @@ def cmd_reference(args) -> int:
 
             out = _output_folder(args, FRAMEWORK_OUTPUT_DIR)
             report = write_onnx_reference_run(inputs, args.onnx, out, options.input_shape,
-                                              progress=progress.part(INPUTS_SHARE, 100))
+                                              progress=progress.part(INPUTS_SHARE, 100), run_options=options)
         else:
             out = _output_folder(args, _layout().CAFFE_OUTPUT_DIR)
             report = write_reference_run(inputs, out, options.input_shape, progress=progress.part(INPUTS_SHARE, 100),
@@ -333,7 +340,8 @@ def cmd_compare(args) -> int:
     request = pipeline.TriageRequest(reference=args.reference, sim=args.sim, sim16=args.sim_16bit, cfg=args.cfg,
                                      prototxt=args.prototxt, dot=args.dot, images=args.images, clips=args.clips,
                                      postprocess=args.postprocess, lang=args.lang, framework=args.framework,
-                                     board=tuple(args.board) if args.board else None, wk=args.wk)
+                                     board=tuple(args.board) if args.board else None, wk=args.wk,
+                                     plan=not args.no_hp_plan)
     with _progress(args) as progress:
         # the inputs first (what was found is said before any option is read), then the comparison
         request = pipeline.find_inputs(request, log=sys.stderr, progress=progress.part(0, INPUTS_SHARE))

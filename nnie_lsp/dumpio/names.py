@@ -3,7 +3,8 @@
 Forms (``docs/field-facts.md`` §10 and §16.1):
 
 * RuyiStudio Caffe side: ``<blob>_output<n>[_<C>[_<H>[_<W>]]]_caffe.linear.float`` (``n`` = batch
-  item, ``/`` in blob names written as ``_``); a public C++ dump program writes
+  item, ``/`` in blob names written as ``_``), and nnie-triage's compact exact form of it, the same
+  name ending ``.npz`` (:mod:`.compact`); a public C++ dump program writes
   ``layer<i>_<layer>_output0_<C>_<H>_<W>_caffe.linear.float`` (1-based position prefix): the number
   goes to :attr:`DumpName.position` and the name without the prefix is kept as an alternative; only
   the alignment, holding the prototxt, can tell whether the number and the name agree.
@@ -41,6 +42,9 @@ __all__ = [
     "safe_name",
     "dims_suffix",
     "ruyi_caffe_file_name",
+    "CAFFE_DUMP_FORMS",
+    "DEFAULT_CAFFE_DUMP_FORM",
+    "is_caffe_dump_name",
     "mapper_quant_file_name",
     "mapper_input_file_name",
     "inst_file_name",
@@ -72,6 +76,7 @@ class DumpName:
     alt_names: tuple[str, ...] = ()  # other plausible tensor names (position prefix dropped)
     position: int | None = None  # N of a ``layer<N>_`` prefix (Caffe side), not yet checked
     skip_reason: str | None = None  # set when fmt == "skip"
+    storage: str = "text"  # how the values are stored: "text", or "compact" (a Caffe dump's .npz, :mod:`.compact`)
 
     @property
     def key(self) -> str:
@@ -106,8 +111,20 @@ def dims_suffix(shape) -> str:
 # --------------------------------------------------------------------------------------------
 # building names (writers)
 # --------------------------------------------------------------------------------------------
-def ruyi_caffe_file_name(blob: str, item: int, shape) -> str:
-    return f"{safe_name(blob)}_output{int(item)}{dims_suffix(shape)}_caffe.linear.float"
+#: The forms of a Caffe-side dump (``reference --dump-format``): the compact exact one (the default,
+#: :mod:`.compact`) and RuyiStudio's ``%.18e`` text; the file-name ending of each.
+CAFFE_DUMP_FORMS = {"compact": "_caffe.linear.npz", "text": "_caffe.linear.float"}
+DEFAULT_CAFFE_DUMP_FORM = "compact"
+
+
+def ruyi_caffe_file_name(blob: str, item: int, shape, form: str = "text") -> str:
+    """RuyiStudio's name of a blob's dump (``form`` ``text``), or the compact form's (``.npz``)."""
+    return f"{safe_name(blob)}_output{int(item)}{dims_suffix(shape)}{CAFFE_DUMP_FORMS[form]}"
+
+
+def is_caffe_dump_name(filename: str) -> bool:
+    """A Caffe-side dump by its name, in either form."""
+    return filename.endswith(tuple(CAFFE_DUMP_FORMS.values()))
 
 
 def mapper_quant_file_name(layer: str, output_number: int, shape) -> str:
@@ -144,7 +161,7 @@ def text_file_name(name: str, shape) -> str:
 # --------------------------------------------------------------------------------------------
 _DIMS = r"(?P<dims>(?:_\d+)*)"
 # greedy names: the LAST ``_output<n>`` / ``_input<n>`` followed only by digit groups splits the name
-_RUYI_RE = re.compile(rf"^(?P<name>.+)_output(?P<n>\d+){_DIMS}_caffe\.linear\.float$")
+_RUYI_RE = re.compile(rf"^(?P<name>.+)_output(?P<n>\d+){_DIMS}_caffe\.linear\.(?P<ext>float|npz)$")
 _MQ_OUT_RE = re.compile(rf"^(?P<name>.+)_output(?P<n>\d+){_DIMS}_quant\.linear\.hex$")
 _MQ_IN_RE = re.compile(rf"^(?P<name>.+)_input(?P<n>\d+){_DIMS}_anti_quant(?:\.linear)?\.float$")
 _MQ_IN_NL_RE = re.compile(rf"^(?P<name>.+)_input(?P<n>\d+){_DIMS}_quant\.nonlinear\.hex$")
@@ -212,6 +229,7 @@ def _named_tensor_form(base: str) -> DumpName | None:
         prefixed = _POSITION_PREFIX_RE.match(m.group("name"))
         return DumpName(fmt="ruyi-caffe", name=m.group("name"), index=int(m.group("n")), shape=dims or None,
                         dims_order="CHW" if len(dims) == 3 else None,
+                        storage="compact" if m.group("ext") == "npz" else "text",
                         alt_names=(prefixed.group("rest"),) if prefixed else (),
                         position=_position(prefixed.group("position")) if prefixed else None)
     m = _MQ_OUT_RE.match(base)

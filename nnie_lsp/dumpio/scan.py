@@ -121,7 +121,7 @@ def _tensors_in_file(path: str, warnings: list[str], skipped: list[str]) -> list
         return [DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt=fmt, shape=parsed.shape,
                            dims_order=parsed.dims_order, role=parsed.role, index=parsed.index,
                            alt_keys=tuple(normalize_name(alt) for alt in parsed.alt_names),
-                           position=parsed.position)]
+                           position=parsed.position, storage=parsed.storage)]
     if fmt == "inst":
         return [_inst_tensor(path, parsed)]
     if fmt == "npy":

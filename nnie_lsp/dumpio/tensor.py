@@ -38,6 +38,7 @@ class DumpTensor:
     file_dtype: str | None = None  # raw .bin element type ("float32", "uint8", ...)
     header_skip: bool = False  # text with a leading non-numeric header line
     position: int | None = None  # N of a ``layer<N>_`` name prefix (checked by the alignment)
+    storage: str = "text"  # a Caffe dump's encoding: "text" (RuyiStudio) or "compact" (:mod:`.compact`)
 
     @property
     def label(self) -> str:
@@ -48,6 +49,10 @@ class DumpTensor:
     def load_raw(self) -> np.ndarray:
         """Flat values as stored, without a float64 copy when the file is binary (memory-mapped)."""
         fmt = self.fmt
+        if self.storage == "compact":
+            from .compact import read as read_compact
+
+            return read_compact(self.path)
         if fmt in ("mapper-quant", "inst") and not self.header_skip:
             return read_hex_words(self.path)
         if fmt in ("ruyi-caffe", "mapper-input", "text"):

@@ -7,7 +7,8 @@ digits of the float32 value).
 
 The forms, byte for byte:
 
-* RuyiStudio / numpy ``savetxt`` (Caffe side, §10.3): ``%.18e`` of each value, ``\n`` after each.
+* RuyiStudio / numpy ``savetxt`` (Caffe side, §10.3): ``%.18e`` of each value, ``\n`` after each;
+  or nnie-triage's compact exact form of the same dump (float32 in a ``.npz``, :mod:`.compact`).
 * nnie_mapper's dequantized text (``…_anti_quant[.linear].float``, §16.5): what a C++
   ``std::ofstream << float_value << "\n"`` writes -- the float promoted to double and printed as
   ``%g`` with the stream's default precision 6: ``0.353553``, ``0.0743254``, ``0.25``, ``0``,
@@ -79,9 +80,11 @@ def _in_dir(dirpath, file_name: str) -> str:
     return os.path.join(os.fspath(dirpath), file_name)
 
 
-def write_ruyi_caffe(dirpath, blob: str, array, n: int = 0) -> str:
+def write_ruyi_caffe(dirpath, blob: str, array, n: int = 0, form: str = "text", writer=None) -> str:
     """RuyiStudio ``CNN_convert_bin_and_print_featuremap.py`` naming for one batch item:
-    ``array`` is (C,H,W), (C,H), (C,) or a scalar-like 1-D item; values ``%.18e`` one per line."""
+    ``array`` is (C,H,W), (C,H), (C,) or a scalar-like 1-D item; values ``%.18e`` one per line
+    (``form`` ``text``), or the compact exact form (``form`` ``compact``, :mod:`.compact`: the same
+    name ending ``.npz``; ``writer`` a :class:`~.compact.CompactWriter` to compress on its threads)."""
     arr = np.asarray(array)
     shape = arr.shape
     if arr.ndim == 4:
@@ -90,7 +93,12 @@ def write_ruyi_caffe(dirpath, blob: str, array, n: int = 0) -> str:
         shape = shape[1:]
     if arr.ndim == 1 and arr.size == 1:
         shape = ()
-    path = _in_dir(dirpath, ruyi_caffe_file_name(blob, n, shape))
+    path = _in_dir(dirpath, ruyi_caffe_file_name(blob, n, shape, form))
+    if form == "compact":
+        from . import compact
+
+        values = arr.reshape(shape) if shape else arr.reshape(-1)
+        return writer.write(path, values) if writer is not None else compact.write(path, values)
     _savetxt_e18(path, arr)
     return path
 

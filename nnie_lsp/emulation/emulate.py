@@ -35,6 +35,7 @@ from nnie_lsp.prototxt.layers import is_cpu_layer_name
 from nnie_lsp.prototxt.layers import lookup as lookup_layer
 
 from ..reference.net import CaffeNet, LayerDef
+from ..reference.blas import one_blas_thread
 from ..reference.numpy_forward import run_layer
 from .codes import write_input_dumps
 from .precision import runs_16bit
@@ -111,6 +112,7 @@ def quantize_weights(layer: LayerDef, blobs: list[np.ndarray], q: LogQuantizer) 
     return [q.quantize(blobs[0])] + list(blobs[1:])
 
 
+@one_blas_thread()
 def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOptions | None = None) -> SimRun:
     """Run the net with NNIE-style quantization; one reported output per in-place chain.
 
@@ -119,6 +121,7 @@ def emulate(net: CaffeNet, inputs: dict[str, np.ndarray], options: EmulationOpti
     return emulate_images(net, [inputs], options)[0]
 
 
+@one_blas_thread()
 def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
                    options: EmulationOptions | None = None) -> list[SimRun]:
     """Emulate several images (one input dict each, in image-list order) the way the mapper
@@ -209,6 +212,7 @@ def emulate_images(net: CaffeNet, images: list[dict[str, np.ndarray]],
     return runs
 
 
+@one_blas_thread()
 def float_read_maxima(net: CaffeNet, images: list[dict[str, np.ndarray]]) -> dict[tuple[str, int], float]:
     """The largest |x| of every value the NNIE quantizes (a blob read by a chain of the NNIE
     segment, keyed by (blob, version) as :func:`emulate_images` counts versions) over ``images``,

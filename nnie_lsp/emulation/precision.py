@@ -8,7 +8,10 @@
 ``nnie-triage emulate --bits 8|16`` overrides the cfg (and says so): 16 runs every layer at 16 bit,
 8 every layer at 8 bit except, under ``[compile_mode] 2``, the `_hp` layers (mode 2 is 8 bit with
 marks).  ``--hp LAYER`` makes a layer 16-bit whatever the mode (an explicit what-if, recorded in the
-manifest).  Importing this module loads no numpy.
+manifest).  A ``.wk`` that shows which `_hp` marks a build applied narrows the marks to those
+(:func:`hp_mark_applied`): the emulation and the `_hp` planner's oracle
+(:mod:`nnie_lsp.triage.hp_plan.oracle`) take which layers run at 16 bit from here alone.
+Importing this module loads no numpy.
 """
 
 from __future__ import annotations
@@ -67,8 +70,18 @@ def precision_for(compile_mode: int | None, bits: int | None = None) -> Precisio
     return Precision(bits, bits == 8 and cfg_hp, mode, override=bits)
 
 
-def runs_16bit(layer_name: str, precision_bits: int, hp_names: bool, extra: frozenset[str] = frozenset()) -> bool:
-    """Whether a chain whose head is `layer_name` runs at 16 bit (``extra``: ``--hp`` layers)."""
+def hp_mark_applied(layer_name: str, hp_names: bool, built: frozenset[str] | None = None) -> bool:
+    """Whether the `_hp` mark of `layer_name` makes it 16-bit in a build: the name ends in ``_hp``,
+    the build honours marks (``hp_names``: ``[compile_mode] 2``), and -- when a build's ``.wk``
+    says which marks it applied (``built``, :mod:`nnie_lsp.triage.hp_plan.built`) -- it is one of
+    them.  The one rule the emulation and the `_hp` planner's oracle both follow."""
     from ..prototxt.layers import is_hp_layer
 
-    return precision_bits == 16 or layer_name in extra or (hp_names and is_hp_layer(layer_name))
+    return hp_names and is_hp_layer(layer_name) and (built is None or layer_name in built)
+
+
+def runs_16bit(layer_name: str, precision_bits: int, hp_names: bool, extra: frozenset[str] = frozenset(),
+               built: frozenset[str] | None = None) -> bool:
+    """Whether a chain whose head is `layer_name` runs at 16 bit (``extra``: ``--hp`` layers, or the
+    planner's set; ``built``: the marks a ``.wk`` shows applied, :func:`hp_mark_applied`)."""
+    return precision_bits == 16 or layer_name in extra or hp_mark_applied(layer_name, hp_names, built)

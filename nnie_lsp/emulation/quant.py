@@ -121,9 +121,30 @@ class LogQuantizer:
         return np.where(c == self.zero_code, 0.0, val)
 
     def quantize(self, data: np.ndarray, clip: float | None = None) -> np.ndarray:
-        """Quantize-dequantize (fake quantization); returns float32 of the input shape."""
-        codes, clip = self.encode(data, clip)
-        return self.decode(codes, clip).astype(np.float32).reshape(np.shape(data))
+        """Quantize-dequantize (fake quantization); returns float32 of the input shape: the values of
+        ``decode(encode(data))``, computed without the codes (the level of each magnitude code
+        looked up in a table of the grid's magnitudes)."""
+        x = np.asarray(data, dtype=np.float64)
+        if clip is None:
+            clip = self.clip_value(x)
+        k, z = self.steps_per_octave, self.z(clip)
+        mag = np.abs(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.rint(k * np.log2(np.where(mag > 0, mag, 1.0)) - z)
+        np.minimum(m, self.max_code, out=m)
+        np.nan_to_num(m, copy=False, nan=0.0)  # a NaN: code 0, as encode() leaves it
+        negative = x < 0
+        # below the smallest level (m = 1 for a negative value, 0 else): that level when nearer to it
+        # than to zero, else zero -- as encode() decides
+        low = m < negative
+        if low.any():
+            smallest = np.where(negative, 2.0 ** ((1 + z) / k), 2.0 ** (z / k))
+            m = np.where(low, np.where(mag * 2 >= smallest, negative.astype(np.float64), -1.0), m)
+        zero = (mag == 0) | (m < 0)
+        table = np.exp2((np.arange(self.max_code + 1) + z) / k)
+        values = table[np.where(zero, 0, m).astype(np.intp)]
+        values = np.where(zero, 0.0, np.where(negative, -values, values))
+        return values.astype(np.float32).reshape(np.shape(data))
 
 
 QUANT8 = LogQuantizer(8)

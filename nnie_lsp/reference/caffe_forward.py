@@ -145,8 +145,9 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
                              "(pip install 'nnie-lsp[reference]')") from exc
     if net.prototxt is None or net.caffemodel is None:
         raise ReferenceError("a reference forward needs both a prototxt and a caffemodel")
+    marked = _marked_layers(net)
     try:
-        text = _opencv_prototxt(net.prototxt)
+        text = _opencv_prototxt(net.prototxt, marked)
         if text is None:
             cvnet = cv2.dnn.readNetFromCaffe(str(net.prototxt), str(net.caffemodel))
         else:  # round_mode spelled as OpenCV's schema spells it (same field, another name)
@@ -171,7 +172,9 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
     # whose top no layer reads and differs from its name): such a layer is asked for by its top
     by_cv: dict[str, str] = {}
     for layer in net.layers:
-        if layer.name in cv_names:
+        if marked.get(layer.name) in cv_names:   # loaded under the name its weights have
+            by_cv[marked[layer.name]] = layer.name
+        elif layer.name in cv_names:
             by_cv[layer.name] = layer.name
         elif len(layer.tops) == 1 and layer.tops[0] in cv_names and layer.tops[0] not in ours:
             by_cv[layer.tops[0]] = layer.name
@@ -191,19 +194,39 @@ def opencv_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, li
 _ROUND_MODE = re.compile(r"\bround_mode\s*:\s*(FLOOR|CEIL|1|0)\b")
 
 
-def _opencv_prototxt(prototxt: str | Path) -> str | None:
+def _marked_layers(net: CaffeNet) -> dict[str, str]:
+    """Layers whose name carries a mapper mark (``conv5_hp``, ``x_cpu``) -> the name without it,
+    when no other layer has that name: the caffemodel holds their weights under it (the mark is the
+    mapper's, docs/field-facts.md §7.4 [I]; :func:`~nnie_lsp.reference.net.load_net` reads them so),
+    and OpenCV finds weights by layer name, so it loads them under that name."""
+    from nnie_lsp.prototxt.layers import base_layer_name
+
+    names = {layer.name for layer in net.layers}
+    out = {}
+    for layer in net.layers:
+        base = base_layer_name(layer.name)
+        if base != layer.name and base not in names:
+            out[layer.name] = base
+    return out
+
+
+def _opencv_prototxt(prototxt: str | Path, marked: dict[str, str] | None = None) -> str | None:
     """The prototxt as OpenCV's Caffe schema reads it, or None when it reads the file as it is.
     NNIE's (and newer Caffe forks') ``pooling_param { round_mode: FLOOR }`` is field 13 of
     ``PoolingParameter``; OpenCV's schema calls field 13 ``ceil_mode`` (a bool, default true) and
-    refuses the text name ``round_mode`` (docs/field-facts.md §17.2)."""
+    refuses the text name ``round_mode`` (docs/field-facts.md §17.2).  ``marked`` layers
+    (:func:`_marked_layers`) are named without their mark, so that OpenCV finds their weights."""
     from .net import NetLoadError, read_prototxt_text
 
     try:
         text = read_prototxt_text(prototxt)
     except NetLoadError:
         return None  # OpenCV says what is wrong with the file
-    if "round_mode" not in text:
+    if "round_mode" not in text and not marked:
         return None
+    for name, base in (marked or {}).items():
+        text = re.sub(rf'(\bname\s*:\s*)(["\']){re.escape(name)}\2', lambda m: f"{m.group(1)}{m.group(2)}{base}{m.group(2)}",
+                      text)
     return _ROUND_MODE.sub(lambda m: "ceil_mode: " + ("false" if m.group(1) in ("FLOOR", "1") else "true"), text)
 
 
@@ -255,8 +278,10 @@ def load_reference_net(prototxt: str | Path, caffemodel: str | Path) -> CaffeNet
         raise ReferenceError(str(exc)) from exc
 
 
-def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
-    """RuyiStudio-format Caffe dumps for every blob (data included), batch item 0."""
+def write_reference_dumps(run: ReferenceRun, outdir: str | Path, form: str = "text", writer=None) -> list[Path]:
+    """Caffe dumps for every blob (data included), every batch item, named as RuyiStudio names
+    them: in its ``%.18e`` text (``form`` ``text``) or the compact exact form (``compact``,
+    :mod:`nnie_lsp.dumpio.compact`; ``writer`` compresses them on its threads)."""
     from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
@@ -265,5 +290,6 @@ def write_reference_dumps(run: ReferenceRun, outdir: str | Path) -> list[Path]:
     for blob, arr in run.blobs.items():
         a = np.asarray(arr)
         for n in range(a.shape[0] if a.ndim >= 1 else 1):
-            written.append(Path(write_ruyi_caffe(out, blob, a[n] if a.ndim >= 1 else a, n=n)))
+            written.append(Path(write_ruyi_caffe(out, blob, a[n] if a.ndim >= 1 else a, n=n, form=form,
+                                                 writer=writer)))
     return written

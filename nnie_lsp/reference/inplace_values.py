@@ -32,9 +32,11 @@ def overwritten(layers) -> list[tuple[object, str, object]]:
     return out
 
 
-def write_inplace_dumps(layer_outputs: dict[str, list[np.ndarray]], layers, folder: str | Path) -> list[Path]:
+def write_inplace_dumps(layer_outputs: dict[str, list[np.ndarray]], layers, folder: str | Path,
+                        form: str = "text", writer=None) -> list[Path]:
     """The Caffe reference's overwritten values (``layer_outputs``: layer name -> its outputs) in
-    ``folder``/:data:`INPLACE_DIR`, as RuyiStudio names a blob's file, under the layer's name."""
+    ``folder``/:data:`INPLACE_DIR`, as RuyiStudio names a blob's file, under the layer's name, in the
+    dump form ``form`` (:func:`nnie_lsp.dumpio.writers.write_ruyi_caffe`)."""
     from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     written = []
@@ -46,5 +48,6 @@ def write_inplace_dumps(layer_outputs: dict[str, list[np.ndarray]], layers, fold
         sub = Path(folder) / INPLACE_DIR
         sub.mkdir(parents=True, exist_ok=True)
         for n in range(arr.shape[0] if arr.ndim >= 1 else 1):
-            written.append(Path(write_ruyi_caffe(sub, layer.name, arr[n] if arr.ndim >= 1 else arr, n=n)))
+            written.append(Path(write_ruyi_caffe(sub, layer.name, arr[n] if arr.ndim >= 1 else arr, n=n,
+                                                 form=form, writer=writer)))
     return written

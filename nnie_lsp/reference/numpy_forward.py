@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .net import CaffeNet, LayerDef
+from .blas import one_blas_thread
 
 
 class UnsupportedLayer(ValueError):
@@ -37,22 +37,29 @@ def _pair(values: Iterable[int], h_field: int, w_field: int, default: int) -> tu
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, pad, dilation, group: int) -> np.ndarray:
+    """Caffe's convolution, accumulated in float64: one matrix product per kernel tap (all groups
+    at once), a broadcast product for depthwise layers (one input channel per group)."""
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     sh, sw = stride
     ph, pw = pad
     dh, dw = dilation
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    win = sliding_window_view(xp, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
-    # win: n, c, oh, ow, kh, kw
+    xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw))
+    xp[:, :, ph:ph + h, pw:pw + wd] = x
+    oh = (h + 2 * ph - ((kh - 1) * dh + 1)) // sh + 1
+    ow = (wd + 2 * pw - ((kw - 1) * dw + 1)) // sw + 1
     og = o // group
-    outs = []
-    for g in range(group):
-        xs = win[:, g * cg:(g + 1) * cg].astype(np.float64)
-        ws = w[g * og:(g + 1) * og].astype(np.float64)
-        outs.append(np.einsum("nchwij,ocij->nohw", xs, ws, optimize=True))
-    y = np.concatenate(outs, axis=1)
+    xg = xp.reshape(n, group, cg, xp.shape[2], xp.shape[3])
+    wg = np.asarray(w, dtype=np.float64).reshape(group, og, cg, kh, kw)
+    y = np.zeros((n, group, og, max(oh, 0), max(ow, 0)))
+    for i in range(kh):
+        for j in range(kw):
+            tap = xg[:, :, :, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+            if cg == 1:  # depthwise: each output channel scales its group's one input channel
+                y += tap * wg[None, :, :, 0, i, j, None, None]
+            else:
+                y += np.matmul(wg[:, :, :, i, j], tap.reshape(n, group, cg, oh * ow)).reshape(y.shape)
+    y = y.reshape(n, o, oh, ow)
     if b is not None:
         y = y + b.reshape(1, -1, 1, 1)
     return y.astype(np.float32)
@@ -286,6 +293,7 @@ def run_layer(layer: LayerDef, inputs: list[np.ndarray], blobs: list[np.ndarray]
     raise UnsupportedLayer(f"layer {layer.name!r}: type {t} is not supported by the numpy forward")
 
 
+@one_blas_thread()
 def forward(net: CaffeNet, inputs: dict[str, np.ndarray], *, weight_hook: WeightHook | None = None,
             input_hook: InputHook | None = None, output_hook: OutputHook | None = None,
             ) -> list[tuple[LayerDef, dict[str, np.ndarray]]]:

@@ -5,8 +5,9 @@ same input array: :func:`nnie_lsp.reference.caffe_forward.prepare_inputs`), ever
 tensor exposed (:mod:`.onnx_run`).  What is written (docs/triage-schema.md, "Framework dumps"):
 
 - one file per Caffe blob that an ONNX tensor stands for, **named by the Caffe blob** in RuyiStudio's
-  Caffe form ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.float`` (``%.18e``, one value a line; the
-  dims are ONNX's), so that every dump reader takes them and ``compare --framework`` pairs them
+  Caffe form ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.npz`` (the compact exact form,
+  :mod:`nnie_lsp.dumpio.compact`; ``--dump-format text``: ``….float``, ``%.18e`` one value a line;
+  the dims are ONNX's), so that every dump reader takes them and ``compare --framework`` pairs them
   with the Caffe reference by name;
 - the ONNX tensor of every Caffe layer output an in-place layer overwrites (the convolution's
   output under ``top: "conv1"`` before its PReLU), named by the **layer**, in ``.inplace/`` --
@@ -42,8 +43,10 @@ ONNX_ONLY_DIR = ".onnx_only"
 FRAMEWORK_OUTPUT_DIR = ONNX_OUTPUT_DIR
 
 
-def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path) -> list[Path]:
-    """Each blob's tensor, batch item by batch item, in RuyiStudio's Caffe naming."""
+def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path, form: str = "text",
+                     writer=None) -> list[Path]:
+    """Each blob's tensor, batch item by batch item, in RuyiStudio's Caffe naming, in the dump form
+    ``form`` (:func:`nnie_lsp.dumpio.writers.write_ruyi_caffe`)."""
     from nnie_lsp.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
@@ -56,7 +59,7 @@ def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path) -> list[P
         if a.ndim == 0:
             a = a.reshape(1, 1)
         for n in range(a.shape[0]):
-            written.append(Path(write_ruyi_caffe(out, blob, a[n], n=n)))
+            written.append(Path(write_ruyi_caffe(out, blob, a[n], n=n, form=form, writer=writer)))
     return written
 
 
@@ -69,10 +72,12 @@ def _sha256(path: Path) -> str:
 
 
 def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
-                             input_shape: tuple[int, ...] | None = None, *, progress=None):
+                             input_shape: tuple[int, ...] | None = None, *, progress=None, run_options=None):
     """Every image of ``inputs`` (:class:`nnie_lsp.reference.run_inputs.RunInputs`) through the
-    ONNX model; returns the :class:`~nnie_lsp.triage.inputs.dump_runs.RunReport`."""
-    from nnie_lsp.triage.inputs.dump_runs import RunReport, _folders, _manifest
+    ONNX model, in the dump form of ``run_options`` (the compact one by default); returns the
+    :class:`~nnie_lsp.triage.inputs.dump_runs.RunReport`."""
+    from nnie_lsp.dumpio.compact import CompactWriter
+    from nnie_lsp.triage.inputs.dump_runs import RunReport, _folders, _manifest, dump_form
     from nnie_lsp.triage.inputs.image_sets import prepare_output, write_manifest
     from nnie_lsp.triage.progress import NO_PROGRESS
     from .caffe_forward import load_reference_net, prepare_inputs
@@ -88,22 +93,27 @@ def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
     loading.step("load", 1, 1)
     folders = _folders(out, inputs)
     files: list[Path] = []
+    aside: list[Path] = []
+    form = dump_form(None, run_options)
     running = progress.part(10, 100)
-    for k, (img, folder) in enumerate(zip(inputs.images, folders)):
-        running.step("forward", k, len(folders))
-        every: dict = {}
-        blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape), every)
-        files += write_onnx_dumps(blobs, folder)
-        write_onnx_dumps({layer: every[t] for layer, t in ref.overwritten.items() if t in every},
-                         Path(folder) / INPLACE_DIR)
-        write_onnx_dumps({t: every[t] for t in ref.onnx_only if t in every}, Path(folder) / ONNX_ONLY_DIR)
+    with CompactWriter() as writer:
+        for k, (img, folder) in enumerate(zip(inputs.images, folders)):
+            running.step("forward", k, len(folders))
+            every: dict = {}
+            blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape), every)
+            files += write_onnx_dumps(blobs, folder, form, writer)
+            aside += write_onnx_dumps({layer: every[t] for layer, t in ref.overwritten.items() if t in every},
+                                      Path(folder) / INPLACE_DIR, form, writer)
+            aside += write_onnx_dumps({t: every[t] for t in ref.onnx_only if t in every},
+                                      Path(folder) / ONNX_ONLY_DIR, form, writer)
     running.step("forward", len(folders), len(folders))
     if ref.unmatched_layers:
         shown = ", ".join(name for name, _ in ref.unmatched_layers[:5]) + (" …" if len(ref.unmatched_layers) > 5 else "")
         notes.append(f"{len(ref.unmatched_layers)} Caffe layer(s) match no ONNX node ({shown}): their blobs have "
                      "no framework dump (nnie-lint --onnx says why)")
     path = Path(onnx_path)
-    write_manifest(out, _manifest("reference", inputs, folders, out, files, format="ruyi-caffe", framework="onnx",
+    write_manifest(out, _manifest("reference", inputs, folders, out, files + aside, run_options, format="ruyi-caffe",
+                                  dump_format=form, framework="onnx",
                                   onnx=str(path.resolve()), onnx_sha256=_sha256(path),
                                   blob_tensor=dict(ref.blob_tensor),
                                   matched_by=ref.how, unmatched_layers=[n for n, _ in ref.unmatched_layers],

@@ -149,6 +149,9 @@ def build_dumps(recipe: dict, case_dir: str | Path, *, cache: bool = True) -> li
     if kind == "model":
         if not (case_dir / "images.txt").exists():
             (case_dir / "images.txt").write_text(f"{IMAGE}\n", encoding="utf-8")
+        weights = case_dir / "net.caffemodel"
+        if not weights.exists():   # the project as its cfg names it: the `_hp` planner reads the weights
+            shutil.copy(model_files(recipe.get("model", "det1"))[1], weights)
         key_extra: Any = _model_key(recipe, case_dir)
         make = _model_dumps
     elif kind == "tensors":

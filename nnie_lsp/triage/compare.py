@@ -92,6 +92,7 @@ class TriageResult:
     build: dict | None = None  # the .wk beside the cfg the NNIE dumps are checked against (inputs/build.py)
     reference_source: dict | None = None  # where the Caffe side's preprocessing came from (T100)
     board: dict | None = None  # the board's dumps checked (board/stage.py board_json), with --board
+    hp_plan: Any = None  # the `_hp` plan of a case-2 result (hp_plan/for_compare.py ComparePlan)
 
     # ------------------------------------------------------------------ JSON schema v2
     def to_json(self) -> dict:
@@ -142,6 +143,7 @@ class TriageResult:
             "findings": [finding_json(f) for f in d.findings],
             "preprocessing": _preprocessing_json(d.preprocessing),
             "hp_candidates": [c.to_dict() for c in d.hp_candidates],
+            "hp_plan": self.hp_plan.to_json() if self.hp_plan is not None else None,
             "dips": [_clean(x) for x in d.dips],
             "sim16": _clean(d.sim16) if d.sim16 is not None else None,
             "postprocess": _clean(d.postprocess) if d.postprocess is not None else None,

@@ -14,10 +14,13 @@
    input to ``nnie-triage compare`` explicitly, and the command then finds nothing more to look for.
 2. **one image or several** -- the dump folders are paired image by image (:mod:`.inputs.image_sets`);
    each pair is aligned, measured and diagnosed by :func:`.compare.run_compare`;
-3. several images are combined into one result (:func:`.measure.images.combine`).
+3. several images are combined into one result (:func:`.measure.images.combine`);
+4. **the `_hp` plan** of a case-2 result (and a mild 8-bit decay): ``hp-plan``'s answer on the same cfg
+   and NNIE dumps becomes T207 and T204 (:mod:`.hp_plan.for_compare`).
 
 Progress (``progress``, a :class:`~.progress.Reporter`): stages ``inputs``, ``align``, ``measure``,
-``diagnose`` for one image; ``image K/N`` for each of several.  Importing this module loads no
+``diagnose`` for one image; ``image K/N`` for each of several; then, for a plan, hp-plan's ``load``,
+``check``, ``rank`` and ``hp layer K``.  Importing this module loads no
 numpy (:func:`triage` loads the numerical stack when it runs).
 """
 
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
 
 #: Share of the run (percent) the input lookup takes in the progress.
 INPUTS_SHARE = 2.0
+#: With a cfg: the share the comparison takes, the `_hp` plan of a case-2 result the rest (it can take
+#: minutes on a large net, the comparison seconds).
+COMPARED_AT = 40.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class TriageRequest:
     framework: str | None = None        # the ONNX side (`reference --onnx`): the hop ONNX → Caffe (conversion)
     board: tuple[str, ...] | None = None  # the board's dump folders (`compare --board`): the stage board
     wk: str | None = None               # the .wk the board runs (default: the cfg's [instruction_name].wk)
+    plan: bool = True                   # plan `_hp` in case 2 (hp_plan/for_compare.py; compare --no-hp-plan)
     find: bool | None = None            # look beside the cfg: None when reference or sim is missing,
                                         # True for every input not given, False for none
     found: CompareInputs | None = field(default=None, compare=False, repr=False)  # set by find_inputs
@@ -119,8 +126,11 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest, request.earlier)
     origin_of_reference = _reference_source(request)
     results = []
+    # with a cfg, a case-2 result is planned (hp_plan/for_compare.py): the comparison takes the first
+    # share of the progress, the plan the rest (without a plan the bar jumps to the end)
+    compared_at = COMPARED_AT if request.cfg is not None else 100.0
     for k, pair in enumerate(pairs):
-        steps = progress.part(100.0 * k / len(pairs), 100.0 * (k + 1) / len(pairs)).renamed(
+        steps = progress.part(compared_at * k / len(pairs), compared_at * (k + 1) / len(pairs)).renamed(
             f"image {k + 1}/{len(pairs)}" if len(pairs) > 1 else None)
         results.append(compare.run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
@@ -139,6 +149,11 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     if request.board:
         from .board.stage import board_stage
         board_stage(request, pairs, result)
+    from .hp_plan.for_compare import plan_stage
+    planning = progress.part(compared_at, 100)
+    result.hp_plan = plan_stage(request, result, stale=stale, progress=planning, make=request.plan)
+    if compared_at < 100:
+        planning.step("diagnose", 1, 1)   # the plan's share done (no plan: the bar jumps to the end)
     if request.cfg is not None and Path(request.cfg).is_file():
         # what the run read, by content: the next triage of the mapper's own dumps compares it (T008)
         result.inputs["inputs_record"] = record_now(request.cfg, None)

@@ -41,11 +41,11 @@ def test_fixture_is_a_case_2_result_the_editor_reads():
     assert carry_over.summary(stored).startswith("Case 2: ") and stored["first_divergence"]
     stored["inputs"]["working_directory"] = str(PROJECT)
     findings = finding_diagnostics(stored)
+    # the demo's NNIE side carries noise no quantization makes: hp-plan (the one `_hp` planner)
+    # refuses to plan on it, so T207 says why and the result offers no change to apply
     plan = next(d for d in findings if d.code == "T207")
-    assert {edit.path for edit in plan.fix.edits} == {str(PROJECT / "sim.cfg"),
-                                                      str(PROJECT.parent / "model" / "det1.prototxt")}
-    chosen = [d.code for d, _fix in carry_over.fix_all(findings)]
-    assert chosen == ["T207"]
+    assert plan.fix is None and "hp-plan --cfg" in plan.message and not stored["hp_plan"]["made"]
+    assert [d.code for d, _fix in carry_over.fix_all(findings)] == []
 
 
 def test_summary_names_the_case_once():

@@ -57,7 +57,7 @@ async def test_a_quick_fix_names_its_version_and_is_refused_after_an_edit(client
 def triage_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "triage"
     examples = REPO / "examples" / "triage"
-    for name in ("model", "quant_noise"):
+    for name in ("model", "quant_noise", "quant_outlier"):
         shutil.copytree(examples / name, dest / name)
     shutil.copy(examples / "test1.jpg", dest / "test1.jpg")
     return dest
@@ -67,8 +67,8 @@ async def test_a_fix_editing_a_closed_file_is_withdrawn_when_the_file_changes(cl
     """The `_hp` plan (T207 on the cfg) renames layers in the prototxt, which is not open: once the
     prototxt changed on disk, the old diagnostic's quick fix is not offered (its ranges are for the
     old text); the triage's own applyEdit sends versioned edits, checked just before it is sent."""
-    project = triage_copy / "quant_noise"
-    cfg, proto = project / "sim.cfg", triage_copy / "model" / "det1.prototxt"
+    project = triage_copy / "quant_outlier"   # a fault hp-plan plans for (quant_noise's it refuses)
+    cfg, proto = project / "sim.cfg", project / "det1.prototxt"
     await start_session(client, client.preset, root=triage_copy)
     cfg_uri = client.open(cfg, "nnie-cfg")
     await execute(client, "nnie.triage", {"cfg": str(cfg)})

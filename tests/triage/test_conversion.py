@@ -87,7 +87,7 @@ def test_reference_onnx_writes_caffe_named_dumps_and_a_manifest(tmp_path):
     assert code == 0, out
     folder = tmp_path / "output_onnx"                 # the default beside the cfg
     names = {p.name for p in folder.iterdir()}
-    assert "conv4_output0_128_caffe.linear.float" in names and "pool1_output0_28_11_11_caffe.linear.float" in names
+    assert "conv4_output0_128_caffe.linear.npz" in names and "pool1_output0_28_11_11_caffe.linear.npz" in names
     manifest = json.loads((folder / "nnie-triage-dumps.json").read_text())
     assert manifest["framework"] == "onnx" and manifest["onnx"] == str(project.onnx.resolve())
     assert manifest["blob_tensor"]["conv4"] == "conv4" and manifest["blob_tensor"]["data"] == "data"

@@ -63,26 +63,20 @@ def test_missing_mean_norm_type_3_to_5_with_mean_file(triaged):
     assert texts == {("sim.cfg", "5"), ("sim.cfg", "./channel_mean.txt"), ("channel_mean.txt", "127.5\n127.5\n127.5\n")}
 
 
-def test_growing_noise_is_case2_confirmed_by_16bit_with_hp_renames(triaged):
+def test_growing_noise_is_case2_confirmed_by_16bit_and_the_dumps_show_where_loss_is_born(triaged):
+    """The comparison alone (run_compare: no plan stage) gives case 2 and what the dumps show: the
+    layers by single-layer loss, none in a plan and no rename offered -- the plan (T207, T204) is
+    hp-plan's, made by the pipeline (tests/triage/test_hp_plan_compare.py)."""
     d = triaged("quant_noise")
     assert d["case"] == 2 and d["next_step"] == 3
     assert d["sim16"]["verdict"] == "confirmed" and "T202" in codes(d)
     hp = d["hp_candidates"]
-    assert hp[0]["layer"] == "conv1" and "conv1_hp" in hp[0]["rename"] and "top unchanged" in hp[0]["rename"]
-    assert hp[0]["line"] == 9 and hp[0]["in_plan"]
-    losses = [c["single_layer_loss"] for c in hp[1:]]
-    assert losses == sorted(losses, reverse=True) and losses[0] > 0.05
-    # the plan: the first convolution plus the layers losing more than good - decay_end on their own
-    margin = d["thresholds"]["good"] - d["thresholds"]["decay_end"]
-    assert [c["layer"] for c in hp if c["in_plan"]] == ["conv1"] + [c["layer"] for c in hp[1:]
-                                                                  if c["single_layer_loss"] >= margin]
-    (plan,) = [f for f in d["findings"] if f["code"] == "T207"]
-    assert plan["cfg_key"] == "compile_mode" and plan["line"] == 4 and plan["fix"]["applicability"] == "unsafe"
-    new = sorted(e["new_text"] for e in plan["fix"]["edits"])
-    assert new == sorted(["2"] + [f'"{c["layer"]}_hp"' for c in hp if c["in_plan"]])
-    t204 = [f for f in d["findings"] if f["code"] == "T204"]
-    assert t204[0]["layer"] == "conv1" and t204[0]["line"] == 9
-    assert t204[0]["fix"]["edits"][0]["new_text"] == '"conv1_hp"'
+    losses = [c["single_layer_loss"] for c in hp]
+    assert hp and losses == sorted(losses, reverse=True) and losses[0] > 0.05
+    assert not any(c["in_plan"] for c in hp) and all(c["gain"] is None for c in hp)
+    assert "conv1" not in [c["layer"] for c in hp[:1]] or losses[0] == max(losses)   # no first-conv-first rule
+    assert hp[0]["line"] and "top unchanged" in hp[0]["rename"]
+    assert not {"T204", "T207"} & set(codes(d)) and d["hp_plan"] is None
 
 
 def test_inplace_split_is_case3_explained(triaged):

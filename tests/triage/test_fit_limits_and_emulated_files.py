@@ -91,7 +91,9 @@ def test_emulate_writes_only_the_files_the_mapper_writes(emulated):
     assert data == "conv1_input0_3_20_20_anti_quant.float"
     lines = (root / "sim" / data).read_bytes().split(b"\n")[:-1]
     assert len(lines) == 3 * 20 * 20 and all(len(line.lstrip(b"-").replace(b".", b"").lstrip(b"0")) <= 6 for line in lines)
-    caffe = read_text_floats(next((root / "caffe").glob("data_output0_*")))
+    from nnie_lsp.dumpio import scan_dumps
+
+    caffe = next(t for t in scan_dumps(str(root / "caffe")).tensors if t.key == "data").load_raw()
     got = read_text_floats(root / "sim" / data)
     assert np.all(np.abs(got - caffe) <= 5.0000001e-6 * np.abs(caffe))
 

@@ -94,21 +94,31 @@ def test_case1_fix_makes_the_data_layer_match(scenario_dirs, capsys, tmp_path, m
     assert not [f for f in again["findings"] if f["code"].startswith("T1")]
 
 
-def test_case2_hp_plan_renames_and_sets_compile_mode(scenario_dirs, capsys, tmp_path, monkeypatch):
+def test_case2_hp_plan_renames_and_sets_compile_mode(tmp_path, capsys, monkeypatch):
+    """The plan of a case 2 (hp-plan's, tests/triage/test_hp_plan_compare.py) applied with nnie-lint's
+    own machinery: only the plan's layers renamed, not rewired, [compile_mode] 2, lint happy."""
+    pytest.importorskip("cv2")
+    from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
+
     monkeypatch.chdir(tmp_path)
-    project = _project(scenario_dirs, "quant_noise", tmp_path)
+    paths = write_project(tmp_path / "deep", DeepNetSpec(depth=10, bottlenecks={7: 1000.0}))
+    project = {"cfg": paths["cfg"], "prototxt": paths["prototxt"], "caffe": paths["root"] / "ref",
+               "nnie": paths["root"] / "sim"}
+    for command, out in (("reference", project["caffe"]), ("emulate", project["nnie"])):
+        assert main([command, "--cfg", str(paths["cfg"]), "-o", str(out), "--progress", "none"]) == 0
+    capsys.readouterr()
     before = _lint(project)
     proto_before = project_for_file(str(project["cfg"]), settings=LintSettings()).graph
-    report = _compare(capsys, project, "--sim-16bit", str(project["nnie16"]))
+    report = _compare(capsys, project, "--no-record")
     assert report["case"] == 2
     (plan,) = [f for f in report["findings"] if f["code"] == "T207"]
     in_plan = [c["layer"] for c in report["hp_candidates"] if c["in_plan"]]
-    assert plan["fix"]["applicability"] == "unsafe" and "conv1" in in_plan
-    _apply_all(report)
+    assert plan["fix"]["applicability"] == "unsafe" and in_plan == report["hp_plan"]["layers"] == ["conv7"]
+    _apply_all({**report, "findings": [plan]})   # the plan, as the editor's "apply all" takes it (not each T204)
     project_after = project_for_file(str(project["cfg"]), settings=LintSettings())
     assert project_after.config.compile_mode == 2
     names = [layer.name for layer in project_after.graph.layers]
-    assert all(f"{n}_hp" in names for n in in_plan)
+    assert [n for n in names if n.endswith("_hp")] == ["conv7_hp"]
     # renamed, not rewired: the same layers write the same blobs in the same order
     assert [layer.tops for layer in project_after.graph.layers] == [layer.tops for layer in proto_before.layers]
     assert [layer.name.removesuffix("_hp") for layer in project_after.graph.layers] == \
@@ -116,6 +126,17 @@ def test_case2_hp_plan_renames_and_sets_compile_mode(scenario_dirs, capsys, tmp_
     after = _lint(project)
     assert not {"NN201", "NN202", "NN203"} & {d.code for d in after}  # the quantization rules are happy
     assert {d.code for d in after} <= {d.code for d in before}
+
+
+def test_case2_whose_run_the_emulation_cannot_explain_offers_no_plan(scenario_dirs, capsys, tmp_path, monkeypatch):
+    """quant_noise's NNIE side carries noise no quantization makes: hp-plan refuses to plan on it, and
+    so does the comparison -- T207 says why and offers no change."""
+    monkeypatch.chdir(tmp_path)
+    project = _project(scenario_dirs, "quant_noise", tmp_path)
+    report = _compare(capsys, project, "--sim-16bit", str(project["nnie16"]), "--no-record")
+    assert report["case"] == 2 and not report["hp_plan"]["made"]
+    (plan,) = [f for f in report["findings"] if f["code"] == "T207"]
+    assert plan["fix"] is None and "disagrees" in plan["message"] and "hp-plan --cfg" in plan["message"]
 
 
 def test_case3_deinplace_fix_is_safe_and_lint_agrees(scenario_dirs, capsys, tmp_path, monkeypatch):

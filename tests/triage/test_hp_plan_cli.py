@@ -211,3 +211,20 @@ def test_a_real_run_with_other_clips_is_learned_from(project, capsys, tmp_path):
     assert agreement["verdict"] == "agrees"
     assert agreement["final"]["emulated_8bit"] == pytest.approx(agreement["final"]["real_8bit"], abs=1e-6)
     assert doc["plan"]["reaches_target"]
+
+
+def test_renames_without_compile_mode_2_run_at_8_bit_and_the_plan_sets_the_mode(project, capsys):
+    """The mapper ignores `_hp` names unless [compile_mode] is 2 (nnie_lsp/emulation/precision.py,
+    the one rule the emulation and the planner follow): a cfg at 0 with conv7 already renamed is an
+    8-bit build, and the plan is that rename with [compile_mode] 2 -- never conv7_hp_hp."""
+    prototxt = Path(project["prototxt"])
+    prototxt.write_text(prototxt.read_text().replace('name: "conv7"', 'name: "conv7_hp"'))
+    doc = _json(capsys, "--cfg", str(project["cfg"]))
+    assert doc["baseline"]["similarity"] < doc["target"]            # 8 bit: conv7's mark ignored
+    assert doc["plan"]["layers"] == ["conv7_hp"] and doc["plan"]["reaches_target"]
+    assert any("[compile_mode] is 0" in n and "conv7_hp" in n for n in doc["notes"])
+    edits = {(Path(e["path"]).name, e["new_text"]) for e in doc["fix"]["edits"]}
+    assert edits == {("deep.cfg", "2")}
+    _apply(doc["fix"], doc["inputs"]["working_directory"])
+    again = _json(capsys, "--cfg", str(project["cfg"]))             # now compile_mode 2: the mark counts
+    assert again["plan"]["stopped"] == "already" and again["fix"] is None

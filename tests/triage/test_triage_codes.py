@@ -29,8 +29,11 @@ CODES = sorted(code for code in RULES if code.startswith("T"))
 #: (annotations.py names it as ``SIMILARITY_CODE``).
 EMITTED_ELSEWHERE = {"T005": "nnie_lsp.features.triage.annotations"}
 #: registering modules whose codes other modules build: the board's T-codes are registered in
-#: board.findings (which loads no numpy) and built by the checks that need numpy
-BUILT_BY = {"nnie_lsp.triage.board.findings": {"nnie_lsp.triage.board.checks", "nnie_lsp.triage.board.stage"}}
+#: board.findings (which loads no numpy) and built by the checks that need numpy; T204/T207 are
+#: registered beside case 2 and built from the planner's answer
+BUILT_BY = {"nnie_lsp.triage.board.findings": {"nnie_lsp.triage.board.checks", "nnie_lsp.triage.board.stage"},
+            # the `_hp` plan's codes are worded from hp-plan's answer by the compare's plan stage
+            "nnie_lsp.triage.diagnose.quantization": {"nnie_lsp.triage.hp_plan.for_compare"}}
 
 
 def _module_path(module: str) -> Path:

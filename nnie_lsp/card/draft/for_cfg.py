@@ -45,6 +45,7 @@ class CardDraft(FrozenRecord):
 
 def user_caffe_dumps(cfg_path: str) -> list[str]:
     """Folders beside the cfg holding Caffe dumps that nnie-triage did not write."""
+    from ...dumpio.names import is_caffe_dump_name
     from ...triage.inputs.image_sets import read_manifest
 
     folder = os.path.dirname(os.path.abspath(cfg_path))
@@ -58,7 +59,7 @@ def user_caffe_dumps(cfg_path: str) -> list[str]:
         if not os.path.isdir(path) or name.startswith(".") or read_manifest(path) is not None:
             continue
         try:
-            if any(n.endswith("_caffe.linear.float") for n in os.listdir(path)):
+            if any(is_caffe_dump_name(n) for n in os.listdir(path)):
                 out.append(path)
         except OSError:
             continue

@@ -3,12 +3,16 @@
 - A 16-bit (compile_mode 1) run confirms it (T202) or rejects it (T203).  It also confirms it
   when the end is fine but middle layers dip below ``middle_dip``: a 16-bit run ≥ ``good`` at every
   dip is quantization, not layer matching (the mapper's graph is the same at 16 bit).
-- `_hp` candidates are ranked by single-layer loss — how much a layer loses against its own inputs —
-  with the first convolution first (the guide's advice); each is a T204 with a rename fix.
-- The plan (T207) is ONE fix: the first convolution plus every layer whose own loss exceeds the
-  guide's whole-net margin (``good − decay_end``) renamed ``_hp``, and ``[compile_mode] 2``.
+- The `_hp` plan (T207) and its candidates (T204) are ``nnie-triage hp-plan``'s, the one planner
+  (:mod:`nnie_lsp.triage.hp_plan.for_compare` runs it on the comparison's cfg and NNIE dumps and
+  words its answer with the messages registered here): the candidates ranked by the final
+  similarity each wins back 16-bit alone, measured on the emulation; the plan the set the planner
+  chose, renamed ``_hp``, with ``[compile_mode] 2``.
+- Without a plan (no cfg, or the planner could not run), the JSON's ``hp_candidates`` are what the
+  dumps show: the layers by single-layer loss -- how much a layer loses against its own inputs --
+  with no rename offered (a loss where 8-bit error shows is not a measured gain).
 
-Layer roles (which types carry weights, which are convolutions) come from the layer table.
+Layer roles (which types carry weights) come from the layer table.
 T201-T207 are registered here, beside the code that emits them.
 """
 
@@ -18,10 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diagnostic_json import rel
-from ...diagnostics import FileEdit, Severity
-from ...fixes import HP_SUFFIX, hp_plan_edits, hp_rename_edits
+from ...diagnostics import Severity
+from ...fixes import HP_SUFFIX
 from ...prototxt import layers as layer_table
-from ...rules.triage_common import UNSET, register_finding, withheld
+from ...rules.triage_common import UNSET, register_finding
 from .builder import FindingBuilder, Place
 from ..measure.rows import LayerRow, ends, finite, measured_body, start
 
@@ -44,35 +48,35 @@ def carries_weights(layer_type: str | None) -> bool:
     return spec is not None and spec.category == "conv"
 
 
-def is_convolution(layer_type: str | None) -> bool:
-    """A convolution (not InnerProduct) — the guide's "first convolution" (unknown type: yes)."""
-    if layer_type is None:
-        return True
-    spec = layer_table.lookup(layer_type)
-    return spec is not None and spec.category == "conv" and spec.param_field == "convolution_param"
-
-
 @dataclass
 class HpCandidate:
+    """One `_hp` candidate: from the plan (``gain``: the emulated final similarity it wins back 16-bit
+    alone; ``in_plan``) or, without a plan, from the dumps (``single_layer_loss`` only)."""
+
     layer: str
     rank: int
-    single_layer_loss: float
-    cosine: float
-    input_cosine: float
     reason: str  # English, for the report
     rename: str
-    first_convolution: bool = False
+    gain: float | None = None
+    similarity: float | None = None  # the emulated final similarity with this layer alone at 16 bit
+    single_layer_loss: float | None = None  # on these dumps (None: the layer has no compared row)
+    cosine: float | None = None
+    input_cosine: float | None = None
     in_plan: bool = False
     place: Place | None = None
 
     def to_dict(self) -> dict:
-        out = {"rank": self.rank, "layer": self.layer, "single_layer_loss": self.single_layer_loss,
-               "cosine": self.cosine, "input_cosine": self.input_cosine, "reason": self.reason,
-               "rename": self.rename, "in_plan": self.in_plan}
+        out = {"rank": self.rank, "layer": self.layer, "gain": _round(self.gain), "similarity": _round(self.similarity),
+               "single_layer_loss": self.single_layer_loss, "cosine": self.cosine, "input_cosine": self.input_cosine,
+               "reason": self.reason, "rename": self.rename, "in_plan": self.in_plan}
         if self.place is not None:
             path, rng = self.place
             out.update(path=rel(path), line=rng.start.line + 1, column=rng.start.character + 1)
         return out
+
+
+def _round(value: float | None) -> float | None:
+    return round(value, 7) if value is not None else None
 
 
 def _input_cosine(r: LayerRow, by_name: dict[str, LayerRow], rows: list[LayerRow]) -> float:
@@ -84,40 +88,39 @@ def _input_cosine(r: LayerRow, by_name: dict[str, LayerRow], rows: list[LayerRow
     return prev[-1].cosine if prev else 1.0
 
 
-def rank_hp_candidates(rows: list[LayerRow], th: Thresholds | None = None, builder: FindingBuilder | None = None,
-                       limit: int = CANDIDATES_RANKED) -> list[HpCandidate]:
-    """The first convolution, then the layers by single-layer loss (at least ``hp_min_loss``)."""
-    from ..measure.metrics import Thresholds
-
-    th = th or Thresholds()
+def single_layer_losses(rows: list[LayerRow]) -> dict[str, tuple[float, float, LayerRow]]:
+    """Each measured weight layer's (single-layer loss, its inputs' cosine, row) on these dumps."""
     by_name = {r.name: r for r in rows}
-    pool = [r for r in measured_body(rows) if carries_weights(r.layer_type)]
-    scored = [(max(0.0, _input_cosine(r, by_name, rows) - r.cosine), _input_cosine(r, by_name, rows), r)
-              for r in pool]
-    first_conv = next((r for r in pool if is_convolution(r.layer_type)), None)
-    out: list[HpCandidate] = []
-    if first_conv is not None:
-        loss, inc, _ = next(t for t in scored if t[2] is first_conv)
-        out.append(_candidate(first_conv, loss, inc, builder, first=True))
-    for loss, inc, r in sorted(scored, key=lambda t: -t[0]):
-        if r is first_conv or loss <= th.hp_min_loss:
-            continue
-        out.append(_candidate(r, loss, inc, builder, first=False))
-        if len(out) >= limit:
-            break
-    for rank, c in enumerate(out, 1):
-        c.rank = rank
-        c.in_plan = c.first_convolution or c.single_layer_loss >= th.decay_margin
+    out = {}
+    for r in measured_body(rows):
+        if carries_weights(r.layer_type):
+            inc = _input_cosine(r, by_name, rows)
+            out[r.name] = (max(0.0, inc - r.cosine), inc, r)
     return out
 
 
-def _candidate(r: LayerRow, loss: float, inc: float, builder: FindingBuilder | None, *, first: bool) -> HpCandidate:
-    reason = ("the guide's advice: a high-precision first convolution (8-bit error there reaches every later "
-              "layer)" if first else f"drops {loss:.4f} below its inputs' similarity ({inc:.4f} → {r.cosine:.4f})")
-    rename = f'layer "{r.name}" → name: "{r.name}{HP_SUFFIX}" (top unchanged: "{r.blob or r.name}")'
-    place = builder.sources.layer_place(r.name) if builder is not None else None
-    return HpCandidate(layer=r.name, rank=0, single_layer_loss=round(loss, 6), cosine=r.cosine, input_cosine=inc,
-                       reason=reason, rename=rename, first_convolution=first, place=place)
+def rename_text(layer: str, top: str | None) -> str:
+    return f'layer "{layer}" → name: "{layer}{HP_SUFFIX}" (top unchanged: "{top or layer}")'
+
+
+def rank_hp_candidates(rows: list[LayerRow], th: Thresholds | None = None, builder: FindingBuilder | None = None,
+                       limit: int = CANDIDATES_RANKED) -> list[HpCandidate]:
+    """What the dumps show without a plan: the weight layers by single-layer loss (at least
+    ``hp_min_loss``), largest first, none in a plan (the plan is hp-plan's: the module doc)."""
+    from ..measure.metrics import Thresholds
+
+    th = th or Thresholds()
+    scored = sorted(single_layer_losses(rows).values(), key=lambda t: (-t[0], t[2].order))
+    out = []
+    for loss, inc, r in scored:
+        if loss <= th.hp_min_loss or len(out) >= limit:
+            continue
+        out.append(HpCandidate(
+            layer=r.name, rank=len(out) + 1, single_layer_loss=round(loss, 6), cosine=r.cosine, input_cosine=inc,
+            reason=f"drops {loss:.4f} below its inputs' similarity ({inc:.4f} → {r.cosine:.4f}) on these dumps",
+            rename=rename_text(r.name, r.blob),
+            place=builder.sources.layer_place(r.name) if builder is not None else None))
+    return out
 
 
 register_finding(
@@ -270,38 +273,39 @@ register_finding(
     __name__,
     "T204", "hp-candidate", Severity.INFO, 3,
     summary=("A layer worth marking high precision (`_hp`)", "值得标记为高精度（`_hp`）的层"),
-    messages={"first": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — the guide's "
-                        "advice: a high-precision first convolution (8-bit error there reaches every later layer)",
-                        "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——指南建议：第一个卷积用高精度"
-                        "（那里的 8 比特误差会传到之后的每一层）"),
-              "drop": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — it drops {loss} "
-                       "below its inputs' similarity ({input} → {cosine})",
-                       "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——它比输入的相似度低 {loss}"
-                       "（{input} → {cosine}）"),
+    messages={"gain": ("`_hp` candidate #{rank}: {layer} → {layer}_hp (top unchanged: \"{top}\") — 16-bit alone: "
+                       "emulated final similarity {baseline} → {similarity} ({gain}){in_plan}",
+                       "`_hp` 候选 #{rank}：{layer} → {layer}_hp（top 不变：\"{top}\"）——单独用 16 比特时仿真的最终相似度"
+                       " {baseline} → {similarity}（{gain}）{in_plan}"),
+              "in_plan": ("; in the plan (T207)", "；已在方案中（T207）"),
               "fix": ("Rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\"")},
     fix="unsafe",
     docs="""
     ## What it finds
-    In case 2, the layers ranked for `_hp`: the first convolution first (the guide's advice), then
-    the layers that lose the most similarity against their own inputs (single-layer loss).
+    In case 2 (and a mild 8-bit decay), the layers of `nnie-triage hp-plan`'s ranking: each made
+    16-bit alone in the NNIE emulation of the cfg's net and images, ranked by how much final
+    similarity it wins back (the emulation checked against these NNIE dumps first); a layer that
+    wins nothing alone is not a candidate.
 
     ## Why
-    Guide step 3: with `[compile_mode] 2`, layers whose names end in `_hp` run at 16 bit.  Add
-    them one by one from the first layer; usually the first convolution is enough.  Ranking by
-    single-layer loss finds the layers where 8-bit error is born rather than where it shows.
+    Guide step 3: with `[compile_mode] 2`, layers whose names end in `_hp` run at 16 bit.  The
+    guide adds them one at a time from the first layer, one mapper run each; a measured gain finds
+    the layers where 8-bit error costs the final outputs, which no position in the net tells.
 
     ## Example
     ```
-    layer { name: "conv1" ... }        # -> name: "conv1_hp" (top unchanged)
+    layer { name: "conv2_2" ... }        # -> name: "conv2_2_hp" (top unchanged)
     ```
 
     ## Fix
     Unsafe: rename the layer `<name>_hp` (weights are looked up by layer name in other tools, and
-    precision changes what the chip computes).  T207 combines the renames with `[compile_mode] 2`.
+    precision changes what the chip computes).  T207 is the set to apply: the planner's answer, with
+    `[compile_mode] 2`.
     """,
-    docs_zh="情况 2 中按 `_hp` 排序的候选层：第一个卷积排在最前（指南建议），其后是相对自身输入损失相似度最多的层（单层损失）。"
-            "指南第 3 步：[compile_mode] 2 时名称以 `_hp` 结尾的层以 16 比特运行，应从第一层开始逐个添加，通常第一个卷积就够了。"
-            "修复把该层改名为 `<名称>_hp`，是非安全修复；T207 把改名与 [compile_mode] 2 合为一个修复。")
+    docs_zh="情况 2（以及轻微的 8 比特衰减）中 `nnie-triage hp-plan` 的排序：在 cfg 的网络和图片的 NNIE 仿真中逐个把某层单独设为 16 比特，"
+            "按它挽回的最终相似度排序（仿真先与这些 NNIE dump 核对）；单独无增益的层不是候选。"
+            "[compile_mode] 2 时名称以 `_hp` 结尾的层以 16 比特运行。修复把该层改名为 `<名称>_hp`，是非安全修复；"
+            "应采用的整体方案见 T207（规划器的结果，含 [compile_mode] 2）。")
 
 
 register_finding(
@@ -334,9 +338,10 @@ register_finding(
 
 def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: FindingBuilder, *,
                           dips: list[LayerRow] | None = None, confirmed: bool | None = None) -> list[HpCandidate]:
-    """T201, T206 (unless a 16-bit run `confirmed` it), the plan T207 and the T204 candidates.
-    Returns the ranked candidates.  `dips`: case 2 found by the 16-bit run recovering these
-    middle-layer dips (the end is fine)."""
+    """T201 and T206 (unless a 16-bit run `confirmed` it); returns the candidates the dumps show
+    (:func:`rank_hp_candidates`) -- the plan (T207, T204) is hp-plan's, added by
+    :mod:`nnie_lsp.triage.hp_plan.for_compare`.  `dips`: case 2 found by the 16-bit run recovering
+    these middle-layer dips (the end is fine)."""
     src = builder.sources
     end = min(ends(rows), key=lambda r: r.cosine)
     first = start(rows)
@@ -353,95 +358,73 @@ def quantization_findings(rows: list[LayerRow], th: Thresholds, builder: Finding
         big, at = max(drops, key=lambda t: t[0])
         if big > th.sudden_drop:
             builder.add("T206", "drop", place=src.layer_place(at.name), layer=at.name, drop=f"{big:.3f}")
-    candidates = rank_hp_candidates(rows, th, builder)
-    _plan_finding([c for c in candidates if c.in_plan], builder)
-    for c in candidates[:CANDIDATES_REPORTED]:
-        layer = src.layer(c.layer)
-        edits = hp_rename_edits(src.prototxt, [layer]) if layer is not None and src.prototxt is not None else []
-        fix = builder.fix("T204", "fix", [FileEdit(src.prototxt.path, e) for e in edits], safe=False, layer=c.layer)
-        r = next(x for x in rows if x.name == c.layer)
-        params = {"rank": c.rank, "layer": c.layer, "top": r.blob or r.name}
-        if c.first_convolution:
-            builder.add("T204", "first", place=c.place, fix=fix, **params)
-        else:
-            builder.add("T204", "drop", place=c.place, fix=fix, loss=f"{c.single_layer_loss:.4f}",
-                        input=f"{c.input_cosine:.4f}", cosine=f"{c.cosine:.4f}", **params)
-    return candidates
+    return rank_hp_candidates(rows, th, builder)
 
 
 register_finding(
     __name__,
     "T207", "hp-plan", Severity.INFO, 3,
-    summary=("The `_hp` plan: rename the hot-spot layers and set [compile_mode] 2",
-             "`_hp` 方案：重命名热点层并设置 [compile_mode] 2"),
-    messages={"plan": ("mark {layers} high precision (`_hp`) and set [compile_mode] 2 (cfg: {mode}) so the marks "
-                       "take effect",
-                       "将 {layers} 标记为高精度（`_hp`）并设置 [compile_mode] 2（cfg 中为 {mode}），标记才会生效"),
-              "plan_no_cfg": ("mark {layers} high precision (`_hp`) and use [compile_mode] 2 in the cfg so the marks "
-                              "take effect",
-                              "将 {layers} 标记为高精度（`_hp`），并在 cfg 中使用 [compile_mode] 2，标记才会生效"),
-              "plan_mode_ok": ("mark {layers} high precision (`_hp`); [compile_mode] is already 2",
-                               "将 {layers} 标记为高精度（`_hp`）；[compile_mode] 已为 2"),
-              "mode_only": ("set [compile_mode] 2 (cfg: {mode}) so the `_hp` marks take effect",
-                            "设置 [compile_mode] 2（cfg 中为 {mode}），`_hp` 标记才会生效"),
+    summary=("The `_hp` plan: the layers hp-plan marks `_hp`, with [compile_mode] 2",
+             "`_hp` 方案：hp-plan 选出的 `_hp` 层，并设置 [compile_mode] 2"),
+    messages={"plan": ("the `_hp` plan ({command}): mark {layers} high precision (`_hp`) and set [compile_mode] 2 "
+                       "(cfg: {mode}) — emulated final similarity {baseline} → {similarity} (target {target}); "
+                       "confirm with one mapper run{next}",
+                       "`_hp` 方案（{command}）：将 {layers} 标记为高精度（`_hp`）并设置 [compile_mode] 2（cfg 中为 {mode}）"
+                       "——仿真的最终相似度 {baseline} → {similarity}（目标 {target}）；请用一次 mapper 运行确认{next}"),
+              "plan_mode_ok": ("the `_hp` plan ({command}): mark {layers} high precision (`_hp`); [compile_mode] is "
+                               "already 2 — emulated final similarity {baseline} → {similarity} (target {target}); "
+                               "confirm with one mapper run{next}",
+                               "`_hp` 方案（{command}）：将 {layers} 标记为高精度（`_hp`）；[compile_mode] 已为 2——"
+                               "仿真的最终相似度 {baseline} → {similarity}（目标 {target}）；请用一次 mapper 运行确认{next}"),
+              "next": ("; should it fall short, add {layer}", "；若仍不足，再加 {layer}"),
+              "compile_mode_1": ("the `_hp` plan ({command}): only every layer at 16 bit reaches the target {target} "
+                                 "(emulated {similarity}): set [compile_mode] 1 (cfg: {mode}), about twice the run time",
+                                 "`_hp` 方案（{command}）：只有全部层 16 比特才达到目标 {target}（仿真 {similarity}）："
+                                 "请设置 [compile_mode] 1（cfg 中为 {mode}），运行时间约为两倍"),
+              "unreachable": ("no `_hp` plan reaches the target {target} ({command}): with every layer at 16 bit the "
+                              "emulation ends at {ceiling} — more precision alone does not recover the end",
+                              "没有 `_hp` 方案能达到目标 {target}（{command}）：全部层 16 比特时仿真的末层为 {ceiling}——"
+                              "仅提高精度无法恢复末层"),
+              "already": ("no `_hp` plan ({command}): the emulation of the cfg's net reaches {similarity} at 8 bit, the "
+                          "target {target}, while these dumps end lower — the loss here is not the emulated "
+                          "quantization; compare the layers (guide steps 4 and 6)",
+                          "没有 `_hp` 方案（{command}）：cfg 网络的 8 比特仿真已达到 {similarity}（目标 {target}），而这些 dump "
+                          "的末层更低——这里的损失不是仿真的量化误差；请比较各层（指南第 4、6 步）"),
+              "no_plan": ("no `_hp` plan: {reason}", "没有 `_hp` 方案：{reason}"),
               "fix": ("Mark {layers} `_hp` and set [compile_mode] 2", "将 {layers} 标记为 `_hp` 并设置 [compile_mode] 2"),
               "fix_renames": ("Mark {layers} `_hp`", "将 {layers} 标记为 `_hp`"),
               "fix_mode": ("Set [compile_mode] 2", "设置 [compile_mode] 2"),
+              "fix_mode_1": ("Set [compile_mode] 1", "设置 [compile_mode] 1"),
               "rename": ("rename \"{layer}\" to \"{layer}_hp\"", "将 \"{layer}\" 改名为 \"{layer}_hp\""),
-              "cfg": ("[compile_mode] is set here", "[compile_mode] 在此设置"),
-              **withheld("on these NNIE dumps the `_hp` plan would be {layers}", "在这些 NNIE dump 上，`_hp` 方案为 {layers}",
-                         "plan", "plan_no_cfg", "plan_mode_ok"),
-              **withheld("on these NNIE dumps [compile_mode] is {mode}", "在这些 NNIE dump 上 [compile_mode] 为 {mode}",
-                         "mode_only"),
               **UNSET},
     fix="unsafe",
     docs="""
     ## What it finds
-    In case 2, the plan for guide step 3 as one change: the first convolution plus every layer
-    whose own similarity loss exceeds the guide's whole-net margin (`good` − `decay_end`) are
-    renamed `<name>_hp`, and `[compile_mode]` is set to 2.
+    In case 2 (and a mild 8-bit decay), the plan of guide step 3 as one change: what
+    `nnie-triage hp-plan` answers on the same cfg and NNIE dumps (the message gives the command; the
+    JSON's `hp_plan` its numbers) -- the fewest layers whose `_hp` marks bring the emulated final
+    similarity to `good`, found by measured gain, renamed `<name>_hp`, with `[compile_mode]` set to
+    2.  When only every layer at 16 bit reaches it, `[compile_mode] 1`; when nothing does, or the
+    emulation does not show the loss, or the plan cannot be made (no cfg, the emulation disagrees
+    with the NNIE run), it says so and offers no change.
 
     ## Why
     Guide step 3: `_hp` marks only take effect with `[compile_mode] 2`; renaming without it (or
-    mode 2 without marks) changes nothing.  Mode 1 (all 16-bit) costs about 2× speed.
+    mode 2 without marks) changes nothing.  Mode 1 (all 16-bit) costs about 2× speed.  One planner
+    answers everywhere: the plan the comparison offers is the one `hp-plan` prints.
 
     ## Example
     ```
     [compile_mode] 0                     # -> [compile_mode] 2
-    layer { name: "conv1" ... }          # -> name: "conv1_hp"
+    layer { name: "conv2_2" ... }        # -> name: "conv2_2_hp"
     ```
 
     ## Fix
     Unsafe: one fix with the renames (prototxt) and `[compile_mode] 2` (cfg).  It changes the
     precision of those layers on the chip and the layer names other tools look weights up by.
+    After it, `nnie-triage compare --regenerate` (an emulation) or a mapper run confirms it.
     """,
-    docs_zh="情况 2 中，把指南第 3 步作为一个整体修改：第一个卷积以及单层损失超过指南整网余量（good − decay_end）的层改名为 `<名称>_hp`，"
-            "并把 [compile_mode] 设为 2。`_hp` 只在 compile_mode 2 时生效。修复同时修改 prototxt 与 cfg，会改变这些层在芯片上的精度，是非安全修复。")
-
-
-def _plan_finding(plan: list[HpCandidate], builder: FindingBuilder) -> None:
-    """T207: rename the plan's layers `_hp` and set [compile_mode] 2 — one fix."""
-    src = builder.sources
-    mode = src.config.compile_mode if src.config is not None else None
-    names = [c.layer for c in plan if not c.layer.endswith(HP_SUFFIX)]
-    if not names and (src.cfg is None or mode == 2):
-        return
-    layers = [gl for gl in (src.layer(n) for n in names) if gl is not None]
-    edits = hp_plan_edits(src.prototxt, layers, src.cfg, src.config)
-    renames = any(fe.path == (src.prototxt.path if src.prototxt is not None else None) for fe in edits)
-    sets_mode = any(fe.path == src.cfg_path for fe in edits)
-    quoted = ", ".join(f'"{n}"' for n in names)
-    title = "fix" if renames and sets_mode else ("fix_renames" if renames else "fix_mode")
-    fix = builder.fix("T207", title, edits, safe=False, layers=quoted)
-    related = tuple(rel for n in names for rel in builder.related("T207", "rename", src.layer_place(n), layer=n))
-    entry = src.cfg_entry("compile_mode")
-    mode_text = entry.value if entry is not None else (builder.unset("T207", "compile_mode") if src.cfg else "")
-    if src.cfg is None:
-        msg_id = "plan_no_cfg"
-    elif not names:
-        msg_id = "mode_only"
-    else:
-        msg_id = "plan_mode_ok" if mode == 2 else "plan"
-    place = src.cfg_place("compile_mode") or src.cfg_home() or (src.layer_place(names[0]) if names else None)
-    builder.add("T207", msg_id, place=place, cfg_key="compile_mode" if src.cfg is not None else None, fix=fix,
-                related=related, layers=quoted, mode=mode_text)
+    docs_zh="情况 2（以及轻微的 8 比特衰减）中，把指南第 3 步作为一个整体修改：即 `nnie-triage hp-plan` 在同一 cfg 与 NNIE dump 上给出的方案"
+            "（消息中给出命令，JSON 的 hp_plan 给出数值）——按实测增益找到的、使仿真最终相似度达到 good 的最少 `_hp` 层，改名为 `<名称>_hp`，"
+            "并把 [compile_mode] 设为 2；只有全部层 16 比特才达到时为 [compile_mode] 1；无法达到、仿真未显示该损失或无法规划时说明原因且不提供修改。"
+            "修复同时修改 prototxt 与 cfg，是非安全修复。")

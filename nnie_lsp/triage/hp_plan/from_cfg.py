@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ...diagnostics import Fix
 from ...diagnostic_json import rel
+from ...emulation.precision import precision_for
 from ..progress import NO_PROGRESS, Reporter
 from .agreement import Agreement, check_agreement
 from .learn import Observation, adopt_clips, aim_for, clips_from_dumps, loss_ratio
@@ -99,7 +100,15 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     prepared = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in scored]
     calibration = [prepare_inputs(net, image.sources, inputs.preprocessing) for image in others]
     oracle = HpOracle.build(net, prepared, calibration=calibration)
+    oracle.hp_names = precision_for(inputs.compile_mode).hp_names   # the build the cfg makes now
     oracle = _as_built(oracle, cfg, prototxt, notes)
+    # marks the cfg's compile_mode ignores now: the plan sets [compile_mode] 2, which applies them
+    keep = oracle.marked_off() if not oracle.hp_names else []
+    if keep:
+        mode = inputs.compile_mode if inputs.compile_mode is not None else 0
+        notes.append(f"{len(keep)} layer(s) already named `_hp` ({', '.join(keep)}): the cfg's [compile_mode] is "
+                     f"{mode}, so the mapper ran them at 8 bit; the plan sets [compile_mode] 2, which runs them at "
+                     "16 bit, so it starts from them")
     loading.step("load", 1, 1)
     if others:
         notes.append(f"the clips cover all {len(everything)} images of the list, as the mapper calibrates on it; "
@@ -134,12 +143,12 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
                 notes.append(f"aiming at {aim:.6f}: the target raised by what the emulation over-promised on the "
                              f"real 8-bit run ({promised:.6f} emulated, {real:.6f} real: {ratio:.2f}× the loss)")
     if agreement is None or not agreement.blocks_plan:
-        plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead,
+        plan = plan_hp(oracle, aim, request.budget, lookahead=request.lookahead, keep=keep,
                        progress=progress.part(CHECKED_AT if request.sim else LOADED_AT, 100))
         if plan.compile_mode_1:
             fix = plan_fix((), prototxt, cfg, compile_mode_1=True)
-        elif plan.layers:
-            fix = plan_fix(plan.layers, prototxt, cfg)
+        elif plan.layers or keep:
+            fix = plan_fix(plan.layers or tuple(keep), prototxt, cfg)
     return HpPlanRun(request=request, prototxt=prototxt, caffemodel=caffemodel, images=image_sets,
                      oracle=oracle, plan=plan, agreement=agreement, fix=fix, notes=notes,
                      calibration_images=len(everything), clip_offsets=adopted)

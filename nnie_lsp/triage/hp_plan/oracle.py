@@ -43,7 +43,9 @@ import numpy as np
 from ...fixes import HP_SUFFIX
 from ...emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
 from ...reference.net import CaffeNet, LayerDef
+from ...reference.blas import one_blas_thread
 from ...reference.numpy_forward import run_layer
+from ...emulation.precision import hp_mark_applied
 from ...emulation.quant import quantizer_for, to_fixed_20_12
 from ..measure.metrics import cosine
 from .cost import MacShare, NetMacs, mac_share, prototxt_macs
@@ -131,7 +133,10 @@ class HpOracle:
     calibration_images: int = 0  # the list's images behind calibration_max
     clip_offsets: dict[tuple[str, int], float] = field(default_factory=dict)  # (blob, bits) -> octaves
     macs: NetMacs | None = None  # MACs per conv/deconv/fc layer (None: the prototxt is not known)
-    # the layers named ``*_hp`` that run at 16 bit (None: every one; hp_plan/built.py reads it from the .wk)
+    # which `_hp` names run at 16 bit, by the one rule of nnie_lsp/emulation/precision.py: only in a
+    # build that honours the marks (``hp_names``: [compile_mode] 2, the default) and, when the .wk
+    # says which marks its build applied (hp_plan/built.py), only those (None: every mark)
+    hp_names: bool = True
     applied_hp: frozenset[str] | None = None
     evaluations: int = 0  # sets evaluated (cache hits not counted)
     _weights: dict[tuple[str, int], list[np.ndarray]] = field(default_factory=dict)
@@ -141,6 +146,7 @@ class HpOracle:
     _family: dict[frozenset, "HpOracle"] = field(default_factory=dict)  # clip offsets -> oracle (shared)
 
     @classmethod
+    @one_blas_thread()
     def build(cls, net: CaffeNet, images: list[dict[str, np.ndarray]], *,
               calibration: list[dict[str, np.ndarray]] | None = None,
               clip_offsets: dict[tuple[str, int], float] | None = None,
@@ -191,8 +197,14 @@ class HpOracle:
                 and not self._named_hp(c.head.name)]
 
     def _named_hp(self, name: str) -> bool:
-        """A layer its `_hp` name makes 16-bit (unless the build says the mark was not applied)."""
-        return name.endswith(HP_SUFFIX) and (self.applied_hp is None or name in self.applied_hp)
+        """A layer its `_hp` name makes 16-bit in the build evaluated (:func:`hp_mark_applied`)."""
+        return hp_mark_applied(name, self.hp_names, self.applied_hp)
+
+    def marked_off(self) -> list[str]:
+        """Chain heads named ``*_hp`` that this build runs at 8 bit (the cfg's [compile_mode] is not 2,
+        or the .wk shows the mark not applied)."""
+        return [c.head.name for c in self.chains if c.head.name.endswith(HP_SUFFIX)
+                and not self._named_hp(c.head.name) and (c.quantized_reads or c.weights)]
 
     def position(self, layer: str) -> int:
         for c in self.chains:
@@ -230,11 +242,12 @@ class HpOracle:
                 net=self.net, images=self.images, chains=self.chains, skipped=self.skipped,
                 final_tops=self.final_tops, float_blobs=self.float_blobs, calibration_max=self.calibration_max,
                 calibration_images=self.calibration_images, clip_offsets=clean, macs=self.macs,
-                applied_hp=self.applied_hp, _weights=self._weights, _family=self._family)
+                hp_names=self.hp_names, applied_hp=self.applied_hp, _weights=self._weights, _family=self._family)
         return known
 
     # ------------------------------------------------------------------ evaluation
 
+    @one_blas_thread()
     def score(self, hp_layers) -> Score:
         """The final similarity with `hp_layers` (chain head names) at 16 bit, the rest at 8 bit."""
         hp = frozenset(hp_layers)
@@ -253,11 +266,13 @@ class HpOracle:
         self.evaluations += 1
         return result
 
+    @one_blas_thread()
     def blobs(self, hp_layers) -> list[dict[str, np.ndarray]]:
         """Every blob per image with `hp_layers` at 16 bit, as dumped (on the 20.12 grid)."""
         end = self._run(frozenset(hp_layers))
         return [{name: to_fixed_20_12(value) for name, value in image.items()} for image in end.blobs]
 
+    @one_blas_thread()
     def clips(self, hp_layers) -> dict[tuple[str, int], float]:
         """The clip of every quantized read with `hp_layers` at 16 bit, by (blob, bits): what a run
         of that set shows in its input dumps (a blob read at two versions: the last)."""

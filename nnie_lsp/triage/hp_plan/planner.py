@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from ...diagnostics import Applicability, FileEdit, Fix
 from ..progress import NO_PROGRESS, Reporter
 from .cost import MacShare
+from ...reference.blas import one_blas_thread
 from .oracle import HpOracle, Score
 
 MIN_GAIN = 1e-9  # a marginal gain at or below this is no gain (float noise)
@@ -177,6 +178,7 @@ class HpPlan:
         return [self.layers] + [p.layers for p in self.next_layers()]
 
 
+@one_blas_thread()
 def plan_hp(oracle: HpOracle, target: float, budget: int | None = None, *, lookahead: int = 1,
             keep=(), progress: Reporter | None = None) -> HpPlan:
     """Rank the candidates, build the `_hp` set greedily by marginal gain, then look for a smaller

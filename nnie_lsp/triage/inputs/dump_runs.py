@@ -77,40 +77,61 @@ def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[
 
 
 def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | None = None, *,
-                        progress: Reporter | None = None, run_options=None) -> RunReport:
+                        progress: Reporter | None = None, run_options=None, form: str | None = None) -> RunReport:
     """Every blob of every image through OpenCV (or the numpy forward: the manifest's ``engine`` and
-    a note say which), written as RuyiStudio's "Get Caffe Output" does
-    (docs/field-facts.md §10.3); the values in-place chains overwrite, by layer, in
-    :data:`~nnie_lsp.reference.inplace_values.INPLACE_DIR` (for the ONNX → Caffe hop)."""
+    a note say which), written as RuyiStudio's "Get Caffe Output" names them (docs/field-facts.md
+    §10.3) in the dump form ``form`` (default: the options' ``dump_format``, else the compact exact
+    form, :mod:`nnie_lsp.dumpio.compact`; ``text``: RuyiStudio's ``%.18e``); the values in-place
+    chains overwrite, by layer, in :data:`~nnie_lsp.reference.inplace_values.INPLACE_DIR` (for the
+    ONNX → Caffe hop).  The previous run's dumps are replaced only once the net has loaded and run
+    on the first image: a run that fails there leaves them as they were."""
+    from nnie_lsp.dumpio.compact import CompactWriter
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
     from nnie_lsp.reference.inplace_values import write_inplace_dumps
 
     progress = progress or NO_PROGRESS
     out = Path(out)
-    notes = list(inputs.notes) + _replaced(out, inputs, prepare_output)
+    form = dump_form(form, run_options)
     loading = progress.part(0, LOADED_AT)
     loading.step("load", 0, 1)
     net = load_reference_net(inputs.prototxt, inputs.caffemodel)
     loading.step("load", 1, 1)
     folders = _folders(out, inputs)
     files: list[Path] = []
+    overwritten: list[Path] = []
     running = progress.part(LOADED_AT, 100)
     engines: dict[str, str | None] = {}
-    for k, (img, folder) in enumerate(zip(inputs.images, folders)):
-        running.step("forward", k, len(folders))
-        run = run_reference(inputs.prototxt, inputs.caffemodel, img.sources, inputs.preprocessing, input_shape,
-                            net=net)
-        engines.setdefault(run.engine, run.engine_reason)
-        files += write_reference_dumps(run, folder)
-        write_inplace_dumps(run.layer_outputs, net.layers, folder)
+    notes: list[str] = []
+    with CompactWriter() as writer:
+        for k, (img, folder) in enumerate(zip(inputs.images, folders)):
+            running.step("forward", k, len(folders))
+            run = run_reference(inputs.prototxt, inputs.caffemodel, img.sources, inputs.preprocessing, input_shape,
+                                net=net)
+            if k == 0:   # the net runs: the previous dumps can go
+                notes = list(inputs.notes) + _replaced(out, inputs, prepare_output)
+            engines.setdefault(run.engine, run.engine_reason)
+            files += write_reference_dumps(run, folder, form, writer)
+            overwritten += write_inplace_dumps(run.layer_outputs, net.layers, folder, form, writer)
     running.step("forward", len(folders), len(folders))
     engine = "numpy" if "numpy" in engines else "opencv"
     if engine == "numpy":  # which engine computed the reference is said, never silent
         notes.append(engines["numpy"])
-    write_manifest(out, _manifest("reference", inputs, folders, out, files, run_options, format="ruyi-caffe",
-                                  engine=engine, preprocessing_values=[_prep_values(p) for p in inputs.preprocessing],
+    write_manifest(out, _manifest("reference", inputs, folders, out, files + overwritten, run_options,
+                                  format="ruyi-caffe", dump_format=form, engine=engine,
+                                  preprocessing_values=[_prep_values(p) for p in inputs.preprocessing],
                                   **inputs.manifest_record()))
     return RunReport(out, files, folders, notes)
+
+
+def dump_form(form: str | None, run_options=None) -> str:
+    """The Caffe dump form of a reference run: ``form`` when given, else the options', else the
+    default (:data:`nnie_lsp.dumpio.names.DEFAULT_CAFFE_DUMP_FORM`); an unknown one is a ValueError."""
+    from nnie_lsp.dumpio.names import CAFFE_DUMP_FORMS, DEFAULT_CAFFE_DUMP_FORM
+
+    chosen = form or getattr(run_options, "dump_format", None) or DEFAULT_CAFFE_DUMP_FORM
+    if chosen not in CAFFE_DUMP_FORMS:
+        raise ValueError(f"dump format {chosen!r}: one of {', '.join(CAFFE_DUMP_FORMS)}")
+    return chosen
 
 
 def _replaced(out: Path, inputs, prepare) -> list[str]:

@@ -39,6 +39,7 @@ class RunOptions:
                                         # takes it from the model card)
     input_shape: tuple[int, ...] | None = None
     onnx: str | None = None             # reference --onnx
+    dump_format: str | None = None      # reference --dump-format (None: the compact default)
     bits: int | None = None             # emulate --bits (None: the cfg's [compile_mode] decides)
     hp: tuple[str, ...] = ()            # emulate --hp
     format: str = "mapper_quant"        # emulate --format

@@ -76,6 +76,11 @@ def framework_cell(row: dict) -> str:
     return _f(row.get("framework_cosine")) + (" ✗" if status == "differs" else "")
 
 
+def _gain(v: Any) -> str:
+    """An emulated gain of final similarity (``—`` without a plan)."""
+    return "—" if not isinstance(v, (int, float)) else f"{v:+.4f}"
+
+
 def _f(v: Any, digits: int = 6) -> str:
     if v is None:
         return "—"
@@ -321,11 +326,15 @@ def render_markdown(doc: dict) -> str:
     if doc.get("hp_candidates"):
         out.append("## `_hp` candidates")
         out.append("")
-        out.append("| rank | layer | single-layer loss | cosine | rename |")
-        out.append("|---|---|---|---|---|")
+        plan = doc.get("hp_plan") or {}
+        if plan.get("command"):
+            out.append(f"`{plan['command']}`" + (f": {_md_escape(plan['reason'])}" if plan.get("reason") else ""))
+            out.append("")
+        out.append("| rank | layer | gain 16-bit alone | single-layer loss | cosine | in plan | rename |")
+        out.append("|---|---|---|---|---|---|---|")
         for c in doc["hp_candidates"]:
-            out.append(f"| {c['rank']} | `{c['layer']}` | {c['single_layer_loss']:.4f} | {_f(c['cosine'], 4)} | "
-                       f"{_md_escape(c['rename'])} |")
+            out.append(f"| {c['rank']} | `{c['layer']}` | {_gain(c.get('gain'))} | {_f(c.get('single_layer_loss'), 4)} | "
+                       f"{_f(c.get('cosine'), 4)} | {'yes' if c.get('in_plan') else ''} | {_md_escape(c['rename'])} |")
         out.append("")
     out.append("## Layers")
     out.append("")
@@ -440,11 +449,18 @@ def render_html(doc: dict) -> str:
                             if ed.get("file_content") else "") + "</li>")
         parts.append("</ul>")
     if doc.get("hp_candidates"):
-        parts.append("<h2><code>_hp</code> candidates</h2><div class=\"table-wrap\"><table><tr><th>rank</th><th class=l>layer</th>"
-                     "<th>single-layer loss</th><th>cosine</th><th class=l>rename</th></tr>")
+        parts.append("<h2><code>_hp</code> candidates</h2>")
+        plan = doc.get("hp_plan") or {}
+        if plan.get("command"):
+            parts.append(f"<p><code>{e(plan['command'])}</code>" + (f": {e(plan['reason'])}" if plan.get("reason") else "")
+                         + "</p>")
+        parts.append("<div class=\"table-wrap\"><table><tr><th>rank</th><th class=l>layer</th>"
+                     "<th>gain 16-bit alone</th><th>single-layer loss</th><th>cosine</th><th>in plan</th>"
+                     "<th class=l>rename</th></tr>")
         for c in doc["hp_candidates"]:
-            parts.append(f"<tr><td>{c['rank']}</td><td class=l>{e(c['layer'])}</td><td>{c['single_layer_loss']:.4f}"
-                         f"</td><td>{e(_f(c['cosine'], 4))}</td><td class=l>{e(c['rename'])}</td></tr>")
+            parts.append(f"<tr><td>{c['rank']}</td><td class=l>{e(c['layer'])}</td><td>{e(_gain(c.get('gain')))}</td>"
+                         f"<td>{e(_f(c.get('single_layer_loss'), 4))}</td><td>{e(_f(c.get('cosine'), 4))}</td>"
+                         f"<td>{'yes' if c.get('in_plan') else ''}</td><td class=l>{e(c['rename'])}</td></tr>")
         parts.append("</table></div>")
     several = bool(doc.get("images"))
     # .opt columns give way on a narrow page (the editor's panel beside the text); the table scrolls
