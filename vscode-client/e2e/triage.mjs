@@ -354,10 +354,28 @@ export async function triageScenario(page, h) {
   }, 120000);
   log(`case-2 notification: ${message2}`);
   if (!/16-bit/.test(message2)) fail(`the case-2 notification does not say the 16-bit run confirmed it: ${message2}`);
-  const applyLabel = /Apply Fixes \(\d+\)/.exec(message2)?.[0];
-  if (!applyLabel) fail(`the case-2 notification offers no Apply Fixes: ${message2}`);
+  // quant_noise's NNIE side is noise no quantization makes: hp-plan, and so T207, plan nothing on it.
+  // The _hp plan and "Apply Fixes" on quant_outlier/ (an activation tail 8 bit cannot hold).
+  await quickOpenPath(page, h, 'quant_outlier/sim.cfg');
+  await waitFor('quant_outlier/sim.cfg as an NNIE mapper cfg', async () => /NNIE mapper cfg/.test(await languageMode(page)), 15000);
+  await runCommand(page, 'NNIE: Run Accuracy Triage…');
+  await waitFor('the triage inputs picker (quant_outlier)', async () => {
+    const r = await quickPickRows(page, h);
+    return r.some((t) => /Run triage/.test(t)) ? r : undefined;
+  }, 30000);
+  await page.keyboard.press('Enter');
+  const message3 = await waitFor('the case-2 notification of quant_outlier', async () => {
+    for (const n of await notifications(page)) {
+      if (/NNIE triage:/.test(n) && /Show Output/.test(n) && /case 2/i.test(n) && n !== message2) return n;
+      if (/NNIE triage failed/.test(n)) fail(n);
+    }
+    return undefined;
+  }, 180000);
+  log(`quant_outlier notification: ${message3}`);
+  const applyLabel = /Apply Fixes \(\d+\)/.exec(message3)?.[0];
+  if (!applyLabel) fail(`the case-2 notification of quant_outlier offers no Apply Fixes: ${message3}`);
   await clickNotificationButton(page, h, ['case 2', 'Show Output'], applyLabel);
-  await waitFor('[compile_mode] 2 in quant_noise/sim.cfg', async () => /\[compile_mode\] 2/.test(await editorText(page)), 20000);
+  await waitFor('[compile_mode] 2 in quant_outlier/sim.cfg', async () => /\[compile_mode\] 2/.test(await editorText(page)), 20000);
   const applied = await waitFor('the "applied" message', async () => (await notifications(page)).find((n) => /applied \d+ triage fix/.test(n)), 15000);
   log(`Apply Fixes: ${applied}`);
   await screenshot(page, 'triage-applied-hp-plan');
