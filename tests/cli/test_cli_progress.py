@@ -62,7 +62,8 @@ def test_compare_progress_json(examples):
     same = [{**json.loads(p.stdout), "elapsed_s": 0} for p in (quiet, done, default)]
     assert same[0] == same[1] == same[2]
     lines, other = steps(done.stderr)
-    assert check(lines) == ["inputs", "align", "measure", "diagnose", "report"]
+    # case 2 with a cfg: the _hp planner's stages (load the net, check the candidate sets) follow
+    assert check(lines) == ["inputs", "align", "measure", "diagnose", "load", "check", "report"]
     assert other == quiet.stderr.splitlines() == default.stderr.splitlines()   # what was found, as before
     assert other[0].startswith("nnie-triage: reference: quant_noise/output")
     assert not steps(default.stderr)[0], "auto: no progress lines when stderr is not a terminal"
