@@ -61,7 +61,7 @@ _PAIR_RE = re.compile(r"\b(?P<key>[A-Za-z_]\w*)(?:\s*:\s*|\s+)(?P<value>[-+]?[\w
 _COLONLESS_TAIL_RE = re.compile(r"^[-+]?[\w.]+\s+[A-Za-z_]\w*\s+[-+]?\d+$")
 _DIMS_RE = re.compile(r"[0-9]+(?:\s*[*xX×]\s*[0-9]+)*")
 _NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_REPORT_RE = re.compile(r"^(?P<top>.+)_report_(?P<segment>\d+)_(?P<k>\d+)$")
+_REPORT_RE = re.compile(r"^(?P<top>.+)_report_(?P<segment>\d{1,9})_(?P<k>\d{1,9})$")   # no segment or index past 9 digits
 _PERMUTE_NAME_RE = re.compile(r"^permute_\d+$")
 _QUALIFIER_RE = re.compile(r"\(([^()]*)\)\s*$")
 

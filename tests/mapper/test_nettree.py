@@ -154,3 +154,11 @@ def test_pathological_labels_stay_linear():
     tree.describe_labels()  # every label read in any format too
     assert time.perf_counter() - began < 10
     assert "a" in tree.nodes
+
+
+def test_a_report_index_of_thousands_of_digits_is_no_report_point():
+    """Found by the property test above: int() refuses a 5,001-digit string (ValueError)."""
+    from nnie_lsp.mapper.nettree import report_point_of
+
+    assert report_point_of("a_report_0_" + "9" * 5001, None) is None
+    assert report_point_of("a_report_0_1", None) is not None
