@@ -109,32 +109,39 @@ def images(spec: DeepNetSpec) -> list[np.ndarray]:
     return out
 
 
-def write_project(folder: str | Path, spec: DeepNetSpec | None = None) -> dict[str, Path]:
-    """Write ``<name>.prototxt``, ``<name>.caffemodel``, the images, ``images.txt``,
-    ``mean.txt`` and ``<name>.cfg`` (compile_mode 0) into ``folder``; returns their paths."""
+def write_net_project(folder: str | Path, name: str, prototxt_text_: str, caffemodel_data: bytes, pictures,
+                      mean: tuple[int, int, int], preprocessing: str) -> dict[str, Path]:
+    """Write ``<name>.prototxt``, ``<name>.caffemodel``, the images, ``images.txt``, ``mean.txt``
+    (``mean``, one line a channel) and ``<name>.cfg`` (compile_mode 0, BGR, its ``preprocessing``
+    lines after the image list) into ``folder``; returns their paths."""
     import cv2
 
-    spec = spec or DeepNetSpec()
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    prototxt = root / f"{spec.name}.prototxt"
-    caffemodel = root / f"{spec.name}.caffemodel"
-    prototxt.write_text(prototxt_text(spec), encoding="utf-8")
-    caffemodel.write_bytes(caffemodel_bytes(spec))
+    prototxt = root / f"{name}.prototxt"
+    caffemodel = root / f"{name}.caffemodel"
+    prototxt.write_text(prototxt_text_, encoding="utf-8")
+    caffemodel.write_bytes(caffemodel_data)
     names = []
-    for k, image in enumerate(images(spec)):
+    for k, image in enumerate(pictures):
         path = root / f"image{k}.png"
         cv2.imwrite(str(path), image)
         names.append(f"./{path.name}")
     (root / "images.txt").write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
-    (root / "mean.txt").write_text("128\n128\n128\n", encoding="utf-8")
-    cfg = root / f"{spec.name}.cfg"
+    (root / "mean.txt").write_text("".join(f"{v}\n" for v in mean), encoding="utf-8")
+    cfg = root / f"{name}.cfg"
     cfg.write_text(f"[prototxt_file] ./{prototxt.name}\n[caffemodel_file] ./{caffemodel.name}\n"
                    "[net_type] 0\n[compile_mode] 0\n[is_simulation] 0\n[instruction_name] ./inst\n"
-                   "[RGB_order] BGR\n[image_list] ./images.txt\n[image_type] 1\n[norm_type] 5\n"
-                   "[mean_file] ./mean.txt\n[data_scale] 0.0078125\n", encoding="utf-8")
+                   "[RGB_order] BGR\n[image_list] ./images.txt\n[image_type] 1\n" + preprocessing, encoding="utf-8")
     return {"root": root, "prototxt": prototxt, "caffemodel": caffemodel, "cfg": cfg,
             "image_list": root / "images.txt"}
+
+
+def write_project(folder: str | Path, spec: DeepNetSpec | None = None) -> dict[str, Path]:
+    """The deep net's project (:func:`write_net_project`): mean 128, scale 1/128 (norm_type 5)."""
+    spec = spec or DeepNetSpec()
+    return write_net_project(folder, spec.name, prototxt_text(spec), caffemodel_bytes(spec), images(spec),
+                             (128, 128, 128), "[norm_type] 5\n[mean_file] ./mean.txt\n[data_scale] 0.0078125\n")
 
 
 def main(argv: list[str] | None = None) -> int:

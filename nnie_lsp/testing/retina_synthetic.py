@@ -194,29 +194,12 @@ def images(spec: RetinaSpec) -> list[np.ndarray]:
 def write_project(folder: str | Path, spec: RetinaSpec | None = None) -> dict[str, Path]:
     """Write ``<name>.prototxt``, ``<name>.caffemodel``, the images, ``images.txt``, ``mean.txt``
     and ``<name>.cfg`` (compile_mode 0, RetinaFace's BGR mean 104, 117, 123) into ``folder``."""
-    import cv2
+    from .hp_synthetic import write_net_project
 
     spec = spec or RetinaSpec()
-    root = Path(folder)
-    root.mkdir(parents=True, exist_ok=True)
     text, weights = prototxt_and_weights(spec)
-    prototxt, caffemodel = root / f"{spec.name}.prototxt", root / f"{spec.name}.caffemodel"
-    prototxt.write_text(text, encoding="utf-8")
-    caffemodel.write_bytes(caffemodel_bytes(spec.name, weights))
-    names = []
-    for k, image in enumerate(images(spec)):
-        path = root / f"image{k}.png"
-        cv2.imwrite(str(path), image)
-        names.append(f"./{path.name}")
-    (root / "images.txt").write_text("".join(f"{n}\n" for n in names), encoding="utf-8")
-    (root / "mean.txt").write_text("104\n117\n123\n", encoding="utf-8")
-    cfg = root / f"{spec.name}.cfg"
-    cfg.write_text(f"[prototxt_file] ./{prototxt.name}\n[caffemodel_file] ./{caffemodel.name}\n"
-                   "[net_type] 0\n[compile_mode] 0\n[is_simulation] 0\n[instruction_name] ./inst\n"
-                   "[RGB_order] BGR\n[image_list] ./images.txt\n[image_type] 1\n[norm_type] 2\n"
-                   "[mean_file] ./mean.txt\n", encoding="utf-8")
-    return {"root": root, "prototxt": prototxt, "caffemodel": caffemodel, "cfg": cfg,
-            "image_list": root / "images.txt"}
+    return write_net_project(folder, spec.name, text, caffemodel_bytes(spec.name, weights), images(spec),
+                             (104, 117, 123), "[norm_type] 2\n[mean_file] ./mean.txt\n")
 
 
 def main(argv: list[str] | None = None) -> int:
