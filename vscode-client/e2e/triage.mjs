@@ -406,7 +406,7 @@ export async function triageScenario(page, h) {
         }, 240000);
         log(`${command} after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${done}`);
         const written = readdirSync(fresh).filter((d) => folderRx.test(d));
-        if (!written.some((d) => readdirSync(join(fresh, d)).some((f) => /\.(float|hex)$/.test(f)))) {
+        if (!written.some((d) => readdirSync(join(fresh, d)).some((f) => /\.(float|hex|npz)$/.test(f)))) {
           fail(`no dumps written beside fresh/sim.cfg (folders: ${readdirSync(fresh).join(', ')})`);
         }
         await screenshot(page, `fresh-${name.split(' ')[0]}`);

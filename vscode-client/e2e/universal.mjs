@@ -171,7 +171,7 @@ export async function universalScenario(page, h) {
   const fresh = process.env.NNIE_E2E_FRESH_DIR;
   if (!fresh || !existsSync(join(fresh, 'sim.cfg'))) fail('NNIE_E2E_FRESH_DIR (fresh/sim.cfg, made by run.sh) is missing');
   const wroteDumps = (folderRx) =>
-    readdirSync(fresh).filter((d) => folderRx.test(d)).some((d) => readdirSync(join(fresh, d)).some((f) => /\.(float|hex)$/.test(f)));
+    readdirSync(fresh).filter((d) => folderRx.test(d)).some((d) => readdirSync(join(fresh, d)).some((f) => /\.(float|hex|npz)$/.test(f)));
 
   /** Runs a job command on fresh/sim.cfg and waits for its "Run Triage" outcome; `missing` returns the missing-package toast instead when it comes. */
   const runJob = async (command, pick, { offerOk = false } = {}) => {
