@@ -342,6 +342,16 @@ RC=$?
 set -e
 step "drive ($MODE)"
 awk -v a="$(date +%s.%N)" -v b="$T_START" 'BEGIN { printf "%-28s %6.1f s\n", "total", a - b }' | tee -a "$TIMINGS"
+# after a passing full run, the screenshots the docs' editor page shows (docs/editor-shots/: the
+# harness's own pictures, made again by every passing run, never by hand)
+DOC_SHOTS=(02-squiggles 08-triage-notification 10-triage-problems 14-triage-report-plot
+           16-triage-regenerated-case4 24-card-ask 27-wk-view)
+if [ $RC -eq 0 ] && [ "$MODE" = full ] && [ -d "$REPO/docs" ]; then
+  mkdir -p "$REPO/docs/editor-shots"
+  for shot in "${DOC_SHOTS[@]}"; do
+    cp "$SCREENS/$shot.png" "$REPO/docs/editor-shots/$shot.png" 2>/dev/null || log "no screenshot $shot.png for the docs"
+  done
+fi
 # the final screenshots, also copied where NNIE_E2E_SHOTS_DIR says (unset or empty: not copied)
 SHOTS="${NNIE_E2E_SHOTS_DIR-}"
 if [ -n "$SHOTS" ] && mkdir -p "$SHOTS" 2>/dev/null; then
