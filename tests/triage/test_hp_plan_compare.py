@@ -99,3 +99,23 @@ def test_no_hp_plan_gives_the_command_and_no_change(project, capsys):
     assert t207["fix"] is None and "--no-hp-plan" in t207["message"] and "hp-plan --cfg" in t207["message"]
     assert not [f for f in doc["findings"] if f["code"] == "T204"]
     assert doc["hp_candidates"] and all(c["gain"] is None for c in doc["hp_candidates"])
+
+
+def test_without_opencv_the_comparison_still_ends_and_t207_says_what_the_plan_needs(tmp_path, capsys, monkeypatch):
+    """The comparison needs numpy alone (the universal VSIX's Python); the plan reads the images with
+    OpenCV: without it, case 2 still comes, and T207 names the module and the command, no fix."""
+    import shutil
+    import sys
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "triage"
+    for name in ("quant_outlier", "model"):
+        shutil.copytree(example / name, tmp_path / name)
+    shutil.copy(example / "test1.jpg", tmp_path / "test1.jpg")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "cv2", None)   # `import cv2` raises ImportError
+    assert main(["compare", "--cfg", "quant_outlier/sim.cfg", "--format", "json", "--progress", "none",
+                 "--no-record"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["case"] == 2
+    t207 = next(f for f in doc["findings"] if f["code"] == "T207")
+    assert "cv2" in t207["message"] and "hp-plan" in t207["message"] and t207.get("fix") is None

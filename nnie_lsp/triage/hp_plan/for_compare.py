@@ -164,6 +164,9 @@ def plan_stage(request, result, *, stale=None, progress: Reporter | None = None,
                                        "recorded how they were fed): planned so, as --transpose")
         except (PlanError, ValueError, OSError) as exc:
             plan.reason = f"{exc} ({plan.command} says the same)"
+        except ImportError as exc:   # the plan reads the images (OpenCV): the comparison needs only numpy
+            plan.reason = (f"the plan needs the Python module {exc.name or 'cv2'} (OpenCV: pip install "
+                           f"'nnie-lsp[reference]'), which this Python cannot import; with it, {plan.command} makes it")
         else:
             agreement = plan.run.agreement
             if plan.run.plan is None:
