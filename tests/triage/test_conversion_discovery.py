@@ -4,7 +4,6 @@ for ``compare --cfg`` like the other dump folders, and the discovery says who wr
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -84,8 +83,10 @@ def test_compare_with_the_cfg_alone_finds_the_onnx_side(tmp_path):
     code, out = triage(["compare", "--cfg", cfg, "--format", "json", "--output", str(tmp_path / "r.json"),
                         "--progress", "none", "--previous", "none"])
     assert code in (0, 1), out
+    from nnie_lsp.triage.inputs.folders import shown as as_shown
+
     folder = tmp_path / ONNX_OUTPUT_DIR   # shown relative to the working folder unless that climbs two up
-    shown = str(folder) if os.path.relpath(folder).startswith(os.path.join("..", "..")) else os.path.relpath(folder)
+    shown = as_shown(str(folder))
     assert f"framework: {shown} — output_onnx/ beside the cfg (ONNX Runtime, written by " \
            "nnie-triage reference --onnx)" in out, out
     doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))

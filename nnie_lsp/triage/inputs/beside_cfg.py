@@ -56,6 +56,7 @@ from ...text import read_text
 from .dump_writer import beside_cfg_rule
 from .folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
                            ONNX_OUTPUT_DIR)
+from .folders import shown as _shown
 from .folders import (MAX_ENTRIES, MAX_NAME_CHECKS, OutputState, board_files, dump_folder, holds_dumps,  # noqa: F401
                       output_state, why_not_dumps)
 from .sixteen_bit import EMULATED_16BIT_DIR, SIXTEEN_BIT_NAME, cfg_value, compile_mode, sixteen_bit_run  # noqa: F401
@@ -353,11 +354,3 @@ def complete_inputs(cfg: str | None, *, reference: str | None = None, sim: str |
             raise DiscoveryError(discovery.missing(role))
     return CompareInputs(values["reference"], values["sim"], values["sim16"], values["dot"], prototxt, discovery,
                          tuple(discovered), values["framework"], boards)
-
-
-def _shown(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if relative.startswith(".." + os.sep + "..") else relative

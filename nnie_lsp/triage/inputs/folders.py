@@ -170,3 +170,13 @@ def board_files(folder: str) -> tuple[int, int]:
             runs += 1
             total += n
     return total, runs
+
+
+def shown(path: str) -> str:
+    """`path` as messages show it: relative to the working folder, unless that climbs two folders
+    up (or cannot be made: another drive), then as given."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith(".." + os.sep + "..") else relative

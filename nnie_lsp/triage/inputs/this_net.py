@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterator
 
-from .folders import is_file, subfolders
+from .folders import is_file, shown, subfolders
 
 #: How many dump names of a folder a borrowed run is judged on (a sample: the folder's order).
 MAX_NAMES = 400
@@ -188,7 +188,7 @@ class ThisNet:
         names) is this net's, or when its dump names and sizes are this net's; else not."""
         if self.same_prototxt(declared):
             return Verdict(True, f"{whose} names the same prototxt")
-        other = (f"{whose} names {_short(declared)}" if declared else f"{whose} names no prototxt that exists")
+        other = (f"{whose} names {shown(declared)}" if declared else f"{whose} names no prototxt that exists")
         if self.graph is None:
             return Verdict(False, f"cannot tell it is this net's: {other}, and {self._why_no_graph()}")
         ev = self.evidence(folder)
@@ -267,11 +267,3 @@ def _dump_names(folder: str, parse) -> Iterator:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _short(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith(".." + os.sep + "..") else rel
