@@ -65,7 +65,7 @@ def current_digest(path: str) -> str:
     """:func:`digest` of the file now at ``path`` (:data:`ABSENT` when there is none).  Read through
     the guarded reader, without a size bound of its kind: the file is one nnie-lsp is about to
     replace, so it was read once already."""
-    from . import safe_io
+    from nnie_lsp import safe_io
 
     try:
         return digest(safe_io.read_bytes(path, safe_io.FILE, limit=1 << 40))

@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import os
 
-from . import safe_io
-from .cfg.model import MapperConfig
-from .cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
-from .cfg.preprocessing import (
+from nnie_lsp import safe_io
+from nnie_lsp.cfg.model import MapperConfig
+from nnie_lsp.cfg.paths import ResolvedPath, cfg_bases, is_windows_abs, list_bases, resolve_path, resolve_written
+from nnie_lsp.cfg.preprocessing import (
     MEAN_IMAGE,
     InputPreprocessing,
     input_preprocessing,
     mean_file_kind,
     parse_channel_means,
 )
-from .cfg.reader import CfgDocument, CfgEntry, parse_cfg
-from .content_cache import ContentCache
-from .records import NamedTuple
-from .safe_io import FileProblem
-from .sources import SourceProvider, UnreadableFile, note_unreadable, provider_problem
-from .text import Decoded
+from nnie_lsp.cfg.reader import CfgDocument, CfgEntry, parse_cfg
+from nnie_lsp.content_cache import ContentCache
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.safe_io import FileProblem
+from nnie_lsp.sources import SourceProvider, UnreadableFile, note_unreadable, provider_problem
+from nnie_lsp.text import Decoded
 
 PATH_KEYS = ("prototxt_file", "caffemodel_file", "image_list", "mean_file", "roi_coordinate_file")
 # The records below are NamedTuples, not dataclasses: a frozen dataclass costs about 1 ms to define
@@ -169,7 +169,7 @@ def _mark_ignored(refs: list[RefFile], image_lists: list[ImageListFacts], proto_
     wanted += [where for il in image_lists for _line, where in il.missing_at]
     if not wanted:
         return refs, image_lists, proto_origin
-    from .repository import ignored
+    from nnie_lsp.repository import ignored
 
     rules = ignored(wanted)
     if not rules:
@@ -190,7 +190,7 @@ def _mark_ignored(refs: list[RefFile], image_lists: list[ImageListFacts], proto_
 
 
 def _lfs_pointer(path: str) -> bool:
-    from .repository import is_lfs_pointer  # loaded for a cfg naming such files only (start-up)
+    from nnie_lsp.repository import is_lfs_pointer  # loaded for a cfg naming such files only (start-up)
 
     return is_lfs_pointer(path)
 
@@ -263,7 +263,7 @@ def _read_mean(ref: RefFile, provider: SourceProvider) -> MeanFacts | None:
         if data is None:
             return None
         try:
-            from .prototxt import caffe_pb2
+            from nnie_lsp.prototxt import caffe_pb2
             blob = caffe_pb2.BlobProto()
             blob.ParseFromString(data)
         except Exception as exc:  # malformed binary

@@ -29,8 +29,8 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from .diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
-from .text import Range, TextEdit
+from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.text import Range, TextEdit
 
 RULES_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "rules.md")
 
@@ -51,7 +51,7 @@ def rule_url(code: str) -> str:
 
 def rule_name(code: str) -> str:
     """The registered name of `code` (the code itself when it is not registered)."""
-    from .rules.catalogue import get_rule
+    from nnie_lsp.rules.catalogue import get_rule
 
     r = get_rule(code)
     return r.name if r else code

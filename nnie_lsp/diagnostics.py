@@ -6,8 +6,8 @@ import os
 from enum import Enum, IntEnum
 from typing import Iterable
 
-from .records import NamedTuple
-from .text import Range, TextEdit, edits_overlap
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import Range, TextEdit, edits_overlap
 
 
 class Severity(IntEnum):

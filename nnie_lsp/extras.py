@@ -25,7 +25,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from . import i18n
+from nnie_lsp import i18n
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from __future__ import annotations
 import os
 import re
 
-from . import safe_io
-from .text import decode
+from nnie_lsp import safe_io
+from nnie_lsp.text import decode
 
 NET = "net"
 SOLVER = "solver"
@@ -102,7 +102,7 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
     if _utf16(head[:HEAD_BYTES]):
         return UTF16
     if b"\x00" in head[:HEAD_BYTES]:
-        from .wk.layout import looks_like_wk
+        from nnie_lsp.wk.layout import looks_like_wk
 
         if looks_like_wk(head):
             return WK
@@ -111,11 +111,11 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
         return NET if ext == ".prototxt" else BINARY
     text = decode(head[:HEAD_BYTES]).text
     if ext == ".cfg":
-        from .cfg.reader import looks_like_mapper_cfg
+        from nnie_lsp.cfg.reader import looks_like_mapper_cfg
 
         return MAPPER_CFG if looks_like_mapper_cfg(text) else OTHER_CFG
-    from .prototxt import caffe_pb2
-    from .prototxt.solver import NET_ONLY_FIELDS, SOLVER_ONLY_FIELDS, top_level_fields
+    from nnie_lsp.prototxt import caffe_pb2
+    from nnie_lsp.prototxt.solver import NET_ONLY_FIELDS, SOLVER_ONLY_FIELDS, top_level_fields
 
     fields = set(top_level_fields(text))
     net_fields = caffe_pb2.NetParameter.DESCRIPTOR.fields_by_name
@@ -123,7 +123,7 @@ def sniff(path: str, head: bytes, *, named: bool = True) -> str:
     # "input:" (a README, notes) has many other words at its "top level"
     if fields & NET_ONLY_FIELDS and 2 * sum(1 for f in fields if f in net_fields) >= len(fields):
         return NET
-    from .mapper.log_lines import looks_like_mapper_log
+    from nnie_lsp.mapper.log_lines import looks_like_mapper_log
 
     if looks_like_mapper_log(text):  # before the solver test: "layer type:[Crop]" names a solver field
         return MAPPER_LOG
@@ -177,8 +177,8 @@ def kind_of(path: str, *, named: bool = True) -> str:
 def wk_note(path: str, *, with_cfg: bool = False, cfg: str | None = None) -> str:
     """What a `.wk` is, in one line: its summary (or why it cannot be read) and where its
     findings go (``with_cfg``: read as the compiled model of the cfg linted with it)."""
-    from .mapper.wk_files import load_wk
-    from .wk.describe import summary
+    from nnie_lsp.mapper.wk_files import load_wk
+    from nnie_lsp.wk.describe import summary
 
     model, error = load_wk(os.path.abspath(path))
     what = summary(model) if model is not None else f"a .wk that cannot be read: {error.message}"

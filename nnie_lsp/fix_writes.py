@@ -29,9 +29,9 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable, Mapping, Sequence
 
-from . import atomic_write
-from .diagnostics import Fix
-from .text import Decoded, apply_edits, decode, encode
+from nnie_lsp import atomic_write
+from nnie_lsp.diagnostics import Fix
+from nnie_lsp.text import Decoded, apply_edits, decode, encode
 
 __all__ = ["WriteReport", "apply_fixes", "write_fixes", "write_texts", "write_with_retry", "FixOutcome"]
 
@@ -189,7 +189,7 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[str, str] | None = None) ->
     disk is another is not written (``changed``), nor the files a fix edits together with it.
     Without `texts` the text read now is the base, and its digest guards the write.  A file a fix
     creates (an edit at 1:1 of a missing file) must still be missing when it is written."""
-    from . import safe_io
+    from nnie_lsp import safe_io
 
     by_path: dict[str, list] = {}
     for fix in fixes:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .diagnostics import FileEdit
-from .prototxt.graph import GraphLayer, NetGraph
-from .prototxt.reader import PrototxtDocument
-from .text import Position, Range, TextEdit
+from nnie_lsp.diagnostics import FileEdit
+from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.text import Position, Range, TextEdit
 
 if TYPE_CHECKING:  # the cfg side is loaded only by the cfg fixes' callers (nnie-lint's start-up)
-    from .cfg.model import MapperConfig
-    from .cfg.reader import CfgDocument, CfgEntry
+    from nnie_lsp.cfg.model import MapperConfig
+    from nnie_lsp.cfg.reader import CfgDocument, CfgEntry
 
 HP_SUFFIX = "_hp"  # the mapper's high-precision mark on a layer name (with [compile_mode] 2)
 
@@ -75,7 +75,7 @@ def set_input_key(doc: CfgDocument, config: MapperConfig, index: int, key: str, 
       with the key's default, when the key is shareable and the cfg has several inputs);
     - an earlier input lacks the key too → ``None``: no single place gives input ``index`` the value.
     """
-    from .cfg.keys import KEYS, SHAREABLE_PER_INPUT_KEYS
+    from nnie_lsp.cfg.keys import KEYS, SHAREABLE_PER_INPUT_KEYS
 
     entries = config.entries(key)
     inputs = max(config.input_count, len(config.groups), index + 1)
@@ -132,7 +132,7 @@ def write_whole_file(path: str, current_text: str | None, new_text: str) -> File
     edit (an insertion at 1:1 of a missing file) creates it."""
     if current_text is None:
         return FileEdit(path, TextEdit(Range.point(0, 0), new_text))
-    from .text import LineIndex
+    from nnie_lsp.text import LineIndex
 
     end = LineIndex(current_text).position(len(current_text))
     return FileEdit(path, TextEdit(Range(Position(0, 0), end), new_text))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .lang import LANGUAGES, is_zh, language, pick  # noqa: F401  (the one en/zh choice, re-exported)
+from nnie_lsp.lang import LANGUAGES, is_zh, language, pick  # noqa: F401  (the one en/zh choice, re-exported)
 
 
 UI: Mapping[str, tuple[str, str]] = {

@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable, Sequence
 
-from .lint_paths import (InputError, LintOutcome, LintRun, Overlay, discover_inputs, fix_files, given_mapper_logs,
+from nnie_lsp.lint_paths import (InputError, LintOutcome, LintRun, Overlay, discover_inputs, fix_files, given_mapper_logs,
                          lint_files, lint_project, project_parts)
-from .project import DiskProvider, Project, SourceProvider, project_for_file
-from .settings import LintSettings, load_settings
-from .text import decode
+from nnie_lsp.project import DiskProvider, Project, SourceProvider, project_for_file
+from nnie_lsp.settings import LintSettings, load_settings
+from nnie_lsp.text import decode
 
 __all__ = ["lint", "LintRun", "InputError", "Overlay", "lint_project", "LintOutcome", "project_for_file",
            "project_parts"]

@@ -13,18 +13,18 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable
 
-from . import safe_io
-from .card import CARD_FILE
-from .diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
-from .project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
-from .rules.catalogue import known_codes, rules_for
-from .rules.context import RuleContext
-from .rules.meta import internal_error, not_linted
-from .rules.registry import CARD, CFG, WK
-from .records import NamedTuple
-from .settings import LintSettings, load_settings
-from .suppress import apply_suppressions, parse_directives
-from .text import Decoded, apply_edits, decode, encode
+from nnie_lsp import safe_io
+from nnie_lsp.card import CARD_FILE
+from nnie_lsp.diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
+from nnie_lsp.project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
+from nnie_lsp.rules.catalogue import known_codes, rules_for
+from nnie_lsp.rules.context import RuleContext
+from nnie_lsp.rules.meta import internal_error, not_linted
+from nnie_lsp.rules.registry import CARD, CFG, WK
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.settings import LintSettings, load_settings
+from nnie_lsp.suppress import apply_suppressions, parse_directives
+from nnie_lsp.text import Decoded, apply_edits, decode, encode
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".e2e",
              "build", "dist", ".mypy_cache", ".pytest_cache"}
@@ -167,7 +167,7 @@ def discover_inputs(paths: list[str]) -> Inputs:
     a ``.wk`` (in a folder too) is read as the compiled model of the cfg given with it, else linted
     on its own (:func:`lint_files`); every other file (solver, ``RUNTIME.txt``, dumps, image lists,
     binary data, other text) is skipped with a note saying what it is."""
-    from . import file_kinds
+    from nnie_lsp import file_kinds
 
     found = Inputs()
     trees: list[str] = []
@@ -247,7 +247,7 @@ def _lone_logs(logs: list[str], files: list[str]) -> list[str]:
     folder with a cfg is that cfg's project: it reads its ``mapper_debug.log`` /
     ``mapper_error.log`` (:mod:`nnie_lsp.mapper.output_files`), and another log there (a saved
     console of the same run) would only repeat them."""
-    from . import file_kinds
+    from nnie_lsp import file_kinds
 
     cfg_dirs = {os.path.dirname(f) for f in files if f.lower().endswith(".cfg")}
     out = []
@@ -265,7 +265,7 @@ def given_mapper_logs(paths: list[str], on_note: Callable[[str], None] | None = 
     (:class:`InputError`); `on_note` is told of one that holds nothing a mapper writes."""
     out = []
     for path in paths:
-        from .mapper.log_lines import looks_like_mapper_log
+        from nnie_lsp.mapper.log_lines import looks_like_mapper_log
 
         problem = safe_io.check_file(path, safe_io.LOG)
         if problem is not None:
@@ -347,7 +347,7 @@ class Overlay(DiskProvider):
             return None
         dec = self.decoded[path] = decode(data)
         if self.track_digests:
-            from .atomic_write import digest
+            from nnie_lsp.atomic_write import digest
 
             self.digests[path] = digest(data)
         return dec
@@ -361,7 +361,7 @@ def _settings_for(path: str, base: LintSettings | None, overrides: dict) -> Lint
 def _with_logs(project: Project, mapper_logs: tuple[str, ...], provider) -> Project:
     if not mapper_logs:
         return project
-    from .mapper.output_files import with_given_logs
+    from nnie_lsp.mapper.output_files import with_given_logs
 
     return with_given_logs(project, mapper_logs, provider)
 
@@ -370,7 +370,7 @@ def log_paths(project: Project) -> tuple[str, ...]:
     """The mapper logs a project read (none without a cfg or given logs: nothing to import)."""
     if not project.mapper_logs:
         return ()
-    from .mapper.output_files import log_paths as found_log_paths
+    from nnie_lsp.mapper.output_files import log_paths as found_log_paths
 
     return found_log_paths(project)
 
@@ -379,7 +379,7 @@ def _with_trees(project: Project, net_trees: tuple[str, ...], provider) -> Proje
     """A cfg's project reading the first ``cnn_net_tree.dot`` given instead of the one beside it."""
     if not net_trees or project.cfg is None:
         return project
-    from .mapper.nettree import parse_net_tree
+    from nnie_lsp.mapper.nettree import parse_net_tree
 
     decoded = provider.read_text(net_trees[0], safe_io.DOT)
     if decoded is None:
@@ -392,7 +392,7 @@ def _with_wk(project: Project, wk_files: tuple[str, ...]) -> Project:
     """A cfg's project reading the first `.wk` given with it instead of its [instruction_name].wk."""
     if not wk_files or project.cfg is None:
         return project
-    from .mapper.wk_files import given_wk
+    from nnie_lsp.mapper.wk_files import given_wk
 
     sources = (project.cfg_path, project.prototxt_path,
                next((r.resolved for r in project.refs if r.entry.key == "caffemodel_file" and r.resolved), None))
@@ -407,8 +407,8 @@ def _lint_wk_files(run_diags: list[Diagnostic], errors: list[str], wk_files: tup
     returns one line per `.wk` saying what it is and where it was read."""
     if not wk_files:
         return []
-    from . import file_kinds
-    from .mapper.wk_files import given_wk
+    from nnie_lsp import file_kinds
+    from nnie_lsp.mapper.wk_files import given_wk
 
     notes = []
     for shown in wk_files:
@@ -568,7 +568,7 @@ def fix_files(files: list[str], *, unsafe: bool = False, settings: LintSettings 
 def _creates(path: str, edits) -> bool:
     """Edits that create `path`: it does not exist and they insert at 1:1 (``fixes.write_whole_file``
     of a missing file)."""
-    from .text import Position
+    from nnie_lsp.text import Position
 
     start = Position(0, 0)
     return (not os.path.lexists(path) and len(edits) == 1
@@ -579,7 +579,7 @@ def write_atomic(path: str, text: str, decoded: Decoded | None) -> None:
     """Write text with the file's original encoding and BOM (line endings are in ``text``, as
     the fixes keep them), atomically: temp file in the same folder, fsync, rename
     (:mod:`nnie_lsp.atomic_write`).  A linked file is written through the link, which stays."""
-    from . import atomic_write  # only for --fix (start-up: it imports tempfile's randomness)
+    from nnie_lsp import atomic_write  # only for --fix (start-up: it imports tempfile's randomness)
 
     enc = decoded.encoding if decoded else "utf-8"
     bom = decoded.bom if decoded else False

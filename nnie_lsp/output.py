@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 
-from . import __version__
-from .diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
-from .diagnostics import Diagnostic, Severity, group_repeated
-from .lang import pick
-from .rules.catalogue import all_rules
+from nnie_lsp import __version__
+from nnie_lsp.diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
+from nnie_lsp.diagnostics import Diagnostic, Severity, group_repeated
+from nnie_lsp.lang import pick
+from nnie_lsp.rules.catalogue import all_rules
 
 __all__ = ["RULES_DOC", "rel", "rule_url", "render_json", "render_text", "render_github",
            "render_sarif", "rules_table_markdown", "rules_reference_markdown"]

@@ -15,24 +15,24 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .content_cache import ContentCache
-from .prototxt.graph import NetGraph, build_graph
-from .prototxt.reader import PrototxtDocument, parse_prototxt
-from . import safe_io
-from .records import NamedTuple
-from .settings import LintSettings
-from .sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
-from .text import split_lines
+from nnie_lsp.content_cache import ContentCache
+from nnie_lsp.prototxt.graph import NetGraph, build_graph
+from nnie_lsp.prototxt.reader import PrototxtDocument, parse_prototxt
+from nnie_lsp import safe_io
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.settings import LintSettings
+from nnie_lsp.sources import DiskProvider, SourceProvider, UnreadableFile, note_unreadable, provider_problem
+from nnie_lsp.text import split_lines
 
 if TYPE_CHECKING:  # the cfg side is imported only for a project with a cfg (nnie-lint's start-up)
-    from .cfg.model import MapperConfig
-    from .cfg.preprocessing import InputPreprocessing
-    from .cfg.reader import CfgDocument, CfgEntry
-    from .card.lookup import CardLookup
-    from .cfg_files import ImageListFacts, MeanFacts, RefFile
-    from .mapper.output_files import FoundLog
-    from .mapper.nettree import NetTree
-    from .mapper.wk_files import FoundWk
+    from nnie_lsp.cfg.model import MapperConfig
+    from nnie_lsp.cfg.preprocessing import InputPreprocessing
+    from nnie_lsp.cfg.reader import CfgDocument, CfgEntry
+    from nnie_lsp.card.lookup import CardLookup
+    from nnie_lsp.cfg_files import ImageListFacts, MeanFacts, RefFile
+    from nnie_lsp.mapper.output_files import FoundLog
+    from nnie_lsp.mapper.nettree import NetTree
+    from nnie_lsp.mapper.wk_files import FoundWk
 
 __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem", "Project", "load_project",
            "project_for_file", "cached_cfg", "cached_prototxt", "clear_parse_caches", "cfgs_naming", "looks_binary"]
@@ -41,7 +41,7 @@ __all__ = ["DiskProvider", "SourceProvider", "UnreadableFile", "provider_problem
 def __getattr__(name: str):
     """``PATH_KEYS`` (and the cfg-side types) from :mod:`nnie_lsp.cfg_files`, loaded on first use."""
     if name in ("PATH_KEYS", "MAX_LIST_LINES", "RefFile", "ListLine", "ImageListFacts", "MeanFacts"):
-        from . import cfg_files
+        from nnie_lsp import cfg_files
 
         return getattr(cfg_files, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -68,7 +68,7 @@ def clear_parse_caches() -> None:
 
 
 def cached_cfg(text: str, path: str | None) -> CfgDocument:
-    from .cfg_files import cached_cfg as cfg_parse
+    from nnie_lsp.cfg_files import cached_cfg as cfg_parse
 
     return cfg_parse(text, path)
 
@@ -203,7 +203,7 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     provider = provider or DiskProvider()
     cwd = cwd or os.getcwd()
     if cfg_path:
-        from .cfg_files import read_cfg_files
+        from nnie_lsp.cfg_files import read_cfg_files
 
         cfg_path = os.path.abspath(cfg_path)
         side = read_cfg_files(cfg_path, provider, cwd)
@@ -230,7 +230,7 @@ def load_project(*, cfg_path: str | None = None, prototxt_path: str | None = Non
     siblings = _marked_siblings(proto_origin)
     mapper_logs, net_tree, wk = (), None, None
     if cfg_path and load_prototxt:
-        from .mapper.output_files import mapper_output_beside
+        from nnie_lsp.mapper.output_files import mapper_output_beside
 
         mapper = mapper_output_beside(cfg_path, provider, (cfg_path, prototxt_path))
         mapper_logs, net_tree = mapper.logs, mapper.net_tree
@@ -253,7 +253,7 @@ def _wk_beside(cfg_path: str, side, prototxt_path: str | None, cwd: str):
     """The `.wk` the cfg's [instruction_name] names, when it exists (mapper/wk_files.py)."""
     if side.config is None:
         return None
-    from .mapper.wk_files import wk_for_cfg
+    from nnie_lsp.mapper.wk_files import wk_for_cfg
 
     caffemodel = next((r.resolved for r in side.refs if r.entry.key == "caffemodel_file" and r.resolved), None)
     return wk_for_cfg(cfg_path, side.config.instruction_entry, (cfg_path, prototxt_path, caffemodel), cwd)
@@ -262,13 +262,13 @@ def _wk_beside(cfg_path: str, side, prototxt_path: str | None, cwd: str):
 def _card_of(cfg_path: str, proto_origin, side, provider: SourceProvider):
     """The cfg's model card (None when there is none on the way: nothing more is imported) and the
     texts the card rules may need (:attr:`Project.card_texts`)."""
-    from .card import card_paths
+    from nnie_lsp.card import card_paths
 
     exists = provider.exists
     if not card_paths(cfg_path, lambda p: exists(p) and (os.path.isfile(p) or p in getattr(provider, "overlay", {}))):
         return None, ()
-    from .card.expect import NEW_MEAN_FILES
-    from .card.lookup import find_card
+    from nnie_lsp.card.expect import NEW_MEAN_FILES
+    from nnie_lsp.card.lookup import find_card
 
     wanted = []
     if proto_origin is not None and proto_origin.resolved:
@@ -295,9 +295,9 @@ def _card_of(cfg_path: str, proto_origin, side, provider: SourceProvider):
 def card_project(card_path: str, *, settings: LintSettings | None = None,
                  provider: SourceProvider | None = None) -> Project:
     """The project of a model card linted on its own: every entry's problems (NN120)."""
-    from .card.lookup import CardLookup, read_card
-    from .card.reader import CardDocument, CardProblem
-    from .text import LineIndex
+    from nnie_lsp.card.lookup import CardLookup, read_card
+    from nnie_lsp.card.reader import CardDocument, CardProblem
+    from nnie_lsp.text import LineIndex
 
     provider = provider or DiskProvider()
     path = os.path.abspath(card_path)
@@ -309,7 +309,7 @@ def card_project(card_path: str, *, settings: LintSettings | None = None,
 
 
 def is_card_path(path: str) -> bool:
-    from .card import CARD_FILE
+    from nnie_lsp.card import CARD_FILE
 
     return os.path.basename(path) == CARD_FILE
 
@@ -422,8 +422,8 @@ def cfgs_naming(prototxt_path: str, provider: SourceProvider | None = None,
             dec = provider.read_text(cfg, safe_io.CFG)
             if dec is None or name not in dec.text.casefold():
                 continue
-            from .cfg.paths import cfg_bases, resolve_path
-            from .cfg.reader import looks_like_mapper_cfg
+            from nnie_lsp.cfg.paths import cfg_bases, resolve_path
+            from nnie_lsp.cfg.reader import looks_like_mapper_cfg
 
             if not looks_like_mapper_cfg(dec.text):
                 continue

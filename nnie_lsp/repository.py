@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-from . import safe_io
+from nnie_lsp import safe_io
 
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 _LFS_MAX = 1024   # an LFS pointer is about 130 bytes

@@ -29,8 +29,8 @@ import io
 import os
 import stat
 
-from .lang import pick
-from .records import NamedTuple
+from nnie_lsp.lang import pick
+from nnie_lsp.records import NamedTuple
 
 __all__ = [
     "CFG", "DOT", "DUMP", "FILE", "IMAGE_LIST", "LIMITS", "LOG", "MEAN_FILE", "PROTOTXT", "SETTINGS",

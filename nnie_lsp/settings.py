@@ -9,9 +9,9 @@ import fnmatch
 import os
 from typing import Iterable, Mapping
 
-from .diagnostics import Severity
-from .lang import language
-from .records import NamedTuple
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.lang import language
+from nnie_lsp.records import NamedTuple
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
 RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})
@@ -101,7 +101,7 @@ def check_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """`codes` (upper case) when each is ``ALL``, a rule code or the prefix of one; else a
     :class:`SettingsError` naming `where` and the closest codes: a typo (``NN3O1``, ``XYZ``) never
     switches rules off in silence."""
-    from .rules.catalogue import known_codes   # the generated index: no rule module is imported
+    from nnie_lsp.rules.catalogue import known_codes   # the generated index: no rule module is imported
 
     codes = tuple(codes)
     known = known_codes()
@@ -182,7 +182,7 @@ def settings_from_mapping(data: Mapping, origin: str | None = None,
             value = os.path.join(os.path.dirname(os.path.abspath(origin)), value)
         out["onnx"] = value
     if "target-chip" in norm:
-        from .wk.layout import CHIP_GENERATIONS, chip_named
+        from nnie_lsp.wk.layout import CHIP_GENERATIONS, chip_named
 
         chip = chip_named(str(norm["target-chip"]))
         if chip is None:
@@ -241,7 +241,7 @@ def _read_toml(path: str) -> dict:
     key = (path, st.st_mtime_ns, st.st_size)
     hit = _TOML_CACHE.get(key)
     if hit is None:
-        from . import safe_io
+        from nnie_lsp import safe_io
 
         raw = safe_io.read_bytes(path, safe_io.SETTINGS)
         try:  # a file that never names nnie-lint has no settings for it: not parsed

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from typing import Protocol, TYPE_CHECKING
 
-from . import safe_io
-from .records import NamedTuple
-from .safe_io import FileProblem
-from .text import Decoded, decode
+from nnie_lsp import safe_io
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.safe_io import FileProblem
+from nnie_lsp.text import Decoded, decode
 
 if TYPE_CHECKING:
-    from .cfg_files import RefFile
+    from nnie_lsp.cfg_files import RefFile
 
 
 class SourceProvider(Protocol):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import Diagnostic
-from .records import NamedTuple
-from .rules.meta import unknown_suppression_code, unused_suppression
-from .text import Range
+from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.rules.meta import unknown_suppression_code, unused_suppression
+from nnie_lsp.text import Range
 
 # compiled on first use (re's cache), for a comment that names nnie-lint: most files have none (start-up)
 DIRECTIVE = r"nnie-lint\s*:\s*(disable-file|disable)\b\s*(?:=\s*([A-Za-z0-9_,\s]*))?"

@@ -21,8 +21,8 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import Iterable, Sequence
 
-from . import safe_io
-from .records import NamedTuple
+from nnie_lsp import safe_io
+from nnie_lsp.records import NamedTuple
 
 
 _LINE_END = re.compile(r"\r\n|\n|\r")

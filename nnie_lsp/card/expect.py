@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 
-from ..cfg.preprocessing import (CHANNEL_MEAN, DEFAULT_RGB_ORDER, MEAN_IMAGE, NAMED_SCALES, NO_MEAN,
+from nnie_lsp.cfg.preprocessing import (CHANNEL_MEAN, DEFAULT_RGB_ORDER, MEAN_IMAGE, NAMED_SCALES, NO_MEAN,
                                  InputPreprocessing, norm_type_for)
-from ..records import FrozenRecord
-from .reader import ModelCard
+from nnie_lsp.records import FrozenRecord
+from nnie_lsp.card.reader import ModelCard
 
 #: grey levels (triage: ``Thresholds.mean_tolerance``)
 MEAN_TOLERANCE = 0.25

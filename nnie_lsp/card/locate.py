@@ -10,8 +10,8 @@ inline tables are skipped as TOML 1.0 writes them.
 
 from __future__ import annotations
 
-from ..records import NamedTuple
-from ..text import LineIndex, Range
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import LineIndex, Range
 
 
 class Header(NamedTuple):

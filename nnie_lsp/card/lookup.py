@@ -14,10 +14,10 @@ import hashlib
 import os
 from typing import Iterable
 
-from ..content_cache import ContentCache
-from ..records import FrozenRecord
-from .reader import CardDocument, CardProblem, ModelCard, parse_card
-from . import card_paths
+from nnie_lsp.content_cache import ContentCache
+from nnie_lsp.records import FrozenRecord
+from nnie_lsp.card.reader import CardDocument, CardProblem, ModelCard, parse_card
+from nnie_lsp.card import card_paths
 
 _CACHE = ContentCache(parse_card, size=16)
 
@@ -59,14 +59,14 @@ class CardLookup(FrozenRecord):
 
 def read_card(path: str, provider=None) -> CardDocument | CardProblem:
     """The card at `path` (a cached parse of the provider's text), or the problem of reading it."""
-    from ..sources import DiskProvider, provider_problem
-    from ..safe_io import SETTINGS
+    from nnie_lsp.sources import DiskProvider, provider_problem
+    from nnie_lsp.safe_io import SETTINGS
 
     provider = provider or DiskProvider()
     decoded = provider.read_text(path, SETTINGS)
     if decoded is None:
-        from ..text import Range
-        from . import messages as M
+        from nnie_lsp.text import Range
+        from nnie_lsp.card import messages as M
 
         problem = provider_problem(provider, path, SETTINGS, read=True)
         reason_en = problem.describe("en") if problem is not None else "it cannot be read"
@@ -80,7 +80,7 @@ def find_card(start: str, prototxts: str | Iterable[str] | None, provider=None) 
     """The card of a cfg (module doc).  `start`: the cfg (or its folder); `prototxts`: the cfg's
     prototxt as resolved, and any other path that stands for the same net (a RuyiStudio marked copy's
     original).  None when there is no card on the way (or none can be read)."""
-    from ..sources import DiskProvider
+    from nnie_lsp.sources import DiskProvider
 
     provider = provider or DiskProvider()
     if isinstance(prototxts, str):
@@ -92,7 +92,7 @@ def find_card(start: str, prototxts: str | Iterable[str] | None, provider=None) 
         doc = read_card(path, provider)
         if isinstance(doc, CardProblem):
             if nearest is None:   # an unreadable card is still the nearest one: say why it was not read
-                from ..text import LineIndex
+                from nnie_lsp.text import LineIndex
 
                 empty = CardDocument(path, "", (), (doc,), LineIndex(""))
                 nearest = (path, empty)

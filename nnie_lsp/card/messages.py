@@ -7,7 +7,7 @@ renders them with :func:`render`.
 
 from __future__ import annotations
 
-from ..lang import pick
+from nnie_lsp.lang import pick
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "syntax": ("TOML syntax error: {error}", "TOML 语法错误：{error}"),

@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from ..records import FrozenRecord
-from ..text import LineIndex, Position, Range
-from . import messages as M
-from .locate import Header, Pair, error_position, locate
-from .schema import (BOOL, BY_NAME, CHANNEL_ORDERS, CHOICE, KEYS, MODEL_TABLE, NUMBERS, ORDER, ORDER_CHANNELS, PATH,
+from nnie_lsp.records import FrozenRecord
+from nnie_lsp.text import LineIndex, Position, Range
+from nnie_lsp.card import messages as M
+from nnie_lsp.card.locate import Header, Pair, error_position, locate
+from nnie_lsp.card.schema import (BOOL, BY_NAME, CHANNEL_ORDERS, CHOICE, KEYS, MODEL_TABLE, NUMBERS, ORDER, ORDER_CHANNELS, PATH,
                      SIZE, SIZE_UNITS, TEXT, suggest)
 
 ERROR, WARNING = "error", "warning"
@@ -260,7 +260,7 @@ def _num(v: float) -> str:
 # ------------------------------------------------------------------------------------ parsing
 
 def toml_module():
-    from ..settings import toml_module as settings_toml
+    from nnie_lsp.settings import toml_module as settings_toml
 
     return settings_toml()
 

@@ -8,7 +8,7 @@ of the mapper's ``.wk`` output (read there; the card only validates them).
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 #: The array of tables a card holds: one ``[[model]]`` per source model.
 MODEL_TABLE = "model"

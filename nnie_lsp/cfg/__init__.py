@@ -51,7 +51,7 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import keys, model, paths, preprocessing, reader, values  # static: all on first use
+    from nnie_lsp.cfg import keys, model, paths, preprocessing, reader, values  # static: all on first use
 
     sources = {".keys": keys, ".model": model, ".paths": paths, ".preprocessing": preprocessing, ".reader": reader,
                ".values": values}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
-from ..records import FrozenRecord
+from nnie_lsp.records import FrozenRecord
 
 Kind = Literal["path", "int", "float", "enum", "string"]
 Status = Literal["vendor", "ruyistudio", "spelling-variant", "unverified"]
@@ -84,7 +84,7 @@ class KeySpec(FrozenRecord, eq=False):
         """The default parsed like a cfg value (None when there is none)."""
         if self.default is None:
             return None
-        from .values import check_value  # values reads KeySpec fields only
+        from nnie_lsp.cfg.values import check_value  # values reads KeySpec fields only
 
         return check_value(self, self.default).parsed
 

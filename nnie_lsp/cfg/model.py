@@ -27,7 +27,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from .keys import (
+from nnie_lsp.cfg.keys import (
     ATC_KEYS,
     KEYS,
     PER_INPUT_KEYS,
@@ -37,9 +37,9 @@ from .keys import (
     is_null_path,
     lookup,
 )
-from .values import ValueCheck, check_value
-from .reader import CfgDocument, CfgEntry
-from ..records import FrozenRecord
+from nnie_lsp.cfg.values import ValueCheck, check_value
+from nnie_lsp.cfg.reader import CfgDocument, CfgEntry
+from nnie_lsp.records import FrozenRecord
 
 
 def canonical_key(key: str) -> str:

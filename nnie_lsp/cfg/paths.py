@@ -24,8 +24,8 @@ import ntpath
 import os
 from typing import Callable
 
-from .keys import is_null_path
-from ..records import FrozenRecord
+from nnie_lsp.cfg.keys import is_null_path
+from nnie_lsp.records import FrozenRecord
 
 Exists = Callable[[str], bool]
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Literal, Mapping
 
-from .keys import KEYS, is_null_path
-from .model import InputGroup, MapperConfig
-from .paths import Exists, ResolvedPath, resolve_written
-from ..records import FrozenRecord
+from nnie_lsp.cfg.keys import KEYS, is_null_path
+from nnie_lsp.cfg.model import InputGroup, MapperConfig
+from nnie_lsp.cfg.paths import Exists, ResolvedPath, resolve_written
+from nnie_lsp.records import FrozenRecord
 
 MeanKind = Literal["none", "mean-image", "channel-mean"]
 NO_MEAN: MeanKind = "none"

@@ -28,9 +28,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from .. import safe_io
-from ..text import LineIndex, Position, Range, detect_newline, read_text
-from ..records import FrozenRecord
+from nnie_lsp import safe_io
+from nnie_lsp.text import LineIndex, Position, Range, detect_newline, read_text
+from nnie_lsp.records import FrozenRecord
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "mapper_cfg.lark"
 
@@ -169,7 +169,7 @@ def _build_standalone_parser() -> _LineGrammar | None:
     import zlib
 
     try:
-        from . import standalone_parser
+        from nnie_lsp.cfg import standalone_parser
         grammar_crc = zlib.crc32(GRAMMAR_PATH.read_bytes())
     except (ImportError, OSError):
         return None
@@ -474,7 +474,7 @@ def looks_like_mapper_cfg(text: str) -> bool:
     INI files (``[metadata]`` / ``name = x``) and empty files give False.  Key match is
     case-insensitive so a misspelt-case key (``[rgb_order]``) still marks the file as a cfg.
     """
-    from .keys import is_known_any  # local import: keys imports nothing from here
+    from nnie_lsp.cfg.keys import is_known_any  # local import: keys imports nothing from here
 
     for raw in text.splitlines():
         key = bracket_key(raw)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..records import FrozenRecord
+from nnie_lsp.records import FrozenRecord
 
 if TYPE_CHECKING:
-    from .keys import KeySpec
+    from nnie_lsp.cfg.keys import KeySpec
 
 __all__ = ["ValueCheck", "check_value"]
 

@@ -51,7 +51,7 @@ def nnie_lint() -> None:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        from .lint import main
+        from nnie_lsp.cli.lint import main
     finally:
         gc.freeze()
         threshold = gc.get_threshold()

@@ -41,10 +41,10 @@ import os
 import sys
 from pathlib import Path
 
-from .triage_bundle import add_parser as add_bundle_parser, cmd_bundle
-from .triage_card import add_parser as add_card_parser, cmd_card
-from .triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
-from .triage_wk import add_parser as add_wk_parser, cmd_wk
+from nnie_lsp.cli.triage_bundle import add_parser as add_bundle_parser, cmd_bundle
+from nnie_lsp.cli.triage_card import add_parser as add_card_parser, cmd_card
+from nnie_lsp.cli.triage_hp_plan import add_parser as add_hp_plan_parser, cmd_hp_plan
+from nnie_lsp.cli.triage_wk import add_parser as add_wk_parser, cmd_wk
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -418,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nnie-triage {args.cmd}: error: {msg}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1), never a crash dump
-        from ..extras import missing_message, missing_optional
+        from nnie_lsp.extras import missing_message, missing_optional
         module = missing_optional(exc)
         if module is not None:   # an optional package (OpenCV, ONNX Runtime): what to install, not a bug
             print(f"nnie-triage {args.cmd}: error: {missing_message(module, 'this command')[0]}", file=sys.stderr)

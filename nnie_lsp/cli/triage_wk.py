@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from .triage_board_contract import add_contract_args, run_contract
+from nnie_lsp.cli.triage_board_contract import add_contract_args, run_contract
 
 EXIT_OK, EXIT_DAMAGED, EXIT_BAD_INPUT = 0, 1, 2
 

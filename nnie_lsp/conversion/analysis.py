@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from .findings import Finding
+from nnie_lsp.conversion.findings import Finding
 
 
 class Analysis(NamedTuple):
@@ -63,29 +63,29 @@ def analyze(project) -> Analysis | None:
 
 
 def _run(project, onnx_path: str, model: str | None) -> list[Finding]:
-    from .onnx_graph import OnnxReadError, OnnxUnavailable, cached_onnx
+    from nnie_lsp.conversion.onnx_graph import OnnxReadError, OnnxUnavailable, cached_onnx
     if not os.path.isfile(onnx_path):
         return [Finding("NN500", "missing", None, params=dict(model=onnx_path))]
     try:
         og = cached_onnx(onnx_path)
     except OnnxUnavailable:
-        from ..extras import missing_message
+        from nnie_lsp.extras import missing_message
         text, _ = missing_message("onnx", "The conversion check (NN5xx)")
         return [Finding("NN500", "no_package", None, params=dict(text=text))]
     except (OnnxReadError, OSError) as exc:
         return [Finding("NN500", "unreadable", None, params=dict(model=onnx_path, error=str(exc)))]
     weights, notes = {}, []
-    from ..repository import is_lfs_pointer
+    from nnie_lsp.repository import is_lfs_pointer
 
     if model is None:
         notes.append(Finding("NN500", "no_caffemodel", None, params=dict(model=onnx_path)))
     elif is_lfs_pointer(model):   # the repository keeps it in Git LFS and its content is not here
         notes.append(Finding("NN500", "lfs_caffemodel", None, params=dict(caffemodel=model, model=onnx_path)))
     else:
-        from ..reference.net import NetLoadError, read_weights
+        from nnie_lsp.reference.net import NetLoadError, read_weights
         try:
             weights = read_weights(model)
         except NetLoadError as exc:
             notes.append(Finding("NN500", "bad_caffemodel", None, params=dict(error=str(exc))))
-    from .layer_checks import check_all
+    from nnie_lsp.conversion.layer_checks import check_all
     return notes + check_all(project, og, weights)

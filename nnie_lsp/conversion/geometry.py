@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from .findings import FieldFix, Finding
+from nnie_lsp.conversion.findings import FieldFix, Finding
 
 
 def _pair(values, h, w, default):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .functions import NotElementwise, caffe_eval, onnx_eval
+from nnie_lsp.conversion.functions import NotElementwise, caffe_eval, onnx_eval
 
 #: largest run of Caffe layers grouped for one ONNX node, and of dropped nodes looked past
 MAX_GROUP = 6

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import geometry, layout, weights as wcheck
-from .findings import Finding
-from .functions import NotElementwise, caffe_eval, describe_onnx, onnx_eval
-from .matching import COUNTERPARTS, ELEMENTWISE_CAFFE, FOLDABLE, ONNX_NO_OPS, match
+from nnie_lsp.conversion import geometry, layout, weights as wcheck
+from nnie_lsp.conversion.findings import Finding
+from nnie_lsp.conversion.functions import NotElementwise, caffe_eval, describe_onnx, onnx_eval
+from nnie_lsp.conversion.matching import COUNTERPARTS, ELEMENTWISE_CAFFE, FOLDABLE, ONNX_NO_OPS, match
 
 #: largest |difference| of two element-wise functions on the probes that still counts as equal
 FUNCTION_TOL = 1e-4
@@ -18,7 +18,7 @@ AUXILIARY = {"InnerProduct": ("Flatten", "Reshape", "Add"), "Flatten": ("Reshape
 
 
 def _blobs(weights, name):
-    from ..prototxt.layers import base_layer_name
+    from nnie_lsp.prototxt.layers import base_layer_name
     return weights.get(name) or weights.get(base_layer_name(name)) or []
 
 
@@ -158,7 +158,7 @@ def _elementwise(m, og, weights) -> list[Finding] | None:
     worst = float(diff.max()) if diff.size else 0.0
     if worst <= FUNCTION_TOL * max(1.0, float(np.max(np.abs(theirs)))):
         return []
-    from .functions import PROBES
+    from nnie_lsp.conversion.functions import PROBES
     at = float(PROBES[int(np.argmax(diff)) % len(PROBES)])
     return [Finding("NN505", "function", m.layer.name, ("type",),
                     dict(onnx=describe_onnx(og, m.nodes), caffe=" → ".join(g.type for g in layers),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .findings import FieldFix, Finding
+from nnie_lsp.conversion.findings import FieldFix, Finding
 
 
 def _scale_of(node, og) -> tuple[float, float] | None:

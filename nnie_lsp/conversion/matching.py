@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .groups import function_group, past_dropped
-from .onnx_graph import OnnxGraph, OnnxNode
+from nnie_lsp.conversion.groups import function_group, past_dropped
+from nnie_lsp.conversion.onnx_graph import OnnxGraph, OnnxNode
 
 ACTIVATIONS = ("Relu", "LeakyRelu", "Clip", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu",
                "Selu", "Softplus", "Mish", "Gelu", "Mul", "Add", "Sub", "Div", "Abs", "Exp", "Neg")

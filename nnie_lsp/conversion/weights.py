@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .findings import FieldFix, Finding
+from nnie_lsp.conversion.findings import FieldFix, Finding
 
 RTOL = 1e-4
 

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import safe_io
-from .board_forms import BOARD_FORMS, BoardForm, board_form, stem_of
-from .readers import QUANT_BASE, parse_hex_words, read_text_floats
+from nnie_lsp import safe_io
+from nnie_lsp.dumpio.board_forms import BOARD_FORMS, BoardForm, board_form, stem_of
+from nnie_lsp.dumpio.readers import QUANT_BASE, parse_hex_words, read_text_floats
 
 __all__ = ["BOARD_FORMS", "BoardForm", "BoardValues", "board_form", "blob_memory", "read_board_file", "stem_of", "to_words",
            "write_board_file", "QUANT_BASE"]

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from .. import safe_io
+from nnie_lsp import safe_io
 
 #: The archive member holding the values.
 MEMBER = "value"

@@ -37,9 +37,9 @@ import threading
 
 import numpy as np
 
-from . import compiled as _compiled
-from . import text_parts
-from .text_parts import MAX_CARRY, MIN_PART_CHUNKS, ReadAt, Reader, split_points
+from nnie_lsp.dumpio import compiled as _compiled
+from nnie_lsp.dumpio import text_parts
+from nnie_lsp.dumpio.text_parts import MAX_CARRY, MIN_PART_CHUNKS, ReadAt, Reader, split_points
 
 __all__ = ["CHUNK", "line_format", "parse_parts", "parse_stream", "parser_threads", "split_points"]
 
@@ -333,7 +333,7 @@ _CHECK = b"1.000000000000000000e+00\n-2.500000000000000000e-01\n"
 def _load():
     """The compiled ``%.18e`` piece parser (:mod:`.fixed_e_jit`), checked on two lines
     (:func:`.compiled.kernel` calls this once)."""
-    from . import fixed_e_jit
+    from nnie_lsp.dumpio import fixed_e_jit
 
     kernel = fixed_e_jit.parse_piece
     work = _Work()

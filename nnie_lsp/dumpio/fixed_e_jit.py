@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .jit_words import DIGIT_ROOM, U, ZEROS, bad_bytes, ladder
+from nnie_lsp.dumpio.jit_words import DIGIT_ROOM, U, ZEROS, bad_bytes, ladder
 
 __all__ = ["parse_piece"]
 

@@ -30,7 +30,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..prototxt.layers import MARK_SUFFIXES  # the one list of name suffixes (field-facts §7.4)
+from nnie_lsp.prototxt.layers import MARK_SUFFIXES  # the one list of name suffixes (field-facts §7.4)
 
 __all__ = [
     "DumpName",

@@ -19,9 +19,9 @@ import warnings
 
 import numpy as np
 
-from .. import safe_io
-from . import fixed_e, short_g
-from .fixed_e import parser_threads
+from nnie_lsp import safe_io
+from nnie_lsp.dumpio import fixed_e, short_g
+from nnie_lsp.dumpio.fixed_e import parser_threads
 
 __all__ = [
     "FRAC_BITS",

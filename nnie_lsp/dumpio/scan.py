@@ -16,9 +16,9 @@ from typing import Iterable
 
 import numpy as np
 
-from .names import DumpName, is_ignored_file, normalize_name, parse_dump_name
-from .readers import looks_like_hex_words, read_mindspore_header_shape
-from .tensor import DumpSet, DumpTensor
+from nnie_lsp.dumpio.names import DumpName, is_ignored_file, normalize_name, parse_dump_name
+from nnie_lsp.dumpio.readers import looks_like_hex_words, read_mindspore_header_shape
+from nnie_lsp.dumpio.tensor import DumpSet, DumpTensor
 
 __all__ = ["scan_dumps"]
 

@@ -51,9 +51,9 @@ import threading
 
 import numpy as np
 
-from . import compiled as _compiled
-from . import text_parts
-from .text_parts import ReadAt, Reader
+from nnie_lsp.dumpio import compiled as _compiled
+from nnie_lsp.dumpio import text_parts
+from nnie_lsp.dumpio.text_parts import ReadAt, Reader
 
 __all__ = ["CHUNK", "MAX_LINE", "line_format", "parse_parts", "parse_stream"]
 
@@ -198,7 +198,7 @@ NUMPY_NS_PER_BYTE = 6.0
 
 def _load():
     """The compiled piece parser, checked on one line (:func:`.compiled.kernel` calls this once)."""
-    from . import short_g_jit
+    from nnie_lsp.dumpio import short_g_jit
 
     kernel = short_g_jit.parse_piece
     work = _JitWork(64)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .jit_words import DIGIT_ROOM, HIGH, LOW7, U, ZEROS, jit, ladder
+from nnie_lsp.dumpio.jit_words import DIGIT_ROOM, HIGH, LOW7, U, ZEROS, jit, ladder
 
 __all__ = ["parse_piece"]
 

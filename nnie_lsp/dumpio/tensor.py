@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .readers import read_hex_words, read_text_floats
+from nnie_lsp.dumpio.readers import read_hex_words, read_text_floats
 
 __all__ = ["DumpTensor", "DumpSet", "resolve_layout"]
 
@@ -50,7 +50,7 @@ class DumpTensor:
         """Flat values as stored, without a float64 copy when the file is binary (memory-mapped)."""
         fmt = self.fmt
         if self.storage == "compact":
-            from .compact import read as read_compact
+            from nnie_lsp.dumpio.compact import read as read_compact
 
             return read_compact(self.path)
         if fmt in ("mapper-quant", "inst") and not self.header_skip:

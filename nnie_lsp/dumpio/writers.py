@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from .names import (
+from nnie_lsp.dumpio.names import (
     bin_file_name,
     inst_file_name,
     mapper_input_file_name,
@@ -34,7 +34,7 @@ from .names import (
     safe_name,
     text_file_name,
 )
-from .readers import FRAC_BITS
+from nnie_lsp.dumpio.readers import FRAC_BITS
 
 __all__ = [
     "write_ruyi_caffe",
@@ -95,7 +95,7 @@ def write_ruyi_caffe(dirpath, blob: str, array, n: int = 0, form: str = "text", 
         shape = ()
     path = _in_dir(dirpath, ruyi_caffe_file_name(blob, n, shape, form))
     if form == "compact":
-        from . import compact
+        from nnie_lsp.dumpio import compact
 
         values = arr.reshape(shape) if shape else arr.reshape(-1)
         return writer.write(path, values) if writer is not None else compact.write(path, values)

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dumpio.writers import cpp_stream_text
-from .quant import LogQuantizer, quantizer_for
+from nnie_lsp.dumpio.writers import cpp_stream_text
+from nnie_lsp.emulation.quant import LogQuantizer, quantizer_for
 
 #: The twin of a code file in the real NNIE 1.1 form (docs/field-facts.md §16.1, §16.5): the float32
 #: value as a C++ stream writes it, ``%g`` with six significant digits

@@ -34,12 +34,12 @@ import numpy as np
 from nnie_lsp.prototxt.layers import is_cpu_layer_name
 from nnie_lsp.prototxt.layers import lookup as lookup_layer
 
-from ..reference.net import CaffeNet, LayerDef
-from ..reference.blas import one_blas_thread
-from ..reference.numpy_forward import run_layer
-from .codes import write_input_dumps
-from .precision import runs_16bit
-from .quant import LogQuantizer, quantizer_for, to_fixed_20_12
+from nnie_lsp.reference.net import CaffeNet, LayerDef
+from nnie_lsp.reference.blas import one_blas_thread
+from nnie_lsp.reference.numpy_forward import run_layer
+from nnie_lsp.emulation.codes import write_input_dumps
+from nnie_lsp.emulation.precision import runs_16bit
+from nnie_lsp.emulation.quant import LogQuantizer, quantizer_for, to_fixed_20_12
 
 WEIGHT_LAYERS = ("Convolution", "Deconvolution", "InnerProduct", "DepthwiseConvolution")
 

@@ -10,9 +10,9 @@ import os
 import re
 from dataclasses import dataclass
 
-from .. import i18n
-from ..diagnostics import Diagnostic
-from ..text import LineIndex, Position, Range, TextEdit, edits_overlap
+from nnie_lsp import i18n
+from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.text import LineIndex, Position, Range, TextEdit, edits_overlap
 
 
 @dataclass(frozen=True)

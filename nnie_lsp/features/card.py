@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import re
 
-from ..card import reader as card_reader
-from ..card.locate import Header
-from ..card.schema import BOOL, BY_NAME, CHOICE, KEYS, MODEL_TABLE, NUMBERS, ORDER, PATH, CardKey, suggest
-from ..lang import pick
-from ..text import LineIndex, Position, Range
-from .completion import Completion
+from nnie_lsp.card import reader as card_reader
+from nnie_lsp.card.locate import Header
+from nnie_lsp.card.schema import BOOL, BY_NAME, CHOICE, KEYS, MODEL_TABLE, NUMBERS, ORDER, PATH, CardKey, suggest
+from nnie_lsp.lang import pick
+from nnie_lsp.text import LineIndex, Position, Range
+from nnie_lsp.features.completion import Completion
 
 Hover = tuple[str, Range]
 
@@ -155,7 +155,7 @@ def card_completions(text: str, path: str | None, pos: Position, lang: str = "en
 def _keys_of_entry(doc, pos: Position) -> set[str]:
     """The keys written in the ``[[model]]`` around `pos` (from the located items: also while the
     text does not parse, as it does not while a line is being typed)."""
-    from ..card.locate import Pair
+    from nnie_lsp.card.locate import Pair
 
     start = end = None
     for item in doc.items:

@@ -6,11 +6,11 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from ..cfg.reader import looks_like_mapper_cfg
-from ..prototxt.graph import GraphLayer, NetGraph
-from ..prototxt.reader import LayerSource, PrototxtDocument
-from ..prototxt.solver import looks_like_solver
-from ..text import Position, Range
+from nnie_lsp.cfg.reader import looks_like_mapper_cfg
+from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
+from nnie_lsp.prototxt.reader import LayerSource, PrototxtDocument
+from nnie_lsp.prototxt.solver import looks_like_solver
+from nnie_lsp.text import Position, Range
 
 CFG_LANGUAGE_IDS = frozenset({"nnie-cfg", "nniecfg", "nnie_cfg"})
 PROTOTXT_LANGUAGE_IDS = frozenset({"prototxt", "protobuf-text", "textproto", "pbtxt"})

@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..cfg.keys import KEYS, lookup
-from ..i18n import pick
-from ..prototxt import layers as layer_table
-from ..prototxt import schema
-from ..prototxt.graph import NetGraph
-from ..prototxt.reader import PrototxtDocument
-from ..text import LineIndex, Position, Range
-from .common import layer_at
+from nnie_lsp.cfg.keys import KEYS, lookup
+from nnie_lsp.i18n import pick
+from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.prototxt import schema
+from nnie_lsp.prototxt.graph import NetGraph
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.text import LineIndex, Position, Range
+from nnie_lsp.features.common import layer_at
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _keys_elsewhere(text: str | None, line: int) -> set[str]:
     """The keys the cfg already sets on lines other than `line`."""
     if not text:
         return set()
-    from ..cfg.reader import parse_cfg
+    from nnie_lsp.cfg.reader import parse_cfg
     present = set()
     for entry in parse_cfg(text).entries:
         spec = lookup(entry.key)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import i18n
+from nnie_lsp import i18n
 
 FIELD_FACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "field-facts.md")
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import os
 
-from ..cfg.keys import KEYS, KeySpec, foreign, lookup, suggest
-from ..cfg.values import check_value
-from ..i18n import is_zh, pick, t
-from ..mapper.nettree import NetTree, TreeNode
-from ..project import PATH_KEYS, Project
-from ..prototxt import layers as layer_table
-from ..prototxt import schema
-from ..prototxt.graph import NetGraph
-from ..prototxt.reader import PrototxtDocument
-from ..rules.catalogue import get_rule
-from ..text import Position, Range
-from .common import blob_ref_at, layer_at, suppression_code_at
-from .fact_tags import explain as explain_tags
+from nnie_lsp.cfg.keys import KEYS, KeySpec, foreign, lookup, suggest
+from nnie_lsp.cfg.values import check_value
+from nnie_lsp.i18n import is_zh, pick, t
+from nnie_lsp.mapper.nettree import NetTree, TreeNode
+from nnie_lsp.project import PATH_KEYS, Project
+from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.prototxt import schema
+from nnie_lsp.prototxt.graph import NetGraph
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.rules.catalogue import get_rule
+from nnie_lsp.text import Position, Range
+from nnie_lsp.features.common import blob_ref_at, layer_at, suppression_code_at
+from nnie_lsp.features.fact_tags import explain as explain_tags
 
 Hover = tuple[str, Range]
 
@@ -86,7 +86,7 @@ def cfg_hover(project: Project, pos: Position, lang: str = "en") -> Hover | None
     hit = _explained(_with_wk_summary(project, pos, _cfg_hover(project, pos, lang)), lang)
     entry = project.cfg.entry_at(pos) if hit is not None and project.cfg is not None else None
     if entry is not None:
-        from .card import cfg_card_line
+        from nnie_lsp.features.card import cfg_card_line
 
         said = cfg_card_line(project, entry.key, lang)
         if said:
@@ -99,7 +99,7 @@ def _with_wk_summary(project: Project, pos: Position, hit: Hover | None) -> Hove
     if entry is None or getattr(project, "wk", None) is None or lookup(entry.key) is None \
             or (lookup(entry.key).alias_of or lookup(entry.key).name) != "instruction_name":
         return hit
-    from .wk import instruction_summary
+    from nnie_lsp.features.wk import instruction_summary
 
     summary = instruction_summary(project)
     return (summary + "\n---\n\n" + hit[0], hit[1]) if summary else hit

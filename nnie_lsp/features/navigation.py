@@ -8,14 +8,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .. import i18n
-from ..cfg.reader import CfgDocument
-from ..fixes import replace_string_token
-from ..project import PATH_KEYS, Project
-from ..prototxt.graph import NetGraph
-from ..prototxt.reader import PrototxtDocument
-from ..text import Position, Range, TextEdit
-from .common import blob_occurrences, blob_ref_at, layer_name_at
+from nnie_lsp import i18n
+from nnie_lsp.cfg.reader import CfgDocument
+from nnie_lsp.fixes import replace_string_token
+from nnie_lsp.project import PATH_KEYS, Project
+from nnie_lsp.prototxt.graph import NetGraph
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.text import Position, Range, TextEdit
+from nnie_lsp.features.common import blob_occurrences, blob_ref_at, layer_name_at
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 
-from ..text import Position, Range
+from nnie_lsp.text import Position, Range
 
 
 def wk_view(path: str) -> dict:
     """``{path, title, intact, summary, text, html, error}`` of the `.wk` at ``path`` (read once per
     modification time: :func:`nnie_lsp.mapper.wk_files.load_wk`)."""
-    from ..mapper.wk_files import load_wk
-    from ..wk.describe import error_html, render_html, render_text, summary, to_json
+    from nnie_lsp.mapper.wk_files import load_wk
+    from nnie_lsp.wk.describe import error_html, render_html, render_text, summary, to_json
 
     path = os.path.abspath(path)
     model, error = load_wk(path)
@@ -33,7 +33,7 @@ def instruction_summary(project) -> str | None:
     found = getattr(project, "wk", None)
     if found is None:
         return None
-    from ..wk.describe import bits_text, integrity_text, mib
+    from nnie_lsp.wk.describe import bits_text, integrity_text, mib
 
     name = found.name
     if found.model is None:
@@ -62,7 +62,7 @@ def wk_lens(project) -> tuple[Range, str, str] | None:
     found = getattr(project, "wk", None)
     if found is None or project.cfg is None:
         return None
-    from ..wk.describe import lens_title
+    from nnie_lsp.wk.describe import lens_title
 
     entry = found.entry
     line = entry.line_range.start.line if entry is not None else 0

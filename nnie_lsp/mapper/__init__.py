@@ -55,7 +55,7 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import log, messages, dot, nettree  # static: all on first use
+    from nnie_lsp.mapper import log, messages, dot, nettree  # static: all on first use
 
     sources = {".log": log, ".messages": messages, ".dot": dot, ".nettree": nettree}
     module, attribute = _EXPORTS[name]

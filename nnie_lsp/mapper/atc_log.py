@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 _ATC_RE = re.compile(r"^\s*ATC (?:start working|run (?:success|failed))|Mapper Version\s+\S+\s+\(PICO_",
                      re.MULTILINE | re.IGNORECASE)

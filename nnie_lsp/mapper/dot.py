@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..text import LineIndex, Range
+from nnie_lsp.text import LineIndex, Range
 
 __all__ = ["DotToken", "DotNodeStatement", "DotEdge", "DotSyntax", "tokenize_dot", "parse_dot_syntax", "label_lines"]
 

@@ -55,12 +55,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
-from .. import safe_io
-from ..text import LineIndex, Position, Range, detect_newline, read_text
-from . import log_lines as shapes
-from .log_lines import looks_like_mapper_log
-from .log_parts import LogBlock, MapperVersion, Phase, RunFailure, RuyiStart
-from .messages import CRASH_FORM, LOG_TARGET, message_form, message_target
+from nnie_lsp import safe_io
+from nnie_lsp.text import LineIndex, Position, Range, detect_newline, read_text
+from nnie_lsp.mapper import log_lines as shapes
+from nnie_lsp.mapper.log_lines import looks_like_mapper_log
+from nnie_lsp.mapper.log_parts import LogBlock, MapperVersion, Phase, RunFailure, RuyiStart
+from nnie_lsp.mapper.messages import CRASH_FORM, LOG_TARGET, message_form, message_target
 
 __all__ = [
     "MapperVersion", "RuyiStart", "RunFailure", "LogBlock", "Phase", "MapperRun", "MapperLog",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import Range
+from nnie_lsp.text import Range
 
 # ``Mapper Version 1.1.2.0_B050 (NNIE_1.1) 1812171743151709`` (§8)
 _VERSION_RE = re.compile(

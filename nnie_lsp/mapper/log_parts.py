@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..text import Range
-from .messages import LOG_TARGET, LogTarget, MessageForm
+from nnie_lsp.text import Range
+from nnie_lsp.mapper.messages import LOG_TARGET, LogTarget, MessageForm
 
 
 @dataclass(frozen=True, slots=True)

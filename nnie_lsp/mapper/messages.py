@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from ..text import Range
+from nnie_lsp.text import Range
 
 __all__ = ["TargetKind", "LogTarget", "MessageForm", "MESSAGE_FORMS", "CRASH_FORM", "message_form",
            "message_target", "MessageLine"]

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable
 
-from .. import safe_io
-from ..text import LineIndex, Range, read_text
-from .dot import DotEdge, DotNodeStatement, label_lines, parse_dot_syntax
-from .dot_labels import NAME_SOURCES, LabelReading, read_label
+from nnie_lsp import safe_io
+from nnie_lsp.text import LineIndex, Range, read_text
+from nnie_lsp.mapper.dot import DotEdge, DotNodeStatement, label_lines, parse_dot_syntax
+from nnie_lsp.mapper.dot_labels import NAME_SOURCES, LabelReading, read_label
 
 __all__ = [
     "TreeNode", "ReportPoint", "LayerView", "NetTree", "parse_net_tree", "read_net_tree", "parse_dims",

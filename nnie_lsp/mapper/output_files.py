@@ -30,14 +30,14 @@ import threading
 from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Iterable, Protocol
 
-from .. import safe_io
-from ..content_cache import ContentCache
-from ..records import NamedTuple
-from ..text import Decoded, decode
+from nnie_lsp import safe_io
+from nnie_lsp.content_cache import ContentCache
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import Decoded, decode
 
 if TYPE_CHECKING:  # the readers are imported when a log or dot file is found (nnie-lint's start-up)
-    from .log import MapperLog
-    from .nettree import NetTree
+    from nnie_lsp.mapper.log import MapperLog
+    from nnie_lsp.mapper.nettree import NetTree
 
 __all__ = [
     "DEBUG_LOG", "ERROR_LOG", "NET_TREE", "FoundLog", "MapperOutput", "mapper_output_beside",
@@ -94,12 +94,12 @@ class MapperOutput(NamedTuple):  # not a dataclass: defining one costs about 1 m
 
 
 def _parse_log(text: str, path: str):
-    from .log import parse_mapper_log
+    from nnie_lsp.mapper.log import parse_mapper_log
     return parse_mapper_log(text, path)
 
 
 def _parse_tree(text: str, path: str):
-    from .nettree import parse_net_tree
+    from nnie_lsp.mapper.nettree import parse_net_tree
     return parse_net_tree(text, path)
 
 
@@ -141,7 +141,7 @@ def _load(kind: str, path: str, provider: TextSource, cache: ContentCache):
 
 def _finish(parsed, decoded: Decoded):
     """A log keeps the encoding it was read with (a net tree has no such fields)."""
-    from .log import MapperLog
+    from nnie_lsp.mapper.log import MapperLog
     if isinstance(parsed, MapperLog):
         from dataclasses import replace  # a log read: the log reader has loaded dataclasses already
 
@@ -272,5 +272,5 @@ def is_mapper_log_file(path: str) -> bool:
         head = safe_io.read_head(path, 1 << 16, safe_io.LOG)  # regular files only (not a FIFO)
     except OSError:
         return False
-    from .log import looks_like_mapper_log
+    from nnie_lsp.mapper.log import looks_like_mapper_log
     return looks_like_mapper_log(decode(head).text)

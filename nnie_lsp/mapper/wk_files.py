@@ -18,11 +18,11 @@ import os
 import threading
 from typing import TYPE_CHECKING, Iterable
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 if TYPE_CHECKING:
-    from ..cfg.reader import CfgEntry
-    from ..wk import WkError, WkModel
+    from nnie_lsp.cfg.reader import CfgEntry
+    from nnie_lsp.wk import WkError, WkModel
 
 __all__ = ["FoundWk", "DEFAULT_INSTRUCTION_NAME", "wk_for_cfg", "given_wk", "load_wk"]
 
@@ -52,7 +52,7 @@ class FoundWk(NamedTuple):
 
 def load_wk(path: str) -> tuple[WkModel | None, WkError | None]:
     """The model at ``path`` or the error reading it, cached by modification time and size."""
-    from ..wk import WkError, read_wk
+    from nnie_lsp.wk import WkError, read_wk
 
     try:
         stat = os.stat(path)
@@ -106,7 +106,7 @@ def wk_for_cfg(cfg_path: str, entry: CfgEntry | None, sources: Iterable[str | No
                cwd: str | None = None) -> FoundWk | None:
     """The `.wk` the cfg's ``[instruction_name]`` (``entry``; None: the default ``inst``) names,
     when it exists; ``sources`` (cfg, prototxt, caffemodel) are compared with its file time."""
-    from ..cfg.paths import cfg_bases, resolve_path
+    from nnie_lsp.cfg.paths import cfg_bases, resolve_path
 
     written = entry.value if entry is not None and entry.value.strip() else DEFAULT_INSTRUCTION_NAME
     bases = cfg_bases(cfg_path, cwd or os.getcwd())

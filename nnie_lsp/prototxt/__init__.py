@@ -42,8 +42,8 @@ _EXPORTS = {
 def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import format, graph, layers, reader, tree
-    from ..testing import synth_nets as synth  # static: all on first use
+    from nnie_lsp.prototxt import format, graph, layers, reader, tree
+    from nnie_lsp.testing import synth_nets as synth  # static: all on first use
 
     sources = {".format": format, ".graph": graph, ".layers": layers, ".reader": reader, ".synth": synth, ".tree": tree}
     module, attribute = _EXPORTS[name]

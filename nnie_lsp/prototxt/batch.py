@@ -16,11 +16,11 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Iterable, Mapping, TYPE_CHECKING
 
-from ..records import NamedTuple
-from .shapes import declared_inputs, infer_shapes
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.prototxt.shapes import declared_inputs, infer_shapes
 
 if TYPE_CHECKING:
-    from .graph import GraphLayer, NetGraph
+    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
 
 __all__ = ["BATCH_AXIS_FIELDS", "BatchDependence", "batch_dependence", "axis_zero_fields"]
 

@@ -20,8 +20,8 @@ from google.protobuf import text_encoding as _text_encoding
 from google.protobuf import text_format as _text_format
 from google.protobuf.message import Message
 
-from . import caffe_pb2
-from .tokenizer import IDENT, NUMBER, STRING
+from nnie_lsp.prototxt import caffe_pb2
+from nnie_lsp.prototxt.tokenizer import IDENT, NUMBER, STRING
 
 # ---------------------------------------------------------------------------------------------
 # field tables

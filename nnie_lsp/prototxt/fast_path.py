@@ -16,8 +16,8 @@ import sys
 
 from google.protobuf.message import Message
 
-from ..text import LineIndex
-from .decode import (
+from nnie_lsp.text import LineIndex
+from nnie_lsp.prototxt.decode import (
     FALSE_WORDS,
     K_BOOL,
     K_BYTES,
@@ -32,9 +32,9 @@ from .decode import (
     decode_token,
     parse_float,
 )
-from .parser import MAX_DEPTH
-from .tokenizer import IDENT, NUMBER, STRING
-from .tree import Node
+from nnie_lsp.prototxt.parser import MAX_DEPTH
+from nnie_lsp.prototxt.tokenizer import IDENT, NUMBER, STRING
+from nnie_lsp.prototxt.tree import Node
 
 # The sub-patterns are the tokenizer's; possessive quantifiers keep the engine from
 # backtracking into a token, so a statement splits into exactly the tokenizer's tokens.

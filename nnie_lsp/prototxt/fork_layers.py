@@ -5,7 +5,7 @@ the general Custom / ``_cpu`` advice."""
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 __all__ = ["ForkLayer", "FORK_LAYERS", "fork_layer"]
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import bisect
 import re
 
-from ..text import LineIndex, Range, TextEdit, detect_newline
-from .reader import parse_prototxt
-from .tokenizer import STRING, tokenize
-from .tree import Node
+from nnie_lsp.text import LineIndex, Range, TextEdit, detect_newline
+from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.prototxt.tokenizer import STRING, tokenize
+from nnie_lsp.prototxt.tree import Node
 
 __all__ = ["format_prototxt", "format_edits"]
 

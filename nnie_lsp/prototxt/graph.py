@@ -19,13 +19,13 @@ import math
 from functools import cached_property
 from typing import Callable, Sequence, TYPE_CHECKING
 
-from ..records import NamedTuple
-from ..text import Range
-from .phase import TEST_STATE, NetState, membership
-from .reader import LayerSource, Node, PrototxtDocument
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import Range
+from nnie_lsp.prototxt.phase import TEST_STATE, NetState, membership
+from nnie_lsp.prototxt.reader import LayerSource, Node, PrototxtDocument
 
 if TYPE_CHECKING:
-    from .shapes import ShapeInference
+    from nnie_lsp.prototxt.shapes import ShapeInference
 
 __all__ = [
     "NetInput",
@@ -360,7 +360,7 @@ class NetGraph:
 
     def shape_inference(self) -> "ShapeInference":
         if self._shapes is None:
-            from .shapes import infer_shapes
+            from nnie_lsp.prototxt.shapes import infer_shapes
 
             self._shapes = infer_shapes(self)
         return self._shapes

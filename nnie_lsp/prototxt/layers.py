@@ -18,7 +18,7 @@ BVLC (Caffe's own layer definitions).
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 __all__ = [
     "LayerSpec",

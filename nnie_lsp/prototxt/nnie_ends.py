@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .graph import GraphLayer, NetGraph
+    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
 
 
 def runs_on_nnie(layer: GraphLayer) -> bool:
     """Whether the chip computes `layer`: not a `_cpu` layer, not a CPU segment (Proposal, Custom)
     and not a layer the NNIE nets leave to the CPU (PriorBox, DetectionOutput, Region, Yolo, Python
     …: the layer table's ``cpu`` / ``unsupported``); an unknown type counts as computed."""
-    from . import layers as layer_table
+    from nnie_lsp.prototxt import layers as layer_table
 
     if layer_table.is_cpu_layer_name(layer.name):
         return False

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
-from ..text import LineIndex
-from .decode import (
+from nnie_lsp.text import LineIndex
+from nnie_lsp.prototxt.decode import (
     FALSE_WORDS,
     K_BOOL,
     K_BYTES,
@@ -29,8 +29,8 @@ from .decode import (
     parse_float,
     string_value,
 )
-from .tokenizer import BAD, EOF, IDENT, NUMBER, STRING, USTRING, tokenize, tokenize_from
-from .tree import NN010, NN011, NN012, Node
+from nnie_lsp.prototxt.tokenizer import BAD, EOF, IDENT, NUMBER, STRING, USTRING, tokenize, tokenize_from
+from nnie_lsp.prototxt.tree import NN010, NN011, NN012, Node
 
 MAX_DEPTH = 64  # deeper blocks are reported (NN010) and skipped, in both paths
 _CLOSE_OF = {"{": "}", "<": ">"}
@@ -363,7 +363,7 @@ class Parser:
 
     def _unknown_field_message(self, mi: MsgInfo, name: str) -> str:
         msg = f'Message type "{mi.full_name}" has no field named "{name}".'
-        from .schema import field_suggestion  # only for an unknown field (start-up)
+        from nnie_lsp.prototxt.schema import field_suggestion  # only for an unknown field (start-up)
 
         close = field_suggestion(mi.full_name, name, mi.names)
         hint = f' Did you mean "{close}"?' if close else ""

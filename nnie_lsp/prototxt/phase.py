@@ -14,7 +14,7 @@ net state; for the converted net that state is phase TEST, level 0 and no stages
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 __all__ = ["NetState", "TEST_STATE", "rule_met", "membership"]
 

@@ -9,7 +9,7 @@ that it is read from the name [I]."""
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 __all__ = ["PythonLayerAdvice", "PYTHON_LAYERS", "python_layer_advice", "TRAINING", "ACTIONS"]
 

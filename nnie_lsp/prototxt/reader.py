@@ -26,12 +26,12 @@ from __future__ import annotations
 import gc
 import re
 
-from ..text import LineIndex
-from . import caffe_pb2
-from .decode import message_class, msg_info
-from .fast_path import fast_parse
-from .parser import Parser
-from .tree import NN010, NN011, LayerSource, Node, PrototxtDocument, ProtoError
+from nnie_lsp.text import LineIndex
+from nnie_lsp.prototxt import caffe_pb2
+from nnie_lsp.prototxt.decode import message_class, msg_info
+from nnie_lsp.prototxt.fast_path import fast_parse
+from nnie_lsp.prototxt.parser import Parser
+from nnie_lsp.prototxt.tree import NN010, NN011, LayerSource, Node, PrototxtDocument, ProtoError
 
 __all__ = ["LayerSource", "Node", "PrototxtDocument", "parse_prototxt"]
 

@@ -22,8 +22,8 @@ from typing import Sequence
 
 from google.protobuf import descriptor as _descriptor
 
-from . import caffe_pb2
-from .layers import LAYERS
+from nnie_lsp.prototxt import caffe_pb2
+from nnie_lsp.prototxt.layers import LAYERS
 
 __all__ = [
     "FieldInfo",
@@ -179,7 +179,7 @@ def field_suggestion(message: str, name: str, candidates: Sequence[str]) -> str 
     fields only, and a ``*_param`` block gets no suggestion here -- the only right block is the
     layer type's own (:func:`param_block_suggestion`), never another type's (``bn_param`` is not
     ``mvn_param``)."""
-    from .close_names import close_name
+    from nnie_lsp.prototxt.close_names import close_name
 
     if is_param_block(message, name):
         return None
@@ -191,7 +191,7 @@ def field_suggestion(message: str, name: str, candidates: Sequence[str]) -> str 
 def param_block_suggestion(layer_type: str, name: str) -> str | None:
     """The layer type's own parameter block when `name` is a typo of it
     (``upsampe_param`` in an Upsample layer -> ``upsample_param``), else None."""
-    from .close_names import close_name
+    from nnie_lsp.prototxt.close_names import close_name
 
     own = param_field_for_type(layer_type) if layer_type else None
     return close_name(name, [own]) if own else None
@@ -199,7 +199,7 @@ def param_block_suggestion(layer_type: str, name: str) -> str | None:
 
 def type_suggestion(layer_type: str) -> str | None:
     """The known layer type that `layer_type` is a typo of (``Relu`` -> ``ReLU``), or None."""
-    from .close_names import close_name
+    from nnie_lsp.prototxt.close_names import close_name
 
     if layer_type in LAYERS:
         return None

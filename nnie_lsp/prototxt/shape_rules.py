@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from typing import Callable, TYPE_CHECKING
 
-from .shape_reasons import ShapeProblem, _Unknown
+from nnie_lsp.prototxt.shape_reasons import ShapeProblem, _Unknown
 
 if TYPE_CHECKING:
-    from .graph import GraphLayer
+    from nnie_lsp.prototxt.graph import GraphLayer
 
 __all__ = ["ShapeProblem", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES", "INPUT_LAYER_TYPES",
            "declared_tops"]

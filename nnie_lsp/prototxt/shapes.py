@@ -14,9 +14,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Mapping, TYPE_CHECKING
 
-from ..records import NamedTuple
-from .shape_reasons import REASONS
-from .shape_rules import (
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.prototxt.shape_reasons import REASONS
+from nnie_lsp.prototxt.shape_rules import (
     INPUT_LAYER_TYPES,
     SHAPE_RULES,
     ShapeProblem,
@@ -28,8 +28,8 @@ from .shape_rules import (
 )
 
 if TYPE_CHECKING:
-    from ..text import Range
-    from .graph import GraphLayer, NetGraph
+    from nnie_lsp.text import Range
+    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
 
 __all__ = ["ShapeInference", "ShapeProblem", "ShapeStop", "DeclaredInput", "infer_shapes", "declared_inputs",
            "unread_layers", "conv_out", "deconv_out", "pool_out", "SHAPE_RULES", "REPORTED_ELSEWHERE"]
@@ -196,7 +196,7 @@ def unread_inputs(graph: "NetGraph") -> dict[str, ShapeStop]:
 
 def _layer_stop(gl: "GraphLayer", unread: dict[int, ShapeStop]) -> ShapeStop | None:
     """Why ``gl``'s outputs cannot be inferred whatever its inputs (``None``: its rule may run)."""
-    from .layers import is_data_layer, lookup
+    from nnie_lsp.prototxt.layers import is_data_layer, lookup
 
     if gl.type not in SHAPE_RULES and lookup(gl.type) is None:
         return ShapeStop("unknown_type", gl.index, detail=gl.type)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from . import caffe_pb2
+from nnie_lsp.prototxt import caffe_pb2
 
 __all__ = ["looks_like_solver", "top_level_fields", "SOLVER_ONLY_FIELDS", "NET_ONLY_FIELDS"]
 

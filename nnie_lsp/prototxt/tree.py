@@ -15,8 +15,8 @@ from typing import Iterator
 
 from google.protobuf.message import Message
 
-from ..records import NamedTuple
-from ..text import LineIndex, Position, Range
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import LineIndex, Position, Range
 
 NN010 = "NN010"  # syntax error
 NN011 = "NN011"  # unknown field

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .net import CaffeNet, NetLoadError, load_net
-from .preprocess import Preprocessing, PreprocessError, load_image, normalize
+from nnie_lsp.reference.net import CaffeNet, NetLoadError, load_net
+from nnie_lsp.reference.preprocess import Preprocessing, PreprocessError, load_image, normalize
 
 
 class ReferenceError(ValueError):
@@ -89,7 +89,7 @@ OPENCV_LACKS = frozenset({"Clip", "Upsample", "Bias", "Threshold"})
 
 def numpy_runs(net: CaffeNet) -> str | None:
     """Why the net cannot run in the numpy forward (its first unsupported layer), or None."""
-    from .numpy_forward import SUPPORTED
+    from nnie_lsp.reference.numpy_forward import SUPPORTED
 
     for layer in net.layers:
         if layer.type not in SUPPORTED:
@@ -114,8 +114,8 @@ class _OpencvRefuses(ReferenceError):
 
 def numpy_reference_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
     """Every layer's outputs from the numpy forward (weights read from the caffemodel once)."""
-    from .net import read_weights
-    from .numpy_forward import UnsupportedLayer, forward
+    from nnie_lsp.reference.net import read_weights
+    from nnie_lsp.reference.numpy_forward import UnsupportedLayer, forward
 
     if net.caffemodel is None:
         raise ReferenceError("a reference forward needs both a prototxt and a caffemodel")
@@ -216,7 +216,7 @@ def _opencv_prototxt(prototxt: str | Path, marked: dict[str, str] | None = None)
     ``PoolingParameter``; OpenCV's schema calls field 13 ``ceil_mode`` (a bool, default true) and
     refuses the text name ``round_mode`` (docs/field-facts.md §17.2).  ``marked`` layers
     (:func:`_marked_layers`) are named without their mark, so that OpenCV finds their weights."""
-    from .net import NetLoadError, read_prototxt_text
+    from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
 
     try:
         text = read_prototxt_text(prototxt)

@@ -17,8 +17,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .net import CaffeNet, LayerDef
-from .blas import one_blas_thread
+from nnie_lsp.reference.net import CaffeNet, LayerDef
+from nnie_lsp.reference.blas import one_blas_thread
 
 
 class UnsupportedLayer(ValueError):

@@ -33,7 +33,7 @@ import numpy as np
 
 from nnie_lsp.triage.inputs.folder_names import ONNX_OUTPUT_DIR
 
-from .inplace_values import INPLACE_DIR
+from nnie_lsp.reference.inplace_values import INPLACE_DIR
 
 #: the sub-folder holding the ONNX tensors no Caffe value stands for, under their ONNX names
 ONNX_ONLY_DIR = ".onnx_only"
@@ -80,8 +80,8 @@ def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
     from nnie_lsp.triage.inputs.dump_runs import RunReport, _folders, _manifest, dump_form
     from nnie_lsp.triage.inputs.image_sets import prepare_output, write_manifest
     from nnie_lsp.triage.progress import NO_PROGRESS
-    from .caffe_forward import load_reference_net, prepare_inputs
-    from .onnx_run import load_onnx_reference, run_onnx
+    from nnie_lsp.reference.caffe_forward import load_reference_net, prepare_inputs
+    from nnie_lsp.reference.onnx_run import load_onnx_reference, run_onnx
 
     progress = progress or NO_PROGRESS
     out = Path(out)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_run import OnnxRunError, load_onnx_reference, run_onnx
+from nnie_lsp.reference.onnx_run import OnnxRunError, load_onnx_reference, run_onnx
 
 __all__ = ["OnnxReference", "OnnxRunError", "run_onnx_reference", "write_onnx_dumps"]
 
@@ -41,7 +41,7 @@ def run_onnx_reference(model_path: str | Path, prototxt: str | Path, inputs: dic
 
 def write_onnx_dumps(ref: OnnxReference, outdir: str | Path) -> list[Path]:
     """The dumps of every Caffe blob that has an ONNX value, and ``onnx_manifest.json``."""
-    from .onnx_dumps import write_onnx_dumps as write
+    from nnie_lsp.reference.onnx_dumps import write_onnx_dumps as write
 
     out = Path(outdir)
     written = write(ref.blobs, out)

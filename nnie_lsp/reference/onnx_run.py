@@ -83,7 +83,7 @@ def expose_all(model, onnx):
 
 def _graph_of(prototxt: str | Path):
     from nnie_lsp.project import cached_prototxt
-    from .net import NetLoadError, read_prototxt_text
+    from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
 
     try:
         text = read_prototxt_text(prototxt)
@@ -144,7 +144,7 @@ def load_onnx_reference(onnx_path: str | Path, prototxt: str | Path) -> OnnxRefe
 def _overwritten(graph, matching) -> tuple[dict[str, str], dict[str, str]]:
     """The ONNX tensor of every Caffe layer output an in-place layer overwrites, and the layers
     whose overwritten output has none (a BatchNorm whose Scale is the same ONNX node)."""
-    from .inplace_values import overwritten
+    from nnie_lsp.reference.inplace_values import overwritten
 
     own = {m.layer.name: m.outputs[0] for m in matching.matches if m.outputs}
     partner_of = {m.layer.name: m.partner.name for m in matching.matches if m.partner is not None}

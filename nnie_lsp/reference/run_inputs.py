@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .preprocess import Preprocessing, PreprocessError, read_mean_file
+from nnie_lsp.reference.preprocess import Preprocessing, PreprocessError, read_mean_file
 
 
 class RunInputError(ValueError):
@@ -71,7 +71,7 @@ class RunInputs:
     @property
     def describe_sources(self) -> str:
         """Where the Caffe side's values came from (empty for the NNIE side)."""
-        from .training import describe_sources
+        from nnie_lsp.reference.training import describe_sources
 
         if not self.sources:
             return ""
@@ -80,7 +80,7 @@ class RunInputs:
     @property
     def from_cfg(self) -> list[str]:
         """The values the Caffe side took from the cfg under test (any input)."""
-        from .training import from_cfg
+        from nnie_lsp.reference.training import from_cfg
 
         out: list[str] = []
         for src in self.sources:
@@ -132,7 +132,7 @@ def load_run_inputs(cfg: str | Path | None = None, *, prototxt: str | Path | Non
 
 def _training_side(out: RunInputs, overrides: Overrides, *, explicit_prototxt: bool) -> None:
     """The Caffe side's preprocessing in `out` (module :mod:`.training`)."""
-    from .training import CardError, apply_card, card_for, check_card
+    from nnie_lsp.reference.training import CardError, apply_card, card_for, check_card
 
     card = card_for(out.cfg, out.prototxt)
     try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .preprocess import Preprocessing, PreprocessError, read_mean_file
+from nnie_lsp.reference.preprocess import Preprocessing, PreprocessError, read_mean_file
 
 FLAG, CARD, CFG, DEFAULT = "flag", "card", "cfg", "default"
 #: the values the card and the flags decide, in the order they are applied

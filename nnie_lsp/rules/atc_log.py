@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..text import Range
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.text import Range
+from nnie_lsp.rules.registry import rule
 
 MAX_LINES = 20  # tagged lines reported from one log; the rest are counted
 
@@ -49,7 +49,7 @@ def nn403(project, ctx):
     logs = tuple(getattr(project, "mapper_logs", ()))
     if not logs:
         return
-    from ..mapper.atc_log import atc_lines, is_atc_log  # only with logs: not on a prototxt's start-up path
+    from nnie_lsp.mapper.atc_log import atc_lines, is_atc_log  # only with logs: not on a prototxt's start-up path
 
     for found in logs:
         log = found.log

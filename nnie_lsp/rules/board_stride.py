@@ -9,12 +9,12 @@ mapper run: which blobs have it and their stride.
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..prototxt.nnie_ends import nnie_ends
-from ..wk import layout
-from ..wk.board import node_blob
-from ..wk.model import DESTINATION, SOURCE
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.prototxt.nnie_ends import nnie_ends
+from nnie_lsp.wk import layout
+from nnie_lsp.wk.board import node_blob
+from nnie_lsp.wk.model import DESTINATION, SOURCE
+from nnie_lsp.rules.registry import rule
 
 CONTRACT = "nnie-triage wk FILE.wk --board-contract"
 

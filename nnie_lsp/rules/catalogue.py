@@ -20,8 +20,8 @@ from __future__ import annotations
 import importlib
 from typing import Collection
 
-from .index import RULES
-from .registry import Rule, registered_rule, registered_rules
+from nnie_lsp.rules.index import RULES
+from nnie_lsp.rules.registry import Rule, registered_rule, registered_rules
 
 #: Where triage findings are registered: the modules of this package (searched recursively) that
 #: call ``register_finding(`` (:mod:`nnie_lsp.rules.triage_common`), the one way a T-code is registered.
@@ -55,7 +55,7 @@ def import_every_rule_module() -> None:
     triage modules that register T-codes."""
     import pkgutil
 
-    from . import __path__ as package_path
+    from nnie_lsp.rules import __path__ as package_path
 
     _load({f"{__package__}.{info.name}" for info in pkgutil.iter_modules(package_path)})
     _load(_modules_registering_findings())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from ..diagnostics import Severity
-from ..fixes import set_cfg_value
-from ..text import Range
-from .config_rules import _semicolon_comment
-from .registry import CFG, rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.fixes import set_cfg_value
+from nnie_lsp.text import Range
+from nnie_lsp.rules.config_rules import _semicolon_comment
+from nnie_lsp.rules.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

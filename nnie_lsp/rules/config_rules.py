@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 
-from ..cfg import keys as cfg_keys
-from ..cfg.values import check_value
-from ..cfg.preprocessing import norm_semantics
-from ..diagnostics import Severity
-from ..fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
-from ..lang import is_zh, pick
-from ..text import Position, Range, TextEdit
-from .registry import CFG, rule
+from nnie_lsp.cfg import keys as cfg_keys
+from nnie_lsp.cfg.values import check_value
+from nnie_lsp.cfg.preprocessing import norm_semantics
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
+from nnie_lsp.lang import is_zh, pick
+from nnie_lsp.text import Position, Range, TextEdit
+from nnie_lsp.rules.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from ..lang import pick
-from ..diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
-from ..records import NamedTuple
-from ..settings import LintSettings
-from ..text import Range, TextEdit
-from .registry import Messages, registered_rule
+from nnie_lsp.lang import pick
+from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.settings import LintSettings
+from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.rules.registry import Messages, registered_rule
 
 
 class DiagnosticBuilder(NamedTuple):

@@ -8,9 +8,9 @@ The rules run on a prototxt whose project has an ONNX model (``--onnx``, the ``o
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from .conversion_common import MATCH_MESSAGES, emit
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
+from nnie_lsp.rules.registry import rule
 
 STEP = 0  # before mapping: the conversion (registry.STEP_GROUPS)
 

@@ -9,8 +9,8 @@ does), which the house definition of a safe fix excludes.
 
 from __future__ import annotations
 
-from ..text import Position, Range, TextEdit
-from ._proto import child
+from nnie_lsp.text import Position, Range, TextEdit
+from nnie_lsp.rules._proto import child
 
 #: how a layer was matched (MatchLayer.confidence) in Chinese
 HOW_ZH = {"tensor name": "张量名", "graph structure": "图结构", "graph structure and shapes": "图结构与形状"}
@@ -96,7 +96,7 @@ def emit(project, ctx, severities=None):
     doc, graph = project.prototxt, project.graph
     if doc is None or graph is None or not getattr(project, "onnx_path", None):
         return
-    from ..conversion.analysis import analyze
+    from nnie_lsp.conversion.analysis import analyze
     analysis = analyze(project)
     if analysis is None:
         return

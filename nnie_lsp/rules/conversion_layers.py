@@ -4,10 +4,10 @@ docs/field-facts.md §17).  NN500–NN503: :mod:`.conversion`."""
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from .conversion import STEP
-from .conversion_common import MATCH_MESSAGES, emit
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.conversion import STEP
+from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
+from nnie_lsp.rules.registry import rule
 
 
 @rule("NN504", "conversion-resize", Severity.ERROR, step=STEP, fix="unsafe",

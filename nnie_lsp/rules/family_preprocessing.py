@@ -9,10 +9,10 @@ The one place for these facts: :data:`FAMILIES`.
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..lang import pick
-from ..records import NamedTuple
-from .registry import CFG, rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.lang import pick
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.rules.registry import CFG, rule
 
 
 class Family(NamedTuple):

@@ -10,9 +10,9 @@ and it is said as what it is."""
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ._proto import layer_anchor, names_text
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules._proto import layer_anchor, names_text
+from nnie_lsp.rules.registry import rule
 
 
 def _slice_axis(layer) -> int:

@@ -3,11 +3,11 @@ on the batch (:mod:`nnie_lsp.prototxt.batch`).  Registered when :mod:`.schema_ru
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..prototxt.batch import batch_dependence
-from ..text import TextEdit
-from ._proto import child, children, names_text, top_level
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.prototxt.batch import batch_dependence
+from nnie_lsp.text import TextEdit
+from nnie_lsp.rules._proto import child, children, names_text, top_level
+from nnie_lsp.rules.registry import rule
 
 
 def _elements(nodes):

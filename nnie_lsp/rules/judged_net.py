@@ -5,10 +5,10 @@ only left-out layers make (docs/field-facts.md §16.4)."""
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ._proto import layer_anchor, names_text
-from .layer_support import TRAINING_ONLY, layer_verdicts
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules._proto import layer_anchor, names_text
+from nnie_lsp.rules.layer_support import TRAINING_ONLY, layer_verdicts
+from nnie_lsp.rules.registry import rule
 
 
 @rule("NN020", "layers-outside-test-net", Severity.INFO, step=None,

@@ -8,13 +8,13 @@ Registered when :mod:`.schema_rules` is loaded.
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..lang import pick
-from ..prototxt.batch import BATCH_AXIS_FIELDS
-from ..prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
-from ..prototxt.shapes import unread_layers
-from ._proto import Place, child, children, field_range, layer_anchor, one_per_cause
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.lang import pick
+from nnie_lsp.prototxt.batch import BATCH_AXIS_FIELDS
+from nnie_lsp.prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
+from nnie_lsp.prototxt.shapes import unread_layers
+from nnie_lsp.rules._proto import Place, child, children, field_range, layer_anchor, one_per_cause
+from nnie_lsp.rules.registry import rule
 
 POWER_ALLOWED = (-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0)
 INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w")
@@ -100,7 +100,7 @@ def _limit_places(g, ctx):
         tops_of = g.layer_shapes() or {}
     except Exception:  # shape inference is best effort
         shapes, tops_of = {}, {}
-    from .layer_support import training_only_layers
+    from nnie_lsp.rules.layer_support import training_only_layers
 
     training = training_only_layers(g)  # NN015 says delete them: their limits do not matter
     for layer in g.layers:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 
-from ..diagnostics import Severity
-from ._proto import child, children, layer_anchor
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules._proto import child, children, layer_anchor
+from nnie_lsp.rules.registry import rule
 
 
 def _shape_text(shape) -> str:

@@ -10,16 +10,16 @@ and NN020 (is this a training net?) read.
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..lang import pick
-from ..prototxt import layers as layer_table
-from ..prototxt.fork_layers import fork_layer
-from ..prototxt.python_layers import TRAINING, python_layer_advice
-from ..records import NamedTuple
-from ..text import Range, TextEdit
-from . import crop_identity
-from ._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.lang import pick
+from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.prototxt.fork_layers import fork_layer
+from nnie_lsp.prototxt.python_layers import TRAINING, python_layer_advice
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.rules import crop_identity
+from nnie_lsp.rules._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
+from nnie_lsp.rules.registry import rule
 
 # verdict kinds
 TRAINING_ONLY = "training"   # delete it (said once per net)
@@ -266,7 +266,7 @@ def nn015(project, ctx):
             fork_at[rng] = layer
             places.append(Place("fork", rng, layer.name, {"type": layer.type, "advice": pick(v.why, ctx.lang)}))
         elif v.kind == UNKNOWN:
-            from ..prototxt.schema import type_suggestion
+            from nnie_lsp.prototxt.schema import type_suggestion
 
             close = type_suggestion(layer.type)
             places.append(Place("unknown", rng, layer.name, {
@@ -317,7 +317,7 @@ def _crops_that_crop_nothing(ctx, doc, g, crops, shapes):
 def _with_group_fix(ctx, doc, g, layers, shapes, diag):
     """The depthwise types' finding gets the unsafe rewrite as Convolution with ``group`` = the
     channels, for the layers whose input channels are known and equal their outputs."""
-    from ..text import Position, Range, TextEdit
+    from nnie_lsp.text import Position, Range, TextEdit
 
     edits = []
     for layer in layers:

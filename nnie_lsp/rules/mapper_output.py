@@ -30,11 +30,11 @@ import posixpath
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from ..diagnostics import Diagnostic, Related, Severity
-from ..records import NamedTuple
-from ..text import Range
-from ._proto import layer_anchor, names_text
-from .registry import rule
+from nnie_lsp.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.records import NamedTuple
+from nnie_lsp.text import Range
+from nnie_lsp.rules._proto import layer_anchor, names_text
+from nnie_lsp.rules.registry import rule
 
 ERROR_WORDS = ("error", "错误")
 WARNING_WORDS = ("warning", "警告")

@@ -6,7 +6,7 @@ Channel order, input groups and image types: :mod:`.input_rules`."""
 
 from __future__ import annotations
 
-from ..cfg.preprocessing import (
+from nnie_lsp.cfg.preprocessing import (
     TRAINING_SCALE_1_255,
     CHANNEL_MEAN,
     DEFAULT_DATA_SCALE,
@@ -15,12 +15,12 @@ from ..cfg.preprocessing import (
     NO_MEAN,
     norm_type_for,
 )
-from ..diagnostics import Severity
-from ..fixes import insert_cfg_line, set_cfg_value
-from ._proto import child, layer_anchor
-from .family_preprocessing import family_of
-from .input_rules import format_number, input_related
-from .registry import CFG, rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.fixes import insert_cfg_line, set_cfg_value
+from nnie_lsp.rules._proto import child, layer_anchor
+from nnie_lsp.rules.family_preprocessing import family_of
+from nnie_lsp.rules.input_rules import format_number, input_related
+from nnie_lsp.rules.registry import CFG, rule
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 

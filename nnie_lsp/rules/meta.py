@@ -7,10 +7,10 @@ construction path, :class:`~nnie_lsp.rules.context.DiagnosticBuilder`).
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, Severity
-from ..text import Range
-from .context import DiagnosticBuilder
-from .registry import register_meta
+from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.text import Range
+from nnie_lsp.rules.context import DiagnosticBuilder
+from nnie_lsp.rules.registry import register_meta
 
 NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
                             "规则 {rule} 内部错误：{error}（请报告此问题）")}

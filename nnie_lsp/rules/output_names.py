@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..diagnostics import Diagnostic, Related, Severity
-from ..text import Range, TextEdit
-from .registry import rule
+from nnie_lsp.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.rules.registry import rule
 
 KEPT = 31
 REPORT = "_report"
@@ -107,7 +107,7 @@ def nn608(project, ctx) -> Iterator[Diagnostic]:
             for raw, nodes in found.model.duplicate_output_names().items():
                 yield ctx.diag("in_wk", found.path, Range.point(0, 0), n=len(nodes), cut=raw.decode("utf-8", "replace"))
         return
-    from .wk_checks import expected_outputs
+    from nnie_lsp.rules.wk_checks import expected_outputs
 
     outputs = expected_outputs(graph)
     first_of: dict[bytes, str] = {}
@@ -145,7 +145,7 @@ def _top_range(doc, blob: str):
 
 def _rename_edits(doc, old: str, new: str) -> list[TextEdit]:
     """Every place the prototxt writes the blob (tops, and bottoms of the in-place layers that rewrite it)."""
-    from ..fixes import replace_string_token
+    from nnie_lsp.fixes import replace_string_token
 
     edits = []
     for source in doc.layers:

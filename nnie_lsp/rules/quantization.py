@@ -5,11 +5,11 @@ Facts: compile_mode docs/field-facts.md §3.1, `_hp` §7.4, the quantizers §11.
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..fixes import insert_cfg_line, rename_layer, set_cfg_value
-from ..prototxt import layers
-from ._proto import layer_anchor
-from .registry import CFG, rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.fixes import insert_cfg_line, rename_layer, set_cfg_value
+from nnie_lsp.prototxt import layers
+from nnie_lsp.rules._proto import layer_anchor
+from nnie_lsp.rules.registry import CFG, rule
 
 CONV_TYPES = ("Convolution", "Deconvolution", "DepthwiseConvolution")
 

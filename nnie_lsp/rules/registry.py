@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Mapping
 
-from ..diagnostics import Diagnostic, Severity
-from ..lang import is_zh, pick
-from ..records import NamedTuple
+from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.lang import is_zh, pick
+from nnie_lsp.records import NamedTuple
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 
@@ -68,7 +68,7 @@ class Rule(NamedTuple):
         """Short Chinese explanation (hover / ``--explain --lang zh``)."""
         if self.docs_zh_given:
             return self.docs_zh_given
-        from .docs_zh import DOCS_ZH
+        from nnie_lsp.rules.docs_zh import DOCS_ZH
 
         return DOCS_ZH.get(self.code, "")
 

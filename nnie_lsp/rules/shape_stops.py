@@ -9,11 +9,11 @@ nothing past that point; this finding says where it is, so silence is not read a
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from ..prototxt.shape_reasons import REASONS
-from ..prototxt.shapes import REPORTED_ELSEWHERE
-from ._proto import layer_anchor, names_text
-from .registry import rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.prototxt.shape_reasons import REASONS
+from nnie_lsp.prototxt.shapes import REPORTED_ELSEWHERE
+from nnie_lsp.rules._proto import layer_anchor, names_text
+from nnie_lsp.rules.registry import rule
 
 
 def _where(stop, by_index, ctx) -> tuple[str, object, str]:

@@ -8,8 +8,8 @@ names that module.  This module imports only the registry (no numpy, no triage m
 
 from __future__ import annotations
 
-from ..diagnostics import Severity
-from .registry import TRIAGE, Messages, rule
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.registry import TRIAGE, Messages, rule
 
 #: how a finding quotes a cfg key the cfg does not set (T102/T103/T104/T207)
 UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {default}")}

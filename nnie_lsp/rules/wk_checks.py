@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 from typing import Iterator
 
-from ..diagnostics import Diagnostic, Related, Severity
-from ..text import Range
-from .registry import CFG, WK, rule
+from nnie_lsp.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.text import Range
+from nnie_lsp.rules.registry import CFG, WK, rule
 
 FILE_START = Range.point(0, 0)
 
@@ -72,7 +72,7 @@ def deployment_targets(project, settings) -> tuple[tuple[str | None, str], tuple
 
 
 def _mib(n: int) -> str:
-    from ..wk.describe import mib
+    from nnie_lsp.wk.describe import mib
 
     return mib(n)
 
@@ -228,7 +228,7 @@ def nn602(project, ctx) -> Iterator[Diagnostic]:
     model, config = _readable(project), project.config
     if model is None or config is None:
         return
-    from ..wk.layout import IMAGE_TYPES
+    from nnie_lsp.wk.layout import IMAGE_TYPES
 
     wk = _wk_name(project)
     for k, node in enumerate(model.inputs):
@@ -246,8 +246,8 @@ def nn602(project, ctx) -> Iterator[Diagnostic]:
 def expected_outputs(graph) -> list[str]:
     """The tops a `.wk` of this net reports, in prototxt order: the NNIE ends (the blobs no NNIE
     layer reads, produced by an NNIE layer) and the `_report` tops of NNIE layers."""
-    from ..prototxt import layers as layer_table
-    from ..prototxt.nnie_ends import nnie_ends, runs_on_nnie
+    from nnie_lsp.prototxt import layers as layer_table
+    from nnie_lsp.prototxt.nnie_ends import nnie_ends, runs_on_nnie
 
     ends = nnie_ends(graph)
     out: list[str] = []
@@ -392,7 +392,7 @@ def nn604(project, ctx) -> Iterator[Diagnostic]:
     census = model.census()
     if census is None or census.verdict == "unknown":
         return
-    from ..wk.describe import census_counts
+    from nnie_lsp.wk.describe import census_counts
 
     mode = config.compile_mode
     mode = 0 if mode is None else mode
@@ -460,7 +460,7 @@ def nn605(project, ctx) -> Iterator[Diagnostic]:
     model = _readable(project)
     if model is None:
         return
-    from ..wk.layout import CHIP_GENERATIONS
+    from nnie_lsp.wk.layout import CHIP_GENERATIONS
 
     (chip, where), _budget = deployment_targets(project, ctx.settings)
     wanted = CHIP_GENERATIONS.get(chip or "")

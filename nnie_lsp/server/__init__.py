@@ -25,8 +25,8 @@ import sys
 
 def create_server():
     """A server with every handler registered (one per process: pygls binds it to stdio)."""
-    from .handlers import register_all
-    from .server import NnieLanguageServer
+    from nnie_lsp.server.handlers import register_all
+    from nnie_lsp.server.server import NnieLanguageServer
     return register_all(NnieLanguageServer())
 
 
@@ -40,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log-level", default="WARNING", help="Python log level for stderr (default WARNING)")
     ap.add_argument("--version", action="store_true")
     args = ap.parse_args(argv)
-    from .. import __version__
-    from ..i18n import language
+    from nnie_lsp import __version__
+    from nnie_lsp.i18n import language
     if args.version:
         print(f"nnie-lsp {__version__}")
         return 0

@@ -36,10 +36,10 @@ from typing import Callable, Iterable, Mapping
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
-from ..diagnostic_json import RULES_DOC, rule_url
-from ..diagnostics import Diagnostic, Fix, group_repeated
-from ..features.actions import Action
-from ..text import LineIndex, Position, Range, column_from_utf16, utf16_column
+from nnie_lsp.diagnostic_json import RULES_DOC, rule_url
+from nnie_lsp.diagnostics import Diagnostic, Fix, group_repeated
+from nnie_lsp.features.actions import Action
+from nnie_lsp.text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
 SOURCE = "nnie-lint"
 TRIAGE_SOURCE = "nnie-triage"
@@ -207,7 +207,7 @@ def versioned_edits(capabilities) -> bool:
 def text_digest(text: str) -> str:
     """The digest of a text a fix was computed for (a file not open in the editor); cached: the
     fixes of one lint that edit one closed file hash its text once."""
-    from ..atomic_write import digest
+    from nnie_lsp.atomic_write import digest
 
     return digest(text.encode("utf-8", "surrogatepass"))
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from lsprotocol import types as lsp
 
-from .convert import SOURCE, TRIAGE_SOURCE
+from nnie_lsp.server.convert import SOURCE, TRIAGE_SOURCE
 
 SOURCE_ORDER = (SOURCE, TRIAGE_SOURCE)   # report order; unknown sources follow, by name
 

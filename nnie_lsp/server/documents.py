@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from pygls.uris import to_fs_path
 
-from ..features.common import document_kind
-from ..safe_io import FileProblem, check_text
-from ..text import LineIndex, read_text
+from nnie_lsp.features.common import document_kind
+from nnie_lsp.safe_io import FileProblem, check_text
+from nnie_lsp.text import LineIndex, read_text
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
-    from .scheduler import LintResult
+    from nnie_lsp.server.scheduler import LintResult
 
 
 #: How much of a document's text tells what it is (a cfg, a net, a solver file): nnie-lint reads a

@@ -151,8 +151,8 @@ class LintProcess:
 
 
 def _lint_job(job: tuple) -> tuple:
-    from ..lint import lint
-    from ..project import DiskProvider
+    from nnie_lsp.lint import lint
+    from nnie_lsp.project import DiskProvider
 
     path, kind, overlay, settings, cwd, lang = job
     provider = DiskProvider(overlay)

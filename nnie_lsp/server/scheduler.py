@@ -28,20 +28,20 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from lsprotocol import types as lsp
 
-from .. import i18n
-from ..diagnostics import Diagnostic
-from ..lint import lint
-from ..project import DiskProvider, Project, cached_prototxt, project_for_file
-from ..rules.meta import not_linted
-from ..safe_io import text_size
-from ..settings import LintSettings
-from ..text import LineIndex
-from .convert import SOURCE, Encoder, to_lsp_diagnostics
-from .lint_process import BIG_DOCUMENT, Cancelled, LintProcess
+from nnie_lsp import i18n
+from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.lint import lint
+from nnie_lsp.project import DiskProvider, Project, cached_prototxt, project_for_file
+from nnie_lsp.rules.meta import not_linted
+from nnie_lsp.safe_io import text_size
+from nnie_lsp.settings import LintSettings
+from nnie_lsp.text import LineIndex
+from nnie_lsp.server.convert import SOURCE, Encoder, to_lsp_diagnostics
+from nnie_lsp.server.lint_process import BIG_DOCUMENT, Cancelled, LintProcess
 
 if TYPE_CHECKING:
-    from .documents import OpenDocument
-    from .server import NnieLanguageServer
+    from nnie_lsp.server.documents import OpenDocument
+    from nnie_lsp.server.server import NnieLanguageServer
 
 TIMING = bool(os.environ.get("NNIE_LSP_TIMING"))  # log each lint's duration (benchmarks)
 Result = TypeVar("Result")

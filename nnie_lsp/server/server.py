@@ -31,17 +31,17 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__ as VERSION
-from .. import i18n
-from ..settings import LintSettings, SettingsError, load_settings
-from .config import ServerSettings, choose_language, parse_settings, unwrap
-from .convert import Encoder
-from .diagnostic_store import DiagnosticStore
-from .documents import DocumentStore
-from .protocol import NnieProtocol, install_log_filter, is_expected
-from .scheduler import LintScheduler
-from .triage.runner import TriageRunner
-from .workspace_lint import WorkspaceLinter
+from nnie_lsp import __version__ as VERSION
+from nnie_lsp import i18n
+from nnie_lsp.settings import LintSettings, SettingsError, load_settings
+from nnie_lsp.server.config import ServerSettings, choose_language, parse_settings, unwrap
+from nnie_lsp.server.convert import Encoder
+from nnie_lsp.server.diagnostic_store import DiagnosticStore
+from nnie_lsp.server.documents import DocumentStore
+from nnie_lsp.server.protocol import NnieProtocol, install_log_filter, is_expected
+from nnie_lsp.server.scheduler import LintScheduler
+from nnie_lsp.server.triage.runner import TriageRunner
+from nnie_lsp.server.workspace_lint import WorkspaceLinter
 
 CONFIGURATION_TIMEOUT = 5  # seconds to wait for workspace/configuration
 

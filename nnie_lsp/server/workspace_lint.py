@@ -36,13 +36,13 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
-from .. import i18n
-from ..features.common import document_kind
-from ..lint_paths import SKIP_DIRS
-from ..text import read_text
+from nnie_lsp import i18n
+from nnie_lsp.features.common import document_kind
+from nnie_lsp.lint_paths import SKIP_DIRS
+from nnie_lsp.text import read_text
 
 if TYPE_CHECKING:
-    from .server import NnieLanguageServer
+    from nnie_lsp.server.server import NnieLanguageServer
 
 #: At most this many files are linted (the first ones in a sorted walk); more: the user is told.
 #: ``NNIE_LSP_WORKSPACE_MAX_FILES`` sets another bound (tests, very large monorepos).

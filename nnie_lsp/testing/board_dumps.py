@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..dumpio.board import blob_memory, to_words, write_board_file
-from ..wk import layout
+from nnie_lsp.dumpio.board import blob_memory, to_words, write_board_file
+from nnie_lsp.wk import layout
 
 INPUT_FAULTS = ("hwc", "rgb", "input_stride")
 OUTPUT_FAULTS = ("stride", "x4096", "twice", "swap", "collision", "collision_file", "truncated")
@@ -79,7 +79,7 @@ def chip_input(planes: np.ndarray, fault: str | None, blob: Blob, seed: int = 0)
     :func:`nnie_lsp.triage.board.input_mistakes.as_fed` (the one definition of each input
     mistake), the memory beyond what the board wrote holding zeros (the SDK sample clears the
     blobs' memory when it allocates them)."""
-    from ..triage.board.input_mistakes import as_fed
+    from nnie_lsp.triage.board.input_mistakes import as_fed
 
     return as_fed(planes, fault if fault in INPUT_FAULTS else None, blob.stride)
 
@@ -191,13 +191,13 @@ def board_from_cfg(cfg: str, out: str, *, fault: str | None = None, nodes: tuple
     input fault those of :func:`chip_input`, the clips calibrated over the image and them (the
     `.wk`'s clips come from the image list).  ``outputs``: the blobs to dump (default: the net's
     outputs, :func:`nnie_lsp.prototxt.nnie_ends.nnie_ends`, in order).  Returns what was written."""
-    from ..emulation.emulate import EmulationOptions, emulate_images
-    from ..project import cached_prototxt
-    from ..prototxt.nnie_ends import nnie_ends
-    from ..reference.caffe_forward import prepare_inputs
-    from ..reference.net import load_net, read_prototxt_text
-    from ..reference.preprocess import load_image
-    from ..reference.run_inputs import Overrides, load_run_inputs
+    from nnie_lsp.emulation.emulate import EmulationOptions, emulate_images
+    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.prototxt.nnie_ends import nnie_ends
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.reference.net import load_net, read_prototxt_text
+    from nnie_lsp.reference.preprocess import load_image
+    from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
     inputs = load_run_inputs(cfg, count=1, overrides=Overrides(transpose=transpose))
     net = load_net(inputs.prototxt, inputs.caffemodel)

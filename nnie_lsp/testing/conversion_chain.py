@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .faults import Prep, write_cfg
+from nnie_lsp.testing.faults import Prep, write_cfg
 
 #: MTCNN's preprocessing (the nets were trained in MATLAB: RGB, (x - 127.5) / 128, H/W transposed)
 MTCNN_PREP = Prep(rgb_order="RGB", norm_type=5, mean=(127.5, 127.5, 127.5), data_scale=0.0078125)
@@ -37,7 +37,7 @@ class ChainProject:
 def write_project(folder: str | Path, model, conversion, images: list[str | Path], *, prep: Prep = MTCNN_PREP,
                   transpose: bool = True, name: str = "net") -> ChainProject:
     """The project files of ``model`` (an onnx ModelProto) and its ``conversion``."""
-    from .onnx_models import save
+    from nnie_lsp.testing.onnx_models import save
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

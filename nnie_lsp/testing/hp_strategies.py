@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:
-    from ..triage.hp_plan.learn import Observation
-    from ..triage.hp_plan.oracle import HpOracle
+    from nnie_lsp.triage.hp_plan.learn import Observation
+    from nnie_lsp.triage.hp_plan.oracle import HpOracle
 
 Mapper = Callable[[frozenset[str]], float]
 
@@ -99,7 +99,7 @@ class EmulatedMapper:
         return min((o.per_image[self.image] for o in score.outputs), default=1.0)
 
     def observe(self, layers) -> "Observation":
-        from ..triage.hp_plan.learn import Observation
+        from nnie_lsp.triage.hp_plan.learn import Observation
 
         layers = frozenset(layers)
         return Observation(layers, self(layers), self.oracle.clips(layers), source="the mapper run")
@@ -107,7 +107,7 @@ class EmulatedMapper:
 
 def _observe(mapper: Mapper, layers) -> "Observation":
     """A run of ``layers``: with its clips when the mapper shows them, else its similarity only."""
-    from ..triage.hp_plan.learn import Observation
+    from nnie_lsp.triage.hp_plan.learn import Observation
 
     observe = getattr(mapper, "observe", None)
     if observe is not None:
@@ -133,7 +133,7 @@ def ours(mapper: Mapper, oracle: "HpOracle", target: float, *, lookahead: int = 
     corrected emulation makes again after a miss differs from the set that missed (the aim has
     risen past it); should it not, its next lookahead set not yet run is run.  Every candidate
     (compile_mode 1) is run only when the plan itself says nothing smaller reaches the aim."""
-    from ..triage.hp_plan.learn import replan
+    from nnie_lsp.triage.hp_plan.learn import replan
 
     run = _CountingObserver(mapper)
     known = _observe(mapper, ())

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import onnx_models as m
-from .onnx_models_convert import convert
+from nnie_lsp.testing import onnx_models as m
+from nnie_lsp.testing.onnx_models_convert import convert
 
 RUNS = [("pnet", "ceil_mode", {}), ("small", "pads_lost", {}), ("small_asym", "asym_pads", {}),
         ("small", "dilation_lost", {}), ("small", "upsample_bilinear", {}), ("small", "upsample_scale", {}),

@@ -194,7 +194,7 @@ def images(spec: RetinaSpec) -> list[np.ndarray]:
 def write_project(folder: str | Path, spec: RetinaSpec | None = None) -> dict[str, Path]:
     """Write ``<name>.prototxt``, ``<name>.caffemodel``, the images, ``images.txt``, ``mean.txt``
     and ``<name>.cfg`` (compile_mode 0, RetinaFace's BGR mean 104, 117, 123) into ``folder``."""
-    from .hp_synthetic import write_net_project
+    from nnie_lsp.testing.hp_synthetic import write_net_project
 
     spec = spec or RetinaSpec()
     text, weights = prototxt_and_weights(spec)

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
-from ..emulation.emulate import EmulationOptions, emulate, write_sim_dumps
-from ..reference.net import load_net
+from nnie_lsp.reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
+from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
+from nnie_lsp.reference.net import load_net
 from nnie_lsp.cfg.keys import NULL_PATH_PLACEHOLDER
 from nnie_lsp.cfg.preprocessing import DEFAULT_DATA_SCALE
 
-from ..reference.preprocess import Preprocessing
+from nnie_lsp.reference.preprocess import Preprocessing
 
 MTCNN_PREP = Preprocessing(norm_type=5, data_scale=0.0078125, mean=np.array([127.5, 127.5, 127.5], np.float32),
                            rgb_order="RGB", transpose=True)

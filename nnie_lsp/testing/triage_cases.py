@@ -72,7 +72,7 @@ class RecipeError(ValueError):
 
 
 def _shared_models() -> Path:
-    from .shared_files import corpus_dir
+    from nnie_lsp.testing.shared_files import corpus_dir
 
     return corpus_dir("models")
 
@@ -92,7 +92,7 @@ def model_files(model: str) -> tuple[Path, Path]:
             raise RecipeUnavailable(f"model 'det2' needs the shared corpus ({folder})")
         return folder / "det2.prototxt", folder / "det2.caffemodel"
     if model == "deep":
-        from .hp_synthetic import DeepNetSpec, write_project
+        from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
 
         folder = _CACHE.base() / "model-deep"
         if not (folder / "deep.caffemodel").is_file():
@@ -183,8 +183,8 @@ def build_dumps(recipe: dict, case_dir: str | Path, *, cache: bool = True) -> li
 
 def _preprocessing(spec: Any, model: str):
     """The Caffe side's (true) preprocessing: the model's own, or the recipe's table."""
-    from ..reference.preprocess import Preprocessing
-    from .scenarios import MTCNN_PREP
+    from nnie_lsp.reference.preprocess import Preprocessing
+    from nnie_lsp.testing.scenarios import MTCNN_PREP
 
     if spec is None:
         if model == "deep":  # hp_synthetic's cfg: BGR, (x - 128) x 0.0078125
@@ -205,8 +205,8 @@ def _preprocessing(spec: Any, model: str):
 def _options(spec: dict | None, compile_mode: int | None = None):
     """The recipe's emulation options; the precision follows the case's cfg as the mapper does
     (``[compile_mode]``: :mod:`nnie_lsp.emulation.precision`) unless the recipe gives ``bits``."""
-    from ..emulation.emulate import EmulationOptions
-    from ..emulation.precision import precision_for
+    from nnie_lsp.emulation.emulate import EmulationOptions
+    from nnie_lsp.emulation.precision import precision_for
 
     spec = dict(spec or {})
     precision = precision_for(compile_mode, spec.get("bits"))
@@ -224,7 +224,7 @@ def _options(spec: dict | None, compile_mode: int | None = None):
 
 def _sim_prep(recipe: dict, case_dir: Path):
     """The NNIE side's preprocessing: what the case's cfg says (+ the H/W swap a cfg cannot say)."""
-    from ..reference.preprocess import preprocessing_from_cfg
+    from nnie_lsp.reference.preprocess import preprocessing_from_cfg
 
     ref = _preprocessing(recipe.get("reference"), recipe.get("model", "det1"))
     prep = preprocessing_from_cfg(case_dir / "net.cfg")
@@ -239,7 +239,7 @@ def _model_key(recipe: dict, case_dir: Path) -> list:
 
 
 def _compile_mode(case_dir: Path) -> int | None:
-    from ..project import load_project
+    from nnie_lsp.project import load_project
 
     cfg = case_dir / "net.cfg"
     if not cfg.is_file():
@@ -256,9 +256,9 @@ def _model_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
     de-inplaced net) with the true preprocessing; NNIE side: the emulation of the case's
     ``net.prototxt`` with the model's weights, the cfg's preprocessing and its precision (``_hp`` names
     honoured under ``[compile_mode] 2``, as the mapper does)."""
-    from ..emulation.emulate import emulate, write_sim_dumps
-    from ..reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
-    from ..reference.net import load_net
+    from nnie_lsp.emulation.emulate import emulate, write_sim_dumps
+    from nnie_lsp.reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
+    from nnie_lsp.reference.net import load_net
 
     unknown = set(recipe) - MODEL_KEYS
     if unknown:
@@ -375,7 +375,7 @@ def apply_faults(value: np.ndarray, faults: str, rng: np.random.Generator) -> tu
 
 
 def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
-    from ..dumpio import write_mapper_quant, write_ruyi_caffe
+    from nnie_lsp.dumpio import write_mapper_quant, write_ruyi_caffe
 
     unknown = set(recipe) - {"kind", "blobs", "inputs", "shape", "shapes", "values", "seed", "caffe", "nnie",
                              "nnie16", "onnx", "board"}
@@ -429,7 +429,7 @@ BOARD_KEYS = {"outputs", "input", "fault", "nodes", "form", "seed", "noise"}
 def _board(spec: dict, values: dict, inputs: list[str], out: Path) -> None:
     """The board side ``board/`` (:mod:`.board_dumps`) from the NNIE side's values: ``outputs``
     (blobs), ``input`` (true: the first input's U8 planes too), ``fault`` on ``nodes``, ``form``."""
-    from .board_dumps import planes_of, write_board_folder
+    from nnie_lsp.testing.board_dumps import planes_of, write_board_folder
 
     unknown = set(spec) - BOARD_KEYS
     if unknown:

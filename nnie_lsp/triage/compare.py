@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..dumpio import scan as dumps_mod
-from ..prototxt.nnie_ends import nnie_ends
-from .diagnose.bad_dumps import input_size_mismatches
-from .diagnose.tree import Diagnosis, diagnose
-from .diagnose.builder import Sources, finding_json
-from .measure.input_codes import decode_input_codes
-from .measure.metrics import Thresholds, compare_arrays
-from .measure.rows import LayerRow
-from .progress import NO_PROGRESS, Reporter
-from ..prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
+from nnie_lsp.dumpio import scan as dumps_mod
+from nnie_lsp.prototxt.nnie_ends import nnie_ends
+from nnie_lsp.triage.diagnose.bad_dumps import input_size_mismatches
+from nnie_lsp.triage.diagnose.tree import Diagnosis, diagnose
+from nnie_lsp.triage.diagnose.builder import Sources, finding_json
+from nnie_lsp.triage.measure.input_codes import decode_input_codes
+from nnie_lsp.triage.measure.metrics import Thresholds, compare_arrays
+from nnie_lsp.triage.measure.rows import LayerRow
+from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
+from nnie_lsp.prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
 
 #: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
 ALIGNED_AT = 25.0
@@ -34,8 +34,8 @@ ALIGNED_AT = 25.0
 MEASURED_AT = 90.0
 
 if TYPE_CHECKING:
-    from ..mapper.nettree import NetTree
-    from ..prototxt.graph import GraphLayer, NetGraph
+    from nnie_lsp.mapper.nettree import NetTree
+    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
 
 SCHEMA_VERSION = 2  # docs/triage-schema.md: what changed from 1
 
@@ -158,7 +158,7 @@ class TriageResult:
             "elapsed_s": round(self.elapsed_s, 3),
         }
         if self.framework is not None:  # the second hop's columns (framework_cosine …) and section
-            from .measure.framework import annotate
+            from nnie_lsp.triage.measure.framework import annotate
             annotate(self.framework, doc)
         if self.board is not None:  # the last hop: the board's dumps (docs/triage-schema.md, "The board")
             doc["board"] = _clean(self.board)
@@ -269,7 +269,7 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
             rows.append(row)
             continue
         try:
-            from .align.driver import load_pair
+            from nnie_lsp.triage.align.driver import load_pair
 
             ref, sim, lnote = load_pair(pair)
             ref = np.asarray(ref, dtype=np.float64)
@@ -314,7 +314,7 @@ def build_rows(alignment, graph: NetGraph | None, keep_arrays: Callable[[LayerRo
 
 def _row_loader(pair, exp):
     def load():
-        from .align.driver import load_pair
+        from nnie_lsp.triage.align.driver import load_pair
         ref, sim, _ = load_pair(pair)
         ref = np.asarray(ref, dtype=np.float64)
         refc = ref.reshape(exp) if exp else ref
@@ -418,15 +418,15 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         dp = Path(dot)
         if not dp.is_file():
             raise TriageInputError(f"dot file {dp} does not exist")
-        from ..mapper.nettree import parse_net_tree
-        from ..text import read_text
+        from nnie_lsp.mapper.nettree import parse_net_tree
+        from nnie_lsp.text import read_text
 
         dot_graph = parse_net_tree(read_text(str(dp)).text, path=str(dp))  # bound: the kind its name suggests
     pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
     ref_set = _scan(reference, "reference dump folder")
     sim_set = _scan(sim, "simulator dump folder")
     if clips is None:
-        from .inputs.image_sets import DumpFolder
+        from nnie_lsp.triage.inputs.image_sets import DumpFolder
 
         clips, clips_origin = DumpFolder.read(sim).clips(), f"the emulation in {sim}"
     sim_set, code_reports = decode_input_codes(sim_set, clips, graph,
@@ -466,7 +466,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
 def _row_places(rows: list[LayerRow], sources: Sources) -> dict[str, tuple[str, int, int]]:
     """Where each row's layer (or network input) is named in the prototxt, 1-based, as the
     findings write places (``path`` relative to the working directory)."""
-    from ..diagnostic_json import rel
+    from nnie_lsp.diagnostic_json import rel
 
     out: dict[str, tuple[str, int, int]] = {}
     for r in rows:
@@ -510,7 +510,7 @@ def _cfg_prototxt(cfg: str | Path | None, *, missing_key: bool = False):
     ``"not_named"`` when the cfg has no such key (with `missing_key`), None when unknown."""
     if cfg is None:
         return None
-    from .diagnose.builder import read_cfg_project
+    from nnie_lsp.triage.diagnose.builder import read_cfg_project
 
     try:
         project = read_cfg_project(cfg)
@@ -545,7 +545,7 @@ def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:
 
 
 def _sources(cfg: str | Path | None, graph: NetGraph | None, lang: str) -> Sources:
-    from ..settings import SettingsError
+    from nnie_lsp.settings import SettingsError
 
     try:
         return Sources.read(cfg_path=cfg, prototxt=graph.doc if graph else None, graph=graph, lang=lang)

@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping
 
-from ..diagnostics import Diagnostic, Fix
-from ..text import apply_edits, split_lines
-from .diagnose.quantization import FIX_PART_OF
-from .diagnose.staleness import is_stale, newest_dump_mtime
-from .store import StoredTriage, StoreError, folder_stamp, load, run_texts as texts_of
+from nnie_lsp.diagnostics import Diagnostic, Fix
+from nnie_lsp.text import apply_edits, split_lines
+from nnie_lsp.triage.diagnose.quantization import FIX_PART_OF
+from nnie_lsp.triage.diagnose.staleness import is_stale, newest_dump_mtime
+from nnie_lsp.triage.store import StoredTriage, StoreError, folder_stamp, load, run_texts as texts_of
 
 CurrentText = Callable[[str], "str | None"]   # absolute path -> the text now, or None
 #: A dump must be at least this recent against a file the fix edited (file times, seconds).
@@ -102,7 +102,7 @@ def fix_lines(doc: dict, current_text: CurrentText | None = None) -> None:
 
 
 def _disk_text(path: str) -> str | None:
-    from ..text import read_text
+    from nnie_lsp.text import read_text
     try:
         return read_text(path).text
     except (OSError, ValueError):
@@ -115,7 +115,7 @@ def _lines(text: str) -> list[str]:
 
 def _changed_lines(texts: Mapping[str, str], fix: Fix) -> dict[str, dict[str, list[str]]] | None:
     """path -> the lines the fix writes and those it removes (on `texts`, the run's text of each path)."""
-    from ..features.triage.line_map import line_map
+    from nnie_lsp.features.triage.line_map import line_map
 
     by_path: dict[str, list] = {}
     for file_edit in fix.edits:
@@ -154,8 +154,8 @@ def _still_in(changes: Mapping[str, Mapping[str, list[str]]], current_text: Curr
 
 
 def _title(code: str, lang: str) -> tuple[str, str]:
-    from ..lang import pick
-    from ..rules.catalogue import get_rule
+    from nnie_lsp.lang import pick
+    from nnie_lsp.rules.catalogue import get_rule
 
     rule = get_rule(code)
     return (rule.name, pick(rule.summary, lang)) if rule is not None else ("", "")
@@ -189,7 +189,7 @@ def _absolute(path: str, base: str) -> str:
 
 
 def _decoded(raw, base: str | None) -> Diagnostic | None:
-    from ..diagnostic_json import decode_diagnostic
+    from nnie_lsp.diagnostic_json import decode_diagnostic
 
     if not isinstance(raw, Mapping) or not raw.get("path") or not raw.get("line"):
         return None
@@ -208,7 +208,7 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
     the run's texts (a stored record) a fix is looked for in place (:func:`fix_in_texts`); a bare
     ``compare --format json`` result has no texts, only each fix's ``fix_lines`` (the lines it writes
     and removes), looked for in the files now."""
-    from ..features.triage.fixed_since_run import fix_in_texts
+    from nnie_lsp.features.triage.fixed_since_run import fix_in_texts
 
     run_texts = texts_of(previous)
     old_base = (previous.result.get("inputs") or {}).get("working_directory") or previous.base
@@ -264,7 +264,7 @@ def _dumps_made_again(previous: StoredTriage, doc: Mapping, sim: str | None, ent
     before = previous.stamps.get("sim")
     if before is None or folder_stamp(sim) == before:
         return False   # the same dumps as the earlier run (or unknown): not made again
-    from .inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(sim) if os.path.isdir(sim) else None
     if manifest is not None and isinstance(manifest.get("inputs_record"), Mapping):

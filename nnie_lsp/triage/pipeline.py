@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, TextIO
 
-from .inputs.beside_cfg import CompareInputs, TextReader, complete_inputs
-from .progress import NO_PROGRESS, Reporter
+from nnie_lsp.triage.inputs.beside_cfg import CompareInputs, TextReader, complete_inputs
+from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
 
 if TYPE_CHECKING:
-    from .compare import TriageResult
-    from .measure.metrics import Thresholds
+    from nnie_lsp.triage.compare import TriageResult
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
 #: Share of the run (percent) the input lookup takes in the progress.
 INPUTS_SHARE = 2.0
@@ -104,12 +104,12 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     if request.found is None:
         request = find_inputs(request, reader=reader, log=log, progress=progress.part(0, INPUTS_SHARE))
         progress = progress.part(INPUTS_SHARE, 100)
-    from . import compare                      # the numerical stack from here on
-    from .inputs.image_sets import DumpFolder, ImageSetError, pair_images
-    from .measure.images import combine, sixteen_bit_by_image
+    from nnie_lsp.triage import compare                      # the numerical stack from here on
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder, ImageSetError, pair_images
+    from nnie_lsp.triage.measure.images import combine, sixteen_bit_by_image
 
     if request.board and request.sim is None:   # the board against Caffe alone
-        from .board.stage import board_only_result
+        from nnie_lsp.triage.board.stage import board_only_result
         return board_only_result(request)
     reference, sim = request.reference, request.sim
     for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
@@ -122,7 +122,7 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     except ImageSetError as exc:
         raise compare.TriageInputError(str(exc)) from exc
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
-    from .diagnose.staleness import check as dumps_predate_cfg, record_now
+    from nnie_lsp.triage.diagnose.staleness import check as dumps_predate_cfg, record_now
     stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest, request.earlier)
     origin_of_reference = _reference_source(request)
     results = []
@@ -144,12 +144,12 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     result.reference_source = origin_of_reference
     if request.framework is not None:
         _conversion_stage(request, pairs, result)
-    from .inputs.build import build_of
+    from nnie_lsp.triage.inputs.build import build_of
     result.build = build_of(request.cfg, request.sim)
     if request.board:
-        from .board.stage import board_stage
+        from nnie_lsp.triage.board.stage import board_stage
         board_stage(request, pairs, result)
-    from .hp_plan.for_compare import plan_stage
+    from nnie_lsp.triage.hp_plan.for_compare import plan_stage
     planning = progress.part(compared_at, 100)
     result.hp_plan = plan_stage(request, result, stale=stale, progress=planning, make=request.plan)
     if compared_at < 100:
@@ -160,7 +160,7 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     if request.found is not None and request.found.discovery.skipped:
         # found near the cfg but another net's: not used, and said so (what stderr said too)
         result.inputs["skipped"] = [dict(s) for s in request.found.discovery.skipped]
-    from .store import folder_stamp
+    from nnie_lsp.triage.store import folder_stamp
     # the dump folders as the run read them: a later --previous of this output tells new dumps
     result.inputs["stamps"] = {"reference": folder_stamp(str(reference)), "sim": folder_stamp(str(sim))}
     return result
@@ -169,11 +169,11 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
 def _reference_source(request: TriageRequest) -> dict:
     """Where the reference's preprocessing came from (:mod:`.diagnose.reference_source`, T100),
     judged against the cfg's model card as it is now."""
-    from .diagnose.reference_source import check
+    from nnie_lsp.triage.diagnose.reference_source import check
 
     card = None
     if request.cfg is not None and Path(request.cfg).is_file():
-        from .diagnose.builder import read_cfg_project
+        from nnie_lsp.triage.diagnose.builder import read_cfg_project
 
         try:
             card = read_cfg_project(request.cfg).card
@@ -185,11 +185,11 @@ def _reference_source(request: TriageRequest) -> dict:
 def _conversion_stage(request: TriageRequest, pairs, result) -> None:
     """The hop ONNX → Caffe of ``request.framework`` (:mod:`.measure.framework`), on every image
     pair, and the verdict that names the stage (:mod:`.diagnose.conversion`)."""
-    from . import compare
-    from .diagnose.conversion import apply
-    from .inputs.image_sets import DumpFolder
-    from .measure.framework import measure, worst
-    from .measure.metrics import Thresholds
+    from nnie_lsp.triage import compare
+    from nnie_lsp.triage.diagnose.conversion import apply
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder
+    from nnie_lsp.triage.measure.framework import measure, worst
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     if not Path(request.framework).is_dir():
         raise compare.TriageInputError(f"framework dump folder {request.framework} does not exist")
@@ -232,7 +232,7 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
     preprocessing it was made with, never the cfg's (the reference is the truth the NNIE side is
     judged against).  A folder nnie-triage did not write raises ValueError (:data:`NOT_OURS`).
     Returns the emulation's :class:`~.inputs.dump_runs.RunReport` (its notes say what was made again)."""
-    from .inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     if request.cfg is None:
         raise ValueError("--regenerate needs --cfg (the emulation is made again with it)")
@@ -241,8 +241,8 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
     manifest = read_manifest(request.sim)
     if manifest is None or manifest.get("command") != "emulate":
         raise ValueError(NOT_OURS.format(sim=request.sim))
-    from .inputs.dump_runs import write_emulation_run
-    from .inputs.run_options import RunOptions, emulation_settings
+    from nnie_lsp.triage.inputs.dump_runs import write_emulation_run
+    from nnie_lsp.triage.inputs.run_options import RunOptions, emulation_settings
 
     progress = progress or NO_PROGRESS
     options = RunOptions.from_manifest(manifest, request.sim, request.cfg)
@@ -262,9 +262,9 @@ def regenerate(request: TriageRequest, *, progress: Reporter | None = None):
 def _regenerate_reference(request: TriageRequest, progress: Reporter) -> str | None:
     """Make the reference again when nnie-triage wrote it and its net or images changed since (what
     :func:`regenerate` says); the note to show, or None when it was left as it is."""
-    from .inputs.image_sets import read_manifest
-    from .inputs.run_options import RunOptions
-    from .inputs.run_record import run_record
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.run_options import RunOptions
+    from nnie_lsp.triage.inputs.run_record import run_record
 
     ref = request.reference
     manifest = read_manifest(ref) if ref and Path(ref).is_dir() else None
@@ -279,7 +279,7 @@ def _regenerate_reference(request: TriageRequest, progress: Reporter) -> str | N
                if (old.get(what) or {}).get("sha256") != (now.get(what) or {}).get("sha256")]
     if not changed:
         return None
-    from .inputs.dump_runs import write_reference_run
+    from nnie_lsp.triage.inputs.dump_runs import write_reference_run
 
     inputs = frozen.load_inputs()
     report = write_reference_run(inputs, ref, frozen.input_shape, progress=progress.renamed("regenerate"),
@@ -305,8 +305,8 @@ def earlier_result(request: TriageRequest, previous: str | None = "auto"):
     """The earlier result for the request's cfg (:mod:`.confirmation`): `previous` is a stored
     record's path, ``"auto"`` (the one the editor stores beside the cfg, when there is one) or None.
     A record of another cfg is None; a file that is not a record raises ValueError."""
-    from .confirmation import read_previous
-    from .store import store_paths
+    from nnie_lsp.triage.confirmation import read_previous
+    from nnie_lsp.triage.store import store_paths
 
     if previous is None or request.cfg is None:
         return None
@@ -325,8 +325,8 @@ def save_record(request: TriageRequest, doc: dict, *, html: bool = True) -> str 
     """Write the result beside the cfg, as the editor does (``.nnie-triage/<cfg stem>.json`` with
     the text and HTML reports, :mod:`.store`): the record ``--previous auto`` and the editor read.
     Returns the record's path (None without a cfg)."""
-    from . import store
-    from .report import render
+    from nnie_lsp.triage import store
+    from nnie_lsp.triage.report import render
 
     if request.cfg is None:
         return None
@@ -341,7 +341,7 @@ def follow_up(request: TriageRequest, doc: Mapping, earlier) -> dict:
     """What the result adds when it follows `earlier` (:func:`earlier_result`): the fixes it
     confirms (``confirmed_fixed``) and those still awaiting dumps made again
     (``awaiting_confirmation``); ``{}`` without an earlier result."""
-    from .confirmation import assess, fix_lines
+    from nnie_lsp.triage.confirmation import assess, fix_lines
 
     fix_lines(doc)   # a later --previous of this very output finds its fixes applied
     return assess(earlier, doc, sim=request.sim, lang=request.lang)
@@ -351,7 +351,7 @@ def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) ->
     """The clips that decode 8-bit input dumps without a twin: those of ``--clips``, else those of
     the simulator folder when nnie-triage wrote it (else :func:`.compare.run_compare` reads each
     image's folder)."""
-    from .inputs.image_sets import DumpFolder
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder
 
     if clips_from is not None:
         clip_folder = Path(clips_from)
@@ -370,6 +370,6 @@ def thresholds_from(items: Mapping[str, str] | None, *, label: str = "threshold"
     """Thresholds with the overrides `items` (name -> value; unknown names, values that are not
     numbers and values outside the threshold's range — [0, 1] for shares and cosines — raise
     ValueError naming the threshold and the value; `label` names the setting in that message)."""
-    from .measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     return Thresholds.from_mapping(dict(items) if items else None, label=label)

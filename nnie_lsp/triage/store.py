@@ -33,9 +33,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
-from .. import atomic_write
-from ..text import read_text
-from .inputs.folder_names import TRIAGE_STORE_DIR
+from nnie_lsp import atomic_write
+from nnie_lsp.text import read_text
+from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 
 STORE_VERSION = 1
 #: Folders never walked when looking for stored results.
@@ -133,7 +133,7 @@ def model_stamp(framework: str | None) -> dict | None:
     """The ONNX model the framework dumps in `framework` were made from: ``{path, sha256, size,
     mtime_ns}`` with the path and SHA-256 their manifest records (``nnie-triage reference
     --onnx``), size and time of the file now; None without a manifest naming a model."""
-    from .inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(framework) if framework and os.path.isdir(framework) else None
     path = manifest.get("onnx") if manifest else None

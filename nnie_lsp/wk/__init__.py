@@ -23,9 +23,9 @@ def __getattr__(name: str):
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if _EXPORTS[name] == "layout":
-        from . import layout as module
+        from nnie_lsp.wk import layout as module
     else:
-        from . import board, model, reader  # static: the reader side on first use
+        from nnie_lsp.wk import board, model, reader  # static: the reader side on first use
         module = {"board": board, "model": model, "reader": reader}[_EXPORTS[name]]
     value = getattr(module, name)
     globals()[name] = value

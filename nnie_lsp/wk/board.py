@@ -9,9 +9,9 @@ Board code (and the board checks) use :func:`node_blob` through :attr:`WkNode.bo
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
-from . import layout
+from nnie_lsp.wk import layout
 
 RECURRENT = 2
 DESTINATION = "destination"   # the role of an output node (WkNode.role)

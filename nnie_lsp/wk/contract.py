@@ -18,12 +18,12 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
-from . import layout
-from .board import node_blob
-from .model import DESTINATION, SOURCE, BoardBlob
+from nnie_lsp.wk import layout
+from nnie_lsp.wk.board import node_blob
+from nnie_lsp.wk.model import DESTINATION, SOURCE, BoardBlob
 
 if TYPE_CHECKING:
-    from .model import WkModel, WkNode
+    from nnie_lsp.wk.model import WkModel, WkNode
 
 SCHEMA_VERSION = 1
 #: ``SVP_NNIE_NODE_NAME_LEN``: the sample compares names with ``strncmp`` over the 32-byte field.

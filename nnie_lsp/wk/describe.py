@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 import os
 
-from . import layout
-from .model import WkModel, WkNode
+from nnie_lsp.wk import layout
+from nnie_lsp.wk.model import WkModel, WkNode
 
 SCHEMA_VERSION = 1
 MIB = 1 << 20
@@ -24,7 +24,7 @@ def _i(key: str) -> str:
 
 def mib(n: int) -> str:
     """A size for people: bytes, KiB or MiB (``nnie_lsp.safe_io.size_text``)."""
-    from ..safe_io import size_text
+    from nnie_lsp.safe_io import size_text
 
     return size_text(n)
 
@@ -226,7 +226,7 @@ def render_html(model: WkModel) -> str:
 def _contract_html(model: WkModel) -> str:
     """The board code's contract (:mod:`.contract`, the facts the board checks read the board's
     dumps by) below the table."""
-    from .contract import from_wk, render_text as contract_text
+    from nnie_lsp.wk.contract import from_wk, render_text as contract_text
 
     return ("<h2>The board code's contract</h2><pre>" + html.escape(contract_text(from_wk(model)))
             + "</pre><p>As JSON or a C header: <code>nnie-triage wk FILE.wk --board-contract --format json|c</code></p>")

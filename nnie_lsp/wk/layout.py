@@ -8,7 +8,7 @@ says it), ``?`` unknown.
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 #: Every integer in the file is little-endian.
 HEADER_SIZE = 0xC0

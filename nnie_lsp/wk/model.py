@@ -7,10 +7,10 @@ and the board-side sizes, which follow the SDK sample's rules (:mod:`.board`).
 
 from __future__ import annotations
 
-from ..records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
-from . import layout
-from .board import DESTINATION, BoardBlob, BoardMemory, board_memory
+from nnie_lsp.wk import layout
+from nnie_lsp.wk.board import DESTINATION, BoardBlob, BoardMemory, board_memory
 
 SOURCE = "source"
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import struct
 import zlib
 
-from . import layout
-from .layout import looks_like_wk
-from .board import node_blob
-from .model import DESTINATION, SOURCE, Damage, PlanRecord, WkModel, WkNode, WkSegment, count_census
+from nnie_lsp.wk import layout
+from nnie_lsp.wk.layout import looks_like_wk
+from nnie_lsp.wk.board import node_blob
+from nnie_lsp.wk.model import DESTINATION, SOURCE, Damage, PlanRecord, WkModel, WkNode, WkSegment, count_census
 
 __all__ = ["WkError", "parse_wk", "read_wk", "looks_like_wk", "lfs_pointer"]
 
@@ -73,7 +73,7 @@ def _u32(data: bytes, at: int) -> int:
 def read_wk(path: str) -> WkModel:
     """The `.wk` at ``path`` (:func:`parse_wk`); a file that cannot be read is a :class:`WkError`
     of kind ``unreadable`` with the reason (``nnie_lsp.safe_io``)."""
-    from .. import safe_io
+    from nnie_lsp import safe_io
 
     try:
         data = safe_io.read_bytes(path, safe_io.WK, limit=MAX_BYTES)

@@ -15,7 +15,7 @@ for unknown, with where it came from).
 
 from __future__ import annotations
 
-from ...records import FrozenRecord
+from nnie_lsp.records import FrozenRecord
 
 
 class DraftValue(FrozenRecord):

@@ -24,8 +24,8 @@ import ast
 import os
 from typing import Iterable
 
-from . import Draft, DraftValue
-from .trace import MAX_BYTES, MAX_FILES, SKIP_DIRS, CodeReader, Op
+from nnie_lsp.card.draft import Draft, DraftValue
+from nnie_lsp.card.draft.trace import MAX_BYTES, MAX_FILES, SKIP_DIRS, CodeReader, Op
 
 # ------------------------------------------------------------------------------------ evaluation
 

@@ -18,7 +18,7 @@ import itertools
 import os
 from pathlib import Path
 
-from . import Draft, DraftValue
+from nnie_lsp.card.draft import Draft, DraftValue
 
 #: a fitted value this close to a written one is that one (1/255, 127.5, 0.0078125 …)
 SNAP_SCALE, SNAP_MEAN = 2e-3, 0.05

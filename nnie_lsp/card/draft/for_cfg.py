@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 
-from ...records import FrozenRecord
-from . import Draft, DraftValue
+from nnie_lsp.records import FrozenRecord
+from nnie_lsp.card.draft import Draft, DraftValue
 
 KEYS = ("channel_order", "mean", "scale", "transpose")
 
@@ -45,8 +45,8 @@ class CardDraft(FrozenRecord):
 
 def user_caffe_dumps(cfg_path: str) -> list[str]:
     """Folders beside the cfg holding Caffe dumps that nnie-triage did not write."""
-    from ...dumpio.names import is_caffe_dump_name
-    from ...triage.inputs.image_sets import read_manifest
+    from nnie_lsp.dumpio.names import is_caffe_dump_name
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     folder = os.path.dirname(os.path.abspath(cfg_path))
     out = []
@@ -95,11 +95,11 @@ def _same(a, b) -> bool:
 
 def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
     """The draft card of a cfg (module doc)."""
-    from ...project import load_project
-    from .. import repository_root
-    from .code import draft_from_code
-    from .dumps import draft_from_dumps
-    from .render import add_entry_edits, card_for_cfg, entry_text, relative_prototxt
+    from nnie_lsp.project import load_project
+    from nnie_lsp.card import repository_root
+    from nnie_lsp.card.draft.code import draft_from_code
+    from nnie_lsp.card.draft.dumps import draft_from_dumps
+    from nnie_lsp.card.draft.render import add_entry_edits, card_for_cfg, entry_text, relative_prototxt
 
     cfg_path = os.path.abspath(cfg_path)
     project = load_project(cfg_path=cfg_path, load_prototxt=False, provider=provider)
@@ -146,8 +146,8 @@ def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
         current = card.document.text if card is not None and card.card_path == card_path else None
         edits = tuple(add_entry_edits(card_path, current, prototxt, known, comments, header))
         if unknown:   # the unknown values as comments, after the entry
-            from ...diagnostics import FileEdit
-            from ...text import TextEdit
+            from nnie_lsp.diagnostics import FileEdit
+            from nnie_lsp.text import TextEdit
 
             last = edits[-1]
             edits = edits[:-1] + (FileEdit(last.path, TextEdit(last.edit.range, last.edit.new_text + "".join(

@@ -12,9 +12,9 @@ import json
 import os
 from typing import Mapping
 
-from ...diagnostics import FileEdit
-from ...text import LineIndex, Position, Range, TextEdit
-from .. import CARD_FILE
+from nnie_lsp.diagnostics import FileEdit
+from nnie_lsp.text import LineIndex, Position, Range, TextEdit
+from nnie_lsp.card import CARD_FILE
 
 #: the order keys are written in
 ORDER = ("prototxt", "channel_order", "mean", "mean_file", "scale", "transpose", "framework", "source")

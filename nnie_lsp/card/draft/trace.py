@@ -14,7 +14,7 @@ import os
 import re
 from typing import Iterable
 
-from ...records import NamedTuple
+from nnie_lsp.records import NamedTuple
 
 #: at most this many .py files are read, each at most this many bytes
 MAX_FILES, MAX_BYTES = 400, 1 << 20

@@ -22,11 +22,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ... import i18n
-from ...diagnostic_json import decode_diagnostic, decode_fix
-from ...diagnostics import Diagnostic, Severity
-from ...prototxt.reader import PrototxtDocument
-from ...text import Position, Range
+from nnie_lsp import i18n
+from nnie_lsp.diagnostic_json import decode_diagnostic, decode_fix
+from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.text import Position, Range
 
 TRIAGE_CMD_ENV = "NNIE_LSP_TRIAGE_CMD"   # override the nnie-triage command (tests, custom installs)
 

@@ -25,14 +25,14 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from ... import i18n
-from ...cfg.reader import parse_cfg
-from ...diagnostics import Diagnostic, FileEdit, Fix, Severity, non_overlapping_fixes
-from ...project import cached_prototxt
-from ...text import LineIndex, Position, Range
-from .line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
-from .annotations import finding_diagnostics
-from .fixed_since_run import FixState, fix_state
+from nnie_lsp import i18n
+from nnie_lsp.cfg.reader import parse_cfg
+from nnie_lsp.diagnostics import Diagnostic, FileEdit, Fix, Severity, non_overlapping_fixes
+from nnie_lsp.project import cached_prototxt
+from nnie_lsp.text import LineIndex, Position, Range
+from nnie_lsp.features.triage.line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
+from nnie_lsp.features.triage.annotations import finding_diagnostics
+from nnie_lsp.features.triage.fixed_since_run import FixState, fix_state
 
 #: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
 #: candidate (the T207 plan is the set to apply).
@@ -232,7 +232,7 @@ def summary(result: Mapping, lang: str = "en") -> str:
         text = i18n.t("triage.summary_inconclusive_bare", lang)
     if first:
         text += i18n.t("triage.summary_first", lang, layer=first)
-    from ...triage.diagnose.reference_source import caveat
+    from nnie_lsp.triage.diagnose.reference_source import caveat
 
     said = caveat(dict(result), lang)   # beside every verdict whose reference shares the cfg's preprocessing
     if said:
@@ -281,7 +281,7 @@ def dumps_predate_cfg(result: Mapping, changed: Sequence[str], run_cfg: str | No
     one: the result says so (T008), or the cfg (a key that changes what the net computes) or the
     prototxt changed after the run while the dumps did not (`changed`: the roles of
     :func:`nnie_lsp.triage.store.changed_inputs`, before any is explained by a fix)."""
-    from ...triage.diagnose.staleness import IRRELEVANT_KEYS, cfg_values
+    from nnie_lsp.triage.diagnose.staleness import IRRELEVANT_KEYS, cfg_values
 
     if "sim" in changed:
         return False      # the dumps were made again after the run: triage again says what now
@@ -309,7 +309,7 @@ def remake(*, regenerable: bool, arguments: Mapping, lang: str = "en") -> dict:
 def confirmed_text(result: Mapping, lang: str = "en") -> str | None:
     """"Confirmed fixed: T102 <title> (sim.cfg:7 [RGB_order] RGB)" from the result's
     ``confirmed_fixed`` (the engine decided, :mod:`nnie_lsp.triage.confirmation`), or None."""
-    from ...triage.confirmation import describe
+    from nnie_lsp.triage.confirmation import describe
 
     items = [describe(e) for e in result.get("confirmed_fixed") or [] if isinstance(e, Mapping)]
     return i18n.t("triage.confirmed", lang, items="; ".join(items)) if items else None

@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping, NamedTuple, Sequence
 
-from ...diagnostics import Diagnostic, Fix, non_overlapping_fixes
-from ...text import TextEdit, apply_edits
-from .line_map import LineMap, line_map
+from nnie_lsp.diagnostics import Diagnostic, Fix, non_overlapping_fixes
+from nnie_lsp.text import TextEdit, apply_edits
+from nnie_lsp.features.triage.line_map import LineMap, line_map
 
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now, or None
 

@@ -8,7 +8,7 @@ import difflib
 import hashlib
 from collections import OrderedDict
 
-from ...text import Position, Range, split_lines
+from nnie_lsp.text import Position, Range, split_lines
 
 #: The changed middle of two texts is diffed line by line only up to this many line pairs
 #: (difflib is quadratic); beyond, its lines count as changed.

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from typing import Mapping, NamedTuple
 
-from ... import i18n
-from ...diagnostics import Diagnostic
-from ...text import Range
+from nnie_lsp import i18n
+from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.text import Range
 
 #: What each file is for the tools, and the cfg key that names it.
 NEEDED = (("prototxt", "prototxt_file"), ("caffemodel", "caffemodel_file"))
@@ -38,8 +38,8 @@ def check(kind: str, cfg: str, paths: Mapping[str, str | None], *, images_given:
           provider=None) -> list[InputProblem]:
     """The problems that keep `kind` ("reference" or "emulate") from running on `cfg`; `paths`
     holds the prototxt and caffemodel the job would use (given, or found beside the cfg)."""
-    from ...lint import lint
-    from ...repository import is_lfs_pointer
+    from nnie_lsp.lint import lint
+    from nnie_lsp.repository import is_lfs_pointer
 
     run = lint(cfg, provider=provider, kind="cfg", lang=lang)
     project = run.project

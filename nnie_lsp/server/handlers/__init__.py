@@ -5,9 +5,9 @@ commands, code lens and inlay hints sit with the rest of the editor's triage, in
 
 from __future__ import annotations
 
-from ..server import NnieLanguageServer
-from . import card, code_actions, folders, language, lifecycle, navigation, sync, wk
-from ..triage import commands as triage_commands
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers import card, code_actions, folders, language, lifecycle, navigation, sync, wk
+from nnie_lsp.server.triage import commands as triage_commands
 
 
 def register_all(server: NnieLanguageServer) -> NnieLanguageServer:

@@ -12,9 +12,9 @@ from typing import Sequence
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ... import i18n
-from ..server import NnieLanguageServer
-from .common import HandlerTable
+from nnie_lsp import i18n
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable
 
 handlers = HandlerTable()
 
@@ -36,10 +36,10 @@ def _cfg_arg(ls: NnieLanguageServer, command: str, args: Sequence) -> tuple[str,
 
 async def draft(ls: NnieLanguageServer, cfg: str):
     """The cfg's :class:`~nnie_lsp.card.draft.for_cfg.CardDraft`, made off the event loop (cached)."""
-    from ...card.draft.for_cfg import draft_for_cfg
-    from ...project import DiskProvider
+    from nnie_lsp.card.draft.for_cfg import draft_for_cfg
+    from nnie_lsp.project import DiskProvider
 
-    from ...card import card_paths
+    from nnie_lsp.card import card_paths
 
     overlay, _versions = ls.documents.overlay()
     cards = []
@@ -74,9 +74,9 @@ async def write_card(ls: NnieLanguageServer, *args):
     added to the nearest card (or a new ``nnie.toml`` beside the cfg); ``{card, text}``.  Refused when
     the card already describes the net, when a value is not valid, or when the card is open with
     unsaved changes."""
-    from ...card.draft.render import add_entry_edits
-    from ...card.reader import parse_card
-    from ...text import apply_edits, read_text
+    from nnie_lsp.card.draft.render import add_entry_edits
+    from nnie_lsp.card.reader import parse_card
+    from nnie_lsp.text import apply_edits, read_text
 
     cfg, raw = _cfg_arg(ls, WRITE_CARD, args)
     values = raw.get("values") if isinstance(raw.get("values"), dict) else {}
@@ -98,7 +98,7 @@ async def write_card(ls: NnieLanguageServer, *args):
     problems = [p for p in parse_card(text, result.card_path).problems if p.severity == "error"]
     if problems:
         raise JsonRpcInvalidParams(f"{WRITE_CARD}: {problems[0].message}")
-    from ...atomic_write import write_bytes
+    from nnie_lsp.atomic_write import write_bytes
 
     write_bytes(result.card_path, text.encode("utf-8"))
     _DRAFTS.clear()

@@ -13,14 +13,14 @@ import os
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from ... import i18n
-from ...diagnostics import Applicability
-from ...features import actions as action_features
-from ...text import LineIndex
-from ..convert import (SOURCE, TRIAGE_SOURCE, can_create_files, stale_files, to_code_action, versioned_edits,
+from nnie_lsp import i18n
+from nnie_lsp.diagnostics import Applicability
+from nnie_lsp.features import actions as action_features
+from nnie_lsp.text import LineIndex
+from nnie_lsp.server.convert import (SOURCE, TRIAGE_SOURCE, can_create_files, stale_files, to_code_action, versioned_edits,
                        workspace_edit)
-from ..server import NnieLanguageServer
-from .common import HandlerTable, guard
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable, guard
 
 FIX_ALL_KIND = "source.fixAll.nnie"
 TRIAGE_FIX_ALL_KIND = "source.nnieTriage.applyAll"
@@ -154,7 +154,7 @@ async def code_action(ls: NnieLanguageServer, params: lsp.CodeActionParams):
 async def _create_card(ls: NnieLanguageServer, cfg: str, diagnostics, only) -> lsp.CodeAction | None:
     """"Create the model card nnie.toml from a draft" when the cfg's net has no card entry and the
     project says something about how it was trained (its Caffe dumps, its inference code)."""
-    from .card import draft
+    from nnie_lsp.server.handlers.card import draft
 
     settles = [d for d in diagnostics if str(d.code) in CARD_SETTLES]
     if not settles and not _kind_wanted(CREATE_CARD_KIND, only):
@@ -169,8 +169,8 @@ async def _create_card(ls: NnieLanguageServer, cfg: str, diagnostics, only) -> l
     name = os.path.basename(result.card_path)
     files = ", ".join(os.path.basename(f) for f in result.draft.files[:2]) or "the project"
     title = i18n.t("card.create" if not result.card_exists else "card.add", ls.lang, card=name, files=files)
-    from ...diagnostics import Applicability, Fix
-    from ..convert import fix_data
+    from nnie_lsp.diagnostics import Applicability, Fix
+    from nnie_lsp.server.convert import fix_data
 
     _overlay, versions = ls.documents.overlay()
     data = fix_data(Fix(title, Applicability.UNSAFE, tuple(result.edits)), ls.documents.line_index_for_path,

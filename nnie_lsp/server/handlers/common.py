@@ -12,10 +12,10 @@ from typing import Any, Callable
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from ... import i18n
-from ...text import LineIndex, Position
-from ..documents import OpenDocument
-from ..server import NnieLanguageServer
+from nnie_lsp import i18n
+from nnie_lsp.text import LineIndex, Position
+from nnie_lsp.server.documents import OpenDocument
+from nnie_lsp.server.server import NnieLanguageServer
 
 
 class HandlerTable:

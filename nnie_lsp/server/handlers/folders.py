@@ -4,8 +4,8 @@ overwritten).  The other triage commands are in :mod:`nnie_lsp.server.triage.com
 
 from __future__ import annotations
 
-from ..server import NnieLanguageServer
-from .common import HandlerTable
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable
 
 handlers = HandlerTable()
 

@@ -9,10 +9,10 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.uris import to_fs_path
 
-from ... import __version__ as VERSION
-from ..server import CONFIGURATION_TIMEOUT, NnieLanguageServer
-from .common import HandlerTable
-from .sync import pull_diagnostics
+from nnie_lsp import __version__ as VERSION
+from nnie_lsp.server.server import CONFIGURATION_TIMEOUT, NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable
+from nnie_lsp.server.handlers.sync import pull_diagnostics
 
 handlers = HandlerTable()
 

@@ -6,15 +6,15 @@ import os
 
 from lsprotocol import types as lsp
 
-from ... import i18n
-from ...features import navigation as navigation_features
-from ...project import cached_cfg
-from ...prototxt.format import format_edits
-from ...text import LineIndex
-from ..convert import uri_of
-from ..protocol import request_failed
-from ..server import NnieLanguageServer
-from .common import HandlerTable, document_at, guard
+from nnie_lsp import i18n
+from nnie_lsp.features import navigation as navigation_features
+from nnie_lsp.project import cached_cfg
+from nnie_lsp.prototxt.format import format_edits
+from nnie_lsp.text import LineIndex
+from nnie_lsp.server.convert import uri_of
+from nnie_lsp.server.protocol import request_failed
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable, document_at, guard
 
 handlers = HandlerTable()
 

@@ -10,8 +10,8 @@ import os
 from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 
-from ..server import NnieLanguageServer
-from .common import HandlerTable
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable
 
 handlers = HandlerTable()
 
@@ -74,7 +74,7 @@ def did_close(ls: NnieLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
 def did_change_watched_files(ls: NnieLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     """cfg/prototxt files changed on disk (watched for workspace diagnostics); a model card
     (nnie.toml) that changed makes every lint stale: the cfgs judged against it are linted again."""
-    from ...features.common import CARD_FILE_NAME
+    from nnie_lsp.features.common import CARD_FILE_NAME
 
     if any(os.path.basename(to_fs_path(c.uri) or "") == CARD_FILE_NAME for c in params.changes):
         ls.settings_gen += 1

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ...features import wk as wk_features
-from ...features.triage.annotations import TriageArgsError, parse_arguments
-from ..server import NnieLanguageServer
-from .common import HandlerTable
+from nnie_lsp.features import wk as wk_features
+from nnie_lsp.features.triage.annotations import TriageArgsError, parse_arguments
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.handlers.common import HandlerTable
 
 handlers = HandlerTable()
 

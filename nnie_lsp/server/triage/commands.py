@@ -15,13 +15,13 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from ... import i18n
-from ...features.triage import annotations as triage_features
-from ...features.triage import carry_over
-from ..convert import can_create_files, stale_files, versioned_edits, workspace_edit
-from ..server import NnieLanguageServer
-from .results import Entry, rerun_arguments
-from ..handlers.common import HandlerTable, document_at, guard
+from nnie_lsp import i18n
+from nnie_lsp.features.triage import annotations as triage_features
+from nnie_lsp.features.triage import carry_over
+from nnie_lsp.server.convert import can_create_files, stale_files, versioned_edits, workspace_edit
+from nnie_lsp.server.server import NnieLanguageServer
+from nnie_lsp.server.triage.results import Entry, rerun_arguments
+from nnie_lsp.server.handlers.common import HandlerTable, document_at, guard
 
 handlers = HandlerTable()
 
@@ -72,7 +72,7 @@ async def _wk_lens(ls: NnieLanguageServer, uri: str, record) -> list[lsp.CodeLen
     """The cfg's lens about the `.wk` it builds (features/wk.py), on its [instruction_name] line."""
     if record is None or record.kind != "cfg":
         return []
-    from ...features.wk import wk_lens
+    from nnie_lsp.features.wk import wk_lens
 
     project = await ls.scheduler.project_for(uri)
     lens = wk_lens(project) if project is not None else None

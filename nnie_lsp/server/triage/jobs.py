@@ -35,13 +35,13 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from ... import i18n
-from ... import extras
-from ...features.triage.annotations import TRIAGE_CMD_ENV, triage_cli
-from ..protocol import request_failed
+from nnie_lsp import i18n
+from nnie_lsp import extras
+from nnie_lsp.features.triage.annotations import TRIAGE_CMD_ENV, triage_cli
+from nnie_lsp.server.protocol import request_failed
 
 if TYPE_CHECKING:
-    from ..server import NnieLanguageServer
+    from nnie_lsp.server.server import NnieLanguageServer
 
 #: Before the tool's first progress line: an "elapsed seconds" report this often.
 PROGRESS_POLL_SECONDS = 1.0

@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from ... import i18n
-from ...features.triage import annotations as triage_features
-from ...features.triage import carry_over
-from ...project import cached_prototxt
-from ...text import read_text
-from ...triage.inputs.folder_names import TRIAGE_STORE_DIR
-from ..convert import TRIAGE_SOURCE, documented_rule, fix_data, merge_fix_data, rule_href, to_lsp_diagnostic
+from nnie_lsp import i18n
+from nnie_lsp.features.triage import annotations as triage_features
+from nnie_lsp.features.triage import carry_over
+from nnie_lsp.project import cached_prototxt
+from nnie_lsp.text import read_text
+from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
+from nnie_lsp.server.convert import TRIAGE_SOURCE, documented_rule, fix_data, merge_fix_data, rule_href, to_lsp_diagnostic
 
 if TYPE_CHECKING:
-    from ...triage.store import StoredTriage
-    from ..server import NnieLanguageServer
+    from nnie_lsp.triage.store import StoredTriage
+    from nnie_lsp.server.server import NnieLanguageServer
 
 #: Dump folders are stamped again at most this often (a big mapper_quant/ holds thousands of files).
 FOLDER_CHECK_SECONDS = 2.0
@@ -46,7 +46,7 @@ FOLDER_CHECK_SECONDS = 2.0
 def _store():
     """nnie_lsp.triage.store, imported when the first result is read or written (not at the
     server's start-up)."""
-    from ...triage import store
+    from nnie_lsp.triage import store
     return store
 
 
@@ -77,7 +77,7 @@ def _regenerable(sim: str | None) -> bool:
     those can be made again from the editor (``nnie.triage`` with ``regenerate: true``)."""
     if not sim or not os.path.isdir(sim):
         return False
-    from ...triage.inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
     manifest = read_manifest(sim)
     return manifest is not None and manifest.get("command") == "emulate"
 

@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ... import i18n
-from ...features.triage import annotations as triage_features
-from ...features.triage import carry_over as result_features
-from ...project import DiskProvider, cfgs_naming
-from ...text import read_text
-from .jobs import Busy, run_job
-from ..protocol import request_failed
-from .results import TriageResults
+from nnie_lsp import i18n
+from nnie_lsp.features.triage import annotations as triage_features
+from nnie_lsp.features.triage import carry_over as result_features
+from nnie_lsp.project import DiskProvider, cfgs_naming
+from nnie_lsp.text import read_text
+from nnie_lsp.server.triage.jobs import Busy, run_job
+from nnie_lsp.server.protocol import request_failed
+from nnie_lsp.server.triage.results import TriageResults
 
 if TYPE_CHECKING:
-    from ...triage.store import StoredTriage
-    from ..server import NnieLanguageServer
+    from nnie_lsp.triage.store import StoredTriage
+    from nnie_lsp.server.server import NnieLanguageServer
 
 # nnie_lsp.triage (store, pipeline, inputs) is imported inside the commands: none of it loads numpy,
 # but the server's start-up does without it until a triage command runs.
@@ -116,14 +116,14 @@ class TriageRunner:
         if cfg is None:
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.discoverTriageInputs",
                                               error="give a cfg, or a prototxt a cfg beside it names"))
-        from ...triage.inputs.beside_cfg import discover
+        from nnie_lsp.triage.inputs.beside_cfg import discover
         return {**discover(cfg, reader=self.read, lang=self.ls.lang).to_json(), "cfgs": cfgs or [cfg]}
 
     def check_folder(self, args: Sequence) -> dict:
         """``nnie.checkFolder {folder}``: what a folder holds, for the editor's choices before it
         runs anything (an input folder must hold dumps; an output folder with dumps nnie-triage did
         not write cannot be overwritten)."""
-        from ...triage.inputs.beside_cfg import output_state
+        from nnie_lsp.triage.inputs.beside_cfg import output_state
         values = self.arguments("nnie.checkFolder", args, {"folder": "path"})
         if not values.get("folder"):
             raise JsonRpcInvalidParams(i18n.t("triage.bad_args", self.ls.lang, command="nnie.checkFolder",
@@ -140,9 +140,9 @@ class TriageRunner:
             raise self.ls.outcome("nnie.triage", exc) from None
 
     async def _run(self, args: Sequence) -> dict:
-        from ...triage import store
-        from ...triage.inputs.beside_cfg import DiscoveryError, why_not_dumps
-        from ...triage.pipeline import TriageRequest, find_inputs
+        from nnie_lsp.triage import store
+        from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, why_not_dumps
+        from nnie_lsp.triage.pipeline import TriageRequest, find_inputs
         lang = self.ls.lang
         try:
             targs = triage_features.TriageArgs.parse(list(args), self.ls.root)
@@ -237,7 +237,7 @@ class TriageRunner:
         return [text]
 
     def _save(self, record: StoredTriage, html: str | None, text_report: str | None) -> None:
-        from ...triage import store
+        from nnie_lsp.triage import store
         try:
             if html and os.path.exists(html):
                 os.replace(html, record.paths.html)
@@ -250,7 +250,7 @@ class TriageRunner:
 
     # ---------------------------------------------------------------- nnie.reference / nnie.emulate
     def _tool_paths(self, values: Mapping) -> tuple[str | None, str | None]:
-        from ...triage.inputs.beside_cfg import discover
+        from nnie_lsp.triage.inputs.beside_cfg import discover
         found = discover(values["cfg"], reader=self.read)
         return values.get("prototxt") or found.prototxt, values.get("caffemodel") or found.caffemodel
 
@@ -272,7 +272,7 @@ class TriageRunner:
         return {"ok": not problems, "problems": [p.to_json() for p in problems]}
 
     async def _problems(self, kind: str, values: Mapping):
-        from ...features.triage import tool_inputs
+        from nnie_lsp.features.triage import tool_inputs
 
         prototxt, caffemodel = self._tool_paths(values)
         overlay, _versions = self.ls.documents.overlay()
@@ -283,7 +283,7 @@ class TriageRunner:
     async def tool_inputs(self, kind: str, values: Mapping) -> tuple[str, str]:
         """The prototxt and caffemodel of a reference / emulate job, or the refusal that says, in the
         cfg's terms and at its line, what is missing (``data.problems``: as ``nnie.checkToolInputs``)."""
-        from ...features.triage import tool_inputs
+        from nnie_lsp.features.triage import tool_inputs
         problems = await self._problems(kind, values)
         if problems:
             raise request_failed(tool_inputs.first_problem_text(problems),
@@ -299,8 +299,8 @@ class TriageRunner:
             raise self.ls.outcome(f"nnie.{kind}", exc) from None
 
     async def _run_tool(self, kind: str, args: Sequence) -> dict:
-        from ...triage.inputs.beside_cfg import EMULATED_16BIT_DIR, discover, output_state
-        from ...triage.inputs.folder_names import CAFFE_OUTPUT_DIR, EMULATED_DIR
+        from nnie_lsp.triage.inputs.beside_cfg import EMULATED_16BIT_DIR, discover, output_state
+        from nnie_lsp.triage.inputs.folder_names import CAFFE_OUTPUT_DIR, EMULATED_DIR
         lang = self.ls.lang
         command_name = f"nnie.{kind}"
         values = self.arguments(command_name, args,
@@ -361,7 +361,7 @@ def _disk_text(path: str) -> str | None:
 
 
 def _text_report(result: dict) -> str | None:
-    from ...triage.report import render as report
+    from nnie_lsp.triage.report import render as report
     try:
         return report.render_text(result)
     except Exception:  # a report the renderer does not know (another tool version): the JSON is kept

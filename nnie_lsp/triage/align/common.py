@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ... import safe_io
-from ...dumpio.names import normalize_name
-from ...dumpio.tensor import DumpTensor
-from ...prototxt.layers import permute_inserting_types
-from ..measure.metrics import cosine
-from .keys import name_variants
+from nnie_lsp import safe_io
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.prototxt.layers import permute_inserting_types
+from nnie_lsp.triage.measure.metrics import cosine
+from nnie_lsp.triage.align.keys import name_variants
 
 if TYPE_CHECKING:
-    from ...prototxt.graph import NetGraph
+    from nnie_lsp.prototxt.graph import NetGraph
 
 __all__ = [
     "AlignedPair",

@@ -27,13 +27,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ...dumpio.names import normalize_name
-from ...dumpio.tensor import DumpTensor
-from ...mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
-from .common import Draft, PassResult, ReferenceTable, name_variants, value_count
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
+from nnie_lsp.triage.align.common import Draft, PassResult, ReferenceTable, name_variants, value_count
 
 if TYPE_CHECKING:
-    from ...prototxt.graph import NetGraph
+    from nnie_lsp.prototxt.graph import NetGraph
 
 __all__ = ["DotPass", "node_key"]
 

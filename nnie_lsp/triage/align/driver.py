@@ -37,18 +37,18 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from ...dumpio.names import normalize_name
-from ...dumpio.tensor import DumpSet, DumpTensor, resolve_layout
-from .common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, Draft, ReferenceTable, name_variants
-from .dot_nodes import DotPass, node_key
-from .names import NamePass
-from .positions import read_positions
-from .values import LayoutPass, ValuePass
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.dumpio.tensor import DumpSet, DumpTensor, resolve_layout
+from nnie_lsp.triage.align.common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, Draft, ReferenceTable, name_variants
+from nnie_lsp.triage.align.dot_nodes import DotPass, node_key
+from nnie_lsp.triage.align.names import NamePass
+from nnie_lsp.triage.align.positions import read_positions
+from nnie_lsp.triage.align.values import LayoutPass, ValuePass
 
 if TYPE_CHECKING:
-    from ...mapper.nettree import NetTree
-    from ...prototxt.graph import NetGraph
-    from ..progress import Reporter
+    from nnie_lsp.mapper.nettree import NetTree
+    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.triage.progress import Reporter
 
 __all__ = [
     "AlignedPair",

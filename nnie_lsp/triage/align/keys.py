@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from ...dumpio.names import normalize_name
+from nnie_lsp.dumpio.names import normalize_name
 
 __all__ = ["name_variants"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import sample_cosines
+from nnie_lsp.triage.align.common import sample_cosines
 
 #: The (H, W, C) reading of a simulator tensor wins when its cosine is better by more than this.
 HWC_MARGIN = 0.05

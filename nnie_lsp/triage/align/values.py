@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...dumpio.tensor import DumpTensor
-from .common import (
+from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.triage.align.common import (
     PERMUTE_TYPES,
     AlignedPair,
     Draft,
@@ -34,11 +34,11 @@ from .common import (
     sample_positions,
     value_count,
 )
-from .value_match import Scores, greedy_matches
+from nnie_lsp.triage.align.value_match import Scores, greedy_matches
 
 if TYPE_CHECKING:
-    from ...prototxt.graph import NetGraph
-    from ..progress import Reporter
+    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.triage.progress import Reporter
 
 __all__ = ["ValuePass", "LayoutPass"]
 

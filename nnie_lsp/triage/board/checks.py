@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...dumpio.board import BoardValues, read_board_file
-from ...wk.contract import ContractNode
-from ...wk.model import DESTINATION, SOURCE
-from .folder import BoardFile, BoardFolder
-from .input_check import InputFinding, check_input
-from .readings import (BoardThresholds, Closeness, as_tensor, best_scale, closeness, compare, coverage,
+from nnie_lsp.dumpio.board import BoardValues, read_board_file
+from nnie_lsp.wk.contract import ContractNode
+from nnie_lsp.wk.model import DESTINATION, SOURCE
+from nnie_lsp.triage.board.folder import BoardFile, BoardFolder
+from nnie_lsp.triage.board.input_check import InputFinding, check_input
+from nnie_lsp.triage.board.readings import (BoardThresholds, Closeness, as_tensor, best_scale, closeness, compare, coverage,
                        scale_name)
 
 

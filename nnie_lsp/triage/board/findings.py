@@ -6,8 +6,8 @@ loads no numpy.
 
 from __future__ import annotations
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
 
 STRIDE, SCALE, LAYOUT, CHANNELS, ASSIGNMENT, REPEAT, VERSUS, UNUSABLE = (
     "T601", "T602", "T603", "T604", "T605", "T606", "T607", "T608")

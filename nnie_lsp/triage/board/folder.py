@@ -31,10 +31,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from ...dumpio.board_forms import board_form, stem_of
-from ...dumpio.names import normalize_name
-from ...wk.contract import BoardContract, ContractNode, from_nodes, from_wk
-from ...wk.model import DESTINATION, SOURCE
+from nnie_lsp.dumpio.board_forms import board_form, stem_of
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.wk.contract import BoardContract, ContractNode, from_nodes, from_wk
+from nnie_lsp.wk.model import DESTINATION, SOURCE
 
 #: Files looked at in one run folder (a board folder is small; a huge one is not a board folder).
 MAX_FILES = 2000
@@ -214,9 +214,9 @@ def instruction_wk(cfg: str | None) -> str | None:
     resolve; None when there is none."""
     if not cfg or not os.path.isfile(cfg):
         return None
-    from ...cfg.paths import cfg_bases, resolve_written
-    from ...cfg.reader import parse_cfg
-    from ...text import read_text
+    from nnie_lsp.cfg.paths import cfg_bases, resolve_written
+    from nnie_lsp.cfg.reader import parse_cfg
+    from nnie_lsp.text import read_text
 
     try:
         text = read_text(cfg).text
@@ -232,7 +232,7 @@ def instruction_wk(cfg: str | None) -> str | None:
 
 
 def _ends_in_order(graph) -> list[str]:
-    from ...prototxt.nnie_ends import nnie_ends
+    from nnie_lsp.prototxt.nnie_ends import nnie_ends
 
     ends = nnie_ends(graph)
     out, seen = [], set()
@@ -278,7 +278,7 @@ def board_contract(*, wk: str | None, graph, reference: Mapping[str, object], im
     name are the outputs)."""
     notes: list[str] = []
     if wk:
-        from ...wk import WkError, read_wk
+        from nnie_lsp.wk import WkError, read_wk
 
         try:
             model = read_wk(wk)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..diagnose.preprocess_fit import fit_preprocessing
-from .readings import BoardThresholds, as_tensor, coverage, hwc_planes
+from nnie_lsp.triage.diagnose.preprocess_fit import fit_preprocessing
+from nnie_lsp.triage.board.readings import BoardThresholds, as_tensor, coverage, hwc_planes
 
 #: Another reading wins only when its unexplained variance is below this share of the expected one's.
 BETTER = 0.5

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .readings import compare
+from nnie_lsp.triage.board.readings import compare
 
 if TYPE_CHECKING:
-    from .checks import BoardReport
+    from nnie_lsp.triage.board.checks import BoardReport
 
 MISTAKES = ("hwc", "rgb", "input_stride")
 #: The emulation on the image fed right must reproduce the simulator (else the board's image or the
@@ -74,11 +74,11 @@ def _worst(outputs: dict[str, np.ndarray], against: dict[str, np.ndarray]) -> fl
 def infer_from_outputs(report: BoardReport, cfg: str, *, node, truths: dict) -> tuple[str, dict] | None:
     """(mistake, parameters) when the board's outputs are what the chip computes on the cfg's last
     image fed one of the wrong ways (module doc), else None.  ``node``: the input's contract node."""
-    from ...emulation.emulate import EmulationOptions, emulate_images
-    from ...reference.caffe_forward import prepare_inputs
-    from ...reference.net import load_net
-    from ...reference.preprocess import load_image
-    from ...reference.run_inputs import Overrides, load_run_inputs
+    from nnie_lsp.emulation.emulate import EmulationOptions, emulate_images
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.reference.net import load_net
+    from nnie_lsp.reference.preprocess import load_image
+    from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
     board = {c.named.blob_name: c.as_read for c in report.outputs
              if c.named is not None and c.as_read is not None}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..measure.metrics import cosine
+from nnie_lsp.triage.measure.metrics import cosine
 
 QUANT_BASE = 4096
 LOG2_QUANT_BASE = 12.0

@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...dumpio.names import normalize_name
-from ...wk.model import SOURCE
-from .checks import BoardReport, OutputCheck, Truth, check_board
-from .findings import ASSIGNMENT, CHANNELS, LAYOUT, REPEAT, SCALE, STRIDE, VERSUS
-from .folder import BoardFolder, board_contract, instruction_wk, read_board_folders
-from .readings import BoardThresholds
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.wk.model import SOURCE
+from nnie_lsp.triage.board.checks import BoardReport, OutputCheck, Truth, check_board
+from nnie_lsp.triage.board.findings import ASSIGNMENT, CHANNELS, LAYOUT, REPEAT, SCALE, STRIDE, VERSUS
+from nnie_lsp.triage.board.folder import BoardFolder, board_contract, instruction_wk, read_board_folders
+from nnie_lsp.triage.board.readings import BoardThresholds
 
 if TYPE_CHECKING:
-    from ..diagnose.builder import Sources
+    from nnie_lsp.triage.diagnose.builder import Sources
 
 NEXT_STEP = 7
 NEXT_TEXT = "step 7 (the board): fix the board code the finding names, dump the board again and compare again"
@@ -50,7 +50,7 @@ AGAINST_ZH = {"simulator": "仿真", "Caffe": "Caffe"}
 # ------------------------------------------------------------------ truths
 
 def _reference_tensors(folder: str) -> dict[str, object]:
-    from ...dumpio.scan import scan_dumps
+    from nnie_lsp.dumpio.scan import scan_dumps
 
     out: dict[str, object] = {}
     for t in scan_dumps(str(folder)).tensors:
@@ -63,14 +63,14 @@ def _sim_tensors(reference: str, sim: str | None, graph, dot) -> dict[str, tuple
     """Blob key → (Caffe, simulator) arrays of every aligned pair (the comparison's alignment)."""
     if sim is None:
         return {}
-    from .. import compare
+    from nnie_lsp.triage import compare
 
     ref_set = compare._scan(reference, "reference dump folder")
     sim_set = compare._scan(sim, "simulator dump folder")
     dot_graph = None
     if dot is not None and os.path.isfile(dot):
-        from ...mapper.nettree import parse_net_tree
-        from ...text import read_text
+        from nnie_lsp.mapper.nettree import parse_net_tree
+        from nnie_lsp.text import read_text
 
         dot_graph = parse_net_tree(read_text(str(dot)).text, path=str(dot))
     al = compare._align(ref_set, sim_set, graph, dot_graph)
@@ -84,7 +84,7 @@ def _sim_tensors(reference: str, sim: str | None, graph, dot) -> dict[str, tuple
 
 
 def _load_truths(contract, reference: dict, sim_pairs: dict, rows) -> tuple[dict[str, Truth], dict[str, Truth]]:
-    from ..align.driver import load_pair
+    from nnie_lsp.triage.align.driver import load_pair
 
     cos_by_blob = {normalize_name(r.blob): r.cosine for r in rows or () if r.blob and r.metrics is not None}
     outputs: dict[str, Truth] = {}
@@ -164,7 +164,7 @@ _INFERRED = {"hwc": ("T603", "hwc_inferred"), "rgb": ("T604", "rgb_bgr_inferred"
 def _inferred_input(report: BoardReport, cfg: str | None, truths: dict) -> None:
     """No input dumped, no board mistake found and every output disagreeing with the simulator:
     the input mistakes tried by emulation (:mod:`.input_mistakes`)."""
-    from .checks import Issue
+    from nnie_lsp.triage.board.checks import Issue
 
     inputs = report.folder.contract.inputs
     named = [c for c in report.outputs if c.named is not None]
@@ -175,7 +175,7 @@ def _inferred_input(report: BoardReport, cfg: str | None, truths: dict) -> None:
                 or (c.node is not None and c.sim is not None and c.sim.level(report.thresholds) == "differs")]
     if not disagree:
         return
-    from .input_mistakes import infer_from_outputs
+    from nnie_lsp.triage.board.input_mistakes import infer_from_outputs
 
     try:
         found = infer_from_outputs(report, cfg, node=inputs[0], truths=truths)
@@ -284,8 +284,8 @@ def _summary(report: BoardReport, th: BoardThresholds) -> tuple[str, list[Output
 
 def apply(diag, report: BoardReport, sources: Sources, *, has_sim: bool) -> None:
     """The board's findings and, when a check fires, the verdict (module doc)."""
-    from ..diagnose.builder import FindingBuilder
-    from ..diagnose.postprocessing import CHECK_POSTPROCESSING
+    from nnie_lsp.triage.diagnose.builder import FindingBuilder
+    from nnie_lsp.triage.diagnose.postprocessing import CHECK_POSTPROCESSING
 
     th = report.thresholds
     builder = FindingBuilder(sources)
@@ -341,7 +341,7 @@ def apply(diag, report: BoardReport, sources: Sources, *, has_sim: bool) -> None
 
 
 def _warning():
-    from ...diagnostics import Severity
+    from nnie_lsp.diagnostics import Severity
     return Severity.WARNING
 
 
@@ -371,7 +371,7 @@ def board_json(report: BoardReport, folders) -> dict:
 # ------------------------------------------------------------------ the pipeline's entries
 
 def _graph(prototxt: str | None):
-    from .. import compare
+    from nnie_lsp.triage import compare
 
     if not prototxt:
         return None
@@ -384,7 +384,7 @@ def _graph(prototxt: str | None):
 def board_stage(request, pairs, result) -> None:
     """``compare --board`` with a simulator side: the board checks on the last image pair, their
     findings and the verdict in ``result`` (a :class:`~..compare.TriageResult`)."""
-    from .. import compare
+    from nnie_lsp.triage import compare
 
     pair = pairs[-1]
     graph = _graph(request.prototxt)
@@ -407,11 +407,11 @@ def board_only_result(request, progress=None):
     Caffe and a result whose rows are the board's outputs against Caffe (module doc)."""
     import time
 
-    from .. import compare
-    from ..diagnose.tree import Diagnosis
-    from ..inputs.image_sets import DumpFolder
-    from ..measure.metrics import Thresholds, compare_arrays
-    from ..measure.rows import LayerRow
+    from nnie_lsp.triage import compare
+    from nnie_lsp.triage.diagnose.tree import Diagnosis
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder
+    from nnie_lsp.triage.measure.metrics import Thresholds, compare_arrays
+    from nnie_lsp.triage.measure.rows import LayerRow
 
     t0 = time.perf_counter()
     th = request.thresholds or Thresholds()
@@ -445,7 +445,7 @@ def board_only_result(request, progress=None):
     if not report.mistakes:
         compared = [r for r in rows if r.metrics is not None]
         summary, _ = _summary(report, report.thresholds)
-        from ..diagnose.builder import FindingBuilder
+        from nnie_lsp.triage.diagnose.builder import FindingBuilder
 
         builder = FindingBuilder(sources)
         if compared and all(r.cosine >= th.good for r in compared):

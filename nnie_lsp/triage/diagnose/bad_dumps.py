@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
 
 if TYPE_CHECKING:
-    from ...prototxt.graph import NetGraph
-    from ..measure.rows import LayerRow
-    from .builder import FindingBuilder
+    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.triage.measure.rows import LayerRow
+    from nnie_lsp.triage.diagnose.builder import FindingBuilder
 
 #: The verdicts (the report names them once: "Bad dumps: the data layers differ in size").
 SIZE_VERDICT = "bad dumps: the data layers differ in size"
@@ -159,8 +159,8 @@ def hwc(shape: tuple[int, ...] | None) -> str | None:
 def input_size_mismatches(alignment, graph: NetGraph | None) -> list[InputSize]:
     """The network inputs whose dumps the alignment left unmatched on both sides because their
     sizes differ (the name pass never pairs different sizes): one :class:`InputSize` each."""
-    from ...dumpio.names import normalize_name
-    from ..align.common import name_variants, value_count
+    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.triage.align.common import name_variants, value_count
 
     refs = list(getattr(alignment, "unmatched_ref", ()) or ())
     sims = list(getattr(alignment, "unmatched_sim", ()) or ())

@@ -18,20 +18,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
-from ...cfg.keys import KEYS, PER_INPUT_KEYS
-from ...cfg.model import MapperConfig
-from ...cfg.reader import CfgDocument, CfgEntry
-from ...diagnostic_json import encode_finding
-from ...diagnostics import Diagnostic, FileEdit, Fix, Related, Severity
-from ...project import Project, load_project
-from ...prototxt.graph import GraphLayer, NetGraph
-from ...prototxt.reader import PrototxtDocument
-from ...rules.context import DiagnosticBuilder
-from ...rules.catalogue import get_rule
-from ...rules.registry import Rule
-from ...safe_io import FileReadError
-from ...settings import LintSettings, load_settings
-from ...text import Range
+from nnie_lsp.cfg.keys import KEYS, PER_INPUT_KEYS
+from nnie_lsp.cfg.model import MapperConfig
+from nnie_lsp.cfg.reader import CfgDocument, CfgEntry
+from nnie_lsp.diagnostic_json import encode_finding
+from nnie_lsp.diagnostics import Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.project import Project, load_project
+from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
+from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.rules.context import DiagnosticBuilder
+from nnie_lsp.rules.catalogue import get_rule
+from nnie_lsp.rules.registry import Rule
+from nnie_lsp.safe_io import FileReadError
+from nnie_lsp.settings import LintSettings, load_settings
+from nnie_lsp.text import Range
 
 Place = tuple[str, Range]  # (path, range)
 #: A message id's variant used while fixes are withheld (:attr:`FindingBuilder.withholding`).

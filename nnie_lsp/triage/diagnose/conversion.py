@@ -24,9 +24,9 @@ Registering loads no numpy.
 
 from __future__ import annotations
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
-from .postprocessing import CHECK_POSTPROCESSING
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
+from nnie_lsp.triage.diagnose.postprocessing import CHECK_POSTPROCESSING
 
 VERDICT = "conversion: Caffe already differs from the ONNX model"
 
@@ -105,8 +105,8 @@ def _static(builder, sources, hop_row, onnx: str | None) -> str:
     prototxt = src.prototxt.path if src.prototxt is not None else None
     if not onnx or not prototxt:
         return builder.text("T501", "no_model", prototxt=prototxt or "net.prototxt")
-    from ...lint_paths import lint_files
-    from ...settings import settings_from_mapping
+    from nnie_lsp.lint_paths import lint_files
+    from nnie_lsp.settings import settings_from_mapping
 
     graph = src.graph
     names = {hop_row.name}
@@ -155,7 +155,7 @@ def _reshaped_origin(first, hop, graph):
 
 def apply(diag, hop, sources, thresholds) -> None:
     """Name the stage in ``diag`` (a :class:`~.tree.Diagnosis`) from the ONNX → Caffe ``hop``."""
-    from .builder import FindingBuilder
+    from nnie_lsp.triage.diagnose.builder import FindingBuilder
 
     builder = FindingBuilder(sources)
     if hop.model_changed:

@@ -27,13 +27,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
-from ..measure.rows import LayerRow, finite, measured_body
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
+from nnie_lsp.triage.measure.rows import LayerRow, finite, measured_body
 
 if TYPE_CHECKING:
-    from ..measure.metrics import Thresholds
-    from .builder import FindingBuilder
+    from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.diagnose.builder import FindingBuilder
 
 #: log2 K rounded → what reads the dumps with that factor (K = best scale, ref ≈ K·sim)
 CAUSES = {-4: "fraction_bits_16", 4: "fraction_bits_8", -12: "inst_4096", 12: "twice_4096"}
@@ -164,7 +164,7 @@ def _on_cfg_grid(data: LayerRow, sim_scale: float | None, th: Thresholds) -> boo
     _ref, sim, _raw = data.arrays()
     if sim is None:
         return False
-    from .preprocess_fit import value_step
+    from nnie_lsp.triage.diagnose.preprocess_fit import value_step
 
     step = value_step(sim)
     return step is not None and step > 0 and abs(math.log2(step / sim_scale)) <= th.decoding_data_log2

@@ -23,20 +23,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...fixes import deinplace_edits
-from ...diagnostic_json import encode_fix
-from ...diagnostics import FileEdit, Severity
-from ...prototxt import layers as layer_table
-from ...prototxt.graph import GraphLayer
-from ...rules.layer_matching import inplace_heads, split_code
-from ...rules.triage_common import register_finding
-from .builder import FindingBuilder, Sources
-from ..measure.rows import LayerRow, ends, finite
+from nnie_lsp.fixes import deinplace_edits
+from nnie_lsp.diagnostic_json import encode_fix
+from nnie_lsp.diagnostics import FileEdit, Severity
+from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.prototxt.graph import GraphLayer
+from nnie_lsp.rules.layer_matching import inplace_heads, split_code
+from nnie_lsp.rules.triage_common import register_finding
+from nnie_lsp.triage.diagnose.builder import FindingBuilder, Sources
+from nnie_lsp.triage.measure.rows import LayerRow, ends, finite
 
 if TYPE_CHECKING:  # numpy: imported where the arrays are read, not when the T-codes are registered
     import numpy as np
 
-    from ..measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
 LAYOUTS = (("H,W,C", (2, 0, 1)), ("W,H,C", (2, 1, 0)), ("C,W,H", (0, 2, 1)))  # label, axes back to C,H,W
 
@@ -56,7 +56,7 @@ def layout_alternatives(r: LayerRow) -> tuple[str, float] | None:
         return None
     import numpy as np
 
-    from ..measure.metrics import cosine
+    from nnie_lsp.triage.measure.metrics import cosine
 
     ref = np.asarray(ref, dtype=np.float64)
     while ref.ndim > 3 and ref.shape[0] == 1:
@@ -106,7 +106,7 @@ def inplace_evidence(r: LayerRow, th: Thresholds, sources: Sources | None = None
     types = [t for _, t in r.inplace]
     shown = "/".join(types)
     if all(t in APPLIED for t in types):
-        from ..measure.metrics import cosine
+        from nnie_lsp.triage.measure.metrics import cosine
 
         if any(t in RECTIFIERS for t in types) and float(np.mean(sim < 0)) <= th.negative_share:
             return Evidence(False, "why_no_negatives", (("types", shown),))

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ...diagnostics import Severity
-from ...rules.registry import Messages
-from ...rules.triage_common import register_finding
-from .builder import FindingBuilder
-from ..measure.rows import LayerRow, ends
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.registry import Messages
+from nnie_lsp.rules.triage_common import register_finding
+from nnie_lsp.triage.diagnose.builder import FindingBuilder
+from nnie_lsp.triage.measure.rows import LayerRow, ends
 
 if TYPE_CHECKING:  # numpy: imported where results are compared, not when the T-codes are registered
     import numpy as np
 
-    from ..measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
 
 def compare_postprocess(ref_result: Any, sim_result: Any, *, thresholds: Thresholds | None = None,
@@ -28,7 +28,7 @@ def compare_postprocess(ref_result: Any, sim_result: Any, *, thresholds: Thresho
     """Compare two post-processing results (see the module docstring)."""
     import numpy as np
 
-    from ..measure.metrics import Thresholds, cosine
+    from nnie_lsp.triage.measure.metrics import Thresholds, cosine
 
     th = thresholds or Thresholds()
     if isinstance(ref_result, dict) and "boxes" in ref_result:

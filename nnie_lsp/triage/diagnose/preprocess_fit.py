@@ -34,7 +34,7 @@ from nnie_lsp.cfg.preprocessing import (
     norm_type_for,
 )
 
-from ..measure.metrics import Thresholds, cosine
+from nnie_lsp.triage.measure.metrics import Thresholds, cosine
 
 if TYPE_CHECKING:
     from nnie_lsp.project import Project

@@ -13,15 +13,15 @@ import os
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ...diagnostics import FileEdit, Severity
-from ...fixes import channel_mean_text, set_input_key, write_whole_file
-from ...rules.triage_common import DATA_INPUT, UNSET, register_finding, withheld
-from .builder import FindingBuilder, Place
-from ..measure.rows import LayerRow, finite
+from nnie_lsp.diagnostics import FileEdit, Severity
+from nnie_lsp.fixes import channel_mean_text, set_input_key, write_whole_file
+from nnie_lsp.rules.triage_common import DATA_INPUT, UNSET, register_finding, withheld
+from nnie_lsp.triage.diagnose.builder import FindingBuilder, Place
+from nnie_lsp.triage.measure.rows import LayerRow, finite
 
 if TYPE_CHECKING:  # numpy: the fit is imported when it runs, not when the T-codes are registered
-    from ..measure.metrics import Thresholds
-    from .preprocess_fit import CfgEdit, PreprocessFit
+    from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.diagnose.preprocess_fit import CfgEdit, PreprocessFit
 
 CHANNEL_MEAN_FILE = "channel_mean.txt"  # the file a new channel mean goes to, beside the cfg
 
@@ -48,7 +48,7 @@ def fraction_text(x: float | None, *, max_denominator: int = 1000, tolerance: fl
 def _ratio_text(ratio: float, sim_scale: float | None = None, caffe_scale: float | None = None) -> str:
     """``1.00392 ≈ 256/255``: the fitted ratio, named from the two scales when both are small
     fractions (2/255 against 1/128), else from the number alone."""
-    from .preprocess_fit import scale_ratio_text
+    from nnie_lsp.triage.diagnose.preprocess_fit import scale_ratio_text
 
     named = scale_ratio_text(sim_scale, caffe_scale) or fraction_text(ratio, max_denominator=256, tolerance=4e-4)
     return f"{ratio:.5f}" + (f" ≈ {named}" if "/" in named else "")
@@ -183,7 +183,7 @@ def diagnose_data_layer(row: LayerRow, index: int, builder: FindingBuilder, th: 
     if ref is None or sim is None:
         builder.add("T106", "no_arrays", place=place, layer=row.name)
         return None
-    from .preprocess_fit import fit_preprocessing
+    from nnie_lsp.triage.diagnose.preprocess_fit import fit_preprocessing
 
     try:
         fit = fit_preprocessing(ref, sim, cfg_path=src.cfg_path, cfg_project=src.project, input_index=index,
@@ -379,7 +379,7 @@ def _mean_path(builder: FindingBuilder, file_name: str) -> str:
 
 
 def _read_if_exists(path: str) -> str | None:
-    from ...text import read_text
+    from nnie_lsp.text import read_text
 
     try:
         return read_text(path).text
@@ -486,8 +486,8 @@ def _mean_differs_finding(mean: CfgEdit, fit: PreprocessFit, row: LayerRow, inde
 
 def _existing_mean_file(builder: FindingBuilder, index: int) -> str | None:
     """The channel-mean file input `index` uses today (resolved as lint resolves it), if any."""
-    from ...cfg.keys import is_null_path
-    from ...cfg.paths import cfg_bases, resolve_path
+    from nnie_lsp.cfg.keys import is_null_path
+    from nnie_lsp.cfg.paths import cfg_bases, resolve_path
 
     entry = builder.sources.cfg_entry("mean_file", index)
     if entry is None or not entry.value or is_null_path(entry.value):

@@ -21,20 +21,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...diagnostic_json import rel
-from ...diagnostics import Severity
-from ...fixes import HP_SUFFIX
-from ...prototxt import layers as layer_table
-from ...rules.triage_common import UNSET, register_finding
-from .builder import FindingBuilder, Place
-from ..measure.rows import LayerRow, ends, finite, measured_body, start
+from nnie_lsp.diagnostic_json import rel
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.fixes import HP_SUFFIX
+from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.rules.triage_common import UNSET, register_finding
+from nnie_lsp.triage.diagnose.builder import FindingBuilder, Place
+from nnie_lsp.triage.measure.rows import LayerRow, ends, finite, measured_body, start
 
 #: A finding whose fix is part of another one's: a single `_hp` candidate (T204) inside the T207
 #: plan (the confirmation of applied fixes lists the plan, not each candidate).
 FIX_PART_OF = {"T204": "T207"}
 
 if TYPE_CHECKING:  # numpy: imported when a ranking runs, not when the T-codes are registered
-    from ..measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
 CANDIDATES_REPORTED = 5  # T204 findings (the JSON's hp_candidates lists up to CANDIDATES_RANKED)
 CANDIDATES_RANKED = 8
@@ -107,7 +107,7 @@ def rank_hp_candidates(rows: list[LayerRow], th: Thresholds | None = None, build
                        limit: int = CANDIDATES_RANKED) -> list[HpCandidate]:
     """What the dumps show without a plan: the weight layers by single-layer loss (at least
     ``hp_min_loss``), largest first, none in a plan (the plan is hp-plan's: the module doc)."""
-    from ..measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
     th = th or Thresholds()
     scored = sorted(single_layer_losses(rows).values(), key=lambda t: (-t[0], t[2].order))

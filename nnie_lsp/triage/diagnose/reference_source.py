@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
 
 VALUE_WORDS = {"channel_order": "channel order", "mean": "mean", "scale": "scale", "transpose": "transpose"}
 VALUE_WORDS_ZH = {"channel_order": "通道顺序", "mean": "均值", "scale": "缩放", "transpose": "转置"}
@@ -105,7 +105,7 @@ def check(reference: str | Path | None, card=None) -> dict:
     """Where the reference's preprocessing came from: ``{"independent": bool, "source": …}`` and,
     when it is not independent or stale, ``message`` (a T100 message id) with its parameters.
     `card` is the cfg's model card now (a :class:`~nnie_lsp.card.lookup.CardLookup`, or None)."""
-    from ..inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     folder = Path(reference) if reference else None
     manifest = read_manifest(folder) if folder is not None and folder.is_dir() else None
@@ -159,7 +159,7 @@ def add_finding(builder, info: dict) -> None:
 
 def caveat(doc: dict, lang: str = "en") -> str | None:
     """The words beside the verdict of a result whose reference is not independent, else None."""
-    from ...lang import pick
+    from nnie_lsp.lang import pick
 
     info = doc.get("reference_source") if isinstance(doc, dict) else None
     if not isinstance(info, dict) or info.get("independent", True):

@@ -28,8 +28,8 @@ import re
 from pathlib import Path
 from collections.abc import Mapping
 
-from ...diagnostics import Diagnostic, Severity
-from ...rules.triage_common import register_finding
+from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.rules.triage_common import register_finding
 
 #: Keys that do not change what the mapper (or the emulation) computes.
 IRRELEVANT_KEYS = frozenset({"instruction_name", "is_simulation", "log_level", "is_check_prototxt"})
@@ -87,8 +87,8 @@ def newest_dump_mtime(folder: str | Path) -> float | None:
 def record_now(cfg: str | Path, manifest: Mapping | None) -> dict:
     """The content record of the inputs as they are now, made with the options the run had
     (those its manifest records; a mapper folder has none)."""
-    from ..inputs.run_options import RunOptions
-    from ..inputs.run_record import run_record
+    from nnie_lsp.triage.inputs.run_options import RunOptions
+    from nnie_lsp.triage.inputs.run_record import run_record
 
     options = None
     if manifest is not None and isinstance(manifest.get("options"), Mapping):
@@ -107,7 +107,7 @@ def check(cfg: str | Path | None, sim: str | Path | None, manifest: dict | None,
     earlier triage of this cfg (:class:`..store.StoredTriage`), for the mapper's own dumps."""
     if cfg is None or sim is None or not Path(cfg).is_file() or not Path(sim).is_dir():
         return None
-    from ..inputs.run_record import changes as record_changes
+    from nnie_lsp.triage.inputs.run_record import changes as record_changes
 
     recorded = (manifest or {}).get("inputs_record")
     if isinstance(recorded, dict):
@@ -154,7 +154,7 @@ def _seen_by_earlier(earlier, sim) -> dict | None:
     unchanged since), else None."""
     if earlier is None:
         return None
-    from ..store import folder_stamp
+    from nnie_lsp.triage.store import folder_stamp
 
     recorded = (earlier.result.get("inputs") or {}).get("inputs_record") if isinstance(earlier.result, dict) else None
     stamp = earlier.stamps.get("sim") if isinstance(earlier.stamps, Mapping) else None
@@ -264,7 +264,7 @@ register_finding(
 
 def add_finding(builder, stale: dict) -> None:
     """T008 first (on the first changed key), or the T009 hint (on the cfg's first entry)."""
-    from ..inputs.run_record import cfg_key_of
+    from nnie_lsp.triage.inputs.run_record import cfg_key_of
 
     src = builder.sources
     if stale["how"] == "mtime":

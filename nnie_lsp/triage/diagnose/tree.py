@@ -38,22 +38,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ...diagnostics import Diagnostic, Severity
-from ...rules.triage_common import register_finding
-from .bad_dumps import (NON_FINITE_STEP, NON_FINITE_VERDICT, SIZE_STEP, SIZE_VERDICT, has_non_finite,
+from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.rules.triage_common import register_finding
+from nnie_lsp.triage.diagnose.bad_dumps import (NON_FINITE_STEP, NON_FINITE_VERDICT, SIZE_STEP, SIZE_VERDICT, has_non_finite,
                         non_finite_findings, size_findings)
-from .builder import FindingBuilder, Sources
-from .decoding import decoding_factor, decoding_findings, largest_drift, layer_scales
-from .layer_matching import is_dip, layer_matching_findings
-from .postprocessing import postprocess_findings
-from .preprocessing import data_suspect, diagnose_data_layer
-from .quantization import (HpCandidate, quantization_findings, rank_hp_candidates, sim16_dips_verdict,
+from nnie_lsp.triage.diagnose.builder import FindingBuilder, Sources
+from nnie_lsp.triage.diagnose.decoding import decoding_factor, decoding_findings, largest_drift, layer_scales
+from nnie_lsp.triage.diagnose.layer_matching import is_dip, layer_matching_findings
+from nnie_lsp.triage.diagnose.postprocessing import postprocess_findings
+from nnie_lsp.triage.diagnose.preprocessing import data_suspect, diagnose_data_layer
+from nnie_lsp.triage.diagnose.quantization import (HpCandidate, quantization_findings, rank_hp_candidates, sim16_dips_verdict,
                            sim16_verdict)
-from ..measure.rows import LayerRow, ends, finite, measured_body
+from nnie_lsp.triage.measure.rows import LayerRow, ends, finite, measured_body
 
 if TYPE_CHECKING:  # numpy: imported when a diagnosis runs, not when the T-codes are registered
-    from ..measure.metrics import Thresholds
-    from .preprocess_fit import PreprocessFit
+    from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.diagnose.preprocess_fit import PreprocessFit
 
 BUNDLE_HINT = "nnie-triage bundle --layer {layer} …"
 
@@ -184,18 +184,18 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
     T100 first when it shares the cfg's (after T008, which withholds every fix).  `input_sizes`: the
     network inputs whose dumps differ in size (:func:`.bad_dumps.input_size_mismatches`): T010 and
     the verdict "bad dumps", no case (nothing after them compares)."""
-    from ..measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.metrics import Thresholds
 
-    from .staleness import is_predating
+    from nnie_lsp.triage.diagnose.staleness import is_predating
 
     th = thresholds or Thresholds()
     predating = is_predating(stale)
     builder = FindingBuilder(sources, withholding=predating)
     if stale is not None:
-        from .staleness import add_finding
+        from nnie_lsp.triage.diagnose.staleness import add_finding
         add_finding(builder, stale)
     if reference_source is not None and reference_source.get("message"):   # first after T008 (which withholds fixes)
-        from .reference_source import add_finding as reference_finding
+        from nnie_lsp.triage.diagnose.reference_source import add_finding as reference_finding
         reference_finding(builder, reference_source)
     if prototxt_problem is not None:
         prototxt_finding(builder, *prototxt_problem)
@@ -210,7 +210,7 @@ def diagnose(rows: list[LayerRow], *, thresholds: Thresholds | None = None, rows
             _not_compared(ordered, builder)
     diag.findings = builder.items
     if predating:
-        from .staleness import remake_step, withhold_fixes
+        from nnie_lsp.triage.diagnose.staleness import remake_step, withhold_fixes
         diag.findings = withhold_fixes(builder, diag.findings)
         diag.next_step_text = remake_step(stale)
         if diag.preprocessing is not None and diag.preprocessing.edits:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .oracle import HpOracle
-from ..measure.metrics import Thresholds, cosine
+from nnie_lsp.triage.hp_plan.oracle import HpOracle
+from nnie_lsp.triage.measure.metrics import Thresholds, cosine
 
 NEGLIGIBLE_LOSS = 1e-4
 AGREE_RATIO = 2.0
@@ -191,11 +191,11 @@ class _Row:
 def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.ndarray], sim: str | Path,
              emulated: dict[str, np.ndarray], notes: list[str]) -> list[_Row]:
     """Pair the real dumps in ``sim`` with the float run's blobs and measure each pair."""
-    from ...dumpio import scan_dumps, write_npz
-    from ..align.driver import align, iter_pairs
-    from ..compare import TriageInputError, load_graph
+    from nnie_lsp.dumpio import scan_dumps, write_npz
+    from nnie_lsp.triage.align.driver import align, iter_pairs
+    from nnie_lsp.triage.compare import TriageInputError, load_graph
 
-    from ..inputs.image_sets import DumpFolder
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder
 
     folder = Path(sim)
     if not folder.exists():

@@ -106,7 +106,7 @@ def layer_macs(layer_type: str, param, bottom: tuple[int, ...] | None, top: tupl
 def net_macs(graph, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> NetMacs:
     """MACs per image of every conv/deconv/fc layer of a :class:`~nnie_lsp.prototxt.graph.NetGraph`;
     ``input_shapes`` replaces the declared input shapes (the images the run really feeds)."""
-    from ...prototxt.shapes import infer_shapes
+    from nnie_lsp.prototxt.shapes import infer_shapes
 
     shapes = infer_shapes(graph, input_shapes)
     by_layer: dict[str, int] = {}
@@ -130,8 +130,8 @@ def net_macs(graph, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -
 
 def prototxt_macs(prototxt: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> NetMacs:
     """:func:`net_macs` of a prototxt file (parsed the way the lint parses it)."""
-    from ...project import cached_prototxt
-    from ...reference.net import read_prototxt_text
+    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.reference.net import read_prototxt_text
 
     text = read_prototxt_text(Path(prototxt))
     graph = cached_prototxt(text, str(prototxt))[1]
@@ -143,7 +143,7 @@ def prototxt_macs(prototxt: str | Path, input_shapes: Mapping[str, tuple[int, ..
 def mac_share(chains: Iterable[tuple[str, Iterable[str]]], macs: NetMacs, hp: Iterable[str]) -> MacShare:
     """The share for the chains (head name, the chain's layer names) of the NNIE segment, the heads
     in ``hp`` (and those named ``*_hp``) at 16 bit."""
-    from ...fixes import HP_SUFFIX
+    from nnie_lsp.fixes import HP_SUFFIX
 
     hp = set(hp)
     total = high = 0

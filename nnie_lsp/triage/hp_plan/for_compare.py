@@ -23,14 +23,14 @@ import os
 import shlex
 from dataclasses import dataclass
 
-from ...diagnostic_json import rel
-from ...diagnostics import FileEdit
-from ...fixes import HP_SUFFIX, hp_rename_edits
-from ..diagnose.builder import FindingBuilder
-from ..diagnose.quantization import CANDIDATES_RANKED, CANDIDATES_REPORTED, HpCandidate, rename_text, \
+from nnie_lsp.diagnostic_json import rel
+from nnie_lsp.diagnostics import FileEdit
+from nnie_lsp.fixes import HP_SUFFIX, hp_rename_edits
+from nnie_lsp.triage.diagnose.builder import FindingBuilder
+from nnie_lsp.triage.diagnose.quantization import CANDIDATES_RANKED, CANDIDATES_REPORTED, HpCandidate, rename_text, \
     single_layer_losses
-from ..progress import Reporter
-from .planner import MIN_GAIN
+from nnie_lsp.triage.progress import Reporter
+from nnie_lsp.triage.hp_plan.planner import MIN_GAIN
 
 #: The codes the plan stage writes (and replaces, should the tree have written one).
 PLAN_CODES = ("T207", "T204")
@@ -63,7 +63,7 @@ class ComparePlan:
 
 def wants_plan(diagnosis) -> bool:
     """Case 2, or the mild 8-bit decay (inconclusive, next step 3): the cases step 3 answers."""
-    from ..diagnose.tree import INCONCLUSIVE
+    from nnie_lsp.triage.diagnose.tree import INCONCLUSIVE
 
     return diagnosis.case == 2 or (diagnosis.case is None and diagnosis.next_step == 3
                                    and diagnosis.verdict.startswith(INCONCLUSIVE["mild_decay"]))
@@ -89,7 +89,7 @@ def _transposed(request) -> bool | None:
     compared was made (its manifest's options), else as the reference was (a case-2 comparison
     starts good, so the NNIE side was fed what the reference was), else as the model card says;
     None when nothing says."""
-    from ..inputs.image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     def manifest(folder):
         found = read_manifest(folder) if folder and os.path.isdir(folder) else None
@@ -102,7 +102,7 @@ def _transposed(request) -> bool | None:
     if isinstance(values, list) and values and isinstance(values[0], dict) and "transpose" in values[0]:
         return bool(values[0]["transpose"])
     if request.cfg:
-        from ...card.lookup import find_card
+        from nnie_lsp.card.lookup import find_card
 
         card = find_card(request.cfg, [request.prototxt] if request.prototxt else [])
         model = card.model if card is not None else None
@@ -115,7 +115,7 @@ def _own_prototxt(cfg: str, prototxt: str | None) -> str | None:
     """``prototxt`` when it is not the one the cfg names (hp-plan then needs ``--prototxt``)."""
     if not prototxt:
         return None
-    from ..inputs.beside_cfg import discover
+    from nnie_lsp.triage.inputs.beside_cfg import discover
 
     named = discover(cfg).prototxt
     same = named is not None and os.path.abspath(named) == os.path.abspath(prototxt)
@@ -127,9 +127,9 @@ def plan_stage(request, result, *, stale=None, progress: Reporter | None = None,
     """Make the plan of a comparison that asks for one (:func:`wants_plan`) and put it into its
     diagnosis: T207 and T204 (replacing any), ``hp_candidates``; returns what ``hp_plan`` says (None:
     no plan asked for).  ``make`` False (``compare --no-hp-plan``): T207 gives the command only."""
-    from ..diagnose.staleness import is_predating
-    from .from_cfg import HpPlanRequest, run_hp_plan
-    from .planner import PlanError
+    from nnie_lsp.triage.diagnose.staleness import is_predating
+    from nnie_lsp.triage.hp_plan.from_cfg import HpPlanRequest, run_hp_plan
+    from nnie_lsp.triage.hp_plan.planner import PlanError
 
     diagnosis = result.diagnosis
     if not wants_plan(diagnosis) or is_predating(stale):
@@ -186,7 +186,7 @@ def _input_differs(run) -> bool:
 
 
 def _builder(request, result) -> FindingBuilder:
-    from ..compare import TriageInputError, _sources, load_graph
+    from nnie_lsp.triage.compare import TriageInputError, _sources, load_graph
 
     graph = None
     if request.prototxt:

@@ -19,14 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...diagnostics import Fix
-from ...diagnostic_json import rel
-from ...emulation.precision import precision_for
-from ..progress import NO_PROGRESS, Reporter
-from .agreement import Agreement, check_agreement
-from .learn import Observation, adopt_clips, aim_for, clips_from_dumps, loss_ratio
-from .oracle import HpOracle
-from .planner import HpPlan, PlanError, plan_fix, plan_hp
+from nnie_lsp.diagnostics import Fix
+from nnie_lsp.diagnostic_json import rel
+from nnie_lsp.emulation.precision import precision_for
+from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
+from nnie_lsp.triage.hp_plan.agreement import Agreement, check_agreement
+from nnie_lsp.triage.hp_plan.learn import Observation, adopt_clips, aim_for, clips_from_dumps, loss_ratio
+from nnie_lsp.triage.hp_plan.oracle import HpOracle
+from nnie_lsp.triage.hp_plan.planner import HpPlan, PlanError, plan_fix, plan_hp
 
 #: Progress (percent): the cfg and images read, the net loaded and the list calibrated, the real
 #: runs checked; then the plan.
@@ -67,9 +67,9 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     """The plan of `request`.  Progress: ``inputs`` (the cfg, the images), ``load`` (the net, the
     emulation's inputs and the list's float maxima), ``check`` (with ``sim``: the real runs' clips
     and the emulation against them), then the planner's ``rank`` and ``hp layer K`` (:func:`.planner.plan_hp`)."""
-    from ...reference.caffe_forward import prepare_inputs
-    from ...reference.net import NetLoadError, load_net
-    from ...reference.run_inputs import Overrides, load_run_inputs
+    from nnie_lsp.reference.caffe_forward import prepare_inputs
+    from nnie_lsp.reference.net import NetLoadError, load_net
+    from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
     progress = progress or NO_PROGRESS
     if not Path(request.cfg).is_file():
@@ -157,8 +157,8 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
 def _as_built(oracle: HpOracle, cfg: str, prototxt: str, notes: list[str]) -> HpOracle:
     """The oracle with the `_hp` layers the `.wk` beside the cfg built at 16 bit (hp_plan/built.py),
     not every layer named so; unchanged without a `.wk` (the names are then taken as applied)."""
-    from ..compare import load_graph
-    from .built import built_bits
+    from nnie_lsp.triage.compare import load_graph
+    from nnie_lsp.triage.hp_plan.built import built_bits
 
     try:
         built = built_bits(cfg, load_graph(prototxt))
@@ -177,9 +177,9 @@ def _weights_behind_hp_names(net, caffemodel: str) -> None:
     """A layer renamed ``<name>_hp`` keeps the trained weights of ``<name>``: the caffemodel does
     not know the suffix, the mapper reads it as a mark (docs/field-facts.md §7.4) [I]. A weight
     layer with no weights at all is a clear error, not a failure in the forward pass."""
-    from ...fixes import HP_SUFFIX
-    from ...emulation.emulate import WEIGHT_LAYERS
-    from ...reference.net import read_weights
+    from nnie_lsp.fixes import HP_SUFFIX
+    from nnie_lsp.emulation.emulate import WEIGHT_LAYERS
+    from nnie_lsp.reference.net import read_weights
 
     missing = [layer for layer in net.layers if layer.type in WEIGHT_LAYERS and not layer.blobs]
     if not missing:

@@ -37,10 +37,10 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .oracle import HpOracle
+from nnie_lsp.triage.hp_plan.oracle import HpOracle
 
 if TYPE_CHECKING:
-    from .planner import HpPlan
+    from nnie_lsp.triage.hp_plan.planner import HpPlan
 
 #: How much larger (× its size, at least one layer more) a plan grown from the set a run showed may
 #: be than a free plan that reads blobs at 8 bit no run has shown, and still be preferred [I].
@@ -86,7 +86,7 @@ def adopt_clips(oracle: HpOracle, observation: Observation) -> tuple[HpOracle, d
     offset is taken back in the next."""
     if not observation.clips:
         return oracle, {}
-    from ...emulation.quant import quantizer_for
+    from nnie_lsp.emulation.quant import quantizer_for
 
     start = dict(oracle.clip_offsets)
     for _ in range(ADOPT_PASSES):
@@ -178,7 +178,7 @@ def replan(oracle: HpOracle, target: float, observations: list[Observation], *, 
     run): the emulation corrected by them (:func:`correct`), planned on with the raised aim; after a
     run of a plan that fell short, the plan grown from that run's set when the free plan rests on
     unseen clips and the grown one is not much larger (module doc)."""
-    from .planner import plan_hp
+    from nnie_lsp.triage.hp_plan.planner import plan_hp
 
     correction = correct(oracle, target, observations)
     plan = plan_hp(correction.oracle, correction.aim, budget, lookahead=lookahead)
@@ -209,11 +209,11 @@ def clips_from_dumps(folder, oracle: HpOracle) -> tuple[dict[tuple[str, int], fl
     import re
     from pathlib import Path
 
-    from ...dumpio.names import normalize_name, safe_name
-    from ...dumpio.readers import read_text_floats
-    from ...emulation.codes import CodeFileError, clip_from_twin, code_file_twin_names, read_codes
-    from ...fixes import HP_SUFFIX
-    from ..inputs.image_sets import DumpFolder
+    from nnie_lsp.dumpio.names import normalize_name, safe_name
+    from nnie_lsp.dumpio.readers import read_text_floats
+    from nnie_lsp.emulation.codes import CodeFileError, clip_from_twin, code_file_twin_names, read_codes
+    from nnie_lsp.fixes import HP_SUFFIX
+    from nnie_lsp.triage.inputs.image_sets import DumpFolder
 
     code_re = re.compile(r"^(?P<layer>.+)_input(?P<n>\d+)(?:_\d+)*_quant\.nonlinear\.hex$")
     root = Path(folder)

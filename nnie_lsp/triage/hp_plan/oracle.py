@@ -40,15 +40,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...fixes import HP_SUFFIX
-from ...emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
-from ...reference.net import CaffeNet, LayerDef
-from ...reference.blas import one_blas_thread
-from ...reference.numpy_forward import run_layer
-from ...emulation.precision import hp_mark_applied
-from ...emulation.quant import quantizer_for, to_fixed_20_12
-from ..measure.metrics import cosine
-from .cost import MacShare, NetMacs, mac_share, prototxt_macs
+from nnie_lsp.fixes import HP_SUFFIX
+from nnie_lsp.emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
+from nnie_lsp.reference.net import CaffeNet, LayerDef
+from nnie_lsp.reference.blas import one_blas_thread
+from nnie_lsp.reference.numpy_forward import run_layer
+from nnie_lsp.emulation.precision import hp_mark_applied
+from nnie_lsp.emulation.quant import quantizer_for, to_fixed_20_12
+from nnie_lsp.triage.measure.metrics import cosine
+from nnie_lsp.triage.hp_plan.cost import MacShare, NetMacs, mac_share, prototxt_macs
 
 
 @dataclass(frozen=True)

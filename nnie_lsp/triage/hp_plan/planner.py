@@ -40,11 +40,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...diagnostics import Applicability, FileEdit, Fix
-from ..progress import NO_PROGRESS, Reporter
-from .cost import MacShare
-from ...reference.blas import one_blas_thread
-from .oracle import HpOracle, Score
+from nnie_lsp.diagnostics import Applicability, FileEdit, Fix
+from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
+from nnie_lsp.triage.hp_plan.cost import MacShare
+from nnie_lsp.reference.blas import one_blas_thread
+from nnie_lsp.triage.hp_plan.oracle import HpOracle, Score
 
 MIN_GAIN = 1e-9  # a marginal gain at or below this is no gain (float noise)
 #: Share of the planning (percent) the ranking takes in the progress; the picks share the rest (the
@@ -353,8 +353,8 @@ def plan_fix(layers: tuple[str, ...] | list[str], prototxt_path: str, cfg_path: 
     alone.
 
     Built from the files as they are on disk, read the way nnie-lint reads them."""
-    from ...fixes import hp_plan_edits, set_compile_mode
-    from ...project import load_project
+    from nnie_lsp.fixes import hp_plan_edits, set_compile_mode
+    from nnie_lsp.project import load_project
 
     project = load_project(cfg_path=cfg_path, prototxt_path=prototxt_path)
     if compile_mode_1:

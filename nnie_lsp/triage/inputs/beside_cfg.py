@@ -51,16 +51,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ...cfg.paths import cfg_bases, resolve_written
-from ...text import read_text
-from .dump_writer import beside_cfg_rule
-from .folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
+from nnie_lsp.cfg.paths import cfg_bases, resolve_written
+from nnie_lsp.text import read_text
+from nnie_lsp.triage.inputs.dump_writer import beside_cfg_rule
+from nnie_lsp.triage.inputs.folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
                            ONNX_OUTPUT_DIR)
-from .folders import shown as _shown
-from .folders import (MAX_ENTRIES, MAX_NAME_CHECKS, OutputState, board_files, dump_folder, holds_dumps,  # noqa: F401
+from nnie_lsp.triage.inputs.folders import shown as _shown
+from nnie_lsp.triage.inputs.folders import (MAX_ENTRIES, MAX_NAME_CHECKS, OutputState, board_files, dump_folder, holds_dumps,  # noqa: F401
                       output_state, why_not_dumps)
-from .sixteen_bit import EMULATED_16BIT_DIR, SIXTEEN_BIT_NAME, cfg_value, compile_mode, sixteen_bit_run  # noqa: F401
-from .this_net import ThisNet
+from nnie_lsp.triage.inputs.sixteen_bit import EMULATED_16BIT_DIR, SIXTEEN_BIT_NAME, cfg_value, compile_mode, sixteen_bit_run  # noqa: F401
+from nnie_lsp.triage.inputs.this_net import ThisNet
 
 ROLES = ("reference", "sim", "sim16", "dot", "framework", "board")
 

@@ -15,7 +15,7 @@ def build_of(cfg: str | None, sim: str | None = None) -> dict | None:
     """The ``build`` object of a comparison of ``sim`` (the NNIE dump folder) for ``cfg``, or None."""
     if not cfg or not os.path.isfile(cfg):
         return None
-    from ...project import load_project
+    from nnie_lsp.project import load_project
 
     found = load_project(cfg_path=cfg).wk
     if found is None:
@@ -25,7 +25,7 @@ def build_of(cfg: str | None, sim: str | None = None) -> dict | None:
         out["error"] = str(found.error.message) if found.error is not None else "cannot be read"
         return out
     model = found.model
-    from ...wk.describe import census_counts
+    from nnie_lsp.wk.describe import census_counts
 
     census = model.census()
     out.update(intact=model.intact, damage=[d.message for d in model.damage], bits=model.bits,
@@ -47,7 +47,7 @@ def _emulated_bits(sim: str | None) -> dict | None:
     """``{bits, hp_layers}`` of an emulation folder nnie-triage wrote, else None."""
     if not sim or not os.path.isdir(sim):
         return None
-    from .image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(sim)
     if not manifest or manifest.get("command") != "emulate":

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..progress import NO_PROGRESS, Reporter
-from .image_sets import image_folder_name, prepare_output, write_manifest
+from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
+from nnie_lsp.triage.inputs.image_sets import image_folder_name, prepare_output, write_manifest
 
 #: Shares of a run in the progress (percent): the net loaded, the images run, their dumps written.
 LOADED_AT, FORWARD_SHARE = 10.0, 0.8
@@ -49,8 +49,8 @@ def _folders(out: Path, inputs) -> list[Path]:
 
 def _manifest(command: str, inputs, folders: list[Path], out: Path, files: list[Path], run_options=None,
               **extra) -> dict:
-    from ..diagnose.staleness import cfg_digest
-    from .run_record import run_record
+    from nnie_lsp.triage.diagnose.staleness import cfg_digest
+    from nnie_lsp.triage.inputs.run_record import run_record
 
     given = [str(p) for img in inputs.images for p in img.sources if isinstance(p, (str, Path))] \
         if inputs.list_length is None else []
@@ -137,7 +137,7 @@ def dump_form(form: str | None, run_options=None) -> str:
 def _replaced(out: Path, inputs, prepare) -> list[str]:
     """`prepare`'s notes; when it replaces a reference made with another preprocessing, its note is
     one line naming both (a reference never replaces dumps of another preprocessing silently)."""
-    from .image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     previous = read_manifest(out) if out.is_dir() else None
     notes = prepare(out)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ... import i18n
+from nnie_lsp import i18n
 
 #: The manifest's ``command`` -> the i18n key of the rule (any other command: ``inputs.by_triage``).
 OWN_COMMANDS = {"emulate": "inputs.by_emulate", "reference": "inputs.by_reference"}
@@ -26,7 +26,7 @@ TOOL_KEYS = {"sim": "inputs.by_mapper", "reference": "inputs.by_ruyi_caffe", "do
 
 def own_command(folder: str) -> str | None:
     """The manifest's ``command`` when nnie-triage wrote `folder` (``""`` when it names none), else None."""
-    from .image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(folder) if os.path.isdir(folder) else None
     if manifest is None:
@@ -36,7 +36,7 @@ def own_command(folder: str) -> str | None:
 
 
 def _manifest_framework(folder: str) -> str | None:
-    from .image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(folder) if os.path.isdir(folder) else None
     value = manifest.get("framework") if isinstance(manifest, dict) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .folder_names import DUMP_MANIFEST
+from nnie_lsp.triage.inputs.folder_names import DUMP_MANIFEST
 
 #: How many entries of a folder are looked at (a huge folder is not a project folder).
 MAX_ENTRIES = 400
@@ -34,7 +34,7 @@ def entries(folder: str) -> list[os.DirEntry]:
 
 def holds_dumps(folder: str) -> bool:
     """Whether `folder` holds at least one file named like a dump tensor (names only)."""
-    from ...dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
+    from nnie_lsp.dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
 
     checked = 0
     for entry in entries(folder):
@@ -109,8 +109,8 @@ class OutputState:
 def output_state(path: str) -> OutputState:
     """:class:`OutputState` of `path` (the same rule as ``prepare_output``: dump-like names not in
     the manifest, in the folder and its sub-folders that do not start with a dot)."""
-    from .image_sets import read_manifest
-    from ...dumpio.names import is_ignored_file, parse_dump_name
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
+    from nnie_lsp.dumpio.names import is_ignored_file, parse_dump_name
 
     path = os.path.abspath(path)
     if not os.path.exists(path):
@@ -156,7 +156,7 @@ def subfolders(folder: str) -> list[str]:
 def board_files(folder: str) -> tuple[int, int]:
     """(files in a board dump form, runs) in ``folder``: its own files are one run, each sub-folder
     holding such files another (names only)."""
-    from ...dumpio.board_forms import board_form
+    from nnie_lsp.dumpio.board_forms import board_form
 
     def count(path: str) -> int:
         return sum(1 for e in entries(path) if is_file(e) and board_form(e.name) is not None)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .folder_names import DUMP_MANIFEST, IMAGE_DIR_PREFIX
+from nnie_lsp.triage.inputs.folder_names import DUMP_MANIFEST, IMAGE_DIR_PREFIX
 
 MANIFEST_VERSION = 1
 

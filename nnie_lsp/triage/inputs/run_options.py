@@ -56,7 +56,7 @@ class RunOptions:
         first).  A reference takes the training preprocessing (options, else the model card, else the
         cfg: ``side="reference"``); an emulation what the cfg says.  ``transpose`` not given is None,
         so that the card decides it for a reference."""
-        from ...reference.run_inputs import Overrides, load_run_inputs
+        from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
         return load_run_inputs(self.cfg, prototxt=self.prototxt, caffemodel=self.caffemodel,
                                images=list(self.image) or None, count=self.images,
@@ -145,8 +145,8 @@ def _absolute(path: str, folder: str | Path) -> str:
 def emulation_settings(options: RunOptions, compile_mode: int | None):
     """(EmulationOptions, Precision) of an emulation run: the bits from the cfg's `compile_mode`
     unless ``--bits`` overrides it, `_hp` names honoured only under compile_mode 2."""
-    from ...emulation.emulate import EmulationOptions
-    from ...emulation.precision import precision_for
+    from nnie_lsp.emulation.emulate import EmulationOptions
+    from nnie_lsp.emulation.precision import precision_for
 
     precision = precision_for(compile_mode, options.bits)
     emulation = EmulationOptions(bits=precision.bits, hp_names=precision.hp_names, hp_layers=frozenset(options.hp),

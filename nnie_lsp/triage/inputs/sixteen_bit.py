@@ -12,11 +12,11 @@ import os
 import re
 from typing import Callable
 
-from ...cfg.paths import cfg_bases, resolve_written
-from ...cfg.reader import parse_cfg
-from .folder_names import EMULATED_DIR, MAPPER_QUANT_DIR
-from .folders import cfg_files, dump_folder, holds_dumps, subfolders
-from .this_net import ThisNet
+from nnie_lsp.cfg.paths import cfg_bases, resolve_written
+from nnie_lsp.cfg.reader import parse_cfg
+from nnie_lsp.triage.inputs.folder_names import EMULATED_DIR, MAPPER_QUANT_DIR
+from nnie_lsp.triage.inputs.folders import cfg_files, dump_folder, holds_dumps, subfolders
+from nnie_lsp.triage.inputs.this_net import ThisNet
 
 #: ``nnie-triage emulate --bits 16`` writes here by default (the editor's ``nnie.emulate`` too).
 EMULATED_16BIT_DIR = EMULATED_DIR + "_16bit"
@@ -50,7 +50,7 @@ def cfg_prototxt(cfg: str, text: str) -> str | None:
 
 def manifest_prototxt(folder: str) -> tuple[str | None, str | None]:
     """(the cfg, the prototxt) nnie-triage's manifest in `folder` names (None, None without one)."""
-    from .image_sets import read_manifest
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(folder) or {}
     cfg, prototxt = manifest.get("cfg"), manifest.get("prototxt")

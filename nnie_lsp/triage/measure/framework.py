@@ -109,8 +109,8 @@ def _dims(shape) -> str:
 
 
 def _tensors(folder: str | Path) -> dict[str, object]:
-    from ...dumpio.names import normalize_name
-    from ...dumpio.scan import scan_dumps
+    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.dumpio.scan import scan_dumps
 
     out: dict[str, object] = {}
     if not Path(folder).is_dir():
@@ -123,7 +123,7 @@ def _tensors(folder: str | Path) -> dict[str, object]:
 
 def _order(graph, reference: dict) -> list[tuple[str, str, bool]]:
     """(blob, row name, is data) in network order; without the prototxt, the reference's order."""
-    from ...dumpio.names import normalize_name
+    from nnie_lsp.dumpio.names import normalize_name
 
     if graph is None:
         return [(k, k, False) for k in reference]
@@ -157,8 +157,8 @@ def _model_changed(manifest: dict) -> bool:
 
 def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> FrameworkHop:
     """The hop of one image: the framework dump folder against the Caffe dump folder."""
-    from ...dumpio.names import normalize_name
-    from ..inputs.image_sets import read_manifest
+    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(framework) or read_manifest(Path(framework).parent) or {}
     hop = FrameworkHop(folder=str(framework), onnx=manifest.get("onnx"),
@@ -181,7 +181,7 @@ def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> 
 
 
 def _overwritten(graph) -> list[tuple[str, str, str]]:
-    from ...reference.inplace_values import overwritten
+    from nnie_lsp.reference.inplace_values import overwritten
     if graph is None:
         return []
     return [(layer.name, blob, after.name) for layer, blob, after in overwritten(graph.layers)]
@@ -191,8 +191,8 @@ def _earlier_rows(graph, reference, framework, manifest) -> dict[str, list[tuple
     """Blob -> the rows of the values its in-place chain overwrites (the head's output before the
     PReLU, ...) with both sides' tensors (None: not written), read from the ``.inplace``
     folders (:mod:`nnie_lsp.reference.inplace_values`)."""
-    from ...dumpio.names import normalize_name
-    from ...reference.inplace_values import INPLACE_DIR
+    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.reference.inplace_values import INPLACE_DIR
 
     chain = _overwritten(graph)
     if not chain:
@@ -216,7 +216,7 @@ def _earlier_rows(graph, reference, framework, manifest) -> dict[str, list[tuple
 def _measure_row(row: HopRow, mine, theirs, th) -> None:
     import numpy as np
 
-    from .metrics import compare_arrays
+    from nnie_lsp.triage.measure.metrics import compare_arrays
 
     if mine is None or theirs is None:
         return

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..inputs.image_sets import DumpFolder, ImagePair
-from .rows import ends
+from nnie_lsp.triage.inputs.image_sets import DumpFolder, ImagePair
+from nnie_lsp.triage.measure.rows import ends
 
 #: Short names of the guide's cases for the sentences about the images.
 CASE_NAMES = {1: "case 1 (preprocessing)", 2: "case 2 (quantization)", 3: "case 3 (layer matching)",

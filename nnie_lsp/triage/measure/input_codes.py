@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...dumpio.names import normalize_name
-from ...dumpio.readers import parse_text_floats
-from ...dumpio.tensor import DumpSet, DumpTensor
+from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.dumpio.readers import parse_text_floats
+from nnie_lsp.dumpio.tensor import DumpSet, DumpTensor
 
 # the §10.1 name of a code file (dumpio's grammar knows it too, as a file it does not read)
 _CODE_FILE_RE = re.compile(r"^(?P<layer>.+)_input(?P<n>\d+)(?P<dims>(?:_\d+)*)_quant\.nonlinear\.hex$")

@@ -11,13 +11,13 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ...diagnostics import Severity
-from ...rules.triage_common import register_finding
+from nnie_lsp.diagnostics import Severity
+from nnie_lsp.rules.triage_common import register_finding
 
 if TYPE_CHECKING:  # annotations only: importing the rows (and registering T005) loads no numpy
     import numpy as np
 
-    from .metrics import Metrics
+    from nnie_lsp.triage.measure.metrics import Metrics
 
 
 @dataclass

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import atomic_write, safe_io
-from ...prototxt.layers import HP_SUFFIX, base_layer_name
-from ...text import decode
+from nnie_lsp import atomic_write, safe_io
+from nnie_lsp.prototxt.layers import HP_SUFFIX, base_layer_name
+from nnie_lsp.text import decode
 
 _MAPPER_RE = re.compile(r"Mapper Version\s+(.+?)\s*$", re.M)
 
@@ -100,8 +100,8 @@ def prototxt_excerpt(text: str, layer: str) -> tuple[str, list[str], list[str]]:
 
 
 def _find_tensors(folder: str, names: list[str]) -> list[Path]:
-    from ...dumpio.names import normalize_name
-    from ...dumpio.scan import scan_dumps
+    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.dumpio.scan import scan_dumps
 
     wanted = {normalize_name(n) for n in names if n}
     ds = scan_dumps(folder)
@@ -181,7 +181,7 @@ def check_layer(layer: str, names: list[str], where: str) -> None:
 
 def dump_names(*folders: str) -> list[str]:
     """The tensor names the dump folders hold (what ``--layer`` can mean without a prototxt)."""
-    from ...dumpio.scan import scan_dumps
+    from nnie_lsp.dumpio.scan import scan_dumps
 
     names: dict[str, None] = {}
     for folder in folders:

@@ -15,8 +15,8 @@ import json
 import math
 from typing import Any
 
-from ..inputs.build import build_lines
-from .svg_plot import cosine_plot_svg
+from nnie_lsp.triage.inputs.build import build_lines
+from nnie_lsp.triage.report.svg_plot import cosine_plot_svg
 
 CASE_TEXT = {
     1: "Case 1 — preprocessing mismatch",
@@ -41,7 +41,7 @@ def verdict_title(doc: dict) -> str:
 def verdict_line(doc: dict, lang: str = "en") -> str:
     """The verdict with the caveat beside it when the Caffe reference shares the cfg's
     preprocessing (T100): no verdict, case 4 least of all, is given without it."""
-    from ..diagnose.reference_source import caveat
+    from nnie_lsp.triage.diagnose.reference_source import caveat
 
     said = caveat(doc, lang)
     return verdict_title(doc) + (f" (caveat: {said})" if said else "")
@@ -127,7 +127,7 @@ def next_text(doc: dict) -> str:
 
 
 def board_lines(doc: dict) -> list[str]:
-    from ..board.lines import board_lines as lines
+    from nnie_lsp.triage.board.lines import board_lines as lines
 
     return lines(doc)
 
@@ -174,7 +174,7 @@ def edits_withheld(doc: dict) -> bool:
     (the engine says so in ``preprocessing.edits_withheld``; a result of an older version by T008)."""
     if (doc.get("preprocessing") or {}).get("edits_withheld"):
         return True
-    from ..diagnose.staleness import is_stale
+    from nnie_lsp.triage.diagnose.staleness import is_stale
     return is_stale(doc.get("findings"))
 
 
@@ -271,7 +271,7 @@ def _terminal_summary(doc: dict, console) -> None:
 
 
 def _confirmation_lines(doc: dict) -> list[str]:
-    from ..confirmation import lines
+    from nnie_lsp.triage.confirmation import lines
 
     return lines(doc)
 
@@ -397,7 +397,7 @@ def confirmation_html(doc: dict) -> list[str]:
     """``<div class="confirmation" id="confirmation">`` with the engine's lines "Confirmed fixed: …"
     (class ``confirmed``) and "Awaiting confirmation …" (class ``awaiting``); nothing when the run
     follows no earlier result, or confirms and awaits nothing."""
-    from ..confirmation import lines
+    from nnie_lsp.triage.confirmation import lines
 
     shown = [f"<p class=\"{cls}\">{html.escape(line)}</p>"
              for key, cls in CONFIRMATION_CLASSES for line in lines({key: doc.get(key)})]
