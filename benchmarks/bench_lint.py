@@ -17,12 +17,12 @@ import time
 from google.protobuf import text_format
 
 from nnie_lsp.lint import lint_project
-from nnie_lsp.project import Project
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.graph import build_graph
-from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.project.project import Project
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 from nnie_lsp.testing.synth_nets import generate_big_prototxt
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.project.settings import LintSettings
 
 
 def full_lint(text: str, settings: LintSettings):

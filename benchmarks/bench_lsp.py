@@ -38,9 +38,9 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 from nnie_lsp.lint import lint_project, project_for_file
-from nnie_lsp.project import DiskProvider
+from nnie_lsp.project.project import DiskProvider
 from nnie_lsp.testing.synth_nets import generate_big_prototxt
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.project.settings import LintSettings
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -62,7 +62,7 @@ def edited_line(base_lines: list[str], i: int, n: int) -> tuple[int, str]:
 
 def store_triage_result(path: str, text: str) -> int:
     """A stored triage result for `path` as the server writes one; the number of findings."""
-    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.project.project import cached_prototxt
     from nnie_lsp.triage import store
 
     doc, _graph = cached_prototxt(text, path)

@@ -74,7 +74,7 @@ ONE_CFG = """[prototxt_file] ./one.prototxt
 """
 
 IMPORT_ONLY = "python -c 'import text_format'"
-HEAVY = ("numpy", "rich", "lark", "lark.load_grammar", "tomllib", "nnie_lsp.mapper.log", "nnie_lsp.cfg.reader",
+HEAVY = ("numpy", "rich", "lark", "lark.load_grammar", "tomllib", "nnie_lsp.readers.mapper.log", "nnie_lsp.readers.cfg.reader",
          "argparse", "json")
 
 PROBE = """
@@ -152,7 +152,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-installed", action="store_true", help="skip the non-editable installed copy")
     args = ap.parse_args(argv)
     env = _env(args.tree)
-    caffe_pb2 = os.path.join(ROOT, "nnie_lsp", "prototxt", "caffe_pb2.py")
+    caffe_pb2 = os.path.join(ROOT, "nnie_lsp", "readers", "prototxt", "caffe_pb2.py")
     lint = _lint_command()
     with tempfile.TemporaryDirectory(prefix="nnie-bench-startup-") as tmp:
         one = os.path.join(tmp, "one.prototxt")

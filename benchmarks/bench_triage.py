@@ -46,8 +46,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from nnie_lsp import dumpio  # noqa: E402
-import nnie_lsp.dumpio.writers  # noqa: E402,F401
+from nnie_lsp.readers import dumpio  # noqa: E402
+import nnie_lsp.readers.dumpio.writers  # noqa: E402,F401
 
 
 def best_of(fn, repeat: int) -> float:
@@ -99,8 +99,8 @@ def _row(form: str, n: int, mb: float, base_name: str, base: float, ours: float,
 
 def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x)", threads_row: bool = False,
                     numpy_row: bool = False) -> None:
-    from nnie_lsp.dumpio import compiled
-    from nnie_lsp.dumpio.readers import parser_threads
+    from nnie_lsp.readers.dumpio import compiled
+    from nnie_lsp.readers.dumpio.readers import parser_threads
 
     def numpy_path():
         keep, compiled.COMPILE_AFTER = compiled.COMPILE_AFTER, None
@@ -138,7 +138,7 @@ def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x
 COLD = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
-from nnie_lsp.dumpio import compiled, readers, {form}
+from nnie_lsp.readers.dumpio import compiled, readers, {form}
 compiled.COMPILE_AFTER = 0
 c0, w0 = time.process_time(), time.perf_counter()
 import numba
@@ -178,7 +178,7 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     mapper = os.path.join(tmp, "conv2_input0_64_56_56_anti_quant.float")
     with open(mapper, "wb") as f:
         f.write(dumpio.writers.cpp_stream_text(mapper_float_values(n)))
-    from nnie_lsp.dumpio import fixed_e, short_g
+    from nnie_lsp.readers.dumpio import fixed_e, short_g
     if short_g.compiled() is None or fixed_e.compiled() is None:
         print("numba does not load here: the text forms are read by the numpy paths alone")
     bench_text_form(MAPPER_FLOAT, mapper, repeat, numpy_row=True)
@@ -361,7 +361,7 @@ def scale_project(tmp: str, tensors: int, nameless: bool) -> str:
 
 def read_all(cfg: str) -> int:
     """What any comparison must do at least: list both dump folders and read every tensor once."""
-    from nnie_lsp.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     run = os.path.dirname(cfg)
     n = 0

@@ -8,7 +8,7 @@ Every model runs as a user runs it, through the CLI only (``nnie_lsp.cli.triage.
 process): a cfg with the model's REAL preprocessing and an image list of its test images, then
 ``nnie-triage reference`` (the Caffe side, OpenCV), ``nnie-triage emulate`` (the NNIE side) and
 ``nnie-triage compare --format json``.  Faults are injected into the cfg, a prototxt or
-caffemodel copy, or the dump files (``nnie_lsp.testing.faults``, through ``nnie_lsp.dumpio``) —
+caffemodel copy, or the dump files (``nnie_lsp.testing.faults``, through ``nnie_lsp.readers.dumpio``) —
 never into the triage.  Rows of the confusion table are the injected truth:
 
 - healthy-8bit / healthy-16bit: the same cfg on both sides (``compile_mode`` 0, and 1 with

@@ -3,7 +3,7 @@
     python benchmarks/bench_wk.py [--repeat 21] [--file PATH]
 
 Baseline, measured in the same run: reading the file's bytes and the CRC-32 over them (zlib), which
-any reader that checks the file must do.  Measured: :func:`nnie_lsp.wk.read_wk` (read, CRC, header,
+any reader that checks the file must do.  Measured: :func:`nnie_lsp.readers.wk.read_wk` (read, CRC, header,
 node tables, the whole memory plan, board blobs) and ``nnie-lint``'s one-line summary of it.  Prints
 the medians of CPU time and the ratios; exit status is always 0 (a benchmark, not a test).  Goal: the reader
 ≤ 2× the baseline on the largest file, and the whole `nnie-triage wk` table ≤ 3×
@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nnie_lsp.wk import read_wk  # noqa: E402
-from nnie_lsp.wk.describe import render_text, summary  # noqa: E402
+from nnie_lsp.readers.wk import read_wk  # noqa: E402
+from nnie_lsp.readers.wk.describe import render_text, summary  # noqa: E402
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:

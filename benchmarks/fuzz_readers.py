@@ -196,7 +196,7 @@ def check_wk(data: bytes, parse_wk, error_type, describe) -> None:
 def _describe_wk(model) -> None:
     import json
 
-    from nnie_lsp.wk.describe import lens_title, render_html, render_text, summary, to_json
+    from nnie_lsp.readers.wk.describe import lens_title, render_html, render_text, summary, to_json
 
     render_text(model, records=True), render_html(model), summary(model), lens_title(model)
     json.dumps(to_json(model, records=True))
@@ -228,7 +228,7 @@ def _mapper_g_seeds(tmp: Path) -> list[Path]:
     ``1.5e-05``, ``-1.23457e+06``, ``inf``, ``-nan``), CRLF, no final newline, a header line."""
     import numpy as np
 
-    from nnie_lsp.dumpio.writers import cpp_stream_text
+    from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 
     rng = np.random.default_rng(1)
     grid = (2.0 ** (-rng.integers(0, 128, 48) / 16)).astype(np.float32)
@@ -341,13 +341,13 @@ def child(reader: str, seconds: int, workdir: Path) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["nnie_lsp", "lark"] if reader == "cfg" else ["nnie_lsp"]):
-        from nnie_lsp.cfg.model import MapperConfig
-        from nnie_lsp.cfg.reader import looks_like_mapper_cfg, parse_cfg
-        from nnie_lsp.prototxt.graph import build_graph
-        from nnie_lsp.prototxt.reader import parse_prototxt
-        from nnie_lsp.text import decode
-        from nnie_lsp.dumpio.readers import parse_text_floats
-        from nnie_lsp.wk import WkError, parse_wk
+        from nnie_lsp.readers.cfg.model import MapperConfig
+        from nnie_lsp.readers.cfg.reader import looks_like_mapper_cfg, parse_cfg
+        from nnie_lsp.readers.prototxt.graph import build_graph
+        from nnie_lsp.readers.prototxt.reader import parse_prototxt
+        from nnie_lsp.core.text import decode
+        from nnie_lsp.readers.dumpio.readers import parse_text_floats
+        from nnie_lsp.readers.wk import WkError, parse_wk
 
     if reader == "wk":
         def one(data: bytes) -> None:
@@ -423,13 +423,13 @@ def _mutate(data: bytes, rnd: random.Random, pool: list[bytes]) -> bytes:
 
 
 def fallback(reader: str, seconds: int, workdir: Path) -> dict:
-    from nnie_lsp.cfg.model import MapperConfig
-    from nnie_lsp.cfg.reader import looks_like_mapper_cfg, parse_cfg
-    from nnie_lsp.prototxt.graph import build_graph
-    from nnie_lsp.prototxt.reader import parse_prototxt
-    from nnie_lsp.text import decode
-    from nnie_lsp.dumpio.readers import parse_text_floats
-    from nnie_lsp.wk import WkError, parse_wk
+    from nnie_lsp.readers.cfg.model import MapperConfig
+    from nnie_lsp.readers.cfg.reader import looks_like_mapper_cfg, parse_cfg
+    from nnie_lsp.readers.prototxt.graph import build_graph
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
+    from nnie_lsp.core.text import decode
+    from nnie_lsp.readers.dumpio.readers import parse_text_floats
+    from nnie_lsp.readers.wk import WkError, parse_wk
 
     pool = [p.read_bytes()[:MAX_LEN[reader]] for p in seed_files(reader)] or [b""]
     rnd = random.Random(0)

@@ -2,7 +2,7 @@
 
 import sys
 
-from nnie_lsp.server import main
+from nnie_lsp.cli.lsp import main
 
 if __name__ == "__main__":
     sys.exit(main())

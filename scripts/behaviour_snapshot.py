@@ -56,9 +56,9 @@ for name, picture in zip(("plain", "mirror", "dark"), (img, img[:, ::-1], (img *
     "[norm_type] 5\n[mean_file] ./mean.txt\n[data_scale] 0.0078125\n")
 sim = work / "input_dump"  # test_data_from_input_dump
 shutil.copytree(root / "examples/triage/channel_swap/mapper_quant", sim)
-data = find("nnie_lsp.dumpio", "read_hex_words")(str(sim / "data_output0_3_20_20_quant.linear.hex"))
+data = find("nnie_lsp.readers.dumpio", "read_hex_words")(str(sim / "data_output0_3_20_20_quant.linear.hex"))
 (sim / "data_output0_3_20_20_quant.linear.hex").unlink()
-find("nnie_lsp.dumpio", "write_mapper_input")(sim, "conv1", data.reshape(1, 3, 20, 20), input_id=1)
+find("nnie_lsp.readers.dumpio", "write_mapper_input")(sim, "conv1", data.reshape(1, 3, 20, 20), input_id=1)
 (work / "mapper.log").write_text("Mapper Version 1.2.0.1_B040 (NNIE_1.2) 1904031504157241\n")  # test_bundle
 '''
 

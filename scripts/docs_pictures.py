@@ -164,8 +164,8 @@ def lint(p: Pictures) -> None:
 
 def apply_triage_fixes(result: dict, base: Path, codes: set[str]) -> list[str]:
     """Apply the fixes of the findings `codes` of a compare result, as the editor does."""
-    from nnie_lsp.diagnostic_json import decode_fix
-    from nnie_lsp.fix_writes import apply_fixes
+    from nnie_lsp.core.diagnostic_json import decode_fix
+    from nnie_lsp.lint.fix_writes import apply_fixes
 
     fixes = [fx for f in result.get("findings") or [] if f.get("code") in codes
              if (fx := decode_fix(f.get("fix"), str(base))) is not None]

@@ -14,7 +14,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from nnie_lsp.output import RULES_DOC, rules_reference_markdown  # noqa: E402
+from nnie_lsp.cli.output import RULES_DOC, rules_reference_markdown  # noqa: E402
 from nnie_lsp.rules.catalogue import import_every_rule_module  # noqa: E402
 from nnie_lsp.rules.registry import registered_rules  # noqa: E402
 

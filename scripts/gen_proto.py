@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Regenerate ``nnie_lsp/prototxt/caffe_pb2.py`` from ``nnie_lsp/grammar/caffe.proto``.
+"""Regenerate ``nnie_lsp/readers/prototxt/caffe_pb2.py`` from ``nnie_lsp/grammar/caffe.proto``.
 
 Usage: ``python scripts/gen_proto.py [--out DIR]`` (needs grpcio-tools, the ``dev`` extra).
 The generated module ships in the package so installing nnie-lsp never needs protoc.
@@ -15,7 +15,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAMMAR_DIR = os.path.join(ROOT, "nnie_lsp", "grammar")
 PROTO = os.path.join(GRAMMAR_DIR, "caffe.proto")
-DEFAULT_OUT = os.path.join(ROOT, "nnie_lsp", "prototxt")
+DEFAULT_OUT = os.path.join(ROOT, "nnie_lsp", "readers", "prototxt")
 
 
 LAZY_MARK = "# nnie-lsp: message classes built on first use"

@@ -1,6 +1,6 @@
 """Atomic writes proven with a real kill (issue 11).
 
-A child process writes through :mod:`nnie_lsp.atomic_write` (directly, through ``nnie-lint
+A child process writes through :mod:`nnie_lsp.core.atomic_write` (directly, through ``nnie-lint
 --fix``, through the triage store and through ``nnie-triage bundle``); the child stalls at a
 chosen point (its own ``os.fsync`` replaced, or a slow writer) and tells the test, which sends
 SIGKILL.  The old file must be intact, and nothing left in the folder may look like a user's file.
@@ -19,9 +19,9 @@ import zipfile
 
 import pytest
 
-from nnie_lsp import atomic_write
-from nnie_lsp.lint_paths import discover_inputs, write_atomic
-from nnie_lsp.text import decode
+from nnie_lsp.core import atomic_write
+from nnie_lsp.lint.driver import discover_inputs, write_atomic
+from nnie_lsp.core.text import decode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "project")

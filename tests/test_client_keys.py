@@ -1,4 +1,4 @@
-"""The VS Code client's three cfg key lists are generated from nnie_lsp/cfg/keys.py and up to date.
+"""The VS Code client's three cfg key lists are generated from nnie_lsp/readers/cfg/keys.py and up to date.
 
 Regenerates the artefacts in memory with ``scripts/gen_client_keys.py`` and compares them with the
 files on disk; a failure means: run ``python scripts/gen_client_keys.py``.
@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from nnie_lsp.cfg.keys import ATC_KEYS, KEYS
+from nnie_lsp.readers.cfg.keys import ATC_KEYS, KEYS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLIENT = os.path.join(ROOT, "vscode-client")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nnie_lsp.lint import lint
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.project.settings import LintSettings
 
 DATA = Path(__file__).parent / "data"
 JUDGED = DATA / "corpus_judged.tsv"
@@ -70,8 +70,8 @@ def test_the_misfire_rate_stays_measured():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_corpus_fixes_are_idempotent(path, tmp_path, monkeypatch):
     """Applying all fixes twice gives the same text as applying them once, and the result parses."""
-    from nnie_lsp.lint_paths import fix_files
-    from nnie_lsp.prototxt.reader import parse_prototxt
+    from nnie_lsp.lint.driver import fix_files
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
     monkeypatch.chdir(tmp_path)
     work = tmp_path / path.name
     work.write_bytes(path.read_bytes())

@@ -1,4 +1,4 @@
-"""The one Diagnostic/Fix JSON codec (nnie_lsp/diagnostic_json.py), the one Diagnostic builder
+"""The one Diagnostic/Fix JSON codec (nnie_lsp/core/diagnostic_json.py), the one Diagnostic builder
 (rules/context.py) and the one en/zh choice (i18n.py).
 
 Round trip: ``decode(encode(d)) == d`` through the JSON text, for nnie-lint's shape (fixes,
@@ -17,15 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp import i18n
-from nnie_lsp.diagnostic_json import (decode_diagnostic, decode_fix, encode_diagnostic, encode_finding, encode_fix,
+from nnie_lsp.core import i18n
+from nnie_lsp.core.diagnostic_json import (decode_diagnostic, decode_fix, encode_diagnostic, encode_finding, encode_fix,
                                       rel)
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
-from nnie_lsp.output import render_json
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.cli.output import render_json
 from nnie_lsp.rules import meta
 from nnie_lsp.rules.context import DiagnosticBuilder, RuleContext
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import Range, TextEdit
 
 PROPERTY = settings(max_examples=int(os.environ.get("NNIE_PROPERTY_EXAMPLES", "60")), deadline=None)
 
@@ -157,11 +157,11 @@ def test_one_language_choice(tag, expected):
                                            ("ZH-Hans", "zh"), ("", "en"), ("fr", "en")])
 def test_every_language_choice_is_the_one(tag, expected):
     """The settings, the server, the rules' docs, the hover and the file problems choose as i18n does."""
-    from nnie_lsp.features.hover import rule_markdown
+    from nnie_lsp.editor.hover import rule_markdown
     from nnie_lsp.rules.catalogue import get_rule
-    from nnie_lsp.safe_io import FileProblem
+    from nnie_lsp.core.safe_io import FileProblem
     from nnie_lsp.server.config import choose_language
-    from nnie_lsp.settings import normalize_lang
+    from nnie_lsp.project.settings import normalize_lang
 
     assert normalize_lang(tag) == expected
     assert choose_language(tag, None) == expected == choose_language("auto", tag) == choose_language("auto", "en", tag)
@@ -173,7 +173,7 @@ def test_every_language_choice_is_the_one(tag, expected):
 
 
 def test_suppression_codes_come_from_the_meta_helpers():
-    from nnie_lsp.suppress import Directive, apply_suppressions
+    from nnie_lsp.rules.suppress import Directive, apply_suppressions
 
     directive = Directive("line", ("NN999",), 0, Range.of(0, 10, 0, 40), "net.prototxt", set(),
                           (Range.of(0, 30, 0, 35),))

@@ -18,9 +18,9 @@ import threading
 
 import pytest
 
-from nnie_lsp import atomic_write, safe_io
+from nnie_lsp.core import atomic_write, safe_io
 from nnie_lsp.cli.lint import main
-from nnie_lsp.fix_writes import write_texts
+from nnie_lsp.lint.fix_writes import write_texts
 from nnie_lsp.lint import lint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -283,9 +283,9 @@ def test_random_saves_never_mix_two_texts(tmp_path, capsys, seed):
 def test_the_triage_fix_applier_writes_only_onto_the_run_s_text(tmp_path):
     """apply_fixes: the fixes a triage run's findings carry are written onto the text the run read;
     a cfg the user changed since is left (and the mean file a fix writes with it is not created)."""
-    from nnie_lsp.diagnostics import Applicability, FileEdit, Fix
-    from nnie_lsp.fix_writes import apply_fixes
-    from nnie_lsp.text import Position, Range, TextEdit
+    from nnie_lsp.core.diagnostics import Applicability, FileEdit, Fix
+    from nnie_lsp.lint.fix_writes import apply_fixes
+    from nnie_lsp.core.text import Position, Range, TextEdit
 
     cfg, mean = tmp_path / "net.cfg", tmp_path / "mean.txt"
     run_text = "[norm_type] 3\n[RGB_order] BGR\n"

@@ -1,7 +1,7 @@
 """Hostile files: FIFOs, devices, sockets, folders, link loops, unreadable and oversized files.
 
 Nothing is ever opened that is not a regular file, what is read is bounded per kind of file
-(``nnie_lsp.safe_io.LIMITS``), and each case gets a clear message with the path and the reason,
+(``nnie_lsp.core.safe_io.LIMITS``), and each case gets a clear message with the path and the reason,
 never a hang or a traceback.  The command-line tests run ``nnie-lint`` in a subprocess with a
 timeout: before the guarded reader, a cfg naming a FIFO as its image list hung it for good.
 """
@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp import safe_io
-from nnie_lsp.lint_paths import discover_inputs, lint_files
-from nnie_lsp.cfg.reader import read_cfg
-from nnie_lsp.dumpio.readers import read_hex_words, read_mindspore_header_shape, read_text_floats
-from nnie_lsp.mapper.log import read_mapper_log
-from nnie_lsp.mapper.nettree import read_net_tree
-from nnie_lsp.project import DiskProvider, load_project
-from nnie_lsp.settings import settings_from_mapping
-from nnie_lsp.text import read_text
+from nnie_lsp.core import safe_io
+from nnie_lsp.lint.driver import discover_inputs, lint_files
+from nnie_lsp.readers.cfg.reader import read_cfg
+from nnie_lsp.readers.dumpio.readers import read_hex_words, read_mindspore_header_shape, read_text_floats
+from nnie_lsp.readers.mapper.log import read_mapper_log
+from nnie_lsp.readers.mapper.nettree import read_net_tree
+from nnie_lsp.project.project import DiskProvider, load_project
+from nnie_lsp.project.settings import settings_from_mapping
+from nnie_lsp.core.text import read_text
 
 POSIX = hasattr(os, "mkfifo")
 needs_fifo = pytest.mark.skipif(not POSIX, reason="no FIFOs on this system")
@@ -119,7 +119,7 @@ def test_oversized_prototxt_is_not_read(tmp_path):
     cfg = _project(tmp_path, prototxt_file="./big.prototxt")
     assert _nn006(cfg) == [f"[prototxt_file] ./big.prototxt: {past}"]
     # a file to lint that is past the bound when it is read (it grew after it was found) is NN903
-    from nnie_lsp.lint_paths import lint_files
+    from nnie_lsp.lint.driver import lint_files
 
     found = lint_files([str(big)]).diagnostics
     assert [(d.code, d.range.start.line) for d in found] == [("NN903", 0)]
@@ -312,7 +312,7 @@ def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):
 
 @needs_fifo
 def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
-    from nnie_lsp.mapper.output_files import is_mapper_log_file
+    from nnie_lsp.readers.mapper.output_files import is_mapper_log_file
     from nnie_lsp.reference.net import NetLoadError, load_net
 
     log = tmp_path / "console.log"

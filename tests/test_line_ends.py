@@ -11,8 +11,8 @@ from hypothesis import assume, given, settings, strategies as st
 
 from nnie_lsp.cli.lint import main
 from nnie_lsp.lint import lint
-from nnie_lsp.project import load_project
-from nnie_lsp.text import LineIndex, apply_edits, detect_newline, split_lines, TextEdit, Range
+from nnie_lsp.project.project import load_project
+from nnie_lsp.core.text import LineIndex, apply_edits, detect_newline, split_lines, TextEdit, Range
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "project")
@@ -68,7 +68,7 @@ def test_fix_keeps_cr_line_ends(tmp_path, capsys):
 
 def test_the_server_reads_a_cr_buffer_as_lines(tmp_path):
     """An editor buffer with lone \r (Neovim's fileformat=mac sends them) is linted as lines."""
-    from nnie_lsp.project import DiskProvider
+    from nnie_lsp.project.project import DiskProvider
 
     folder = _project(tmp_path, "\n")
     cfg = str(folder / "tiny_face_inst.cfg")

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from nnie_lsp import repository
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.project import repository
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.lint import lint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -84,7 +84,7 @@ def test_the_onnx_hook_installs_the_extra():
     (the same requirements as pyproject.toml), the others the base package only."""
     import tomllib
 
-    from nnie_lsp.extras import HOOKS
+    from nnie_lsp.core.extras import HOOKS
 
     hooks = _manifest()
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]

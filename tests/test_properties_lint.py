@@ -22,14 +22,14 @@ from google.protobuf import text_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.lint_paths import Overlay, fix_files, lint_files, write_atomic
-from nnie_lsp.cfg import reader as cfg_reader
-from nnie_lsp.cfg.reader import parse_cfg
-from nnie_lsp.project import clear_parse_caches
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.settings import settings_from_mapping
-from nnie_lsp.text import LineIndex, decode
+from nnie_lsp.lint.driver import Overlay, fix_files, lint_files, write_atomic
+from nnie_lsp.readers.cfg import reader as cfg_reader
+from nnie_lsp.readers.cfg.reader import parse_cfg
+from nnie_lsp.project.project import clear_parse_caches
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.project.settings import settings_from_mapping
+from nnie_lsp.core.text import LineIndex, decode
 
 from test_properties_readers import CFGS, mutated
 

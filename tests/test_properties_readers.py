@@ -4,7 +4,7 @@ The text-level properties live beside each reader (tests/cfg/test_cfg_reader.py,
 tests/prototxt/test_reader_fuzz.py, tests/mapper/test_mapper_log.py, tests/mapper/test_nettree.py);
 here the input is what a disk holds: arbitrary bytes, and real corpus files mutated at the byte
 level (broken UTF-8, GBK, BOMs, NULs, CR, truncation), decoded the way every file is decoded
-(``nnie_lsp.text.decode``).  For the cfg, prototxt, mapper log and dot readers:
+(``nnie_lsp.core.text.decode``).  For the cfg, prototxt, mapper log and dot readers:
 
 - they never raise;
 - every range they report lies inside the document;
@@ -24,15 +24,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.cfg import reader as cfg_reader
-from nnie_lsp.dumpio.names import parse_dump_name, shape_readings
-from nnie_lsp.dumpio.readers import parse_hex_words, parse_text_floats
-from nnie_lsp.dumpio.writers import cpp_stream_text
-from nnie_lsp.mapper.log import looks_like_mapper_log, parse_mapper_log
-from nnie_lsp.mapper.nettree import parse_net_tree
-from nnie_lsp.prototxt.graph import build_graph
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.text import LineIndex, Range, decode
+from nnie_lsp.readers.cfg import reader as cfg_reader
+from nnie_lsp.readers.dumpio.names import parse_dump_name, shape_readings
+from nnie_lsp.readers.dumpio.readers import parse_hex_words, parse_text_floats
+from nnie_lsp.readers.dumpio.writers import cpp_stream_text
+from nnie_lsp.readers.mapper.log import looks_like_mapper_log, parse_mapper_log
+from nnie_lsp.readers.mapper.nettree import parse_net_tree
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.core.text import LineIndex, Range, decode
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"

@@ -30,7 +30,7 @@ ALLOWED = {
     # index (nnie_lsp/rules/index.py) or found in the package folder: never a name from a file
     ("rules/catalogue.py", "_load", "importlib.import_module"): "a rule module named in the generated index",
     # dumpio loads its own submodules on first use, by the fixed table `_HOME` (no name from a file)
-    ("dumpio/__init__.py", "__getattr__", "importlib.import_module"): "nnie_lsp.dumpio.<module> from _HOME",
+    ("readers/dumpio/__init__.py", "__getattr__", "importlib.import_module"): "nnie_lsp.readers.dumpio.<module> from _HOME",
     # the server lints a big document in its own child process (this package's module, with an
     # argument list and no shell); parent and child exchange pickled frames over the child's own
     # pipes, made by this package on either side: never bytes read from a file
@@ -40,7 +40,7 @@ ALLOWED = {
     ("server/lint_process.py", "_read_frame", "pickle.loads"): "frames from the server's own child (or parent) pipe",
     # `git check-ignore` with an argument list and no shell; the missing files' paths go on its
     # stdin as data (NUL-separated), never as options
-    ("repository.py", "_check_ignore", "subprocess.run"): "git check-ignore --stdin, paths as data",
+    ("project/repository.py", "_check_ignore", "subprocess.run"): "git check-ignore --stdin, paths as data",
 }
 
 # calls that run code or programs (resolved through the module's imports)

@@ -1,6 +1,6 @@
 """The cfg line parser shipped as lark's standalone parser (issue 11, start-up).
 
-``nnie_lsp/cfg/standalone_parser.py`` is generated from ``nnie_lsp/grammar/mapper_cfg.lark`` by
+``nnie_lsp/readers/cfg/standalone_parser.py`` is generated from ``nnie_lsp/grammar/mapper_cfg.lark`` by
 ``scripts/gen_cfg_parser.py``; these tests fail when it is stale or parses any line differently
 from lark compiling the grammar, and check that reading a cfg never imports lark.
 """
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from nnie_lsp.cfg import reader, standalone_parser
+from nnie_lsp.readers.cfg import reader, standalone_parser
 from nnie_lsp.testing.shared_files import shared_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -97,7 +97,7 @@ def test_a_stale_module_falls_back_to_lark(monkeypatch):
 
 
 def test_reading_a_cfg_does_not_import_lark():
-    code = ("import sys\nfrom nnie_lsp.cfg.reader import parse_cfg\n"
+    code = ("import sys\nfrom nnie_lsp.readers.cfg.reader import parse_cfg\n"
             "doc = parse_cfg('[prototxt_file] ./a.prototxt\\n[bad\\n')\n"
             "assert len(doc.entries) == 1 and len(doc.errors) == 1\n"
             "print(sorted(m for m in sys.modules if m == 'lark' or m.startswith('lark.')))\n")
@@ -140,10 +140,10 @@ def test_fast_path_parses_every_line_as_the_grammar_does():
 
 
 def test_reading_a_well_formed_cfg_does_not_load_the_line_parser():
-    code = ("import sys\nfrom nnie_lsp.cfg.reader import parse_cfg\n"
+    code = ("import sys\nfrom nnie_lsp.readers.cfg.reader import parse_cfg\n"
             "doc = parse_cfg('# c\\n[prototxt_file] ./a.prototxt  # x\\n\\n[norm_type] 0\\n')\n"
             "assert len(doc.entries) == 2 and not doc.errors\n"
-            "print('nnie_lsp.cfg.standalone_parser' in sys.modules)\n")
+            "print('nnie_lsp.readers.cfg.standalone_parser' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

@@ -15,7 +15,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-NEVER = ("numpy", "rich", "lark", "tomllib", "tomli", "nnie_lsp.mapper.log", "nnie_lsp.mapper.nettree",
+NEVER = ("numpy", "rich", "lark", "tomllib", "tomli", "nnie_lsp.readers.mapper.log", "nnie_lsp.readers.mapper.nettree",
          "nnie_lsp.triage", "nnie_lsp.server", "pygls", "tempfile")
 
 PROBE = """
@@ -59,15 +59,15 @@ def test_importing_the_cli_loads_no_heavy_module(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": ROOT})
     assert done.returncode == 0, done.stderr
-    assert _loaded(set(done.stdout.split()), NEVER + ("nnie_lsp.cfg.standalone_parser", "json")) == []
+    assert _loaded(set(done.stdout.split()), NEVER + ("nnie_lsp.readers.cfg.standalone_parser", "json")) == []
 
 
 # a prototxt alone: no cfg side (reader, key table, preprocessing, the cfg rules), no triage
 # findings, no mapper output readers, and nothing only --fix / --diff / a crash needs
-PROTOTXT_ONLY_NEVER = ("nnie_lsp.cfg", "nnie_lsp.cfg_files", "nnie_lsp.mapper", "nnie_lsp.rules.config_rules",
+PROTOTXT_ONLY_NEVER = ("nnie_lsp.readers.cfg", "nnie_lsp.project.cfg_files", "nnie_lsp.readers.mapper", "nnie_lsp.rules.config_rules",
                        "nnie_lsp.rules.input_rules", "nnie_lsp.rules.mean_scale_rules",
                        "nnie_lsp.rules.quantization", "nnie_lsp.rules.triage_common",
-                       "nnie_lsp.rules.docs_zh", "nnie_lsp.atomic_write",
+                       "nnie_lsp.rules.docs_zh", "nnie_lsp.core.atomic_write",
                        "logging", "difflib", "dataclasses", "inspect")
 
 
@@ -83,20 +83,20 @@ def test_linting_a_cfg_reads_it_without_lark(tmp_path):
     (tmp_path / "one.cfg").write_text(CFG)
     code, modules = _modules_after(["--format", "json", "one.cfg"], tmp_path)
     assert code in (0, 1)
-    # the cfg was parsed (nnie_lsp.cfg.reader); its lines are all well formed, so the line parser
+    # the cfg was parsed (nnie_lsp.readers.cfg.reader); its lines are all well formed, so the line parser
     # (the generated standalone parser) is not loaded at all (issue 18)
-    assert "nnie_lsp.cfg.reader" in modules and "nnie_lsp.cfg.standalone_parser" not in modules
+    assert "nnie_lsp.readers.cfg.reader" in modules and "nnie_lsp.readers.cfg.standalone_parser" not in modules
     assert _loaded(modules, NEVER) == []
 
 
 # a cfg with its one-layer prototxt (issue 18: within 1.6x a bare `import text_format` process,
-# benchmarks/bench_startup.py): the cfg side's records are nnie_lsp.records classes, not
+# benchmarks/bench_startup.py): the cfg side's records are nnie_lsp.core.records classes, not
 # dataclasses (importing dataclasses loads inspect, ast, dis, tokenize: about 9 ms); nothing only
 # --fix, --diff, a crash, hover docs, a mapper log or a dot file needs (json: the probe itself loads it)
 CFG_PATH_NEVER = ("dataclasses", "inspect", "ast", "dis", "tokenize", "logging", "difflib",
-                  "nnie_lsp.atomic_write", "nnie_lsp.rules.docs_zh", "nnie_lsp.rules.triage_common",
-                  "nnie_lsp.cfg.standalone_parser", "nnie_lsp.mapper.log", "nnie_lsp.mapper.nettree",
-                  "nnie_lsp.mapper.dot", "nnie_lsp.prototxt.solver", "nnie_lsp.prototxt.schema")
+                  "nnie_lsp.core.atomic_write", "nnie_lsp.rules.docs_zh", "nnie_lsp.rules.triage_common",
+                  "nnie_lsp.readers.cfg.standalone_parser", "nnie_lsp.readers.mapper.log", "nnie_lsp.readers.mapper.nettree",
+                  "nnie_lsp.readers.mapper.dot", "nnie_lsp.readers.prototxt.solver", "nnie_lsp.readers.prototxt.schema")
 
 # what the probe reports besides the modules: records built by typing.NamedTuple (their string
 # annotations compiled into ForwardRefs: about 0.2 ms a class) or by dataclasses among the classes
@@ -113,7 +113,7 @@ for name, module in sorted(sys.modules.items()):
                     slow.append(name + "." + cls.__name__ + " (typing.NamedTuple)")
                 if "__dataclass_params__" in vars(cls):
                     slow.append(name + "." + cls.__name__ + " (dataclass)")
-tokenizer = sys.modules.get("nnie_lsp.prototxt.tokenizer")
+tokenizer = sys.modules.get("nnie_lsp.readers.prototxt.tokenizer")
 compiled = getattr(tokenizer, "_token_re", None)
 print(json.dumps({"slow": slow, "tokenizer_compiled": bool(compiled and compiled.cache_info().currsize)}),
       file=sys.stderr)
@@ -132,9 +132,9 @@ def test_linting_a_cfg_loads_only_what_it_needs(tmp_path):
     (tmp_path / "one.prototxt").write_text(ONE_LAYER)
     (tmp_path / "one.cfg").write_text(CFG)
     modules, report = _probe(["one.cfg"], tmp_path)
-    assert "nnie_lsp.cfg.preprocessing" in modules and "nnie_lsp.rules.config_rules" in modules  # the cfg side ran
+    assert "nnie_lsp.readers.cfg.preprocessing" in modules and "nnie_lsp.rules.config_rules" in modules  # the cfg side ran
     assert _loaded(modules, NEVER + CFG_PATH_NEVER) == []
-    # every record class on the path is cheap to define (nnie_lsp.records)
+    # every record class on the path is cheap to define (nnie_lsp.core.records)
     assert report["slow"] == []
     # a well-formed prototxt is read by the fast path: the general tokenizer's pattern (about
     # 0.8 ms to compile) is never compiled

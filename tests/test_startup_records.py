@@ -1,7 +1,7 @@
-"""The cheap record bases of nnie-lint's start-up path (issue 18; :mod:`nnie_lsp.records`).
+"""The cheap record bases of nnie-lint's start-up path (issue 18; :mod:`nnie_lsp.core.records`).
 
-:data:`~nnie_lsp.records.NamedTuple` must build the same class as ``typing.NamedTuple``, and
-:class:`~nnie_lsp.records.FrozenRecord` keep what the cfg side's frozen dataclasses gave their
+:data:`~nnie_lsp.core.records.NamedTuple` must build the same class as ``typing.NamedTuple``, and
+:class:`~nnie_lsp.core.records.FrozenRecord` keep what the cfg side's frozen dataclasses gave their
 users (fields, defaults, equality, hashing, immutability, repr, ``dataclasses.replace``).  The
 speed itself is measured by ``benchmarks/bench_startup.py``, never here.
 """
@@ -19,10 +19,10 @@ from types import MappingProxyType
 
 import pytest
 
-from nnie_lsp.cfg.keys import KEYS
-from nnie_lsp.cfg.preprocessing import NormType
-from nnie_lsp.cfg.reader import CfgDocument, parse_cfg
-from nnie_lsp.records import FrozenInstanceError, FrozenRecord, NamedTuple
+from nnie_lsp.readers.cfg.keys import KEYS
+from nnie_lsp.readers.cfg.preprocessing import NormType
+from nnie_lsp.readers.cfg.reader import CfgDocument, parse_cfg
+from nnie_lsp.core.records import FrozenInstanceError, FrozenRecord, NamedTuple
 
 SOURCE = '''
 from __future__ import annotations

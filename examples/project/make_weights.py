@@ -8,7 +8,7 @@ import os
 import numpy as np
 from google.protobuf import text_format
 
-from nnie_lsp.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt import caffe_pb2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -29,8 +29,8 @@ echo
 echo "--- the fix: apply the result's fixes (what the editor's Apply Fixes does), then regenerate and compare ---"
 "$BIN/python" - channel_swap/.nnie-triage/sim.json <<'EOF'
 import json, sys
-from nnie_lsp.diagnostic_json import decode_fix
-from nnie_lsp.fix_writes import apply_fixes
+from nnie_lsp.core.diagnostic_json import decode_fix
+from nnie_lsp.lint.fix_writes import apply_fixes
 
 result = json.load(open(sys.argv[1], encoding="utf-8"))["result"]  # the record compare stored
 fixes = [fx for f in result["findings"] if (fx := decode_fix(f.get("fix"), ".")) is not None]

@@ -8,10 +8,10 @@ import sys
 
 from nnie_lsp import __version__
 from nnie_lsp.lint import InputError, lint
-from nnie_lsp.lint_paths import counts, failing
-from nnie_lsp.text import unified_diff
-from nnie_lsp.output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from nnie_lsp.settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
+from nnie_lsp.lint.driver import counts, failing
+from nnie_lsp.core.text import unified_diff
+from nnie_lsp.cli.output import render_github, render_json, render_sarif, render_text, rules_table_markdown
+from nnie_lsp.project.settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
                         toml_module)
 
 # Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
@@ -174,7 +174,7 @@ def _main(argv: list[str] | None = None) -> int:
             if args.fix:
                 raise InputError("--fix cannot write to stdin; use --diff")
             name = args.stdin_filename or "stdin.prototxt"
-            from nnie_lsp.safe_io import FileReadError, read_stream
+            from nnie_lsp.core.safe_io import FileReadError, read_stream
 
             try:   # the bound and message of a file of that name (safe_io)
                 stdin = (name, read_stream(sys.stdin.buffer, name))
@@ -203,7 +203,7 @@ def _main(argv: list[str] | None = None) -> int:
     not_written = 0
     fixed_count = res.applied
     if args.fix and not args.diff:  # --diff shows the fixes instead of writing them
-        from nnie_lsp.fix_writes import write_with_retry
+        from nnie_lsp.lint.fix_writes import write_with_retry
 
         def relint(with_fixes: bool):
             return lint(paths, settings=base, overrides=overrides, lang=lang, mapper_logs=args.mapper_log,

@@ -418,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nnie-triage {args.cmd}: error: {msg}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one clear line (the traceback with NNIE_DEBUG=1), never a crash dump
-        from nnie_lsp.extras import missing_message, missing_optional
+        from nnie_lsp.core.extras import missing_message, missing_optional
         module = missing_optional(exc)
         if module is not None:   # an optional package (OpenCV, ONNX Runtime): what to install, not a bug
             print(f"nnie-triage {args.cmd}: error: {missing_message(module, 'this command')[0]}", file=sys.stderr)

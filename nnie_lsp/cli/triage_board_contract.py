@@ -1,5 +1,5 @@
 """``nnie-triage wk FILE.wk --board-contract [--format text|json|c]``: the board code's contract of
-a `.wk` (argument parsing and output only; the contract is :mod:`nnie_lsp.wk.contract`).
+a `.wk` (argument parsing and output only; the contract is :mod:`nnie_lsp.readers.wk.contract`).
 
   nnie-triage wk FILE.wk --board-contract                # a table
   nnie-triage wk FILE.wk --board-contract --format json  # docs/triage-schema.md, "The board contract"
@@ -31,7 +31,7 @@ def add_contract_args(p: argparse.ArgumentParser) -> None:
 
 def _write(text: str, output: str | None) -> None:
     if output:
-        from nnie_lsp.atomic_write import write_bytes
+        from nnie_lsp.core.atomic_write import write_bytes
 
         write_bytes(output, text.encode("utf-8"))
         print(f"wrote {output}", file=sys.stderr)
@@ -41,8 +41,8 @@ def _write(text: str, output: str | None) -> None:
 
 def run_contract(path: str, fmt: str, output: str | None = None) -> int:
     """Print (or write) the contract of the `.wk` at ``path`` in ``fmt``; the exit code."""
-    from nnie_lsp.wk import WkError, read_wk
-    from nnie_lsp.wk.contract import from_wk, render_c, render_text
+    from nnie_lsp.readers.wk import WkError, read_wk
+    from nnie_lsp.readers.wk.contract import from_wk, render_c, render_text
 
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")

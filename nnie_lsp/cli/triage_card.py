@@ -6,7 +6,7 @@ Prints the ``[[model]]`` entry drafted from the user's own Caffe dumps beside th
 inference code of the repository (each value with where it came from; unknown values as comments),
 and where it would go.  Nothing is written without ``--write`` (then the entry is added to the
 nearest card, or ``nnie.toml`` is created beside the cfg).  Argument parsing and output only: the
-draft is :mod:`nnie_lsp.card.draft.for_cfg`.
+draft is :mod:`nnie_lsp.card_draft.for_cfg`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_card(args) -> int:
-    from nnie_lsp.card.draft.for_cfg import draft_for_cfg
+    from nnie_lsp.card_draft.for_cfg import draft_for_cfg
 
     if not os.path.isfile(args.cfg):
         raise ValueError(f"cfg file {args.cfg} does not exist")
@@ -55,8 +55,8 @@ def cmd_card(args) -> int:
 
 def _write(edits) -> None:
     """Apply the draft's edits: create the card, or add the entry at its end (atomically)."""
-    from nnie_lsp.atomic_write import write_bytes
-    from nnie_lsp.text import apply_edits, read_text
+    from nnie_lsp.core.atomic_write import write_bytes
+    from nnie_lsp.core.text import apply_edits, read_text
 
     by_path: dict[str, list] = {}
     for fe in edits:

@@ -5,7 +5,7 @@
   nnie-triage wk FILE.wk --board-contract [--format text|json|c]   (the board code's contract:
                                           :mod:`.triage_board_contract`)
 
-The reader is :mod:`nnie_lsp.wk`; the JSON is documented in ``nnie_lsp/docs/triage-schema.md``
+The reader is :mod:`nnie_lsp.readers.wk`; the JSON is documented in ``nnie_lsp/docs/triage-schema.md``
 ("The `.wk` description").  Exit codes: 0 an intact `.wk`, 1 a damaged one (described as far as
 it reads, the damage first), 2 not a readable `.wk` (the message names the byte where it fails).
 """
@@ -45,7 +45,7 @@ def _path(args) -> str:
         return args.file
     if not args.cfg:
         raise ValueError("give the .wk file (or --cfg: the .wk its [instruction_name] names)")
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
 
     project = load_project(cfg_path=args.cfg)
     if project.config is None:
@@ -58,8 +58,8 @@ def _path(args) -> str:
 
 
 def cmd_wk(args) -> int:
-    from nnie_lsp.wk import WkError, read_wk
-    from nnie_lsp.wk.describe import render_text, to_json
+    from nnie_lsp.readers.wk import WkError, read_wk
+    from nnie_lsp.readers.wk.describe import render_text, to_json
 
     if args.batch < 1:
         raise ValueError("--batch must be at least 1")

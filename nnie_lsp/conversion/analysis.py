@@ -2,7 +2,7 @@
 converted from, without running either.  :func:`analyze` is what the NN5xx rules read.
 
 Where the files are (:func:`caffemodel_path`): the ONNX model is the project's
-(:attr:`nnie_lsp.project.Project.onnx_path`: ``--onnx``, the ``onnx`` setting, or
+(:attr:`nnie_lsp.project.project.Project.onnx_path`: ``--onnx``, the ``onnx`` setting, or
 ``<prototxt stem>.onnx`` beside the prototxt); the caffemodel is the cfg's ``[caffemodel_file]``,
 else ``<prototxt stem>.caffemodel`` beside the prototxt.
 """
@@ -69,13 +69,13 @@ def _run(project, onnx_path: str, model: str | None) -> list[Finding]:
     try:
         og = cached_onnx(onnx_path)
     except OnnxUnavailable:
-        from nnie_lsp.extras import missing_message
+        from nnie_lsp.core.extras import missing_message
         text, _ = missing_message("onnx", "The conversion check (NN5xx)")
         return [Finding("NN500", "no_package", None, params=dict(text=text))]
     except (OnnxReadError, OSError) as exc:
         return [Finding("NN500", "unreadable", None, params=dict(model=onnx_path, error=str(exc)))]
     weights, notes = {}, []
-    from nnie_lsp.repository import is_lfs_pointer
+    from nnie_lsp.project.repository import is_lfs_pointer
 
     if model is None:
         notes.append(Finding("NN500", "no_caffemodel", None, params=dict(model=onnx_path)))

@@ -18,7 +18,7 @@ AUXILIARY = {"InnerProduct": ("Flatten", "Reshape", "Add"), "Flatten": ("Reshape
 
 
 def _blobs(weights, name):
-    from nnie_lsp.prototxt.layers import base_layer_name
+    from nnie_lsp.readers.prototxt.layers import base_layer_name
     return weights.get(name) or weights.get(base_layer_name(name)) or []
 
 

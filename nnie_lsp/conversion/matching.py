@@ -127,7 +127,7 @@ def _shape_of(shapes, blob):
 
 
 def match(graph, og: OnnxGraph) -> Matching:
-    """Match the layers of ``graph`` (:class:`nnie_lsp.prototxt.graph.NetGraph`) to ``og``."""
+    """Match the layers of ``graph`` (:class:`nnie_lsp.readers.prototxt.graph.NetGraph`) to ``og``."""
     try:
         shapes = graph.blob_shapes()
     except Exception:  # shape inference is best effort

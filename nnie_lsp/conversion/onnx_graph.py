@@ -1,7 +1,7 @@
 """An ONNX model read into plain Python: nodes, initializers (and Constant outputs), tensor shapes.
 
 ``onnx`` (the ``[onnx]`` extra) is imported here only, when a model is read; a missing package is
-:class:`OnnxUnavailable` (the callers turn it into the message of :mod:`nnie_lsp.extras`).  Shapes
+:class:`OnnxUnavailable` (the callers turn it into the message of :mod:`nnie_lsp.core.extras`).  Shapes
 come from ONNX's own shape inference (``onnx.shape_inference``); a tensor whose shape is not
 inferred has ``None``.  Operator semantics used by the checks: docs/field-facts.md §17.
 """

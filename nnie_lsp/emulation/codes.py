@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from nnie_lsp.dumpio.writers import cpp_stream_text
+from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 from nnie_lsp.emulation.quant import LogQuantizer, quantizer_for
 
 #: The twin of a code file in the real NNIE 1.1 form (docs/field-facts.md §16.1, §16.5): the float32
 #: value as a C++ stream writes it, ``%g`` with six significant digits
-#: (:func:`nnie_lsp.dumpio.writers.cpp_stream_text`).
+#: (:func:`nnie_lsp.readers.dumpio.writers.cpp_stream_text`).
 TWIN_FORMAT = "%.6g"
 
 
@@ -44,14 +44,14 @@ class CodeFileError(ValueError):
 
 def input_code_file_name(layer: str, input_number: int, shape) -> str:
     """``<layer>_input<k>_<C>_<H>_<W>_quant.nonlinear.hex`` (§10.1)."""
-    from nnie_lsp.dumpio.names import dims_suffix, safe_name
+    from nnie_lsp.readers.dumpio.names import dims_suffix, safe_name
 
     return f"{safe_name(layer)}_input{int(input_number)}{dims_suffix(shape)}_quant.nonlinear.hex"
 
 
 def twin_file_name(layer: str, input_number: int, shape) -> str:
     """``<layer>_input<k>_<C>_<H>_<W>_anti_quant.float``: the name real NNIE 1.1 folders use (§16.1)."""
-    from nnie_lsp.dumpio.names import dims_suffix, safe_name
+    from nnie_lsp.readers.dumpio.names import dims_suffix, safe_name
 
     return f"{safe_name(layer)}_input{int(input_number)}{dims_suffix(shape)}_anti_quant.float"
 

@@ -31,8 +31,8 @@ from typing import Mapping
 
 import numpy as np
 
-from nnie_lsp.prototxt.layers import is_cpu_layer_name
-from nnie_lsp.prototxt.layers import lookup as lookup_layer
+from nnie_lsp.readers.prototxt.layers import is_cpu_layer_name
+from nnie_lsp.readers.prototxt.layers import lookup as lookup_layer
 
 from nnie_lsp.reference.net import CaffeNet, LayerDef
 from nnie_lsp.reference.blas import one_blas_thread
@@ -279,7 +279,7 @@ def write_sim_dumps(run: SimRun, outdir: str | Path, fmt: str = "mapper_quant", 
     HWC-layout outputs are written in H,W,C element order with C_H_W dims in the name, like a
     mapper-inserted Permute would leave them.
     """
-    from nnie_lsp.dumpio import writers as dumps
+    from nnie_lsp.readers.dumpio import writers as dumps
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

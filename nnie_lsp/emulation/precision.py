@@ -75,7 +75,7 @@ def hp_mark_applied(layer_name: str, hp_names: bool, built: frozenset[str] | Non
     the build honours marks (``hp_names``: ``[compile_mode] 2``), and -- when a build's ``.wk``
     says which marks it applied (``built``, :mod:`nnie_lsp.triage.hp_plan.built`) -- it is one of
     them.  The one rule the emulation and the `_hp` planner's oracle both follow."""
-    from nnie_lsp.prototxt.layers import is_hp_layer
+    from nnie_lsp.readers.prototxt.layers import is_hp_layer
 
     return hp_names and is_hp_layer(layer_name) and (built is None or layer_name in built)
 

@@ -124,7 +124,7 @@ def numpy_reference_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dic
             weights = read_weights(net.caffemodel)
         except NetLoadError as exc:
             raise ReferenceError(str(exc)) from exc
-        from nnie_lsp.prototxt.layers import base_layer_name
+        from nnie_lsp.readers.prototxt.layers import base_layer_name
         for layer in net.layers:
             layer.blobs = weights.get(layer.name) or weights.get(base_layer_name(layer.name), [])
     try:
@@ -199,7 +199,7 @@ def _marked_layers(net: CaffeNet) -> dict[str, str]:
     when no other layer has that name: the caffemodel holds their weights under it (the mark is the
     mapper's, docs/field-facts.md §7.4 [I]; :func:`~nnie_lsp.reference.net.load_net` reads them so),
     and OpenCV finds weights by layer name, so it loads them under that name."""
-    from nnie_lsp.prototxt.layers import base_layer_name
+    from nnie_lsp.readers.prototxt.layers import base_layer_name
 
     names = {layer.name for layer in net.layers}
     out = {}
@@ -281,8 +281,8 @@ def load_reference_net(prototxt: str | Path, caffemodel: str | Path) -> CaffeNet
 def write_reference_dumps(run: ReferenceRun, outdir: str | Path, form: str = "text", writer=None) -> list[Path]:
     """Caffe dumps for every blob (data included), every batch item, named as RuyiStudio names
     them: in its ``%.18e`` text (``form`` ``text``) or the compact exact form (``compact``,
-    :mod:`nnie_lsp.dumpio.compact`; ``writer`` compresses them on its threads)."""
-    from nnie_lsp.dumpio.writers import write_ruyi_caffe
+    :mod:`nnie_lsp.readers.dumpio.compact`; ``writer`` compresses them on its threads)."""
+    from nnie_lsp.readers.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

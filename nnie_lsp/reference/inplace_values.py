@@ -36,8 +36,8 @@ def write_inplace_dumps(layer_outputs: dict[str, list[np.ndarray]], layers, fold
                         form: str = "text", writer=None) -> list[Path]:
     """The Caffe reference's overwritten values (``layer_outputs``: layer name -> its outputs) in
     ``folder``/:data:`INPLACE_DIR`, as RuyiStudio names a blob's file, under the layer's name, in the
-    dump form ``form`` (:func:`nnie_lsp.dumpio.writers.write_ruyi_caffe`)."""
-    from nnie_lsp.dumpio.writers import write_ruyi_caffe
+    dump form ``form`` (:func:`nnie_lsp.readers.dumpio.writers.write_ruyi_caffe`)."""
+    from nnie_lsp.readers.dumpio.writers import write_ruyi_caffe
 
     written = []
     for layer, blob, _ in overwritten(layers):

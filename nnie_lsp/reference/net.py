@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from nnie_lsp import safe_io
-from nnie_lsp.prototxt.layers import base_layer_name
-from nnie_lsp.text import decode
+from nnie_lsp.core import safe_io
+from nnie_lsp.readers.prototxt.layers import base_layer_name
+from nnie_lsp.core.text import decode
 
 
 class NetLoadError(ValueError):
@@ -24,7 +24,7 @@ class NetLoadError(ValueError):
 
 def read_prototxt_text(path: str | Path) -> str:
     """The text of a prototxt, read through the guarded reader (regular files only, within the
-    bound for prototxts: :mod:`nnie_lsp.safe_io`); NetLoadError with the reason otherwise."""
+    bound for prototxts: :mod:`nnie_lsp.core.safe_io`); NetLoadError with the reason otherwise."""
     try:
         return decode(safe_io.read_bytes(str(path), safe_io.PROTOTXT)).text
     except safe_io.FileReadError as exc:
@@ -34,7 +34,7 @@ def read_prototxt_text(path: str | Path) -> str:
 
 
 def caffe_pb2():
-    from nnie_lsp.prototxt import caffe_pb2 as pb2
+    from nnie_lsp.readers.prototxt import caffe_pb2 as pb2
     return pb2
 
 
@@ -149,7 +149,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weig
     kept but the weights are not read, for OpenCV, which reads them itself)."""
     ppath = Path(prototxt)
     text = read_prototxt_text(ppath)
-    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.project.project import cached_prototxt
 
     doc, graph = cached_prototxt(text, str(ppath))
     if doc.syntax_errors:

@@ -6,7 +6,7 @@ tensor exposed (:mod:`.onnx_run`).  What is written (docs/triage-schema.md, "Fra
 
 - one file per Caffe blob that an ONNX tensor stands for, **named by the Caffe blob** in RuyiStudio's
   Caffe form ``<blob>_output<n>_<C>_<H>_<W>_caffe.linear.npz`` (the compact exact form,
-  :mod:`nnie_lsp.dumpio.compact`; ``--dump-format text``: ``….float``, ``%.18e`` one value a line;
+  :mod:`nnie_lsp.readers.dumpio.compact`; ``--dump-format text``: ``….float``, ``%.18e`` one value a line;
   the dims are ONNX's), so that every dump reader takes them and ``compare --framework`` pairs them
   with the Caffe reference by name;
 - the ONNX tensor of every Caffe layer output an in-place layer overwrites (the convolution's
@@ -46,8 +46,8 @@ FRAMEWORK_OUTPUT_DIR = ONNX_OUTPUT_DIR
 def write_onnx_dumps(blobs: dict[str, np.ndarray], outdir: str | Path, form: str = "text",
                      writer=None) -> list[Path]:
     """Each blob's tensor, batch item by batch item, in RuyiStudio's Caffe naming, in the dump form
-    ``form`` (:func:`nnie_lsp.dumpio.writers.write_ruyi_caffe`)."""
-    from nnie_lsp.dumpio.writers import write_ruyi_caffe
+    ``form`` (:func:`nnie_lsp.readers.dumpio.writers.write_ruyi_caffe`)."""
+    from nnie_lsp.readers.dumpio.writers import write_ruyi_caffe
 
     out = Path(outdir)
     written: list[Path] = []
@@ -76,7 +76,7 @@ def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
     """Every image of ``inputs`` (:class:`nnie_lsp.reference.run_inputs.RunInputs`) through the
     ONNX model, in the dump form of ``run_options`` (the compact one by default); returns the
     :class:`~nnie_lsp.triage.inputs.dump_runs.RunReport`."""
-    from nnie_lsp.dumpio.compact import CompactWriter
+    from nnie_lsp.readers.dumpio.compact import CompactWriter
     from nnie_lsp.triage.inputs.dump_runs import RunReport, _folders, _manifest, dump_form
     from nnie_lsp.triage.inputs.image_sets import prepare_output, write_manifest
     from nnie_lsp.triage.progress import NO_PROGRESS

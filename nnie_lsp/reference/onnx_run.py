@@ -11,7 +11,7 @@ blobs they stand for.
   blob stands for; it returns every blob's tensor (the data blob included).
 
 ``onnx`` and ``onnxruntime`` are the ``[onnx]`` extra: a missing one raises ImportError naming it
-(the command line turns it into the message of :mod:`nnie_lsp.extras`).  Every problem with the
+(the command line turns it into the message of :mod:`nnie_lsp.core.extras`).  Every problem with the
 model or the input is an :class:`OnnxRunError` (a ValueError) whose message is for the user.
 """
 
@@ -82,7 +82,7 @@ def expose_all(model, onnx):
 
 
 def _graph_of(prototxt: str | Path):
-    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.project.project import cached_prototxt
     from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
 
     try:

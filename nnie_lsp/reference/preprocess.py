@@ -1,13 +1,13 @@
 """Input preprocessing the way nnie_mapper applies it, in numbers (docs/field-facts.md §3.3, §5).
 
 Order: channel order (RGB_order) → subtract the mean → × data_scale; which norm_type subtracts
-what and which scales is the one table in :mod:`nnie_lsp.cfg.preprocessing` -- this module only
+what and which scales is the one table in :mod:`nnie_lsp.readers.cfg.preprocessing` -- this module only
 computes.  Mean first, then scale (§5.4).  Channel-mean text files hold one float per line per
 channel; the lines are applied in the order of the network's input channels (after RGB_order) --
 the public material does not say more [?], and the ambiguity is reported by the triage fit instead.
 
 A cfg is never interpreted here: :meth:`Preprocessing.from_input` turns the cfg's
-:class:`~nnie_lsp.cfg.preprocessing.InputPreprocessing` (the lint's reading, same values and same
+:class:`~nnie_lsp.readers.cfg.preprocessing.InputPreprocessing` (the lint's reading, same values and same
 resolved files) into numbers, and :func:`preprocessing_from_cfg` reads a cfg file that way.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nnie_lsp.cfg.preprocessing import (
+from nnie_lsp.readers.cfg.preprocessing import (
     DEFAULT_DATA_SCALE,
     DEFAULT_RGB_ORDER,
     MEAN_IMAGE,
@@ -60,7 +60,7 @@ class Preprocessing:
 
     @classmethod
     def from_input(cls, prep: InputPreprocessing, *, load_mean: bool = True) -> "Preprocessing":
-        """The numbers of one cfg input (see :mod:`nnie_lsp.cfg.preprocessing`).  Raises
+        """The numbers of one cfg input (see :mod:`nnie_lsp.readers.cfg.preprocessing`).  Raises
         :class:`PreprocessError` with the cfg line when a value the forward needs is missing or
         invalid, or the mean file cannot be read; never guesses another input's value."""
         if prep.semantics is None:
@@ -240,9 +240,9 @@ def normalize(raw_chw: np.ndarray, prep: Preprocessing) -> np.ndarray:
 
 def preprocessing_from_cfg(cfg_path: str | Path, input_index: int = 0) -> Preprocessing:
     """The preprocessing of input ``input_index`` of a mapper cfg, read exactly as the lint reads
-    it (:func:`nnie_lsp.project.load_project`: same per-input values, same resolved mean file and
+    it (:func:`nnie_lsp.project.project.load_project`: same per-input values, same resolved mean file and
     image list), with the calibration images of its image_list in ``images``."""
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
 
     path = Path(cfg_path)
     if not path.is_file():

@@ -1,7 +1,7 @@
 """What a reference or emulation run works on, taken from the cfg: the prototxt, the caffemodel,
 each input's preprocessing and the images of its image_list -- options only override.
 
-The cfg is read once, the lint's way (:func:`nnie_lsp.project.load_project`: the same path
+The cfg is read once, the lint's way (:func:`nnie_lsp.project.project.load_project`: the same path
 resolution, the same per-input preprocessing, docs/field-facts.md §3, §4, §5); every problem is a
 :class:`RunInputError` whose message starts with the cfg position (``net.cfg:3: [caffemodel_file]
 …``) or the image-list line it is about.
@@ -145,7 +145,7 @@ def _training_side(out: RunInputs, overrides: Overrides, *, explicit_prototxt: b
                          "takes the cfg's preprocessing")
     flags = {"channel_order": bool(overrides.rgb_order), "mean": bool(overrides.mean) or overrides.norm_type is not None,
              "scale": overrides.data_scale is not None or overrides.norm_type is not None}
-    from nnie_lsp.cfg.preprocessing import image_type_semantics
+    from nnie_lsp.readers.cfg.preprocessing import image_type_semantics
 
     preps, sources = [], []
     for prep in out.preprocessing:
@@ -166,7 +166,7 @@ def _training_side(out: RunInputs, overrides: Overrides, *, explicit_prototxt: b
 def _load(cfg, prototxt, caffemodel, images, count, overrides: Overrides) -> RunInputs:
     if cfg is None:
         return _without_cfg(prototxt, caffemodel, images, overrides)
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
 
     cfg_path = Path(cfg)
     if not cfg_path.is_file():

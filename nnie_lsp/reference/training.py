@@ -2,7 +2,7 @@
 
 ``nnie-triage reference`` feeds the Caffe net the training preprocessing (docs/field-facts.md
 §21): per value -- the channel order, the mean, the scale, the transpose -- a command-line flag
-when one is given, else the model card's (``nnie.toml``, :mod:`nnie_lsp.card`), else the cfg's (the
+when one is given, else the model card's (``nnie.toml``, :mod:`nnie_lsp.readers.card`), else the cfg's (the
 transpose: false).  :func:`apply_card` returns the numbers and, per value, where they came from
 (:data:`FLAG`, :data:`CARD`, :data:`CFG`, :data:`DEFAULT`); the run's manifest records both, and a
 comparison whose reference took a value from the cfg says so first (T100): a mistake in that value
@@ -30,11 +30,11 @@ class CardError(ValueError):
 
 
 def card_for(cfg_path, prototxt, provider=None):
-    """The model card (a :class:`~nnie_lsp.card.lookup.CardLookup`) for a run on `prototxt`, looked
+    """The model card (a :class:`~nnie_lsp.project.card_lookup.CardLookup`) for a run on `prototxt`, looked
     up from the cfg's folder (else the prototxt's); None when there is none on the way."""
     import os
 
-    from nnie_lsp.card.lookup import find_card
+    from nnie_lsp.project.card_lookup import find_card
 
     start = str(cfg_path) if cfg_path else os.path.dirname(os.path.abspath(str(prototxt)))
     wanted = [str(prototxt)] if prototxt else []

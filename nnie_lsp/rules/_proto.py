@@ -6,9 +6,9 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Mapping
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.records import NamedTuple
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.records import NamedTuple
+from nnie_lsp.core.text import Range
 
 
 def child(node, *path):
@@ -75,8 +75,8 @@ def names_text(names: list[str]) -> str:
 
 
 def line_directives(doc) -> list:
-    """The line suppression comments of a prototxt (see :mod:`nnie_lsp.suppress`)."""
-    from nnie_lsp.suppress import parse_directives
+    """The line suppression comments of a prototxt (see :mod:`nnie_lsp.rules.suppress`)."""
+    from nnie_lsp.rules.suppress import parse_directives
     if doc is None:
         return []
     return [d for d in parse_directives(doc.path or "<prototxt>", list(doc.comments), doc.line_index.line_text)

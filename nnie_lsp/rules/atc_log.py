@@ -1,9 +1,9 @@
-"""NN403: a log of ATC (the successor chips' tool) read as what it is (:mod:`nnie_lsp.mapper.atc_log`)."""
+"""NN403: a log of ATC (the successor chips' tool) read as what it is (:mod:`nnie_lsp.readers.mapper.atc_log`)."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules.registry import rule
 
 MAX_LINES = 20  # tagged lines reported from one log; the rest are counted
@@ -49,7 +49,7 @@ def nn403(project, ctx):
     logs = tuple(getattr(project, "mapper_logs", ()))
     if not logs:
         return
-    from nnie_lsp.mapper.atc_log import atc_lines, is_atc_log  # only with logs: not on a prototxt's start-up path
+    from nnie_lsp.readers.mapper.atc_log import atc_lines, is_atc_log  # only with logs: not on a prototxt's start-up path
 
     for found in logs:
         log = found.log

@@ -1,7 +1,7 @@
 """NN701: the board must step through this output's (or input's) rows by the padded stride.
 
 Every row of an NNIE blob starts ``ALIGN16(width × element size)`` bytes after the one before
-(docs/field-facts.md §19; the numbers from :func:`nnie_lsp.wk.board.node_blob`, the board contract's
+(docs/field-facts.md §19; the numbers from :func:`nnie_lsp.readers.wk.board.node_blob`, the board contract's
 one home).  An S32 output whose W × 4 is not a multiple of 16, or a U8 image input whose W is not a
 multiple of 16, carries padding after each row -- the trap board code falls into.  Info, before any
 mapper run: which blobs have it and their stride.
@@ -9,11 +9,11 @@ mapper run: which blobs have it and their stride.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.prototxt.nnie_ends import nnie_ends
-from nnie_lsp.wk import layout
-from nnie_lsp.wk.board import node_blob
-from nnie_lsp.wk.model import DESTINATION, SOURCE
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
+from nnie_lsp.readers.wk import layout
+from nnie_lsp.readers.wk.board import node_blob
+from nnie_lsp.readers.wk.model import DESTINATION, SOURCE
 from nnie_lsp.rules.registry import rule
 
 CONTRACT = "nnie-triage wk FILE.wk --board-contract"

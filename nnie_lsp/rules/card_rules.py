@@ -1,11 +1,11 @@
 """Model card rules NN120-NN124: the card's own problems, and the cfg judged against the card
 (guide step 2 with the training truth declared, docs/field-facts.md §21).
 
-The card (``nnie.toml``, :mod:`nnie_lsp.card`) says how the net was trained; the cfg says what
+The card (``nnie.toml``, :mod:`nnie_lsp.readers.card`) says how the net was trained; the cfg says what
 the mapper will do.  Where both speak and disagree, the finding is certain (an error, on the cfg
 line, with the card's line as related information) and its edit is exact -- unsafe, like every
 preprocessing edit: it changes what the mapper computes, which is the point.  What the cfg must
-hold is :mod:`nnie_lsp.card.expect`.  Each fix sets only the keys of its own concern and keeps
+hold is :mod:`nnie_lsp.readers.card.expect`.  Each fix sets only the keys of its own concern and keeps
 the others' behaviour (NN122 keeps whether the norm_type scales, NN123 whether it subtracts), so
 applying one never makes another rule fire (a test applies every fix of a grid of cards and cfgs).
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 
-from nnie_lsp.cfg.preprocessing import CHANNEL_MEAN, MEAN_IMAGE, NO_MEAN, norm_type_for
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import channel_mean_text, set_input_key, write_whole_file
-from nnie_lsp.lang import pick
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.readers.cfg.preprocessing import CHANNEL_MEAN, MEAN_IMAGE, NO_MEAN, norm_type_for
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import channel_mean_text, set_input_key, write_whole_file
+from nnie_lsp.core.lang import pick
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules.registry import CARD, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -27,7 +27,7 @@ _CARD_RELATED = {"card": ("the model card: {key} = {value}", "模型卡片：{ke
 
 
 def _card_messages() -> dict:
-    from nnie_lsp.card.messages import MESSAGES
+    from nnie_lsp.readers.card.messages import MESSAGES
 
     return {f"card_{k}": v for k, v in MESSAGES.items()}
 
@@ -217,8 +217,8 @@ def nn121(project, ctx):
     card, model = _model(project)
     if model is None or model.channel_order is None:
         return
-    from nnie_lsp.card.expect import rgb_order_now, target
-    from nnie_lsp.card.schema import ORDER_CHANNELS
+    from nnie_lsp.readers.card.expect import rgb_order_now, target
+    from nnie_lsp.readers.card.schema import ORDER_CHANNELS
 
     for prep in _image_inputs(project):
         channels = project.input_channels(prep.index)
@@ -308,7 +308,7 @@ def nn122(project, ctx):
     card, model = _model(project)
     if model is None or (model.mean is None and model.mean_file is None):
         return
-    from nnie_lsp.card.expect import means_match, target
+    from nnie_lsp.readers.card.expect import means_match, target
 
     texts = dict(project.card_texts)
     for prep in _image_inputs(project):
@@ -375,9 +375,9 @@ def _same(a: str, b: str) -> bool:
 def _new_mean_file(project, prep, means, new_norm, texts):
     """(edits, file name): [norm_type], [mean_file] and a channel-mean file beside the cfg that is
     missing or already holds these values; None when every candidate holds other values."""
-    from nnie_lsp.card.expect import means_match
-    from nnie_lsp.cfg.preprocessing import parse_channel_means
-    from nnie_lsp.card.expect import NEW_MEAN_FILES
+    from nnie_lsp.readers.card.expect import means_match
+    from nnie_lsp.readers.cfg.preprocessing import parse_channel_means
+    from nnie_lsp.readers.card.expect import NEW_MEAN_FILES
 
     folder = os.path.dirname(project.cfg.path)
     content = channel_mean_text(means)
@@ -452,7 +452,7 @@ def nn123(project, ctx):
     card, model = _model(project)
     if model is None or model.scale is None or model.uniform_scale is None:
         return
-    from nnie_lsp.card.expect import current_scale, scale_matches, scale_text
+    from nnie_lsp.readers.card.expect import current_scale, scale_matches, scale_text
 
     needed = model.uniform_scale
     related = _related(ctx, card, model, "scale")

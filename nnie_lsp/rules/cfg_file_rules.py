@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import set_cfg_value
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import set_cfg_value
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules.config_rules import _semicolon_comment
 from nnie_lsp.rules.registry import CFG, rule
 

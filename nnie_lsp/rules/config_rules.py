@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 
-from nnie_lsp.cfg import keys as cfg_keys
-from nnie_lsp.cfg.values import check_value
-from nnie_lsp.cfg.preprocessing import norm_semantics
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
-from nnie_lsp.lang import is_zh, pick
-from nnie_lsp.text import Position, Range, TextEdit
+from nnie_lsp.readers.cfg import keys as cfg_keys
+from nnie_lsp.readers.cfg.values import check_value
+from nnie_lsp.readers.cfg.preprocessing import norm_semantics
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
+from nnie_lsp.core.lang import is_zh, pick
+from nnie_lsp.core.text import Position, Range, TextEdit
 from nnie_lsp.rules.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO

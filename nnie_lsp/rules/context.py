@@ -1,7 +1,7 @@
 """How every engine Diagnostic is made, and what a rule gets besides the project.
 
-:class:`DiagnosticBuilder` is the one construction path of a :class:`~nnie_lsp.diagnostics.Diagnostic`:
-a code's registered messages in one language (:func:`nnie_lsp.lang.pick`), its default severity,
+:class:`DiagnosticBuilder` is the one construction path of a :class:`~nnie_lsp.core.diagnostics.Diagnostic`:
+a code's registered messages in one language (:func:`nnie_lsp.core.lang.pick`), its default severity,
 the range, related places, the fix and its alternatives.  The lint rules get it through
 :class:`RuleContext`, the lint driver's own codes through :mod:`nnie_lsp.rules.meta`, and the
 triage findings through :class:`nnie_lsp.triage.diagnose.builder.FindingBuilder`.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from nnie_lsp.lang import pick
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
-from nnie_lsp.records import NamedTuple
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.lang import pick
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.core.records import NamedTuple
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules.registry import Messages, registered_rule
 
 

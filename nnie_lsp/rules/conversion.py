@@ -8,7 +8,7 @@ The rules run on a prototxt whose project has an ONNX model (``--onnx``, the ``o
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
 from nnie_lsp.rules.registry import rule
 

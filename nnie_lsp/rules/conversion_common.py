@@ -9,7 +9,7 @@ does), which the house definition of a safe fix excludes.
 
 from __future__ import annotations
 
-from nnie_lsp.text import Position, Range, TextEdit
+from nnie_lsp.core.text import Position, Range, TextEdit
 from nnie_lsp.rules._proto import child
 
 #: how a layer was matched (MatchLayer.confidence) in Chinese

@@ -4,7 +4,7 @@ docs/field-facts.md §17).  NN500–NN503: :mod:`.conversion`."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.conversion import STEP
 from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
 from nnie_lsp.rules.registry import rule

@@ -8,7 +8,7 @@ offered only when both input shapes are known and equal where the Crop would cut
 
 from __future__ import annotations
 
-from nnie_lsp.fixes import delete_layer_edit, rewire_edits
+from nnie_lsp.rules.fixes import delete_layer_edit, rewire_edits
 
 
 def identity(graph, layer, shapes) -> tuple | None:

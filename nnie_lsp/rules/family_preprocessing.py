@@ -9,9 +9,9 @@ The one place for these facts: :data:`FAMILIES`.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.lang import pick
-from nnie_lsp.records import NamedTuple
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.lang import pick
+from nnie_lsp.core.records import NamedTuple
 from nnie_lsp.rules.registry import CFG, rule
 
 

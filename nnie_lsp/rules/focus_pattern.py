@@ -10,7 +10,7 @@ and it is said as what it is."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import layer_anchor, names_text
 from nnie_lsp.rules.registry import rule
 

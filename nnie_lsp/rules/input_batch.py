@@ -1,11 +1,11 @@
 """NN017: the input batch must be 1, and setting it to 1 is a safe fix only when no layer depends
-on the batch (:mod:`nnie_lsp.prototxt.batch`).  Registered when :mod:`.schema_rules` is loaded."""
+on the batch (:mod:`nnie_lsp.readers.prototxt.batch`).  Registered when :mod:`.schema_rules` is loaded."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.prototxt.batch import batch_dependence
-from nnie_lsp.text import TextEdit
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.readers.prototxt.batch import batch_dependence
+from nnie_lsp.core.text import TextEdit
 from nnie_lsp.rules._proto import child, children, names_text, top_level
 from nnie_lsp.rules.registry import rule
 

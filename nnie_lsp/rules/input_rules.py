@@ -1,7 +1,7 @@
 """Data-layer rules NN108-NN112: channel order and input groups (guide step 2) -- RGB-trained
 nets, ImageNet means in the wrong order, one cfg group per network input, image_type conflicts
 and feature-map list sizes.  image_type and norm_type meanings come from the one reading in
-:mod:`nnie_lsp.cfg.preprocessing` (via ``project.preprocessing``).
+:mod:`nnie_lsp.readers.cfg.preprocessing` (via ``project.preprocessing``).
 Mean file and data_scale: :mod:`.mean_scale_rules`."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import re
 
-from nnie_lsp.cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import delete_cfg_line, insert_cfg_line, set_cfg_value
-from nnie_lsp.lang import pick
-from nnie_lsp.settings import RGB_FRAMEWORKS
-from nnie_lsp.text import Range
+from nnie_lsp.readers.cfg.preprocessing import CHANNEL_MEAN, DEFAULT_RGB_ORDER
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import delete_cfg_line, insert_cfg_line, set_cfg_value
+from nnie_lsp.core.lang import pick
+from nnie_lsp.project.settings import RGB_FRAMEWORKS
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -223,7 +223,7 @@ def _declare_bgr(project, ctx) -> tuple:
     origin = project.prototxt_origin
     if origin is None or not origin.resolved:
         return ()
-    from nnie_lsp.card.draft.render import add_entry_edits, add_keys_edits, card_for_cfg
+    from nnie_lsp.card_draft.render import add_entry_edits, add_keys_edits, card_for_cfg
 
     card = project.card
     if card is not None and not card.document.ok:
@@ -330,7 +330,7 @@ def nn109(project, ctx):
         reverse = None
         if facts.text is not None and facts.ref.resolved and (model is None or model.mean is None):
             # (a card that declares the mean says what the file holds: reversing it is not an option)
-            from nnie_lsp.fixes import channel_mean_text, write_whole_file
+            from nnie_lsp.rules.fixes import channel_mean_text, write_whole_file
 
             reversed_text = channel_mean_text(tuple(reversed(v)))
             reverse = ctx.fix("reverse", [write_whole_file(facts.ref.resolved, facts.text, reversed_text)],

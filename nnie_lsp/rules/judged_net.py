@@ -5,7 +5,7 @@ only left-out layers make (docs/field-facts.md §16.4)."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import layer_anchor, names_text
 from nnie_lsp.rules.layer_support import TRAINING_ONLY, layer_verdicts
 from nnie_lsp.rules.registry import rule

@@ -8,11 +8,11 @@ Registered when :mod:`.schema_rules` is loaded.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.lang import pick
-from nnie_lsp.prototxt.batch import BATCH_AXIS_FIELDS
-from nnie_lsp.prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
-from nnie_lsp.prototxt.shapes import unread_layers
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.lang import pick
+from nnie_lsp.readers.prototxt.batch import BATCH_AXIS_FIELDS
+from nnie_lsp.readers.prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
+from nnie_lsp.readers.prototxt.shapes import unread_layers
 from nnie_lsp.rules._proto import Place, child, children, field_range, layer_anchor, one_per_cause
 from nnie_lsp.rules.registry import rule
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import deinplace_edits
-from nnie_lsp.prototxt import layers as layer_table
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import deinplace_edits
+from nnie_lsp.readers.prototxt import layers as layer_table
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules._proto import layer_anchor
 from nnie_lsp.rules.mapper_output import INSERTED_NODE_MESSAGES, inserted_node_findings
 from nnie_lsp.rules.registry import rule
@@ -365,7 +365,7 @@ def nn306(project, ctx):
     nt_txt = str(nt) if entry is not None else ctx.text("unset")
 
     def fix_to(v):
-        from nnie_lsp.fixes import insert_cfg_line, set_cfg_value
+        from nnie_lsp.rules.fixes import insert_cfg_line, set_cfg_value
         edit = set_cfg_value(entry, str(v)) if entry is not None else insert_cfg_line(cfg, "net_type", str(v))
         return ctx.fix("set", [(cfg.path, edit)], safe=True, value=v)
 

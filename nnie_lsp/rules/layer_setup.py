@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import child, children, layer_anchor
 from nnie_lsp.rules.registry import rule
 

@@ -1,6 +1,6 @@
 """NN015: the layers of the judged net that NNIE cannot map, with the advice of what the file
 really says -- a pycaffe layer by its module and class, a Caffe fork's type (``BN``) by its
-entry in :mod:`nnie_lsp.prototxt.fork_layers`, a DummyData that feeds the net by the Input layer
+entry in :mod:`nnie_lsp.readers.prototxt.fork_layers`, a DummyData that feeds the net by the Input layer
 it should become.  One finding per cause: every training-only layer of a net is one finding (the
 others as related locations), as is every layer of one unsupported type or Python class.
 
@@ -10,13 +10,13 @@ and NN020 (is this a training net?) read.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.lang import pick
-from nnie_lsp.prototxt import layers as layer_table
-from nnie_lsp.prototxt.fork_layers import fork_layer
-from nnie_lsp.prototxt.python_layers import TRAINING, python_layer_advice
-from nnie_lsp.records import NamedTuple
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.lang import pick
+from nnie_lsp.readers.prototxt import layers as layer_table
+from nnie_lsp.readers.prototxt.fork_layers import fork_layer
+from nnie_lsp.readers.prototxt.python_layers import TRAINING, python_layer_advice
+from nnie_lsp.core.records import NamedTuple
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules import crop_identity
 from nnie_lsp.rules._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
 from nnie_lsp.rules.registry import rule
@@ -266,7 +266,7 @@ def nn015(project, ctx):
             fork_at[rng] = layer
             places.append(Place("fork", rng, layer.name, {"type": layer.type, "advice": pick(v.why, ctx.lang)}))
         elif v.kind == UNKNOWN:
-            from nnie_lsp.prototxt.schema import type_suggestion
+            from nnie_lsp.readers.prototxt.schema import type_suggestion
 
             close = type_suggestion(layer.type)
             places.append(Place("unknown", rng, layer.name, {
@@ -317,7 +317,7 @@ def _crops_that_crop_nothing(ctx, doc, g, crops, shapes):
 def _with_group_fix(ctx, doc, g, layers, shapes, diag):
     """The depthwise types' finding gets the unsafe rewrite as Convolution with ``group`` = the
     channels, for the layers whose input channels are known and equal their outputs."""
-    from nnie_lsp.text import Position, Range, TextEdit
+    from nnie_lsp.core.text import Position, Range, TextEdit
 
     edits = []
     for layer in layers:

@@ -2,9 +2,9 @@
 the fix must happen, and the nodes ``cnn_net_tree.dot`` shows it inserting (through NN304).
 
 The project hands the rules the parsed output (``Project.mapper_logs``, ``Project.net_tree``;
-loaded by :mod:`nnie_lsp.mapper.output_files`); the rules read no file.
+loaded by :mod:`nnie_lsp.readers.mapper.output_files`); the rules read no file.
 
-Where a block of the log's last run goes (its target is read by :mod:`nnie_lsp.mapper.messages`,
+Where a block of the log's last run goes (its target is read by :mod:`nnie_lsp.readers.mapper.messages`,
 forms in ``docs/field-facts.md §16.3``):
 
 - ``layer name: [X]`` / ``layer[X]`` → the name of layer X in the prototxt;
@@ -30,9 +30,9 @@ import posixpath
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from nnie_lsp.diagnostics import Diagnostic, Related, Severity
-from nnie_lsp.records import NamedTuple
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.core.records import NamedTuple
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules._proto import layer_anchor, names_text
 from nnie_lsp.rules.registry import rule
 

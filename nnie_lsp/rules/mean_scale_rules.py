@@ -1,12 +1,12 @@
 """Data-layer rules NN101-NN107: the mean and the scale (guide step 2: preprocessing must match
 what the net was trained on) -- mean file presence, kind and channel count, data_scale, and the
 prototxt's transform_param.  What each norm_type does comes from the one table in
-:mod:`nnie_lsp.cfg.preprocessing` (via ``project.preprocessing``); nothing here re-states it.
+:mod:`nnie_lsp.readers.cfg.preprocessing` (via ``project.preprocessing``); nothing here re-states it.
 Channel order, input groups and image types: :mod:`.input_rules`."""
 
 from __future__ import annotations
 
-from nnie_lsp.cfg.preprocessing import (
+from nnie_lsp.readers.cfg.preprocessing import (
     TRAINING_SCALE_1_255,
     CHANNEL_MEAN,
     DEFAULT_DATA_SCALE,
@@ -15,8 +15,8 @@ from nnie_lsp.cfg.preprocessing import (
     NO_MEAN,
     norm_type_for,
 )
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import insert_cfg_line, set_cfg_value
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import insert_cfg_line, set_cfg_value
 from nnie_lsp.rules._proto import child, layer_anchor
 from nnie_lsp.rules.family_preprocessing import family_of
 from nnie_lsp.rules.input_rules import format_number, input_related

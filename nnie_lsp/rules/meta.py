@@ -1,14 +1,14 @@
 """Codes the lint driver produces itself: NN000 (a rule crashed), NN901/NN902 (suppression
 comments) and NN903 (a file to lint that was not read).  They live in the registry like every rule, so `--explain`, hover, the docs and the
-docs list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.suppress` make them with
+docs list them; :mod:`nnie_lsp.lint` and :mod:`nnie_lsp.rules.suppress` make them with
 :func:`internal_error`, :func:`unused_suppression` and :func:`unknown_suppression_code` (the one
 construction path, :class:`~nnie_lsp.rules.context.DiagnosticBuilder`).
 """
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Diagnostic, Severity
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Diagnostic, Severity
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules.context import DiagnosticBuilder
 from nnie_lsp.rules.registry import register_meta
 
@@ -72,7 +72,7 @@ register_meta(
 
 
 def not_linted(problem, path: str, lang: str = "en") -> Diagnostic:
-    """NN903 at the top of `path`: the file was not read (`problem`, a :class:`~nnie_lsp.safe_io.FileProblem`)."""
+    """NN903 at the top of `path`: the file was not read (`problem`, a :class:`~nnie_lsp.core.safe_io.FileProblem`)."""
     return DiagnosticBuilder.of("NN903", lang).diag("not_read", path, Range.point(0, 0),
                                                     reason=problem.describe(lang))
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from nnie_lsp.diagnostics import Diagnostic, Related, Severity
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules.registry import rule
 
 KEPT = 31
@@ -145,7 +145,7 @@ def _top_range(doc, blob: str):
 
 def _rename_edits(doc, old: str, new: str) -> list[TextEdit]:
     """Every place the prototxt writes the blob (tops, and bottoms of the in-place layers that rewrite it)."""
-    from nnie_lsp.fixes import replace_string_token
+    from nnie_lsp.rules.fixes import replace_string_token
 
     edits = []
     for source in doc.layers:

@@ -5,9 +5,9 @@ Facts: compile_mode docs/field-facts.md §3.1, `_hp` §7.4, the quantizers §11.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import insert_cfg_line, rename_layer, set_cfg_value
-from nnie_lsp.prototxt import layers
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import insert_cfg_line, rename_layer, set_cfg_value
+from nnie_lsp.readers.prototxt import layers
 from nnie_lsp.rules._proto import layer_anchor
 from nnie_lsp.rules.registry import CFG, rule
 

@@ -4,7 +4,7 @@ A rule is a pure function ``check(project, ctx) -> Iterable[Diagnostic]`` regist
 :func:`rule`.  Its docstring holds the docs in fixed sections (``What it finds``, ``Why``,
 ``Example``, ``Fix``); its user-facing texts (messages and fix titles) live in the rule's
 ``messages`` mapping as ``(English, Simplified Chinese)`` pairs, which together form the one
-message catalogue (:mod:`nnie_lsp.i18n`).
+message catalogue (:mod:`nnie_lsp.core.i18n`).
 
 This module only holds the :class:`Rule` type and the store the rule modules register into; it
 imports none of them.  :mod:`nnie_lsp.rules.catalogue` imports every rule module and is what the
@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Mapping
 
-from nnie_lsp.diagnostics import Diagnostic, Severity
-from nnie_lsp.lang import is_zh, pick
-from nnie_lsp.records import NamedTuple
+from nnie_lsp.core.diagnostics import Diagnostic, Severity
+from nnie_lsp.core.lang import is_zh, pick
+from nnie_lsp.core.records import NamedTuple
 
 DOC_SECTIONS = ("What it finds", "Why", "Example", "Fix")
 

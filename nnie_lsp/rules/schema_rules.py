@@ -14,8 +14,8 @@ are reported everywhere in the file: the mapper's parser reads it whole.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules._proto import layer_anchor, line_directives, names_text, top_level
 from nnie_lsp.rules.registry import rule
 
@@ -127,9 +127,9 @@ def _layer_blocks(project):
 def _fork_param_blocks(project) -> dict:
     """Name ranges of the parameter blocks that belong to a layer type NN015 reports (a fork's
     ``bn_param`` in a ``type: "BN"`` layer of the judged net): one finding for the layer."""
-    from nnie_lsp.prototxt.fork_layers import fork_layer
-    from nnie_lsp.prototxt.schema import param_field_for_type
-    from nnie_lsp.prototxt.layers import lookup
+    from nnie_lsp.readers.prototxt.fork_layers import fork_layer
+    from nnie_lsp.readers.prototxt.schema import param_field_for_type
+    from nnie_lsp.readers.prototxt.layers import lookup
     from nnie_lsp.rules.layer_support import FORK, TRAINING_ONLY, UNKNOWN, layer_verdicts
 
     g = project.graph
@@ -161,7 +161,7 @@ def _snake_param(layer_type: str) -> str:
 def _with_block_hint(project, err, name, ctx) -> str:
     """An unknown ``*_param`` block in a layer gets a did-you-mean only for the layer type's own
     block (``upsampe_param`` in an Upsample layer), never another type's (the reader gives none)."""
-    from nnie_lsp.prototxt.schema import is_param_block, param_block_suggestion
+    from nnie_lsp.readers.prototxt.schema import is_param_block, param_block_suggestion
 
     msg = err.message
     if not is_param_block("caffe.LayerParameter", name) or not msg.startswith('Message type "caffe.LayerParameter"'):
@@ -289,7 +289,7 @@ def _undefined(ctx, doc, blobs, close_at_first, later_producer):
     elif close_at_first.get(blob) and len(blobs) == 1:
         suggestion = close_at_first[blob]
         hint = ctx.text("hint", suggestion=suggestion)
-        from nnie_lsp.fixes import replace_string_token
+        from nnie_lsp.rules.fixes import replace_string_token
         fix = ctx.fix("rename", [(doc.path, replace_string_token(doc, r, suggestion)) for _, r in places],
                       safe=False, suggestion=suggestion)
     related = []

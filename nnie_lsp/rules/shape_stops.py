@@ -1,6 +1,6 @@
 """NN022: where shape inference stopped, and why — one finding per net.
 
-Shapes are inferred only from what the file really says (:mod:`nnie_lsp.prototxt.shapes`): a
+Shapes are inferred only from what the file really says (:mod:`nnie_lsp.readers.prototxt.shapes`): a
 layer whose type is unknown, whose parameters the schema rejected, that has no shape rule or
 whose rule cannot tell its output leaves its outputs unknown, and everything after them.  The
 shape-based checks (NN017's fix safety, NN018's Eltwise and width checks, NN019, NN021) then say
@@ -9,9 +9,9 @@ nothing past that point; this finding says where it is, so silence is not read a
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.prototxt.shape_reasons import REASONS
-from nnie_lsp.prototxt.shapes import REPORTED_ELSEWHERE
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.readers.prototxt.shape_reasons import REASONS
+from nnie_lsp.readers.prototxt.shapes import REPORTED_ELSEWHERE
 from nnie_lsp.rules._proto import layer_anchor, names_text
 from nnie_lsp.rules.registry import rule
 

@@ -8,7 +8,7 @@ names that module.  This module imports only the registry (no numpy, no triage m
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.registry import TRIAGE, Messages, rule
 
 #: how a finding quotes a cfg key the cfg does not set (T102/T103/T104/T207)

@@ -1,9 +1,9 @@
 """The compiled model (`.wk`) against the project that should have built it: NN600-NN607.
 
 The project hands the rules the `.wk` it read (``Project.wk``: the cfg's ``[instruction_name]``.wk,
-a `.wk` named with the cfg, or a `.wk` linted on its own; :mod:`nnie_lsp.mapper.wk_files`); the
+a `.wk` named with the cfg, or a `.wk` linted on its own; :mod:`nnie_lsp.readers.mapper.wk_files`); the
 rules read no file.  What the file holds and how sure each field is: ``docs/field-facts.md §18``
-(:mod:`nnie_lsp.wk.layout`).  With a cfg every finding sits on the cfg line it concerns
+(:mod:`nnie_lsp.readers.wk.layout`).  With a cfg every finding sits on the cfg line it concerns
 (``[instruction_name]`` when no other line does) with the `.wk` as related information; a `.wk`
 linted alone gets its findings at its first byte.
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 from typing import Iterator
 
-from nnie_lsp.diagnostics import Diagnostic, Related, Severity
-from nnie_lsp.text import Range
+from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
+from nnie_lsp.core.text import Range
 from nnie_lsp.rules.registry import CFG, WK, rule
 
 FILE_START = Range.point(0, 0)
@@ -72,7 +72,7 @@ def deployment_targets(project, settings) -> tuple[tuple[str | None, str], tuple
 
 
 def _mib(n: int) -> str:
-    from nnie_lsp.wk.describe import mib
+    from nnie_lsp.readers.wk.describe import mib
 
     return mib(n)
 
@@ -228,7 +228,7 @@ def nn602(project, ctx) -> Iterator[Diagnostic]:
     model, config = _readable(project), project.config
     if model is None or config is None:
         return
-    from nnie_lsp.wk.layout import IMAGE_TYPES
+    from nnie_lsp.readers.wk.layout import IMAGE_TYPES
 
     wk = _wk_name(project)
     for k, node in enumerate(model.inputs):
@@ -246,8 +246,8 @@ def nn602(project, ctx) -> Iterator[Diagnostic]:
 def expected_outputs(graph) -> list[str]:
     """The tops a `.wk` of this net reports, in prototxt order: the NNIE ends (the blobs no NNIE
     layer reads, produced by an NNIE layer) and the `_report` tops of NNIE layers."""
-    from nnie_lsp.prototxt import layers as layer_table
-    from nnie_lsp.prototxt.nnie_ends import nnie_ends, runs_on_nnie
+    from nnie_lsp.readers.prototxt import layers as layer_table
+    from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends, runs_on_nnie
 
     ends = nnie_ends(graph)
     out: list[str] = []
@@ -392,7 +392,7 @@ def nn604(project, ctx) -> Iterator[Diagnostic]:
     census = model.census()
     if census is None or census.verdict == "unknown":
         return
-    from nnie_lsp.wk.describe import census_counts
+    from nnie_lsp.readers.wk.describe import census_counts
 
     mode = config.compile_mode
     mode = 0 if mode is None else mode
@@ -460,7 +460,7 @@ def nn605(project, ctx) -> Iterator[Diagnostic]:
     model = _readable(project)
     if model is None:
         return
-    from nnie_lsp.wk.layout import CHIP_GENERATIONS
+    from nnie_lsp.readers.wk.layout import CHIP_GENERATIONS
 
     (chip, where), _budget = deployment_targets(project, ctx.settings)
     wanted = CHIP_GENERATIONS.get(chip or "")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from nnie_lsp import i18n
-from nnie_lsp.settings import LintSettings, SettingsError, settings_from_mapping
+from nnie_lsp.core import i18n
+from nnie_lsp.project.settings import LintSettings, SettingsError, settings_from_mapping
 
 KNOWN_TOP = {"lint", "sourceFramework", "language", "trace"}
 # settings of the `nnie` section that only the editor client uses (how to start the server,

@@ -36,10 +36,10 @@ from typing import Callable, Iterable, Mapping
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
-from nnie_lsp.diagnostic_json import RULES_DOC, rule_url
-from nnie_lsp.diagnostics import Diagnostic, Fix, group_repeated
-from nnie_lsp.features.actions import Action
-from nnie_lsp.text import LineIndex, Position, Range, column_from_utf16, utf16_column
+from nnie_lsp.core.diagnostic_json import RULES_DOC, rule_url
+from nnie_lsp.core.diagnostics import Diagnostic, Fix, group_repeated
+from nnie_lsp.editor.actions import Action
+from nnie_lsp.core.text import LineIndex, Position, Range, column_from_utf16, utf16_column
 
 SOURCE = "nnie-lint"
 TRIAGE_SOURCE = "nnie-triage"
@@ -207,7 +207,7 @@ def versioned_edits(capabilities) -> bool:
 def text_digest(text: str) -> str:
     """The digest of a text a fix was computed for (a file not open in the editor); cached: the
     fixes of one lint that edit one closed file hash its text once."""
-    from nnie_lsp.atomic_write import digest
+    from nnie_lsp.core.atomic_write import digest
 
     return digest(text.encode("utf-8", "surrogatepass"))
 
@@ -274,7 +274,7 @@ def rule_href(code: str) -> str:
 def to_code_action(action: Action, lines: LineSource, enc: Encoder,
                    diagnostics: list[lsp.Diagnostic] | None,
                    versions: Mapping[str, int | None] | None = None) -> lsp.CodeAction:
-    """A code action built by :mod:`nnie_lsp.features.actions` (engine positions) for the client;
+    """A code action built by :mod:`nnie_lsp.editor.actions` (engine positions) for the client;
     with `versions` (path -> the version its edits were computed for, None for a closed file) as
     versioned ``documentChanges`` (:func:`workspace_edit`)."""
     changes: dict[str, list[lsp.TextEdit]] = {}
@@ -296,7 +296,7 @@ def to_code_action(action: Action, lines: LineSource, enc: Encoder,
 def to_lsp_diagnostics(diags: Iterable[Diagnostic], lines: LineSource, enc: Encoder,
                        versions: dict[str, int], source: str = SOURCE) -> list[lsp.Diagnostic]:
     """The engine's findings for the client, repeated identical ones shown once ("the same in N
-    more", the others in ``relatedInformation``: :func:`nnie_lsp.diagnostics.group_repeated`)."""
+    more", the others in ``relatedInformation``: :func:`nnie_lsp.core.diagnostics.group_repeated`)."""
     return [to_lsp_diagnostic(d, lines, enc, versions, source) for d in group_repeated(diags)]
 
 

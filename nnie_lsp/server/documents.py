@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from pygls.uris import to_fs_path
 
-from nnie_lsp.features.common import document_kind
-from nnie_lsp.safe_io import FileProblem, check_text
-from nnie_lsp.text import LineIndex, read_text
+from nnie_lsp.editor.common import document_kind
+from nnie_lsp.core.safe_io import FileProblem, check_text
+from nnie_lsp.core.text import LineIndex, read_text
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -97,7 +97,7 @@ class DocumentStore:
 
     def problem(self, uri: str) -> FileProblem | None:
         """Why `uri`'s text is not linted nor parsed (past the bound for its kind, as a file of that
-        name: :func:`nnie_lsp.safe_io.check_text`), or None; checked once per version."""
+        name: :func:`nnie_lsp.core.safe_io.check_text`), or None; checked once per version."""
         record = self._records.get(uri)
         if record is None:
             return None

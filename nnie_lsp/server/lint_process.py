@@ -152,7 +152,7 @@ class LintProcess:
 
 def _lint_job(job: tuple) -> tuple:
     from nnie_lsp.lint import lint
-    from nnie_lsp.project import DiskProvider
+    from nnie_lsp.project.project import DiskProvider
 
     path, kind, overlay, settings, cwd, lang = job
     provider = DiskProvider(overlay)

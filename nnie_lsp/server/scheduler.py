@@ -3,7 +3,7 @@
 - An isolated edit is linted at once; a burst of edits once it pauses for ``lint.debounce`` ms.
 - The engine runs on a :class:`Snapshot` (every open document's text, the settings), never on the
   event loop; requests for the same state share one computation.
-- Per document: a document over the bound of its kind (:func:`nnie_lsp.safe_io.check_text`, as a
+- Per document: a document over the bound of its kind (:func:`nnie_lsp.core.safe_io.check_text`, as a
   file of that name) is not linted at all: it gets its NN903 diagnostic at once, and nothing parses
   it.  A document of :data:`~.lint_process.BIG_DOCUMENT` bytes or more is linted in a child process
   (:mod:`.lint_process`), the others in worker threads (two): a big buffer never delays the other
@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from lsprotocol import types as lsp
 
-from nnie_lsp import i18n
-from nnie_lsp.diagnostics import Diagnostic
+from nnie_lsp.core import i18n
+from nnie_lsp.core.diagnostics import Diagnostic
 from nnie_lsp.lint import lint
-from nnie_lsp.project import DiskProvider, Project, cached_prototxt, project_for_file
+from nnie_lsp.project.project import DiskProvider, Project, cached_prototxt, project_for_file
 from nnie_lsp.rules.meta import not_linted
-from nnie_lsp.safe_io import text_size
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import LineIndex
+from nnie_lsp.core.safe_io import text_size
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import LineIndex
 from nnie_lsp.server.convert import SOURCE, Encoder, to_lsp_diagnostics
 from nnie_lsp.server.lint_process import BIG_DOCUMENT, Cancelled, LintProcess
 

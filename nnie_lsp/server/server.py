@@ -9,7 +9,7 @@ The parts, one job each:
   (``nnie-triage`` in a subprocess with the tool's progress, cancellable: :mod:`.triage.jobs`);
   :mod:`.triage.results` — stored triage results shown on the open documents (diagnostics, code
   lens, stale marks);
-- :mod:`.handlers` — the LSP methods, calling :mod:`nnie_lsp.features` for the logic;
+- :mod:`.handlers` — the LSP methods, calling :mod:`nnie_lsp.editor` for the logic;
 - :mod:`.convert` — engine objects to LSP types; :mod:`.config` — the ``nnie`` settings section.
 
 Push or pull, never both: diagnostics are pulled when the client supports
@@ -32,8 +32,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from nnie_lsp import __version__ as VERSION
-from nnie_lsp import i18n
-from nnie_lsp.settings import LintSettings, SettingsError, load_settings
+from nnie_lsp.core import i18n
+from nnie_lsp.project.settings import LintSettings, SettingsError, load_settings
 from nnie_lsp.server.config import ServerSettings, choose_language, parse_settings, unwrap
 from nnie_lsp.server.convert import Encoder
 from nnie_lsp.server.diagnostic_store import DiagnosticStore

@@ -11,7 +11,7 @@ a prototxt with the cfg that names it, unsaved editor texts included), one file 
 worker thread of its own (never on the event loop, never blocking the open files' lint).
 
 Bounded: the scan skips ``.git``, ``node_modules``, virtual environments, build output and every
-folder starting with a dot (:data:`nnie_lsp.lint_paths.SKIP_DIRS`), sniffs ``.cfg`` files (only
+folder starting with a dot (:data:`nnie_lsp.lint.driver.SKIP_DIRS`), sniffs ``.cfg`` files (only
 nnie_mapper cfgs) and prototxts (no solver files) as the editor does, and stops at
 :data:`MAX_FILES` files — the log says so, and one message tells the user.  Progress is work-done
 progress ("NNIE: linting the workspace", files done of all).
@@ -36,10 +36,10 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
-from nnie_lsp import i18n
-from nnie_lsp.features.common import document_kind
-from nnie_lsp.lint_paths import SKIP_DIRS
-from nnie_lsp.text import read_text
+from nnie_lsp.core import i18n
+from nnie_lsp.editor.common import document_kind
+from nnie_lsp.lint.driver import SKIP_DIRS
+from nnie_lsp.core.text import read_text
 
 if TYPE_CHECKING:
     from nnie_lsp.server.server import NnieLanguageServer

@@ -1,5 +1,5 @@
 """Board dump folders for tests, cases and benchmarks: what a board program writes
-(``board_code/nnie_board_dump.c``'s forms, :func:`nnie_lsp.dumpio.board.write_board_file`), faithful
+(``board_code/nnie_board_dump.c``'s forms, :func:`nnie_lsp.readers.dumpio.board.write_board_file`), faithful
 or with ONE board-code mistake (docs/field-facts.md §20) injected:
 
 - output faults: ``stride`` (the output's rows read W values apart and written -- printed, or as
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from nnie_lsp.dumpio.board import blob_memory, to_words, write_board_file
-from nnie_lsp.wk import layout
+from nnie_lsp.readers.dumpio.board import blob_memory, to_words, write_board_file
+from nnie_lsp.readers.wk import layout
 
 INPUT_FAULTS = ("hwc", "rgb", "input_stride")
 OUTPUT_FAULTS = ("stride", "x4096", "twice", "swap", "collision", "collision_file", "truncated")
@@ -190,10 +190,10 @@ def board_from_cfg(cfg: str, out: str, *, fault: str | None = None, nodes: tuple
     values; ``nnie-triage emulate`` runs the same emulation), on the planes the chip reads -- for an
     input fault those of :func:`chip_input`, the clips calibrated over the image and them (the
     `.wk`'s clips come from the image list).  ``outputs``: the blobs to dump (default: the net's
-    outputs, :func:`nnie_lsp.prototxt.nnie_ends.nnie_ends`, in order).  Returns what was written."""
+    outputs, :func:`nnie_lsp.readers.prototxt.nnie_ends.nnie_ends`, in order).  Returns what was written."""
     from nnie_lsp.emulation.emulate import EmulationOptions, emulate_images
-    from nnie_lsp.project import cached_prototxt
-    from nnie_lsp.prototxt.nnie_ends import nnie_ends
+    from nnie_lsp.project.project import cached_prototxt
+    from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
     from nnie_lsp.reference.caffe_forward import prepare_inputs
     from nnie_lsp.reference.net import load_net, read_prototxt_text
     from nnie_lsp.reference.preprocess import load_image

@@ -1,7 +1,7 @@
 """Fault injection for the verdict benchmark (``benchmarks/bench_verdicts.py``).
 
 Everything here changes *inputs* of the triage — a cfg, a prototxt, a caffemodel copy, or dump
-files through :mod:`nnie_lsp.dumpio` — never the triage itself, so the benchmark measures what
+files through :mod:`nnie_lsp.readers.dumpio` — never the triage itself, so the benchmark measures what
 ``nnie-triage compare`` says about faults whose right answer is known.  The fault set is the
 benchmark's own (other nets, layers, magnitudes and seeds than ``tests/triage/cases``), so that it
 stays an honest measure of rules calibrated on the unit tests.
@@ -32,7 +32,7 @@ from typing import Iterable
 
 import numpy as np
 
-from nnie_lsp import dumpio
+from nnie_lsp.readers import dumpio
 
 MANIFEST = "nnie-triage-dumps.json"
 

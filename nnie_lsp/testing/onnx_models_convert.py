@@ -2,7 +2,7 @@
 
 It writes what most onnx2caffe tools write (blob names = ONNX tensor names, layer names = ONNX
 node names, one field a line) for the operators of :mod:`nnie_lsp.testing.onnx_models`, and the
-caffemodel with the project's protobuf (``nnie_lsp/prototxt/caffe_pb2.py``).  :data:`FAULTS`
+caffemodel with the project's protobuf (``nnie_lsp/readers/prototxt/caffe_pb2.py``).  :data:`FAULTS`
 lists the faults real converters make; :func:`convert` injects one, at the first node it applies
 to (or at the node named ``at``).  Not a product feature: the tool users have is their own
 converter; this one exists so that every fault can be made alone on a known layer.
@@ -75,7 +75,7 @@ class Conversion:
 
 class _Writer:
     def __init__(self, g: OnnxGraph, fault: str | None, at: str | None, fold_bn: bool, inplace: bool = False):
-        from nnie_lsp.prototxt import caffe_pb2
+        from nnie_lsp.readers.prototxt import caffe_pb2
         self.g, self.fault, self.at, self.fold_bn, self.inplace = g, fault, at, fold_bn, inplace
         self.lines: list[str] = []
         self.net = caffe_pb2.NetParameter()

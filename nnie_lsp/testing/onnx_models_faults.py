@@ -67,9 +67,9 @@ def _caffe_blobs(folder: Path, x: np.ndarray) -> tuple[dict, str | None]:
 
 
 def run(model_name: str, fault: str | None, options: dict) -> dict:
-    from nnie_lsp.lint_paths import lint_files
+    from nnie_lsp.lint.driver import lint_files
     from nnie_lsp.reference.onnx_forward import run_onnx_reference
-    from nnie_lsp.settings import settings_from_mapping
+    from nnie_lsp.project.settings import settings_from_mapping
 
     model = _model(model_name)
     conv = convert(model, fault, **options)

@@ -18,8 +18,8 @@ import numpy as np
 from nnie_lsp.reference.caffe_forward import prepare_inputs, run_reference, write_reference_dumps
 from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
 from nnie_lsp.reference.net import load_net
-from nnie_lsp.cfg.keys import NULL_PATH_PLACEHOLDER
-from nnie_lsp.cfg.preprocessing import DEFAULT_DATA_SCALE
+from nnie_lsp.readers.cfg.keys import NULL_PATH_PLACEHOLDER
+from nnie_lsp.readers.cfg.preprocessing import DEFAULT_DATA_SCALE
 
 from nnie_lsp.reference.preprocess import Preprocessing
 

@@ -15,7 +15,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
-from nnie_lsp.wk import layout
+from nnie_lsp.readers.wk import layout
 
 #: (mapper version bytes, build number, build id) of real mappers (docs/field-facts.md §18).
 REAL_MAPPERS = {

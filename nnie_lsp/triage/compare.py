@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from nnie_lsp.dumpio import scan as dumps_mod
-from nnie_lsp.prototxt.nnie_ends import nnie_ends
+from nnie_lsp.readers.dumpio import scan as dumps_mod
+from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
 from nnie_lsp.triage.diagnose.bad_dumps import input_size_mismatches
 from nnie_lsp.triage.diagnose.tree import Diagnosis, diagnose
 from nnie_lsp.triage.diagnose.builder import Sources, finding_json
@@ -26,7 +26,7 @@ from nnie_lsp.triage.measure.input_codes import decode_input_codes
 from nnie_lsp.triage.measure.metrics import Thresholds, compare_arrays
 from nnie_lsp.triage.measure.rows import LayerRow
 from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
-from nnie_lsp.prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
+from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends, runs_on_nnie  # noqa: F401  (the ends the rows judge)
 
 #: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
 ALIGNED_AT = 25.0
@@ -34,8 +34,8 @@ ALIGNED_AT = 25.0
 MEASURED_AT = 90.0
 
 if TYPE_CHECKING:
-    from nnie_lsp.mapper.nettree import NetTree
-    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
+    from nnie_lsp.readers.mapper.nettree import NetTree
+    from nnie_lsp.readers.prototxt.graph import GraphLayer, NetGraph
 
 SCHEMA_VERSION = 2  # docs/triage-schema.md: what changed from 1
 
@@ -57,7 +57,7 @@ def load_graph(prototxt: str | Path) -> NetGraph:
         load_net(p)
     except NetLoadError as exc:
         raise TriageInputError(str(exc)) from exc
-    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.project.project import cached_prototxt
     from nnie_lsp.reference.net import read_prototxt_text
 
     text = read_prototxt_text(p)  # load_net read it just before: a read error was raised there
@@ -418,8 +418,8 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
         dp = Path(dot)
         if not dp.is_file():
             raise TriageInputError(f"dot file {dp} does not exist")
-        from nnie_lsp.mapper.nettree import parse_net_tree
-        from nnie_lsp.text import read_text
+        from nnie_lsp.readers.mapper.nettree import parse_net_tree
+        from nnie_lsp.core.text import read_text
 
         dot_graph = parse_net_tree(read_text(str(dp)).text, path=str(dp))  # bound: the kind its name suggests
     pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
@@ -466,7 +466,7 @@ def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | N
 def _row_places(rows: list[LayerRow], sources: Sources) -> dict[str, tuple[str, int, int]]:
     """Where each row's layer (or network input) is named in the prototxt, 1-based, as the
     findings write places (``path`` relative to the working directory)."""
-    from nnie_lsp.diagnostic_json import rel
+    from nnie_lsp.core.diagnostic_json import rel
 
     out: dict[str, tuple[str, int, int]] = {}
     for r in rows:
@@ -506,7 +506,7 @@ def _graph_or_problem(prototxt: str | Path | None, cfg: str | Path | None,
 
 
 def _cfg_prototxt(cfg: str | Path | None, *, missing_key: bool = False):
-    """The cfg's ``[prototxt_file]`` as the lint resolves it (a :class:`~nnie_lsp.cfg_files.RefFile`),
+    """The cfg's ``[prototxt_file]`` as the lint resolves it (a :class:`~nnie_lsp.project.cfg_files.RefFile`),
     ``"not_named"`` when the cfg has no such key (with `missing_key`), None when unknown."""
     if cfg is None:
         return None
@@ -545,7 +545,7 @@ def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:
 
 
 def _sources(cfg: str | Path | None, graph: NetGraph | None, lang: str) -> Sources:
-    from nnie_lsp.settings import SettingsError
+    from nnie_lsp.project.settings import SettingsError
 
     try:
         return Sources.read(cfg_path=cfg, prototxt=graph.doc if graph else None, graph=graph, lang=lang)

@@ -3,7 +3,7 @@ verdict → fix → dumps made again → "Confirmed fixed: T102 …".
 
 A run that follows an earlier result for the same cfg (the record the editor stores,
 :mod:`.store`: it holds the cfg and prototxt texts that run read) looks at each of that result's
-findings whose fix (or one of its alternatives) is in the texts now (:mod:`nnie_lsp.features.
+findings whose fix (or one of its alternatives) is in the texts now (:mod:`nnie_lsp.editor.
 triage.fixed_since_run`: the applied fix, not an unrelated edit), and at the fixes the earlier
 result itself still waited for (``awaiting_confirmation``).  Such a fix is
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping
 
-from nnie_lsp.diagnostics import Diagnostic, Fix
-from nnie_lsp.text import apply_edits, split_lines
+from nnie_lsp.core.diagnostics import Diagnostic, Fix
+from nnie_lsp.core.text import apply_edits, split_lines
 from nnie_lsp.triage.diagnose.quantization import FIX_PART_OF
 from nnie_lsp.triage.diagnose.staleness import is_stale, newest_dump_mtime
 from nnie_lsp.triage.store import StoredTriage, StoreError, folder_stamp, load, run_texts as texts_of
@@ -102,7 +102,7 @@ def fix_lines(doc: dict, current_text: CurrentText | None = None) -> None:
 
 
 def _disk_text(path: str) -> str | None:
-    from nnie_lsp.text import read_text
+    from nnie_lsp.core.text import read_text
     try:
         return read_text(path).text
     except (OSError, ValueError):
@@ -115,7 +115,7 @@ def _lines(text: str) -> list[str]:
 
 def _changed_lines(texts: Mapping[str, str], fix: Fix) -> dict[str, dict[str, list[str]]] | None:
     """path -> the lines the fix writes and those it removes (on `texts`, the run's text of each path)."""
-    from nnie_lsp.features.triage.line_map import line_map
+    from nnie_lsp.server.triage.line_map import line_map
 
     by_path: dict[str, list] = {}
     for file_edit in fix.edits:
@@ -154,7 +154,7 @@ def _still_in(changes: Mapping[str, Mapping[str, list[str]]], current_text: Curr
 
 
 def _title(code: str, lang: str) -> tuple[str, str]:
-    from nnie_lsp.lang import pick
+    from nnie_lsp.core.lang import pick
     from nnie_lsp.rules.catalogue import get_rule
 
     rule = get_rule(code)
@@ -189,7 +189,7 @@ def _absolute(path: str, base: str) -> str:
 
 
 def _decoded(raw, base: str | None) -> Diagnostic | None:
-    from nnie_lsp.diagnostic_json import decode_diagnostic
+    from nnie_lsp.core.diagnostic_json import decode_diagnostic
 
     if not isinstance(raw, Mapping) or not raw.get("path") or not raw.get("line"):
         return None
@@ -208,7 +208,7 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
     the run's texts (a stored record) a fix is looked for in place (:func:`fix_in_texts`); a bare
     ``compare --format json`` result has no texts, only each fix's ``fix_lines`` (the lines it writes
     and removes), looked for in the files now."""
-    from nnie_lsp.features.triage.fixed_since_run import fix_in_texts
+    from nnie_lsp.server.triage.fixed_since_run import fix_in_texts
 
     run_texts = texts_of(previous)
     old_base = (previous.result.get("inputs") or {}).get("working_directory") or previous.base

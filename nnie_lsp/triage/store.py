@@ -33,8 +33,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
-from nnie_lsp import atomic_write
-from nnie_lsp.text import read_text
+from nnie_lsp.core import atomic_write
+from nnie_lsp.core.text import read_text
 from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 
 STORE_VERSION = 1
@@ -402,7 +402,7 @@ def _checked_store_folder(folder: str) -> str:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Replace ``path`` atomically (temp file + fsync + rename, :mod:`nnie_lsp.atomic_write`); a
+    """Replace ``path`` atomically (temp file + fsync + rename, :mod:`nnie_lsp.core.atomic_write`); a
     link at ``path`` is replaced, never followed."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.basename(folder) == TRIAGE_STORE_DIR:

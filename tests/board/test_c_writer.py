@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.dumpio.board import blob_memory, read_board_file, to_words, write_board_file
+from nnie_lsp.readers.dumpio.board import blob_memory, read_board_file, to_words, write_board_file
 from nnie_lsp.testing.wk_files import Node, Segment, WkSpec, simple_spec, write_wk, Blob as PlanBlob
-from nnie_lsp.wk import read_wk, parse_wk
-from nnie_lsp.wk.contract import _macro_stem, from_wk, render_c
+from nnie_lsp.readers.wk import read_wk, parse_wk
+from nnie_lsp.readers.wk.contract import _macro_stem, from_wk, render_c
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = ROOT / "board_code"
@@ -213,8 +213,8 @@ def test_cli_board_contract_formats(tmp_path, capsys):
 
 
 def test_the_wk_page_and_hover_show_the_contract():
-    from nnie_lsp.wk.contract import hover_markdown
-    from nnie_lsp.wk.describe import render_html
+    from nnie_lsp.readers.wk.contract import hover_markdown
+    from nnie_lsp.readers.wk.describe import render_html
 
     model = read_wk(str(WK / "Strand2013__NNIE-lite__inst_mnist_cycle.wk"))
     page = render_html(model)

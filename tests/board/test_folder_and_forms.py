@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.dumpio.board import blob_memory, read_board_file, to_words, write_board_file
-from nnie_lsp.dumpio.board_forms import board_form
+from nnie_lsp.readers.dumpio.board import blob_memory, read_board_file, to_words, write_board_file
+from nnie_lsp.readers.dumpio.board_forms import board_form
 from nnie_lsp.triage.board.folder import match_file, read_board_folders
 from nnie_lsp.triage.board.readings import (BoardThresholds, as_tensor, closeness, coverage, hwc_planes, restride,
                                             scale_name)
 from nnie_lsp.triage.inputs.beside_cfg import discover
-from nnie_lsp.wk.contract import from_nodes
+from nnie_lsp.readers.wk.contract import from_nodes
 
 
 def _contract():

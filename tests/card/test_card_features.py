@@ -1,13 +1,13 @@
 """The model card's editor features without an editor: hover and completion of its keys and values
-(nnie_lsp/features/card.py), and the card's word in a cfg's hover."""
+(nnie_lsp/editor/card.py), and the card's word in a cfg's hover."""
 
 from __future__ import annotations
 
-from nnie_lsp.features.card import card_completions, card_hover
-from nnie_lsp.features.common import document_kind
-from nnie_lsp.features.hover import cfg_hover
-from nnie_lsp.project import load_project
-from nnie_lsp.text import Position
+from nnie_lsp.editor.card import card_completions, card_hover
+from nnie_lsp.editor.common import document_kind
+from nnie_lsp.editor.hover import cfg_hover
+from nnie_lsp.project.project import load_project
+from nnie_lsp.core.text import Position
 
 CARD = '[[model]]\nprototxt = "net.prototxt"\nchannel_order = "BGR"\nmean = [104, 117, 123]\n'
 

@@ -9,10 +9,10 @@ import os
 
 import pytest
 
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.lint_paths import fix_files, lint_files
-from nnie_lsp.settings import LintSettings, settings_from_mapping
-from nnie_lsp.text import apply_edits
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.lint.driver import fix_files, lint_files
+from nnie_lsp.project.settings import LintSettings, settings_from_mapping
+from nnie_lsp.core.text import apply_edits
 
 NET = 'name: "n"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 24 dim: 24 }\n'
 # a PyTorch RetinaFace exported through ONNX (numeric blob names, the biubug6 family: trained on BGR)
@@ -204,7 +204,7 @@ def _by_path(fix):
 
 
 def test_tolerances_are_the_triage_fits():
-    from nnie_lsp.card.expect import MEAN_TOLERANCE, SCALE_RTOL
+    from nnie_lsp.readers.card.expect import MEAN_TOLERANCE, SCALE_RTOL
     from nnie_lsp.triage.measure.metrics import Thresholds
 
     assert MEAN_TOLERANCE == Thresholds().mean_tolerance

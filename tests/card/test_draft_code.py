@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.card.draft.code import draft_from_code, draft_from_source
+from nnie_lsp.card_draft.code import draft_from_code, draft_from_source
 
 
 def _values(text: str) -> dict:

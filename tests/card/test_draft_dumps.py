@@ -1,5 +1,5 @@
 """The draft card from the user's own Caffe dumps (the data blob fitted against the image), and
-the draft of a cfg put together from dumps and code (nnie_lsp/card/draft/dumps.py, for_cfg.py)."""
+the draft of a cfg put together from dumps and code (nnie_lsp/card_draft/dumps.py, for_cfg.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.card.draft.dumps import draft_from_dumps
-from nnie_lsp.card.draft.for_cfg import draft_for_cfg
+from nnie_lsp.card_draft.dumps import draft_from_dumps
+from nnie_lsp.card_draft.for_cfg import draft_for_cfg
 
 cv2 = pytest.importorskip("cv2")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triage"

@@ -1,11 +1,11 @@
 """Finding a cfg's model card: its folder or any above, up to the repository root; the nearest
-card holding an entry for the cfg's prototxt wins (nnie_lsp/card/lookup.py)."""
+card holding an entry for the cfg's prototxt wins (nnie_lsp/project/card_lookup.py)."""
 
 from __future__ import annotations
 
-from nnie_lsp.card import card_paths
-from nnie_lsp.card.lookup import find_card
-from nnie_lsp.sources import DiskProvider
+from nnie_lsp.readers.card import card_paths
+from nnie_lsp.project.card_lookup import find_card
+from nnie_lsp.project.sources import DiskProvider
 
 
 def _card(folder, prototxt, order="BGR"):

@@ -1,4 +1,4 @@
-"""The model card reader: values, exact ranges, positioned problems (nnie_lsp/card/reader.py)."""
+"""The model card reader: values, exact ranges, positioned problems (nnie_lsp/readers/card/reader.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from nnie_lsp.card.locate import Header, Pair, locate
-from nnie_lsp.card.reader import parse_card
-from nnie_lsp.card.schema import KEYS, suggest
-from nnie_lsp.records import FrozenInstanceError
+from nnie_lsp.readers.card.locate import Header, Pair, locate
+from nnie_lsp.readers.card.reader import parse_card
+from nnie_lsp.readers.card.schema import KEYS, suggest
+from nnie_lsp.core.records import FrozenInstanceError
 
 CARD = '''# how the nets were trained
 [[model]]

@@ -1,5 +1,5 @@
 """Key table tests: coverage of the key table in docs/field-facts.md §3.1 (the vendor table as the project
-retells it; nnie_lsp/cfg/keys.py holds the same facts as data), table consistency, check_value boundaries."""
+retells it; nnie_lsp/readers/cfg/keys.py holds the same facts as data), table consistency, check_value boundaries."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.cfg import ATC_KEYS, KEYS, PER_INPUT_KEYS, check_value, lookup, suggest
-from nnie_lsp.cfg.keys import FLT_MAX, all_specs, is_known_any, is_null_path
+from nnie_lsp.readers.cfg import ATC_KEYS, KEYS, PER_INPUT_KEYS, check_value, lookup, suggest
+from nnie_lsp.readers.cfg.keys import FLT_MAX, all_specs, is_known_any, is_null_path
 
 REFERENCE = Path(__file__).resolve().parents[2] / "nnie_lsp" / "docs" / "field-facts.md"
 _CJK = re.compile(r"[\u4e00-\u9fff]")

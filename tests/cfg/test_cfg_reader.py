@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.cfg import CfgDocument, looks_like_mapper_cfg, parse_cfg, read_cfg
-from nnie_lsp.cfg import reader as reader_mod
-from nnie_lsp.text import LineIndex, Range, encode
+from nnie_lsp.readers.cfg import CfgDocument, looks_like_mapper_cfg, parse_cfg, read_cfg
+from nnie_lsp.readers.cfg import reader as reader_mod
+from nnie_lsp.core.text import LineIndex, Range, encode
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "cfg"
 
@@ -252,7 +252,7 @@ def test_indented_comment_and_entry_lookup():
     assert doc.first("a").value == "1" and doc.first("b") is None and doc.get("b") == ()
     assert doc.keys() == ("a",)
     assert doc.entry_at_line(2).value == "2"
-    from nnie_lsp.text import Position
+    from nnie_lsp.core.text import Position
     assert doc.entry_at(Position(1, 4)).value == "1"
     assert doc.entry_at(Position(0, 2)) is None
 

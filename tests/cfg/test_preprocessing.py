@@ -1,4 +1,4 @@
-"""The one preprocessing reading (nnie_lsp/cfg/preprocessing.py): the norm_type table, defaults,
+"""The one preprocessing reading (nnie_lsp/readers/cfg/preprocessing.py): the norm_type table, defaults,
 "no mean file" placeholders, per-input values, and lint and triage reading the SAME values and
 files for every real cfg and for multi-input cfgs."""
 from __future__ import annotations
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from nnie_lsp.testing.shared_files import shared_dir
-from nnie_lsp.lint_paths import lint_files
-from nnie_lsp.cfg import preprocessing as cfg_preprocessing
-from nnie_lsp.cfg.keys import KEYS, NULL_PATH_VALUES, is_null_path
-from nnie_lsp.cfg.paths import cfg_bases, resolve_written
-from nnie_lsp.cfg.preprocessing import (
+from nnie_lsp.lint.driver import lint_files
+from nnie_lsp.readers.cfg import preprocessing as cfg_preprocessing
+from nnie_lsp.readers.cfg.keys import KEYS, NULL_PATH_VALUES, is_null_path
+from nnie_lsp.readers.cfg.paths import cfg_bases, resolve_written
+from nnie_lsp.readers.cfg.preprocessing import (
     CHANNEL_MEAN,
     DEFAULT_DATA_SCALE,
     DEFAULT_DATA_SCALE_TEXT,
@@ -28,14 +28,14 @@ from nnie_lsp.cfg.preprocessing import (
     norm_type_for,
     parse_channel_means,
 )
-from nnie_lsp.project import load_project
+from nnie_lsp.project.project import load_project
 from nnie_lsp.reference.preprocess import (
     PreprocessError,
     Preprocessing,
     preprocessing_from_cfg,
     read_mean_file,
 )
-from nnie_lsp.settings import settings_from_mapping
+from nnie_lsp.project.settings import settings_from_mapping
 from nnie_lsp.triage.report.bundle import cfg_files
 from nnie_lsp.triage.diagnose.preprocess_fit import _cfg_side, fit_preprocessing
 

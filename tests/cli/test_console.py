@@ -114,7 +114,7 @@ def test_caffe_pb2_classes_are_built_on_first_use_and_are_protobufs_own():
     code = """
 import sys
 from google.protobuf.internal import api_implementation
-from nnie_lsp.prototxt import caffe_pb2 as pb
+from nnie_lsp.readers.prototxt import caffe_pb2 as pb
 # nothing built at import (the pure-Python runtime gets protoc's eager build)
 assert ("LayerParameter" in vars(pb)) == (api_implementation.Type() == "python")
 net = pb.NetParameter()
@@ -142,6 +142,6 @@ def test_the_shipped_caffe_pb2_is_the_lazy_rewrite_of_protocs_output():
     spec = importlib.util.spec_from_file_location("gen_proto_lazy", os.path.join(ROOT, "scripts", "gen_proto.py"))
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    with open(os.path.join(ROOT, "nnie_lsp", "prototxt", "caffe_pb2.py"), encoding="utf-8") as fh:
+    with open(os.path.join(ROOT, "nnie_lsp", "readers", "prototxt", "caffe_pb2.py"), encoding="utf-8") as fh:
         shipped = fh.read()
     assert gen.LAZY_MARK in shipped and gen.make_lazy(shipped) == shipped

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from nnie_lsp.lint import lint
-from nnie_lsp.lint_paths import lint_files, lint_project
-from nnie_lsp.output import render_json
-from nnie_lsp.project import DiskProvider, project_for_file
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.lint.driver import lint_files, lint_project
+from nnie_lsp.cli.output import render_json
+from nnie_lsp.project.project import DiskProvider, project_for_file
+from nnie_lsp.project.settings import LintSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "examples" / "project"

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from nnie_lsp.cli.lint import main
-from nnie_lsp.settings import SettingsError, check_codes, load_settings, settings_from_mapping
+from nnie_lsp.project.settings import SettingsError, check_codes, load_settings, settings_from_mapping
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "project")

@@ -18,9 +18,9 @@ pytest.importorskip("onnxruntime")
 
 from caffe_run import caffe_blobs, cosine, onnx_blobs  # noqa: E402
 
-from nnie_lsp.lint_paths import lint_files  # noqa: E402
-from nnie_lsp.project import load_project  # noqa: E402
-from nnie_lsp.settings import LintSettings, load_settings, settings_from_mapping  # noqa: E402
+from nnie_lsp.lint.driver import lint_files  # noqa: E402
+from nnie_lsp.project.project import load_project  # noqa: E402
+from nnie_lsp.project.settings import LintSettings, load_settings, settings_from_mapping  # noqa: E402
 from nnie_lsp.testing import onnx_models as m  # noqa: E402
 from nnie_lsp.testing.onnx_models_convert import convert  # noqa: E402
 

@@ -14,7 +14,7 @@ pytest.importorskip("onnxruntime")
 
 from caffe_run import caffe_blobs, cosine  # noqa: E402
 
-from nnie_lsp.dumpio.names import parse_dump_name  # noqa: E402
+from nnie_lsp.readers.dumpio.names import parse_dump_name  # noqa: E402
 from nnie_lsp.reference.onnx_forward import run_onnx_reference, write_onnx_dumps  # noqa: E402
 from nnie_lsp.testing import onnx_models as m  # noqa: E402
 from nnie_lsp.testing.onnx_models_convert import convert  # noqa: E402

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from nnie_lsp.lint_paths import lint_files  # noqa: E402
-from nnie_lsp.settings import settings_from_mapping  # noqa: E402
+from nnie_lsp.lint.driver import lint_files  # noqa: E402
+from nnie_lsp.project.settings import settings_from_mapping  # noqa: E402
 from nnie_lsp.testing import onnx_models as m  # noqa: E402
 from nnie_lsp.testing import onnx_names as names  # noqa: E402
 from nnie_lsp.testing.onnx_models_convert import FAULTS, convert  # noqa: E402
@@ -108,8 +108,8 @@ def test_the_real_in_place_mtcnn_prototxts_check_clean(net, naming, tmp_path):
     Dropout) against a faithful ONNX model of their own weights: no finding, every layer matched."""
     from nnie_lsp.conversion.matching import match
     from nnie_lsp.conversion.onnx_graph import read_onnx
-    from nnie_lsp.prototxt.reader import parse_prototxt
-    from nnie_lsp.prototxt.graph import build_graph
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
+    from nnie_lsp.readers.prototxt.graph import build_graph
 
     folder = corpus_dir("models") / "mtcnn"
     text = (folder / f"{net}.prototxt").read_text(encoding="utf-8")
@@ -166,7 +166,7 @@ def test_the_heads_after_a_fork_are_compared(naming, tmp_path):
     """det1's conv3 forks into conv4-1 and conv4-2; the converter dropped conv4-2's bias.  With
     numbered ONNX tensors too, both heads and prob1 are compared and conv4-2 is the first
     difference (the heads are told apart by their output counts, never by position)."""
-    from nnie_lsp.prototxt import caffe_pb2
+    from nnie_lsp.readers.prototxt import caffe_pb2
     from nnie_lsp.testing.conversion_chain import run_chain
 
     folder = corpus_dir("models") / "mtcnn"
@@ -187,9 +187,9 @@ def test_the_heads_after_a_fork_are_compared(naming, tmp_path):
 def test_a_named_dump_without_its_reference_is_never_paired_by_values(tmp_path):
     """Caffe dumps without conv3 and conv4-1, NNIE dumps without prob1: NNIE's conv4-1 has the size
     of Caffe's prob1 but is not paired with it; both are listed unmatched."""
-    from nnie_lsp.dumpio.scan import scan_dumps
-    from nnie_lsp.project import load_project
-    from nnie_lsp.settings import LintSettings
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
+    from nnie_lsp.project.project import load_project
+    from nnie_lsp.project.settings import LintSettings
     from nnie_lsp.triage.align.driver import align
 
     src = Path(__file__).parents[2] / "examples" / "triage"

@@ -10,7 +10,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from nnie_lsp.prototxt import caffe_pb2  # noqa: E402
+from nnie_lsp.readers.prototxt import caffe_pb2  # noqa: E402
 from nnie_lsp.reference.caffe_forward import (ReferenceError, opencv_forward, reference_engine,  # noqa: E402
                                               run_reference)
 from nnie_lsp.reference.net import load_net  # noqa: E402

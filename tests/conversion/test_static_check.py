@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from nnie_lsp.lint_paths import lint_files  # noqa: E402
-from nnie_lsp.settings import LintSettings, settings_from_mapping  # noqa: E402
+from nnie_lsp.lint.driver import lint_files  # noqa: E402
+from nnie_lsp.project.settings import LintSettings, settings_from_mapping  # noqa: E402
 from nnie_lsp.testing import onnx_models as m  # noqa: E402
 from nnie_lsp.testing.onnx_models_convert import FAULTS, convert  # noqa: E402
 from nnie_lsp.testing.shared_files import corpus_dir  # noqa: E402
@@ -108,7 +108,7 @@ def test_the_original_caffe_files_match_their_onnx_export(net, build, tmp_path):
     assert diags == [], [d.message for d in diags]
     from nnie_lsp.conversion.matching import match
     from nnie_lsp.conversion.onnx_graph import read_onnx
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
     project = load_project(prototxt_path=str(tmp_path / "net.prototxt"), settings=LintSettings())
     matching = match(project.graph, read_onnx(str(tmp_path / "net.onnx")))
     assert not matching.unmatched
@@ -129,7 +129,7 @@ def test_an_in_place_activation_is_matched_by_structure(tmp_path):
                       settings=settings_from_mapping({"select": ["NN5"]})).diagnostics == []
     from nnie_lsp.conversion.matching import match
     from nnie_lsp.conversion.onnx_graph import read_onnx
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
     project = load_project(prototxt_path=str(tmp_path / "net.prototxt"), settings=LintSettings())
     relu = match(project.graph, read_onnx(str(tmp_path / "net.onnx"))).of("relu4")
     assert relu is not None and relu.how == "structure" and relu.nodes[0].op == "Relu"

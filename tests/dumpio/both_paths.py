@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.dumpio import compiled
+from nnie_lsp.readers.dumpio import compiled
 
 
 def path_fixture(parser):

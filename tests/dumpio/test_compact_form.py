@@ -1,4 +1,4 @@
-"""The compact exact form of Caffe dumps (nnie_lsp/dumpio/compact.py): float32 round-trips bit for
+"""The compact exact form of Caffe dumps (nnie_lsp/readers/dumpio/compact.py): float32 round-trips bit for
 bit through the writer, the folder scan and the reader; the name is RuyiStudio's with ``.npz``;
 the reference writes it by default and RuyiStudio's text on request; damaged files are named."""
 
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from nnie_lsp.dumpio import compact, parse_dump_name, scan_dumps, write_ruyi_caffe
-from nnie_lsp.dumpio.names import is_caffe_dump_name, ruyi_caffe_file_name
+from nnie_lsp.readers.dumpio import compact, parse_dump_name, scan_dumps, write_ruyi_caffe
+from nnie_lsp.readers.dumpio.names import is_caffe_dump_name, ruyi_caffe_file_name
 
 # any float32 bit pattern: NaN payloads, signed zeros, subnormals, infinities
 FLOAT32_BITS = hnp.arrays(np.uint32, hnp.array_shapes(min_dims=1, max_dims=3, max_side=9),

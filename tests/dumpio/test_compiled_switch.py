@@ -1,4 +1,4 @@
-"""When a process switches its text readers to their compiled paths (``nnie_lsp/dumpio/compiled.py``):
+"""When a process switches its text readers to their compiled paths (``nnie_lsp/readers/dumpio/compiled.py``):
 one rule for the mapper's six-digit text and ``%.18e``; numba is not touched before it says so, and
 never needed (the numpy paths read everything where it does not load)."""
 
@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-import nnie_lsp.dumpio
-from nnie_lsp.dumpio import compiled, fixed_e, short_g
-from nnie_lsp.dumpio.readers import parse_text_floats
-from nnie_lsp.dumpio.writers import cpp_stream_text
+import nnie_lsp.readers.dumpio
+from nnie_lsp.readers.dumpio import compiled, fixed_e, short_g
+from nnie_lsp.readers.dumpio.readers import parse_text_floats
+from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 
 needs_numba = pytest.mark.skipif(short_g.compiled() is None or fixed_e.compiled() is None,
                                  reason="numba does not load here")
@@ -93,8 +93,8 @@ def test_never_means_never(monkeypatch, fresh):
 
 def test_without_numba_the_numpy_paths_read_it(monkeypatch, fresh):
     for name in ("jit_words", "short_g_jit", "fixed_e_jit"):
-        monkeypatch.setitem(sys.modules, f"nnie_lsp.dumpio.{name}", None)  # "import" raises ImportError
-        monkeypatch.delattr(nnie_lsp.dumpio, name, raising=False)
+        monkeypatch.setitem(sys.modules, f"nnie_lsp.readers.dumpio.{name}", None)  # "import" raises ImportError
+        monkeypatch.delattr(nnie_lsp.readers.dumpio, name, raising=False)
     monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
     g, e = _mapper_text(5000, seed=4), _e18_text(5000, seed=4)
     got_g, got_e = parse_text_floats(g), parse_text_floats(e)

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from nnie_lsp import dumpio
-from nnie_lsp.dumpio.names import DumpName, is_ignored_file, normalize_name, parse_dump_name
+from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.names import DumpName, is_ignored_file, normalize_name, parse_dump_name
 
 FIX_MAX = (2**31 - 1) / 4096
 shapes = st.sampled_from([(2, 3, 4), (3, 5), (7,), (1,), (1, 2, 2, 3)])
@@ -280,7 +280,7 @@ def test_skip_records_and_ignored_files():
 )
 def test_written_names_parse_back(name, shape, number):
     """Every writer's file name parses back to the name, number and dims it was built from."""
-    from nnie_lsp.dumpio import names
+    from nnie_lsp.readers.dumpio import names
 
     key = normalize_name(name)
     cases = [

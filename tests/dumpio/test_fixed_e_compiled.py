@@ -1,4 +1,4 @@
-"""The compiled path of the ``%.18e`` reader (``nnie_lsp/dumpio/fixed_e_jit.py``, numba): the same
+"""The compiled path of the ``%.18e`` reader (``nnie_lsp/readers/dumpio/fixed_e_jit.py``, numba): the same
 values as the numpy path bit for bit, on the same hypothesis-generated inputs; every byte of a line
 checked; a piece it refuses goes to the numpy piece parser, a bad line to the general tokeniser,
 which names it.  When a process takes it: ``test_compiled_switch.py``.
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.dumpio import compiled, fixed_e, readers
-from nnie_lsp.dumpio.readers import parse_text_floats
+from nnie_lsp.readers.dumpio import compiled, fixed_e, readers
+from nnie_lsp.readers.dumpio.readers import parse_text_floats
 
 needs_numba = pytest.mark.skipif(fixed_e.compiled() is None, reason="numba does not load here")
 pytestmark = needs_numba

@@ -1,4 +1,4 @@
-"""The short ``%g`` fast path (``nnie_lsp/dumpio/short_g.py``): the mapper's dequantized ``.float``
+"""The short ``%g`` fast path (``nnie_lsp/readers/dumpio/short_g.py``): the mapper's dequantized ``.float``
 text (C++ stream output, six significant digits, docs/field-facts.md §16.5) against the general
 tokeniser.
 
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.dumpio import readers, short_g
-from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
+from nnie_lsp.readers.dumpio import readers, short_g
+from nnie_lsp.readers.dumpio.readers import parse_text_floats, read_text_floats
 
 from .both_paths import path_fixture, pieces_fixture
-from nnie_lsp.dumpio.writers import cpp_stream_text
+from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 
 # every shape C++ `stream << float` gives, and the non-finite spellings of glibc
 SHAPES = [b"0", b"-0", b"0.25", b"123456", b"-123456", b"1.23457e+06", b"1.5e-05", b"-7.62939e-06",

@@ -1,4 +1,4 @@
-"""The compiled path of the short ``%g`` reader (``nnie_lsp/dumpio/short_g_jit.py``, numba): the same
+"""The compiled path of the short ``%g`` reader (``nnie_lsp/readers/dumpio/short_g_jit.py``, numba): the same
 values as the numpy path bit for bit.  When a process takes it (and that it is never needed):
 ``test_compiled_switch.py``.
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nnie_lsp.dumpio import compiled, short_g
-from nnie_lsp.dumpio.readers import read_text_floats
-from nnie_lsp.dumpio.writers import cpp_stream_text
+from nnie_lsp.readers.dumpio import compiled, short_g
+from nnie_lsp.readers.dumpio.readers import read_text_floats
+from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 
 needs_numba = pytest.mark.skipif(short_g.compiled() is None, reason="numba does not load here")
 

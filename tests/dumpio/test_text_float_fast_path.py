@@ -1,4 +1,4 @@
-"""The ``%.18e`` fast path (``nnie_lsp/dumpio/fixed_e.py``) against correctly rounded parses, on
+"""The ``%.18e`` fast path (``nnie_lsp/readers/dumpio/fixed_e.py``) against correctly rounded parses, on
 both its paths (numpy, and compiled: ``fixed_e_jit.py``; the ``path`` fixture).
 
 Whatever it accepts must read as the general tokeniser reads it (within 2 ulp; exactly for values
@@ -15,9 +15,9 @@ import re
 import numpy as np
 import pytest
 
-from nnie_lsp import safe_io
-from nnie_lsp.dumpio import fixed_e, readers
-from nnie_lsp.dumpio.readers import parse_text_floats, read_text_floats
+from nnie_lsp.core import safe_io
+from nnie_lsp.readers.dumpio import fixed_e, readers
+from nnie_lsp.readers.dumpio.readers import parse_text_floats, read_text_floats
 
 from .both_paths import path_fixture, pieces_fixture
 

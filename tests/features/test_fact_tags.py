@@ -1,4 +1,4 @@
-"""Source and status tags in hover texts explained (nnie_lsp/features/fact_tags.py): each status a
+"""Source and status tags in hover texts explained (nnie_lsp/editor/fact_tags.py): each status a
 plain word, each source a link to its entry in docs/field-facts.md; the meanings read from the page."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from nnie_lsp import i18n
-from nnie_lsp.cfg.keys import KEYS
-from nnie_lsp.features import fact_tags
-from nnie_lsp.features import hover as fh
-from nnie_lsp.prototxt.layers import LAYERS
+from nnie_lsp.core import i18n
+from nnie_lsp.readers.cfg.keys import KEYS
+from nnie_lsp.editor import fact_tags
+from nnie_lsp.editor import hover as fh
+from nnie_lsp.readers.prototxt.layers import LAYERS
 
 PAGE = Path(fact_tags.FIELD_FACTS).read_text(encoding="utf-8").split("\n")
 LINK = re.compile(r'\[([^\]]+)\]\((file://[^ )]+)#L(\d+) "([^"\\]*(?:\\.[^"\\]*)*)"\)')
@@ -65,8 +65,8 @@ def test_no_hover_text_shows_a_bare_tag():
 
 def test_cfg_hover_is_explained():
     from nnie_lsp.lint import project_for_file
-    from nnie_lsp.settings import LintSettings
-    from nnie_lsp.text import Position
+    from nnie_lsp.project.settings import LintSettings
+    from nnie_lsp.core.text import Position
 
     example = Path(__file__).resolve().parents[2] / "examples" / "project"
     project = project_for_file(str(example / "tiny_face_inst.cfg"), settings=LintSettings(), is_cfg=True)

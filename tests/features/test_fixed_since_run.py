@@ -1,10 +1,10 @@
-"""Which of a triage result's fixes are already in the edited texts (nnie_lsp/features/triage/fixed_since_run.py)."""
+"""Which of a triage result's fixes are already in the edited texts (nnie_lsp/server/triage/fixed_since_run.py)."""
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features.triage.fixed_since_run import fix_in_texts, fix_state
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix
+from nnie_lsp.server.triage.fixed_since_run import fix_in_texts, fix_state
+from nnie_lsp.core.text import Range, TextEdit
 
 CFG = "/p/sim.cfg"
 RUN = "[prototxt_file] ./det1.prototxt\n[RGB_order] BGR\n[norm_type] 3\n[data_scale] 1\n"

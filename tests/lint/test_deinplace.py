@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from nnie_lsp.fixes import deinplace_edits
-from nnie_lsp.prototxt.graph import build_graph
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.text import apply_edits
+from nnie_lsp.rules.fixes import deinplace_edits
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.core.text import apply_edits
 
 
 def dataflow(text: str):
@@ -141,8 +141,8 @@ def test_every_safe_deinplace_fix_together_keeps_dataflow(layers):
     import os
     import tempfile
 
-    from nnie_lsp.lint_paths import fix_files
-    from nnie_lsp.settings import settings_from_mapping
+    from nnie_lsp.lint.driver import fix_files
+    from nnie_lsp.project.settings import settings_from_mapping
 
     text = render(layers)
     flow, _graph = dataflow(text)

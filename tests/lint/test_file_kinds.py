@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp import file_kinds
+from nnie_lsp.readers import file_kinds
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.lint import lint
-from nnie_lsp.lint_paths import discover_inputs
-from nnie_lsp.project import DiskProvider, cfgs_naming
+from nnie_lsp.lint.driver import discover_inputs
+from nnie_lsp.project.project import DiskProvider, cfgs_naming
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS_RUNTIME = "Strand2013__NNIE-lite__Converter-ENet-RUNTIME.txt"
@@ -149,7 +149,7 @@ def test_finding_the_cfg_of_a_prototxt_parses_only_cfgs_that_name_it(tmp_path, m
     _write(tmp_path, {"nets/net.prototxt": NET, "a.cfg": CFG.replace("./net.prototxt", "./other.prototxt"),
                       "b.cfg": CFG.replace("./net.prototxt", "./third.prototxt"),
                       "nets/c.cfg": CFG, "nets/images.txt": "a.jpg\n"})
-    from nnie_lsp import project
+    from nnie_lsp.project import project
 
     parsed = []
     real = project.cached_cfg

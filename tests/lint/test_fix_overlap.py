@@ -7,11 +7,11 @@ import os
 import shutil
 from pathlib import Path
 
-from nnie_lsp.lint_paths import choose_fixes, lint_files
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix, non_overlapping_fixes
-from nnie_lsp.features import actions
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import Range, TextEdit, apply_edits, ranges_conflict
+from nnie_lsp.lint.driver import choose_fixes, lint_files
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix, non_overlapping_fixes
+from nnie_lsp.editor import actions
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import Range, TextEdit, apply_edits, ranges_conflict
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,10 +24,10 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-from nnie_lsp.lint_paths import Overlay, lint_files
+from nnie_lsp.lint.driver import Overlay, lint_files
 from nnie_lsp.rules.catalogue import all_rules
-from nnie_lsp.settings import settings_from_mapping
-from nnie_lsp.text import apply_edits
+from nnie_lsp.project.settings import settings_from_mapping
+from nnie_lsp.core.text import apply_edits
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "rules" / "cases"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.catalogue import all_rules, get_rule
 from nnie_lsp.rules.registry import DOC_SECTIONS, Rule
 
@@ -126,8 +126,8 @@ def test_rule_index_matches_every_rule_module():
 
 
 def _cfg_less_projects():
-    from nnie_lsp.project import load_project
-    from nnie_lsp.settings import LintSettings
+    from nnie_lsp.project.project import load_project
+    from nnie_lsp.project.settings import LintSettings
 
     settings = LintSettings().merged(select=("NN",))
     # the repository's own prototxts, the shared corpus among them (NNIE_SHARED: another copy too)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import discover_inputs, lint_files, lintable_files
+from nnie_lsp.lint.driver import discover_inputs, lint_files, lintable_files
 from nnie_lsp.cli.lint import main as lint_main
-from nnie_lsp.features.common import document_kind
-from nnie_lsp.prototxt.solver import looks_like_solver, top_level_fields
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.editor.common import document_kind
+from nnie_lsp.readers.prototxt.solver import looks_like_solver, top_level_fields
+from nnie_lsp.project.settings import LintSettings
 
 # the shape of BVLC's models/bvlc_reference_caffenet/solver.prototxt
 SOLVER = """net: "models/bvlc_reference_caffenet/train_val.prototxt"

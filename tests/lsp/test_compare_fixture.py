@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import math
 
-from nnie_lsp.features.triage import carry_over
-from nnie_lsp.features.triage.annotations import finding_diagnostics
+from nnie_lsp.server.triage import carry_over
+from nnie_lsp.server.triage.annotations import finding_diagnostics
 
 from .make_compare_fixture import FIXTURE, PROJECT, compare_result
 

@@ -8,19 +8,19 @@ import string
 
 import pytest
 
-from nnie_lsp import i18n
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features import actions as fa
-from nnie_lsp.features import completion as fc
-from nnie_lsp.features import hover as fh
-from nnie_lsp.features import navigation as fn
-from nnie_lsp.features.common import document_kind
-from nnie_lsp.project import cached_prototxt
+from nnie_lsp.core import i18n
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix
+from nnie_lsp.editor import actions as fa
+from nnie_lsp.editor import completion as fc
+from nnie_lsp.editor import hover as fh
+from nnie_lsp.editor import navigation as fn
+from nnie_lsp.editor.common import document_kind
+from nnie_lsp.project.project import cached_prototxt
 from nnie_lsp.testing.synth_nets import generate_big_prototxt
 from nnie_lsp.server.config import choose_language, parse_settings
 from nnie_lsp.server.convert import Encoder, changes_from_data, fix_data, uri_of
-from nnie_lsp.settings import SettingsError
-from nnie_lsp.text import LineIndex, Position, Range, TextEdit, apply_edits
+from nnie_lsp.project.settings import SettingsError
+from nnie_lsp.core.text import LineIndex, Position, Range, TextEdit, apply_edits
 
 from .conftest import EXAMPLE, apply_text_edits
 
@@ -179,7 +179,7 @@ def test_hover_suppression_code_and_cfg_value():
     assert "NN302" in md and "NN301 (" not in md and rng.start.character == 39
     assert fh.suppression_hover("top: \"NN301\"", Position(0, 8)) is None
     from nnie_lsp.lint import project_for_file
-    from nnie_lsp.settings import LintSettings
+    from nnie_lsp.project.settings import LintSettings
     project = project_for_file(str(EXAMPLE / "tiny_face_inst.cfg"), settings=LintSettings(), is_cfg=True)
     line = next(e.line for e in project.cfg.entries if e.key == "norm_type")
     md, _ = fh.cfg_hover(project, Position(line, 12), "zh")
@@ -223,7 +223,7 @@ def test_client_only_settings_are_accepted():
 
 
 def test_cfg_path_completion(tmp_path):
-    from nnie_lsp.features.completion import cfg_completions
+    from nnie_lsp.editor.completion import cfg_completions
     (tmp_path / "net.prototxt").write_text("name: 'x'\n")
     (tmp_path / "net.caffemodel").write_bytes(b"\0")
     (tmp_path / "models").mkdir()

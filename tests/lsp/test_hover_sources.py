@@ -8,7 +8,7 @@ import re
 
 from lsprotocol import types as lsp
 
-from nnie_lsp.features.fact_tags import FIELD_FACTS
+from nnie_lsp.editor.fact_tags import FIELD_FACTS
 
 from .conftest import find_line, start_session
 

@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
-from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
+from nnie_lsp.server.triage.annotations import SIMILARITY_CODE
 
 from .conftest import SERVER, EditorClient, dump_folder, find_line, make_client, start_session
 

@@ -1,6 +1,6 @@
 """The engine parts behind the editor's triage commands, in process: discovery of the inputs
 beside a cfg (nnie_lsp/triage/inputs/beside_cfg.py), stored results (nnie_lsp/triage/store.py), and a
-result carried over to the current texts (nnie_lsp/features/triage/carry_over.py)."""
+result carried over to the current texts (nnie_lsp/server/triage/carry_over.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.features.triage import carry_over
+from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix
+from nnie_lsp.server.triage import carry_over
 from nnie_lsp.rules.catalogue import all_rules
 from nnie_lsp.server.convert import rule_href
-from nnie_lsp.text import Range, TextEdit
+from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.triage import store
 from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, complete_inputs, discover
 

@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
-from nnie_lsp.features.triage.annotations import SIMILARITY_CODE
+from nnie_lsp.server.triage.annotations import SIMILARITY_CODE
 
 from .conftest import CONFIG, REPO, EditorClient, edit_changes, find_line, start_session
 

@@ -1,7 +1,7 @@
 """The ONNX side of the conversion stage in a stored triage result (issue 19): the editor's record
 knows the ``framework`` input (the dumps of ``nnie-triage reference --onnx``), and the result is
 stale when those dumps or the ONNX model they were made from changed after the run
-(nnie_lsp/triage/store.py, nnie_lsp/features/triage/carry_over.py)."""
+(nnie_lsp/triage/store.py, nnie_lsp/server/triage/carry_over.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from nnie_lsp.features.triage import carry_over
+from nnie_lsp.server.triage import carry_over
 from nnie_lsp.triage import store
 from nnie_lsp.triage.inputs.image_sets import write_manifest
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.mapper.nettree import parse_net_tree, read_net_tree
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.mapper.nettree import parse_net_tree, read_net_tree
 
 SSD = Path(__file__).resolve().parent.parent / "data" / "mapper" / "nnie11_ssd_cnn_net_tree.dot"
 

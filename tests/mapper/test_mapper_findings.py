@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import discover_inputs, lint_files
+from nnie_lsp.lint.driver import discover_inputs, lint_files
 from nnie_lsp.cli.lint import main as lint_main
-from nnie_lsp.features.hover import mapper_view_markdown, prototxt_hover
+from nnie_lsp.editor.hover import mapper_view_markdown, prototxt_hover
 from nnie_lsp.lint import lint_project, project_for_file
-from nnie_lsp.mapper import output_files as discovery
-from nnie_lsp.project import DiskProvider, load_project
-from nnie_lsp.settings import settings_from_mapping
-from nnie_lsp.text import Position
+from nnie_lsp.readers.mapper import output_files as discovery
+from nnie_lsp.project.project import DiskProvider, load_project
+from nnie_lsp.project.settings import settings_from_mapping
+from nnie_lsp.core.text import Position
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mapper"
 
@@ -349,7 +349,7 @@ def test_hover_shows_the_mappers_view(tmp_path):
 
 
 def test_hover_view_of_a_layer_missing_from_the_dot_and_of_a_report_point():
-    from nnie_lsp.mapper import read_net_tree
+    from nnie_lsp.readers.mapper import read_net_tree
     tree = read_net_tree(DATA / "nnie12_yolo_cnn_net_tree.dot")
     absent = mapper_view_markdown(tree, "relu_fused", lang="zh")
     assert "没有名为 `relu_fused` 的节点" in absent

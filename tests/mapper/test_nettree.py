@@ -6,9 +6,9 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.mapper import parse_dims, parse_dot_syntax, parse_net_tree, read_net_tree, tokenize_dot
-from nnie_lsp.text import Range
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.mapper import parse_dims, parse_dot_syntax, parse_net_tree, read_net_tree, tokenize_dot
+from nnie_lsp.core.text import Range
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"
 SSD = DATA / "nnie11_ssd_cnn_net_tree.dot"
@@ -158,7 +158,7 @@ def test_pathological_labels_stay_linear():
 
 def test_a_report_index_of_thousands_of_digits_is_no_report_point():
     """Found by the property test above: int() refuses a 5,001-digit string (ValueError)."""
-    from nnie_lsp.mapper.nettree import report_point_of
+    from nnie_lsp.readers.mapper.nettree import report_point_of
 
     assert report_point_of("a_report_0_" + "9" * 5001, None) is None
     assert report_point_of("a_report_0_1", None) is not None

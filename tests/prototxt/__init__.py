@@ -1,1 +1,1 @@
-"""Tests of nnie_lsp.prototxt."""
+"""Tests of nnie_lsp.readers.prototxt."""

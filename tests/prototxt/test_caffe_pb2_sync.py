@@ -10,7 +10,7 @@ import sys
 import pytest
 from google.protobuf import descriptor_pb2
 
-from nnie_lsp.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt import caffe_pb2
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ def test_generated_module_in_sync(tmp_path):
     spec.loader.exec_module(gen)
     out = gen.generate(str(tmp_path))
     fresh = _serialized_from_generated(pathlib.Path(out))
-    shipped_file = ROOT / "nnie_lsp" / "prototxt" / "caffe_pb2.py"
+    shipped_file = ROOT / "nnie_lsp" / "readers" / "prototxt" / "caffe_pb2.py"
     shipped = _serialized_from_generated(shipped_file)
     assert fresh == shipped, "caffe_pb2.py is stale: run .venv/bin/python scripts/gen_proto.py"
     # the imported module is that file: same descriptor (upb re-serializes float defaults,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from nnie_lsp.prototxt import fast_path, reader
+from nnie_lsp.readers.prototxt import fast_path, reader
 from nnie_lsp.testing.synth_nets import generate_big_prototxt
 
 from .conftest import CORPUS, read

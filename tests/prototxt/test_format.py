@@ -9,11 +9,11 @@ from google.protobuf import text_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.format import format_edits, format_prototxt
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.prototxt.tokenizer import tokenize
-from nnie_lsp.text import apply_edits
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.format import format_edits, format_prototxt
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.readers.prototxt.tokenizer import tokenize
+from nnie_lsp.core.text import apply_edits
 
 from .conftest import CORPUS, corpus_file, read
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from nnie_lsp.prototxt import build_graph, parse_prototxt
+from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
 
 from .conftest import CORPUS, corpus_file, read
 

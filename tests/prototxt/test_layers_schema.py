@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.prototxt import build_graph, caffe_pb2, layers, parse_prototxt, schema
-from nnie_lsp.prototxt.layers import LAYERS, SUPPORT_VALUES
+from nnie_lsp.readers.prototxt import build_graph, caffe_pb2, layers, parse_prototxt, schema
+from nnie_lsp.readers.prototxt.layers import LAYERS, SUPPORT_VALUES
 
 from .conftest import CORPUS, read
 

@@ -1,7 +1,7 @@
 """The graph is the TEST net nnie_mapper converts (Caffe's NetStateRule semantics)."""
 
-from nnie_lsp.prototxt.graph import build_graph
-from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
 TRAIN_VAL = '''name: "lenet"
 layer { name: "mnist" type: "Data" top: "data" top: "label" include { phase: TRAIN } }

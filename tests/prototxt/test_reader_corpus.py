@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from google.protobuf import text_format
 
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.text import Position, Range
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.core.text import Position, Range
 
 from .conftest import CORPUS, corpus_file, read
 

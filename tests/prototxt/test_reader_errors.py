@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.reader import parse_prototxt
-from nnie_lsp.prototxt.tree import NN010, NN011, NN012
-from nnie_lsp.text import Position, Range
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
+from nnie_lsp.readers.prototxt.tree import NN010, NN011, NN012
+from nnie_lsp.core.text import Position, Range
 
 THREE_MISTAKES = """\
 name: "net"

@@ -6,9 +6,9 @@ from google.protobuf import text_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.prototxt import caffe_pb2
-from nnie_lsp.prototxt.format import format_prototxt
-from nnie_lsp.prototxt.reader import parse_prototxt
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.readers.prototxt.format import format_prototxt
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
 from .conftest import CORPUS, read
 

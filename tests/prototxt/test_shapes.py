@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.prototxt import build_graph, parse_prototxt
-from nnie_lsp.prototxt.shapes import conv_out, deconv_out, pool_out
+from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
+from nnie_lsp.readers.prototxt.shapes import conv_out, deconv_out, pool_out
 
 from .conftest import CORPUS, SHARED_MODELS, corpus_file, read
 
@@ -215,7 +215,7 @@ def test_two_minus_ones_are_a_problem_even_without_an_input_shape():
 
 
 def test_input_shapes_override_the_declared_inputs():
-    from nnie_lsp.prototxt.shapes import infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import infer_shapes
     text = """input: "data" input_shape { dim: 16 dim: 3 dim: 8 dim: 8 }
 layer { name: "in2" type: "Input" top: "aux" input_param { shape { dim: 16 dim: 4 } } }
 layer { name: "c" type: "Convolution" bottom: "data" top: "c" convolution_param { num_output: 2 kernel_size: 1 } }
@@ -230,7 +230,7 @@ layer { name: "r" type: "Reshape" bottom: "aux" top: "r" reshape_param { shape {
 
 
 def test_unread_parameters_and_unknown_types_stop_inference_with_a_reason():
-    from nnie_lsp.prototxt.shapes import infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import infer_shapes
     text = """input: "data" input_shape { dim: 1 dim: 18 dim: 20 dim: 20 }
 layer { name: "up" type: "Upsample" bottom: "data" top: "up" upsample_param { height_scale: 2 width_scale: 2 } }
 layer { name: "r" type: "Reshape" bottom: "up" top: "r" reshape_param { shape { dim: 1 dim: 3 dim: 6 dim: 80 dim: 80 } } }
@@ -253,7 +253,7 @@ layer { name: "d" type: "Data" top: "d" top: "label" }
 
 
 def test_input_declaring_layers_and_overrides():
-    from nnie_lsp.prototxt.shapes import declared_inputs, infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import declared_inputs, infer_shapes
     text = """layer { name: "a" type: "DummyData" top: "a" top: "b" dummy_data_param { shape { dim: 4 dim: 3 dim: 8 dim: 8 } shape { dim: 4 dim: 1 } } }
 layer { name: "c" type: "DummyData" top: "c" dummy_data_param { num: 2 channels: 3 height: 5 width: 5 } }
 layer { name: "m" type: "MemoryData" top: "m" top: "label" memory_data_param { batch_size: 6 channels: 1 height: 28 width: 28 } }
@@ -272,7 +272,7 @@ layer { name: "n" type: "DummyData" top: "n" }
     (((1, 8, 32, 32), (1, 8)), "concat_axes"),
 ])
 def test_concat_checks_every_other_axis(shapes, kind):
-    from nnie_lsp.prototxt.shapes import infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import infer_shapes
     decl = "".join(f'input: "x{k}" input_shape {{ {" ".join(f"dim: {d}" for d in s)} }}\n' for k, s in enumerate(shapes))
     text = decl + 'layer { name: "cat" type: "Concat" bottom: "x0" bottom: "x1" top: "cat" }\n'
     inf = infer_shapes(build_graph(parse_prototxt(text)))
@@ -287,7 +287,7 @@ def test_concat_checks_every_other_axis(shapes, kind):
     ("input_dim: 1\ninput_dim: 3\ninput_dim: 4x\ninput_dim: 416\n", "unread_input", "NN012", 4),
 ])
 def test_a_top_level_input_read_in_part_is_unknown(declared, kind, code, line):
-    from nnie_lsp.prototxt.shapes import infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import infer_shapes
     second = ("input_dim: 1\ninput_dim: 2\ninput_dim: 1\ninput_dim: 1\n" if "input_dim" in declared
               else "input_shape { dim: 1 dim: 2 }\n")
     text = (f'input: "data"\n{declared}input: "b"\n{second}'

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from google.protobuf import text_format
 
-from nnie_lsp.prototxt import build_graph, caffe_pb2, generate_big_prototxt, parse_prototxt
+from nnie_lsp.readers.prototxt import build_graph, caffe_pb2, generate_big_prototxt, parse_prototxt
 
 
 def test_generator_shape_and_validity():

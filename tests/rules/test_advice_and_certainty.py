@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nnie_lsp.diagnostics import Severity, group_repeated
-from nnie_lsp.lint_paths import lint_files
-from nnie_lsp.output import render_json, render_text
-from nnie_lsp.settings import settings_from_mapping
+from nnie_lsp.core.diagnostics import Severity, group_repeated
+from nnie_lsp.lint.driver import lint_files
+from nnie_lsp.cli.output import render_json, render_text
+from nnie_lsp.project.settings import settings_from_mapping
 
 EVERY_RULE = settings_from_mapping({"select": ["ALL"]})
 
@@ -131,7 +131,7 @@ def test_did_you_mean_only_among_names_of_the_same_kind(tmp_path):
     assert 'Did you mean "bottom"?' in messages[5]
     assert "ImageData" not in messages[6].replace("DenseImageData", "")
     assert '(did you mean "ReLU"?)' in messages[7]
-    from nnie_lsp.prototxt.schema import field_suggestion
+    from nnie_lsp.readers.prototxt.schema import field_suggestion
     assert field_suggestion("caffe.LayerParameter", "bn_param", ["mvn_param", "bottom"]) is None
     assert field_suggestion("caffe.LayerParameter", "transpose_param", ["transform_param"]) is None
 
@@ -153,8 +153,8 @@ def test_repeated_identical_findings_are_grouped_in_text_and_json(tmp_path):
 
 
 def test_grouping_keeps_findings_with_fixes_apart():
-    from nnie_lsp.diagnostics import Applicability, Diagnostic, Fix
-    from nnie_lsp.text import Range
+    from nnie_lsp.core.diagnostics import Applicability, Diagnostic, Fix
+    from nnie_lsp.core.text import Range
 
     fix = Fix("f", Applicability.SAFE, ())
     a = Diagnostic("NN301", "m", "p", Range.point(0, 0), fix=fix)
@@ -166,7 +166,7 @@ def test_grouping_keeps_findings_with_fixes_apart():
 
 def test_server_diagnostics_group_with_related_information(tmp_path):
     from nnie_lsp.server.convert import Encoder, to_lsp_diagnostics
-    from nnie_lsp.text import LineIndex
+    from nnie_lsp.core.text import LineIndex
 
     diags = [d for d in _lint(tmp_path, INT8) if d.code == "NN011"]
     index = LineIndex(INT8)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import fix_files, lint_files
-from nnie_lsp.settings import settings_from_mapping
+from nnie_lsp.lint.driver import fix_files, lint_files
+from nnie_lsp.project.settings import settings_from_mapping
 
 EVERY_RULE = settings_from_mapping({"select": ["ALL", "NN303"]})
 
@@ -339,7 +339,7 @@ def test_a_field_the_schema_rejects_makes_the_shapes_after_it_unknown(tmp_path):
 
 
 def _shapes(text: str):
-    from nnie_lsp.prototxt import build_graph, parse_prototxt
+    from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
     return build_graph(parse_prototxt(text)).blob_shapes()
 
 

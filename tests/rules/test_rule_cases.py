@@ -36,8 +36,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-from nnie_lsp.lint_paths import fix_files, lint_files
-from nnie_lsp.settings import LintSettings, settings_from_mapping
+from nnie_lsp.lint.driver import fix_files, lint_files
+from nnie_lsp.project.settings import LintSettings, settings_from_mapping
 
 CASES = Path(__file__).parent / "cases"
 

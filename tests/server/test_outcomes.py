@@ -1,5 +1,5 @@
 """Expected outcomes in process: the remedy for a missing optional package fits the interpreter
-(nnie_lsp/extras.py), the requirement strings are pyproject's, pygls' traceback records of
+(nnie_lsp/core/extras.py), the requirement strings are pyproject's, pygls' traceback records of
 expected outcomes are dropped (nnie_lsp/server/protocol.py), and the workspace scan is bounded
 (nnie_lsp/server/workspace_lint.py)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
-from nnie_lsp import extras
+from nnie_lsp.core import extras
 from nnie_lsp.server.protocol import ExpectedOutcomes, is_expected
 from nnie_lsp.server.workspace_lint import scan
 

@@ -1,10 +1,10 @@
 """Small prototxt graphs from plain data for the alignment tests: a real
-:class:`~nnie_lsp.prototxt.graph.NetGraph` (the one graph the passes read) over layers given as
+:class:`~nnie_lsp.readers.prototxt.graph.NetGraph` (the one graph the passes read) over layers given as
 ``(name, type, bottoms, tops)``, input names and fixed blob shapes instead of shape inference."""
 
 from __future__ import annotations
 
-from nnie_lsp.prototxt.graph import GraphLayer, NetGraph, NetInput
+from nnie_lsp.readers.prototxt.graph import GraphLayer, NetGraph, NetInput
 
 
 class FakeGraph(NetGraph):

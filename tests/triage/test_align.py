@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nnie_lsp import dumpio
-from nnie_lsp.dumpio import scan_dumps
-from nnie_lsp.mapper.nettree import parse_net_tree
+from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.mapper.nettree import parse_net_tree
 from nnie_lsp.testing.shared_files import corpus_dir
 from nnie_lsp.triage.align.driver import iter_pairs, load_pair
 from nnie_lsp.triage.measure.metrics import compare_arrays
@@ -454,8 +454,8 @@ MTCNN = str(corpus_dir("models") / "mtcnn")
 @pytest.fixture(scope="module")
 def pnet(tmp_path_factory):
     cv2 = pytest.importorskip("cv2")
-    from nnie_lsp.prototxt.graph import build_graph
-    from nnie_lsp.prototxt.reader import parse_prototxt
+    from nnie_lsp.readers.prototxt.graph import build_graph
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
     proto = os.path.join(MTCNN, "det1.prototxt")
     with open(proto) as f:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nnie_lsp import dumpio
-from nnie_lsp.dumpio import scan_dumps
+from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio import scan_dumps
 from nnie_lsp.triage.align import value_match
 from nnie_lsp.triage.align.common import sample_cosine, sample_cosines
 from nnie_lsp.triage.align.driver import align

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from nnie_lsp import dumpio
+from nnie_lsp.readers import dumpio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,13 +1,13 @@
-"""The cfg edit builders the triage fixes use (nnie_lsp/fixes.py): a per-input key set for input k
+"""The cfg edit builders the triage fixes use (nnie_lsp/rules/fixes.py): a per-input key set for input k
 lands where the mapper's k-th-occurrence rule gives it to input k, and only to input k."""
 from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.cfg.model import MapperConfig
-from nnie_lsp.cfg.reader import parse_cfg
-from nnie_lsp.fixes import set_compile_mode, set_input_key, write_whole_file
-from nnie_lsp.text import apply_edits
+from nnie_lsp.readers.cfg.model import MapperConfig
+from nnie_lsp.readers.cfg.reader import parse_cfg
+from nnie_lsp.rules.fixes import set_compile_mode, set_input_key, write_whole_file
+from nnie_lsp.core.text import apply_edits
 
 TWO = """[prototxt_file] ./net.prototxt
 [net_type] 0

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.fix_writes import apply_fixes
-from nnie_lsp.lint_paths import choose_fixes, lint_files
+from nnie_lsp.lint.fix_writes import apply_fixes
+from nnie_lsp.lint.driver import choose_fixes, lint_files
 from nnie_lsp.cli.triage import main
-from nnie_lsp.features.triage.annotations import finding_diagnostics
+from nnie_lsp.server.triage.annotations import finding_diagnostics
 from nnie_lsp.lint import project_for_file
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import read_text
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import read_text
 
 IMAGE = Path(__file__).resolve().parents[2] / "examples" / "triage" / "test1.jpg"  # MTCNN test1.jpg (MIT)
 
@@ -48,7 +48,7 @@ def _compare(capsys, project: dict, *extra) -> dict:
 
 def _apply_all(report: dict) -> dict[str, str]:
     """Every finding's fix, chosen the way `nnie-lint --fix --unsafe-fixes` does and written by its
-    compare-and-swap writer (nnie_lsp.fix_writes.apply_fixes)."""
+    compare-and-swap writer (nnie_lsp.lint.fix_writes.apply_fixes)."""
     diags = finding_diagnostics(report)
     chosen = choose_fixes(diags, unsafe=True)
     assert chosen, "the report carries no fix"
@@ -173,6 +173,6 @@ def test_inplace_split_honours_extra_inplace_pairs_like_lint(scenario_dirs, caps
     report = json.loads(capsys.readouterr().out)
     (dip,) = report["dips"]
     assert dip["lint_code"] == "NN301" and "NN301" in dip["fix"]["message"]
-    from nnie_lsp.settings import load_settings
+    from nnie_lsp.project.settings import load_settings
     lint = lint_files([str(project["prototxt"])], settings=load_settings(str(project["prototxt"]))).diagnostics
     assert any(d.code == "NN301" and "prelu4" in d.message for d in lint)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.project import load_project
+from nnie_lsp.project.project import load_project
 from nnie_lsp.testing.wk_files import Blob, Node, Segment, WkSpec, write_wk
 from nnie_lsp.triage.hp_plan.built import built_bits
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.lint_paths import choose_fixes, lint_files, write_atomic
+from nnie_lsp.lint.driver import choose_fixes, lint_files, write_atomic
 from nnie_lsp.cli.triage import main
-from nnie_lsp.diagnostics import Diagnostic
-from nnie_lsp.features.triage.annotations import fix_from_json
+from nnie_lsp.core.diagnostics import Diagnostic
+from nnie_lsp.server.triage.annotations import fix_from_json
 from nnie_lsp.lint import project_for_file
-from nnie_lsp.settings import LintSettings
-from nnie_lsp.text import Range, apply_edits, read_text
+from nnie_lsp.project.settings import LintSettings
+from nnie_lsp.core.text import Range, apply_edits, read_text
 from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
 
 QUANTIZATION_RULES = {"NN201", "NN202", "NN203"}

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.diagnostics import Diagnostic
-from nnie_lsp.features.triage.annotations import fix_from_json
-from nnie_lsp.lint_paths import choose_fixes, write_atomic
+from nnie_lsp.core.diagnostics import Diagnostic
+from nnie_lsp.server.triage.annotations import fix_from_json
+from nnie_lsp.lint.driver import choose_fixes, write_atomic
 from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project
-from nnie_lsp.text import Range, apply_edits, read_text
+from nnie_lsp.core.text import Range, apply_edits, read_text
 
 
 def _run(capsys, *argv) -> str:

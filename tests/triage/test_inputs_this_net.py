@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp import dumpio
+from nnie_lsp.readers import dumpio
 from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, complete_inputs, discover
 
 ROOT = Path(__file__).resolve().parents[2]

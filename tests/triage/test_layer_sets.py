@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp import dumpio
-from nnie_lsp.dumpio.scan import scan_dumps
+from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.triage.align.driver import align
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triage"

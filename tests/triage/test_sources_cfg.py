@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.cfg.reader import read_cfg
-from nnie_lsp.project import load_project
+from nnie_lsp.readers.cfg.reader import read_cfg
+from nnie_lsp.project.project import load_project
 from nnie_lsp.triage.diagnose.builder import Sources, read_cfg_project
 from nnie_lsp.triage.diagnose.preprocess_fit import fit_preprocessing
 
@@ -65,7 +65,7 @@ def test_the_fit_reads_the_same_cfg_from_the_sources(work):
 
 def test_a_case_1_diagnosis_reads_the_cfg_once(scenario_dirs, monkeypatch):
     """The fit takes the cfg the findings' Sources read (``cfg_project``), not a second reading."""
-    import nnie_lsp.project
+    import nnie_lsp.project.project
     from nnie_lsp.triage.compare import run_compare
     from nnie_lsp.triage.diagnose import builder
 
@@ -79,7 +79,7 @@ def test_a_case_1_diagnosis_reads_the_cfg_once(scenario_dirs, monkeypatch):
             return load(*args, **kwargs)
         return load_project
 
-    monkeypatch.setattr(nnie_lsp.project, "load_project", counting(nnie_lsp.project.load_project))
+    monkeypatch.setattr(nnie_lsp.project.project, "load_project", counting(nnie_lsp.project.project.load_project))
     monkeypatch.setattr(builder, "load_project", counting(builder.load_project))
     result = run_compare(p["caffe"], p["nnie"], cfg=p["cfg"], prototxt=p["prototxt"]).to_json()
     assert result["case"] == 1 and result["preprocessing"]["edits"]

@@ -249,8 +249,8 @@ def test_case(case, tmp_path, capsys, monkeypatch):
 def _editor_labels(doc: dict, homes: Homes) -> list[str]:
     """What the editor shows on the prototxt from the result's rows (the per-layer notes with a
     message: T005), labelled like the findings."""
-    from nnie_lsp.features.triage.annotations import annotations
-    from nnie_lsp.prototxt.reader import parse_prototxt
+    from nnie_lsp.server.triage.annotations import annotations
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
     path = homes.path("prototxt")
     parsed = parse_prototxt(path.read_text(encoding="utf-8"), str(path))

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.lint_paths import lint_files
+from nnie_lsp.lint.driver import lint_files
 from nnie_lsp.cli.lint import main as lint_main
 from nnie_lsp.rules.catalogue import all_rules, get_rule
 from nnie_lsp.rules.index import RULES
-from nnie_lsp.settings import LintSettings
+from nnie_lsp.project.settings import LintSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -27,7 +27,7 @@ CODES = sorted(code for code in RULES if code.startswith("T"))
 #: T-codes whose Diagnostic is made outside their registering module, and where: T005 is the
 #: editor's note on a layer whose row status (nnie_lsp.triage.measure.rows) is low/poor/bad
 #: (annotations.py names it as ``SIMILARITY_CODE``).
-EMITTED_ELSEWHERE = {"T005": "nnie_lsp.features.triage.annotations"}
+EMITTED_ELSEWHERE = {"T005": "nnie_lsp.server.triage.annotations"}
 #: registering modules whose codes other modules build: the board's T-codes are registered in
 #: board.findings (which loads no numpy) and built by the checks that need numpy; T204/T207 are
 #: registered beside case 2 and built from the planner's answer

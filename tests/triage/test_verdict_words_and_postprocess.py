@@ -125,7 +125,7 @@ def _doc(base: dict) -> dict:
 
 @pytest.mark.parametrize("kind", sorted(DOCS))
 def test_the_verdict_is_named_once_in_every_view(kind):
-    from nnie_lsp.features.triage.carry_over import summary
+    from nnie_lsp.server.triage.carry_over import summary
     from nnie_lsp.triage.report.render import render_html, render_markdown, render_text
 
     base, title = DOCS[kind]

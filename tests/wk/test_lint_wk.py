@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nnie_lsp import file_kinds
+from nnie_lsp.readers import file_kinds
 from nnie_lsp.lint import lint
 from nnie_lsp.testing.wk_files import Node, simple_spec, write_wk
 

@@ -6,7 +6,7 @@ export const NNIE_CFG_LANGUAGE = 'nnie-cfg';
 export const SERVER_MODULE = 'nnie_lsp';
 
 /**
- * cfg keys, generated from the server's key table (nnie_lsp/cfg/keys.py) by
+ * cfg keys, generated from the server's key table (nnie_lsp/readers/cfg/keys.py) by
  * scripts/gen_client_keys.py, which also writes the package.json firstLine
  * pattern and the cfg grammar's key rule.
  */

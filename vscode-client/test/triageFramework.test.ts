@@ -5,7 +5,7 @@ import { inputRows, lookedFor, runDetail } from '../src/triagePicker';
 
 // The discovery object of `nnie.discoverTriageInputs` for a cfg with the three folders the tools
 // write beside it (nnie_lsp/triage/inputs/beside_cfg.py: `framework` is output_onnx/, its rule
-// in the server's words, nnie_lsp/i18n.py "inputs.by_onnx_reference").
+// in the server's words, nnie_lsp/core/i18n.py "inputs.by_onnx_reference").
 const ONNX_RULE = 'output_onnx/ beside the cfg (ONNX Runtime, written by nnie-triage reference --onnx)';
 const discovery: Discovery = {
   cfg: '/p/conversion/det1.cfg',

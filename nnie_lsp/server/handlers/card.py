@@ -1,6 +1,6 @@
 """The model card's commands: ``nnie.draftCard`` (what the project says about how the net was
 trained, for the editor's ask-once dialog and the code action) and ``nnie.writeCard`` (the values
-the user confirmed, written to ``nnie.toml``).  The draft is :mod:`nnie_lsp.card.draft.for_cfg`;
+the user confirmed, written to ``nnie.toml``).  The draft is :mod:`nnie_lsp.card_draft.for_cfg`;
 nothing is written without ``nnie.writeCard`` or the code action the user picks.
 docs/editor-protocol.md, "Model card"."""
 
@@ -12,7 +12,7 @@ from typing import Sequence
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from nnie_lsp import i18n
+from nnie_lsp.core import i18n
 from nnie_lsp.server.server import NnieLanguageServer
 from nnie_lsp.server.handlers.common import HandlerTable
 
@@ -35,11 +35,11 @@ def _cfg_arg(ls: NnieLanguageServer, command: str, args: Sequence) -> tuple[str,
 
 
 async def draft(ls: NnieLanguageServer, cfg: str):
-    """The cfg's :class:`~nnie_lsp.card.draft.for_cfg.CardDraft`, made off the event loop (cached)."""
-    from nnie_lsp.card.draft.for_cfg import draft_for_cfg
-    from nnie_lsp.project import DiskProvider
+    """The cfg's :class:`~nnie_lsp.card_draft.for_cfg.CardDraft`, made off the event loop (cached)."""
+    from nnie_lsp.card_draft.for_cfg import draft_for_cfg
+    from nnie_lsp.project.project import DiskProvider
 
-    from nnie_lsp.card import card_paths
+    from nnie_lsp.readers.card import card_paths
 
     overlay, _versions = ls.documents.overlay()
     cards = []
@@ -74,9 +74,9 @@ async def write_card(ls: NnieLanguageServer, *args):
     added to the nearest card (or a new ``nnie.toml`` beside the cfg); ``{card, text}``.  Refused when
     the card already describes the net, when a value is not valid, or when the card is open with
     unsaved changes."""
-    from nnie_lsp.card.draft.render import add_entry_edits
-    from nnie_lsp.card.reader import parse_card
-    from nnie_lsp.text import apply_edits, read_text
+    from nnie_lsp.card_draft.render import add_entry_edits
+    from nnie_lsp.readers.card.reader import parse_card
+    from nnie_lsp.core.text import apply_edits, read_text
 
     cfg, raw = _cfg_arg(ls, WRITE_CARD, args)
     values = raw.get("values") if isinstance(raw.get("values"), dict) else {}
@@ -98,7 +98,7 @@ async def write_card(ls: NnieLanguageServer, *args):
     problems = [p for p in parse_card(text, result.card_path).problems if p.severity == "error"]
     if problems:
         raise JsonRpcInvalidParams(f"{WRITE_CARD}: {problems[0].message}")
-    from nnie_lsp.atomic_write import write_bytes
+    from nnie_lsp.core.atomic_write import write_bytes
 
     write_bytes(result.card_path, text.encode("utf-8"))
     _DRAFTS.clear()

@@ -13,10 +13,10 @@ import os
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from nnie_lsp import i18n
-from nnie_lsp.diagnostics import Applicability
-from nnie_lsp.features import actions as action_features
-from nnie_lsp.text import LineIndex
+from nnie_lsp.core import i18n
+from nnie_lsp.core.diagnostics import Applicability
+from nnie_lsp.editor import actions as action_features
+from nnie_lsp.core.text import LineIndex
 from nnie_lsp.server.convert import (SOURCE, TRIAGE_SOURCE, can_create_files, stale_files, to_code_action, versioned_edits,
                        workspace_edit)
 from nnie_lsp.server.server import NnieLanguageServer
@@ -169,7 +169,7 @@ async def _create_card(ls: NnieLanguageServer, cfg: str, diagnostics, only) -> l
     name = os.path.basename(result.card_path)
     files = ", ".join(os.path.basename(f) for f in result.draft.files[:2]) or "the project"
     title = i18n.t("card.create" if not result.card_exists else "card.add", ls.lang, card=name, files=files)
-    from nnie_lsp.diagnostics import Applicability, Fix
+    from nnie_lsp.core.diagnostics import Applicability, Fix
     from nnie_lsp.server.convert import fix_data
 
     _overlay, versions = ls.documents.overlay()

@@ -12,8 +12,8 @@ from typing import Any, Callable
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from nnie_lsp import i18n
-from nnie_lsp.text import LineIndex, Position
+from nnie_lsp.core import i18n
+from nnie_lsp.core.text import LineIndex, Position
 from nnie_lsp.server.documents import OpenDocument
 from nnie_lsp.server.server import NnieLanguageServer
 

@@ -7,10 +7,10 @@ import os
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from nnie_lsp.features import completion as completion_features
-from nnie_lsp.features import hover as hover_features
-from nnie_lsp.features.fact_tags import explain as explain_tags
-from nnie_lsp.text import LineIndex
+from nnie_lsp.editor import completion as completion_features
+from nnie_lsp.editor import hover as hover_features
+from nnie_lsp.editor.fact_tags import explain as explain_tags
+from nnie_lsp.core.text import LineIndex
 from nnie_lsp.server.server import NnieLanguageServer
 from nnie_lsp.server.handlers.common import HandlerTable, document_at, guard
 
@@ -47,7 +47,7 @@ async def hover(ls: NnieLanguageServer, params: lsp.HoverParams):
 
 
 def _card_hover(ls: NnieLanguageServer, record, params: lsp.HoverParams):
-    from nnie_lsp.features import card as card_features
+    from nnie_lsp.editor import card as card_features
 
     text = ls.documents.text(record.uri)[0]
     li = LineIndex(text)
@@ -77,7 +77,7 @@ async def completion(ls: NnieLanguageServer, params: lsp.CompletionParams):
                                                     base_dir=os.path.dirname(record.path) if record.path else None,
                                                     text=text)
     elif record.kind == "card":
-        from nnie_lsp.features import card as card_features
+        from nnie_lsp.editor import card as card_features
 
         text = ls.documents.text(uri)[0]
         li = LineIndex(text)

@@ -6,11 +6,11 @@ import os
 
 from lsprotocol import types as lsp
 
-from nnie_lsp import i18n
-from nnie_lsp.features import navigation as navigation_features
-from nnie_lsp.project import cached_cfg
-from nnie_lsp.prototxt.format import format_edits
-from nnie_lsp.text import LineIndex
+from nnie_lsp.core import i18n
+from nnie_lsp.editor import navigation as navigation_features
+from nnie_lsp.project.project import cached_cfg
+from nnie_lsp.readers.prototxt.format import format_edits
+from nnie_lsp.core.text import LineIndex
 from nnie_lsp.server.convert import uri_of
 from nnie_lsp.server.protocol import request_failed
 from nnie_lsp.server.server import NnieLanguageServer

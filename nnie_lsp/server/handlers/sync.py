@@ -74,7 +74,7 @@ def did_close(ls: NnieLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
 def did_change_watched_files(ls: NnieLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     """cfg/prototxt files changed on disk (watched for workspace diagnostics); a model card
     (nnie.toml) that changed makes every lint stale: the cfgs judged against it are linted again."""
-    from nnie_lsp.features.common import CARD_FILE_NAME
+    from nnie_lsp.editor.common import CARD_FILE_NAME
 
     if any(os.path.basename(to_fs_path(c.uri) or "") == CARD_FILE_NAME for c in params.changes):
         ls.settings_gen += 1

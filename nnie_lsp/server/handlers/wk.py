@@ -1,14 +1,14 @@
 """The `.wk` view: ``nnie.describeWk`` {path} → the table as text and HTML (docs/editor-protocol.md).
 
 The code lens and the [instruction_name] hover come with the cfg's lens and hover handlers
-(:mod:`nnie_lsp.features.wk` holds the logic)."""
+(:mod:`nnie_lsp.editor.wk` holds the logic)."""
 
 from __future__ import annotations
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from nnie_lsp.features import wk as wk_features
-from nnie_lsp.features.triage.annotations import TriageArgsError, parse_arguments
+from nnie_lsp.editor import wk as wk_features
+from nnie_lsp.server.triage.annotations import TriageArgsError, parse_arguments
 from nnie_lsp.server.server import NnieLanguageServer
 from nnie_lsp.server.handlers.common import HandlerTable
 

@@ -3,7 +3,7 @@ lens with the verdict, and the per-layer cosine inlay hints.
 
 The handlers only translate: running a job is :mod:`.runner` (with :mod:`.jobs` for the
 subprocess and its progress), the stored results and their staleness are :mod:`.results`, the
-words and places are :mod:`nnie_lsp.features.triage`.
+words and places are :mod:`nnie_lsp.server.triage`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from nnie_lsp import i18n
-from nnie_lsp.features.triage import annotations as triage_features
-from nnie_lsp.features.triage import carry_over
+from nnie_lsp.core import i18n
+from nnie_lsp.server.triage import annotations as triage_features
+from nnie_lsp.server.triage import carry_over
 from nnie_lsp.server.convert import can_create_files, stale_files, versioned_edits, workspace_edit
 from nnie_lsp.server.server import NnieLanguageServer
 from nnie_lsp.server.triage.results import Entry, rerun_arguments
@@ -72,7 +72,7 @@ async def _wk_lens(ls: NnieLanguageServer, uri: str, record) -> list[lsp.CodeLen
     """The cfg's lens about the `.wk` it builds (features/wk.py), on its [instruction_name] line."""
     if record is None or record.kind != "cfg":
         return []
-    from nnie_lsp.features.wk import wk_lens
+    from nnie_lsp.editor.wk import wk_lens
 
     project = await ls.scheduler.project_for(uri)
     lens = wk_lens(project) if project is not None else None

@@ -35,9 +35,9 @@ from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from nnie_lsp import i18n
-from nnie_lsp import extras
-from nnie_lsp.features.triage.annotations import TRIAGE_CMD_ENV, triage_cli
+from nnie_lsp.core import i18n
+from nnie_lsp.core import extras
+from nnie_lsp.server.triage.annotations import TRIAGE_CMD_ENV, triage_cli
 from nnie_lsp.server.protocol import request_failed
 
 if TYPE_CHECKING:

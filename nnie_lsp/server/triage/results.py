@@ -5,7 +5,7 @@ Each result (a :class:`~nnie_lsp.triage.store.StoredTriage`) belongs to a cfg (i
 names its prototxt.  The newest result of a cfg or a prototxt is the one shown there:
 
 - its findings become ``nnie-triage`` diagnostics on the cfg and the prototxt, carried over to the
-  current texts with their fixes (:mod:`nnie_lsp.features.triage.carry_over`), and the per-layer
+  current texts with their fixes (:mod:`nnie_lsp.server.triage.carry_over`), and the per-layer
   statuses become diagnostics and inlay hints on the prototxt;
 - it is *stale* when the cfg, the prototxt (saved or not) or a dump folder changed after the run:
   the messages and the lens say so, and "apply all triage fixes" is not offered;
@@ -13,7 +13,7 @@ names its prototxt.  The newest result of a cfg or a prototxt is the one shown t
   loaded at start-up, and the one beside a document opened later.
 
 The words (summary, lens titles, stale reasons) and the placing on the current texts are in
-:mod:`nnie_lsp.features.triage`; this module holds the state and speaks LSP.
+:mod:`nnie_lsp.server.triage`; this module holds the state and speaks LSP.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 
-from nnie_lsp import i18n
-from nnie_lsp.features.triage import annotations as triage_features
-from nnie_lsp.features.triage import carry_over
-from nnie_lsp.project import cached_prototxt
-from nnie_lsp.text import read_text
+from nnie_lsp.core import i18n
+from nnie_lsp.server.triage import annotations as triage_features
+from nnie_lsp.server.triage import carry_over
+from nnie_lsp.project.project import cached_prototxt
+from nnie_lsp.core.text import read_text
 from nnie_lsp.triage.inputs.folder_names import TRIAGE_STORE_DIR
 from nnie_lsp.server.convert import TRIAGE_SOURCE, documented_rule, fix_data, merge_fix_data, rule_href, to_lsp_diagnostic
 

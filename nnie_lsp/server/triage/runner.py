@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from nnie_lsp import i18n
-from nnie_lsp.features.triage import annotations as triage_features
-from nnie_lsp.features.triage import carry_over as result_features
-from nnie_lsp.project import DiskProvider, cfgs_naming
-from nnie_lsp.text import read_text
+from nnie_lsp.core import i18n
+from nnie_lsp.server.triage import annotations as triage_features
+from nnie_lsp.server.triage import carry_over as result_features
+from nnie_lsp.project.project import DiskProvider, cfgs_naming
+from nnie_lsp.core.text import read_text
 from nnie_lsp.server.triage.jobs import Busy, run_job
 from nnie_lsp.server.protocol import request_failed
 from nnie_lsp.server.triage.results import TriageResults
@@ -272,7 +272,7 @@ class TriageRunner:
         return {"ok": not problems, "problems": [p.to_json() for p in problems]}
 
     async def _problems(self, kind: str, values: Mapping):
-        from nnie_lsp.features.triage import tool_inputs
+        from nnie_lsp.server.triage import tool_inputs
 
         prototxt, caffemodel = self._tool_paths(values)
         overlay, _versions = self.ls.documents.overlay()
@@ -283,7 +283,7 @@ class TriageRunner:
     async def tool_inputs(self, kind: str, values: Mapping) -> tuple[str, str]:
         """The prototxt and caffemodel of a reference / emulate job, or the refusal that says, in the
         cfg's terms and at its line, what is missing (``data.problems``: as ``nnie.checkToolInputs``)."""
-        from nnie_lsp.features.triage import tool_inputs
+        from nnie_lsp.server.triage import tool_inputs
         problems = await self._problems(kind, values)
         if problems:
             raise request_failed(tool_inputs.first_problem_text(problems),

@@ -1,7 +1,7 @@
 """What the alignment passes share: the pair records (:class:`AlignedPair`, :class:`Alignment`), a
 pass's working record (:class:`Draft`) and result (:class:`PassResult`), the dump-name keys
 (:func:`name_variants`, with which the passes look layers and blobs up in the prototxt's
-:class:`~nnie_lsp.prototxt.graph.NetGraph`), the reference table (one reference tensor per blob)
+:class:`~nnie_lsp.readers.prototxt.graph.NetGraph`), the reference table (one reference tensor per blob)
 and the value-sampling helpers.
 
 The passes themselves: :mod:`.names`, :mod:`.dot_nodes`, :mod:`.values` (and the ``layer<N>_``
@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nnie_lsp import safe_io
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.tensor import DumpTensor
-from nnie_lsp.prototxt.layers import permute_inserting_types
+from nnie_lsp.core import safe_io
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.tensor import DumpTensor
+from nnie_lsp.readers.prototxt.layers import permute_inserting_types
 from nnie_lsp.triage.measure.metrics import cosine
 from nnie_lsp.triage.align.keys import name_variants
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.prototxt.graph import NetGraph
 
 __all__ = [
     "AlignedPair",

@@ -1,11 +1,11 @@
 """Dot pass: pair what the name pass left using ``cnn_net_tree.dot`` (the mapper's own node names).
 
-The dot is read by the mapper's one reader (:func:`~nnie_lsp.mapper.nettree.read_net_tree`); a
-node's name, type and number come from its :attr:`~nnie_lsp.mapper.nettree.TreeNode.reading`
+The dot is read by the mapper's one reader (:func:`~nnie_lsp.readers.mapper.nettree.read_net_tree`); a
+node's name, type and number come from its :attr:`~nnie_lsp.readers.mapper.nettree.TreeNode.reading`
 (NNIE labels and other formats alike). A sim tensor is found in the dot by that name
-(:meth:`~nnie_lsp.mapper.nettree.NetTree.by_key` with the dump-name key), or, for
+(:meth:`~nnie_lsp.readers.mapper.nettree.NetTree.by_key` with the dump-name key), or, for
 instruction-simulator dumps, by the node number the dot carries
-(:meth:`~nnie_lsp.mapper.nettree.NetTree.by_number`). The node then leads to a prototxt layer or
+(:meth:`~nnie_lsp.readers.mapper.nettree.NetTree.by_number`). The node then leads to a prototxt layer or
 blob (``docs/field-facts.md §16.2``):
 
 * a node named like a layer or blob stands for it;
@@ -19,7 +19,7 @@ blob (``docs/field-facts.md §16.2``):
 Without a prototxt the node (or reported top, or followed layer) name is matched against the
 reference names. Pairs get ``matched_by="dot"`` and confidence 0.8; different sizes are never
 paired. The mapper's own nodes are told by the type of the node's reading
-(:func:`~nnie_lsp.mapper.nettree.report_point_of`, :func:`~nnie_lsp.mapper.nettree.inserted_by_mapper`).
+(:func:`~nnie_lsp.readers.mapper.nettree.report_point_of`, :func:`~nnie_lsp.readers.mapper.nettree.inserted_by_mapper`).
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.tensor import DumpTensor
-from nnie_lsp.mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.tensor import DumpTensor
+from nnie_lsp.readers.mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
 from nnie_lsp.triage.align.common import Draft, PassResult, ReferenceTable, name_variants, value_count
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.prototxt.graph import NetGraph
 
 __all__ = ["DotPass", "node_key"]
 

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.tensor import DumpSet, DumpTensor, resolve_layout
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.tensor import DumpSet, DumpTensor, resolve_layout
 from nnie_lsp.triage.align.common import FOLDABLE_TYPES, PERMUTE_TYPES, AlignedPair, Alignment, Draft, ReferenceTable, name_variants
 from nnie_lsp.triage.align.dot_nodes import DotPass, node_key
 from nnie_lsp.triage.align.names import NamePass
@@ -46,8 +46,8 @@ from nnie_lsp.triage.align.positions import read_positions
 from nnie_lsp.triage.align.values import LayoutPass, ValuePass
 
 if TYPE_CHECKING:
-    from nnie_lsp.mapper.nettree import NetTree
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.mapper.nettree import NetTree
+    from nnie_lsp.readers.prototxt.graph import NetGraph
     from nnie_lsp.triage.progress import Reporter
 
 __all__ = [
@@ -72,8 +72,8 @@ def align(
 ) -> Alignment:
     """Pair reference and simulator output tensors (see the module docstring for the passes).
 
-    ``graph``: the prototxt's :class:`~nnie_lsp.prototxt.graph.NetGraph`; ``dot``: the mapper's
-    ``cnn_net_tree.dot`` as :func:`~nnie_lsp.mapper.nettree.read_net_tree` reads it; ``value_check``:
+    ``graph``: the prototxt's :class:`~nnie_lsp.readers.prototxt.graph.NetGraph`; ``dot``: the mapper's
+    ``cnn_net_tree.dot`` as :func:`~nnie_lsp.readers.mapper.nettree.read_net_tree` reads it; ``value_check``:
     load tensors to confirm layouts and to resolve same-shape ambiguities (memory: one tensor pair
     at a time, plus 4096-value samples). Returned pairs hold both sides, in network order;
     unmatched tensors are listed."""

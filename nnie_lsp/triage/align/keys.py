@@ -1,12 +1,12 @@
 """The dump-name keys with which triage looks layers and blobs up in the prototxt's graph
-(:meth:`~nnie_lsp.prototxt.graph.NetGraph.find_layer`): the alignment passes and the inputs
+(:meth:`~nnie_lsp.readers.prototxt.graph.NetGraph.find_layer`): the alignment passes and the inputs
 discovery (whether a folder's dumps are this net's) use the same keys.  No numpy here."""
 
 from __future__ import annotations
 
 import functools
 
-from nnie_lsp.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.names import normalize_name
 
 __all__ = ["name_variants"]
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.triage.align.common import FOLDABLE_TYPES, Draft, PassResult, ReferenceTable, name_variants, value_count
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
+    from nnie_lsp.readers.prototxt.graph import GraphLayer, NetGraph
 
 __all__ = ["NamePass", "CONV_TYPES"]
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.triage.align.common import name_variants
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.prototxt.graph import NetGraph
 
 __all__ = ["Numbering", "PositionReading", "numberings", "read_positions"]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nnie_lsp.dumpio.tensor import DumpTensor
+from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.triage.align.common import (
     PERMUTE_TYPES,
     AlignedPair,
@@ -37,7 +37,7 @@ from nnie_lsp.triage.align.common import (
 from nnie_lsp.triage.align.value_match import Scores, greedy_matches
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.prototxt.graph import NetGraph
     from nnie_lsp.triage.progress import Reporter
 
 __all__ = ["ValuePass", "LayoutPass"]

@@ -3,8 +3,8 @@ makes around ``HI_MPI_SVP_NNIE_Forward`` (docs/field-facts.md §20), before they
 the simulator and with Caffe.
 
 - :mod:`.folder` -- the board folder: its runs (sub-folders, or several ``--board``), each file's
-  form (:mod:`nnie_lsp.dumpio.board`) and the node it is named after, and the contract the files
-  are read by (the `.wk` beside the cfg, :mod:`nnie_lsp.wk.contract`; else the prototxt's shapes);
+  form (:mod:`nnie_lsp.readers.dumpio.board`) and the node it is named after, and the contract the files
+  are read by (the `.wk` beside the cfg, :mod:`nnie_lsp.readers.wk.contract`; else the prototxt's shapes);
 - :mod:`.readings` -- the ways one file can be read (row strides, scales, HWC/CHW, channel orders)
   and how close a reading is to what it should hold;
 - :mod:`.checks` -- the board checks, in the order the board code runs: repeatability, the input

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nnie_lsp.dumpio.board import BoardValues, read_board_file
-from nnie_lsp.wk.contract import ContractNode
-from nnie_lsp.wk.model import DESTINATION, SOURCE
+from nnie_lsp.readers.dumpio.board import BoardValues, read_board_file
+from nnie_lsp.readers.wk.contract import ContractNode
+from nnie_lsp.readers.wk.model import DESTINATION, SOURCE
 from nnie_lsp.triage.board.folder import BoardFile, BoardFolder
 from nnie_lsp.triage.board.input_check import InputFinding, check_input
 from nnie_lsp.triage.board.readings import (BoardThresholds, Closeness, as_tensor, best_scale, closeness, compare, coverage,

@@ -1,12 +1,12 @@
 """The board checks' T-codes (T601-T608), registered here beside the code that builds them
 (:func:`add_findings`).  Each names the mistake, the line of board code to look at (the SDK
-sample's line doing that step: :mod:`nnie_lsp.wk.contract` quotes them) and the fix.  Registering
+sample's line doing that step: :mod:`nnie_lsp.readers.wk.contract` quotes them) and the fix.  Registering
 loads no numpy.
 """
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.triage_common import register_finding
 
 STRIDE, SCALE, LAYOUT, CHANNELS, ASSIGNMENT, REPEAT, VERSUS, UNUSABLE = (

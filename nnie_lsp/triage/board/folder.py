@@ -3,12 +3,12 @@
 **Runs.**  ``compare --board DIR`` reads DIR; a DIR whose files sit in sub-folders holds one run
 per sub-folder (two runs of one input: the repeatability check), and ``--board`` given more than
 once names one run each.  Files of a run: one per node, in a form of
-:data:`nnie_lsp.dumpio.board.BOARD_FORMS` (other files are listed, never read).
+:data:`nnie_lsp.readers.dumpio.board.BOARD_FORMS` (other files are listed, never read).
 
 **Which node a file is.**  By its name, first match wins:
 
 1. the node's blob name (``prob1.bin``; ``/`` written as ``_``, the marks ``_report``/``_hp``
-   dropped, as every dump name is keyed: :func:`nnie_lsp.dumpio.names.normalize_name`);
+   dropped, as every dump name is keyed: :func:`nnie_lsp.readers.dumpio.names.normalize_name`);
 2. the name the `.wk` keeps, 31 characters (``szName``): several outputs whose names agree there
    are all candidates (a name collision, which the assignment check resolves by values);
 3. its index: ``output1``, ``out_1``, ``dst1``, ``1``, ``seg1_output0`` (segment 1's first output);
@@ -31,10 +31,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from nnie_lsp.dumpio.board_forms import board_form, stem_of
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.wk.contract import BoardContract, ContractNode, from_nodes, from_wk
-from nnie_lsp.wk.model import DESTINATION, SOURCE
+from nnie_lsp.readers.dumpio.board_forms import board_form, stem_of
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.wk.contract import BoardContract, ContractNode, from_nodes, from_wk
+from nnie_lsp.readers.wk.model import DESTINATION, SOURCE
 
 #: Files looked at in one run folder (a board folder is small; a huge one is not a board folder).
 MAX_FILES = 2000
@@ -214,9 +214,9 @@ def instruction_wk(cfg: str | None) -> str | None:
     resolve; None when there is none."""
     if not cfg or not os.path.isfile(cfg):
         return None
-    from nnie_lsp.cfg.paths import cfg_bases, resolve_written
-    from nnie_lsp.cfg.reader import parse_cfg
-    from nnie_lsp.text import read_text
+    from nnie_lsp.readers.cfg.paths import cfg_bases, resolve_written
+    from nnie_lsp.readers.cfg.reader import parse_cfg
+    from nnie_lsp.core.text import read_text
 
     try:
         text = read_text(cfg).text
@@ -232,7 +232,7 @@ def instruction_wk(cfg: str | None) -> str | None:
 
 
 def _ends_in_order(graph) -> list[str]:
-    from nnie_lsp.prototxt.nnie_ends import nnie_ends
+    from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
 
     ends = nnie_ends(graph)
     out, seen = [], set()
@@ -278,7 +278,7 @@ def board_contract(*, wk: str | None, graph, reference: Mapping[str, object], im
     name are the outputs)."""
     notes: list[str] = []
     if wk:
-        from nnie_lsp.wk import WkError, read_wk
+        from nnie_lsp.readers.wk import WkError, read_wk
 
         try:
             model = read_wk(wk)

@@ -1,6 +1,6 @@
 """The ways one board file can be read, and how close a reading is to what it should hold.
 
-A board file is a sequence of values (:class:`~nnie_lsp.dumpio.board.BoardValues`).  Read as the
+A board file is a sequence of values (:class:`~nnie_lsp.readers.dumpio.board.BoardValues`).  Read as the
 memory of a blob of C × H rows of W values whose rows lie ``s`` values apart
 (:func:`restride`), it gives a (C, H, W) tensor; ``s`` = W is a file without padding, ``s`` =
 stride / element size the blob memory itself.  Rows a short file does not reach are NaN (a file

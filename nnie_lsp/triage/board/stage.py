@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.wk.model import SOURCE
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.wk.model import SOURCE
 from nnie_lsp.triage.board.checks import BoardReport, OutputCheck, Truth, check_board
 from nnie_lsp.triage.board.findings import ASSIGNMENT, CHANNELS, LAYOUT, REPEAT, SCALE, STRIDE, VERSUS
 from nnie_lsp.triage.board.folder import BoardFolder, board_contract, instruction_wk, read_board_folders
@@ -50,7 +50,7 @@ AGAINST_ZH = {"simulator": "仿真", "Caffe": "Caffe"}
 # ------------------------------------------------------------------ truths
 
 def _reference_tensors(folder: str) -> dict[str, object]:
-    from nnie_lsp.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     out: dict[str, object] = {}
     for t in scan_dumps(str(folder)).tensors:
@@ -69,8 +69,8 @@ def _sim_tensors(reference: str, sim: str | None, graph, dot) -> dict[str, tuple
     sim_set = compare._scan(sim, "simulator dump folder")
     dot_graph = None
     if dot is not None and os.path.isfile(dot):
-        from nnie_lsp.mapper.nettree import parse_net_tree
-        from nnie_lsp.text import read_text
+        from nnie_lsp.readers.mapper.nettree import parse_net_tree
+        from nnie_lsp.core.text import read_text
 
         dot_graph = parse_net_tree(read_text(str(dot)).text, path=str(dot))
     al = compare._align(ref_set, sim_set, graph, dot_graph)
@@ -341,7 +341,7 @@ def apply(diag, report: BoardReport, sources: Sources, *, has_sim: bool) -> None
 
 
 def _warning():
-    from nnie_lsp.diagnostics import Severity
+    from nnie_lsp.core.diagnostics import Severity
     return Severity.WARNING
 
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.triage_common import register_finding
 
 if TYPE_CHECKING:
-    from nnie_lsp.prototxt.graph import NetGraph
+    from nnie_lsp.readers.prototxt.graph import NetGraph
     from nnie_lsp.triage.measure.rows import LayerRow
     from nnie_lsp.triage.diagnose.builder import FindingBuilder
 
@@ -159,7 +159,7 @@ def hwc(shape: tuple[int, ...] | None) -> str | None:
 def input_size_mismatches(alignment, graph: NetGraph | None) -> list[InputSize]:
     """The network inputs whose dumps the alignment left unmatched on both sides because their
     sizes differ (the name pass never pairs different sizes): one :class:`InputSize` each."""
-    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.names import normalize_name
     from nnie_lsp.triage.align.common import name_variants, value_count
 
     refs = list(getattr(alignment, "unmatched_ref", ()) or ())

@@ -1,4 +1,4 @@
-"""Triage findings as engine :class:`~nnie_lsp.diagnostics.Diagnostic`s.
+"""Triage findings as engine :class:`~nnie_lsp.core.diagnostics.Diagnostic`s.
 
 A finding points where the user acts: the cfg line of a key (its value) for preprocessing and
 ``[compile_mode]``, the layer's name in the prototxt for a layer, the ``input:`` of the data blob
@@ -6,9 +6,9 @@ for the data layer; findings about the comparison as a whole have no place (empt
 Messages are the T-code's registered (English, Chinese) pairs, made into Diagnostics, fixes and
 related places by the one builder of every engine Diagnostic
 (:class:`~nnie_lsp.rules.context.DiagnosticBuilder`); fixes are engine
-:class:`~nnie_lsp.diagnostics.Fix` objects whose edits come from :mod:`nnie_lsp.fixes`.  The cfg is
-read as the lint reads it (:func:`nnie_lsp.project.load_project`).  :func:`finding_json` writes a
-finding in nnie-lint's JSON shape with the triage extension (:func:`nnie_lsp.diagnostic_json.encode_finding`).
+:class:`~nnie_lsp.core.diagnostics.Fix` objects whose edits come from :mod:`nnie_lsp.rules.fixes`.  The cfg is
+read as the lint reads it (:func:`nnie_lsp.project.project.load_project`).  :func:`finding_json` writes a
+finding in nnie-lint's JSON shape with the triage extension (:func:`nnie_lsp.core.diagnostic_json.encode_finding`).
 """
 
 from __future__ import annotations
@@ -18,20 +18,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
-from nnie_lsp.cfg.keys import KEYS, PER_INPUT_KEYS
-from nnie_lsp.cfg.model import MapperConfig
-from nnie_lsp.cfg.reader import CfgDocument, CfgEntry
-from nnie_lsp.diagnostic_json import encode_finding
-from nnie_lsp.diagnostics import Diagnostic, FileEdit, Fix, Related, Severity
-from nnie_lsp.project import Project, load_project
-from nnie_lsp.prototxt.graph import GraphLayer, NetGraph
-from nnie_lsp.prototxt.reader import PrototxtDocument
+from nnie_lsp.readers.cfg.keys import KEYS, PER_INPUT_KEYS
+from nnie_lsp.readers.cfg.model import MapperConfig
+from nnie_lsp.readers.cfg.reader import CfgDocument, CfgEntry
+from nnie_lsp.core.diagnostic_json import encode_finding
+from nnie_lsp.core.diagnostics import Diagnostic, FileEdit, Fix, Related, Severity
+from nnie_lsp.project.project import Project, load_project
+from nnie_lsp.readers.prototxt.graph import GraphLayer, NetGraph
+from nnie_lsp.readers.prototxt.reader import PrototxtDocument
 from nnie_lsp.rules.context import DiagnosticBuilder
 from nnie_lsp.rules.catalogue import get_rule
 from nnie_lsp.rules.registry import Rule
-from nnie_lsp.safe_io import FileReadError
-from nnie_lsp.settings import LintSettings, load_settings
-from nnie_lsp.text import Range
+from nnie_lsp.core.safe_io import FileReadError
+from nnie_lsp.project.settings import LintSettings, load_settings
+from nnie_lsp.core.text import Range
 
 Place = tuple[str, Range]  # (path, range)
 #: A message id's variant used while fixes are withheld (:attr:`FindingBuilder.withholding`).
@@ -117,10 +117,10 @@ class Sources:
 
 
 def read_cfg_project(cfg_path: str | Path) -> Project:
-    """The cfg at `cfg_path` read as the lint reads it (:func:`nnie_lsp.project.load_project`,
+    """The cfg at `cfg_path` read as the lint reads it (:func:`nnie_lsp.project.project.load_project`,
     without its prototxt): the one reading of a cfg in the triage (:mod:`.preprocess_fit` takes
     it from :attr:`Sources.project`).  The cfg document keeps the path as given (findings and
-    fixes quote it so).  An unreadable cfg raises :class:`~nnie_lsp.safe_io.FileReadError` (an
+    fixes quote it so).  An unreadable cfg raises :class:`~nnie_lsp.core.safe_io.FileReadError` (an
     ``OSError``) saying why."""
     project = load_project(cfg_path=str(cfg_path), load_prototxt=False)
     if project.cfg is None:
@@ -196,7 +196,7 @@ class FindingBuilder:
 
 
 def finding_json(diag: Diagnostic) -> dict:
-    """One finding in the triage JSON (:func:`nnie_lsp.diagnostic_json.encode_finding`): nnie-lint's
+    """One finding in the triage JSON (:func:`nnie_lsp.core.diagnostic_json.encode_finding`): nnie-lint's
     diagnostic fields plus ``layer``/``cfg_key``; a finding with no place has no ``path``,
     ``line``, ``column``, ``end_line``, ``end_column``."""
     return encode_finding(diag)

@@ -24,7 +24,7 @@ Registering loads no numpy.
 
 from __future__ import annotations
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.triage_common import register_finding
 from nnie_lsp.triage.diagnose.postprocessing import CHECK_POSTPROCESSING
 
@@ -105,8 +105,8 @@ def _static(builder, sources, hop_row, onnx: str | None) -> str:
     prototxt = src.prototxt.path if src.prototxt is not None else None
     if not onnx or not prototxt:
         return builder.text("T501", "no_model", prototxt=prototxt or "net.prototxt")
-    from nnie_lsp.lint_paths import lint_files
-    from nnie_lsp.settings import settings_from_mapping
+    from nnie_lsp.lint.driver import lint_files
+    from nnie_lsp.project.settings import settings_from_mapping
 
     graph = src.graph
     names = {hop_row.name}

@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nnie_lsp.fixes import deinplace_edits
-from nnie_lsp.diagnostic_json import encode_fix
-from nnie_lsp.diagnostics import FileEdit, Severity
-from nnie_lsp.prototxt import layers as layer_table
-from nnie_lsp.prototxt.graph import GraphLayer
+from nnie_lsp.rules.fixes import deinplace_edits
+from nnie_lsp.core.diagnostic_json import encode_fix
+from nnie_lsp.core.diagnostics import FileEdit, Severity
+from nnie_lsp.readers.prototxt import layers as layer_table
+from nnie_lsp.readers.prototxt.graph import GraphLayer
 from nnie_lsp.rules.layer_matching import inplace_heads, split_code
 from nnie_lsp.rules.triage_common import register_finding
 from nnie_lsp.triage.diagnose.builder import FindingBuilder, Sources

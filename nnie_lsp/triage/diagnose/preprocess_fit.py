@@ -8,8 +8,8 @@ would reproduce Caffe's input: ``data_scale = s_sim / a`` and ``mean = m_sim + b
 ``s_sim`` comes from the cfg when given, else from the value grid of the simulator's data (integer
 pixels × scale). The result is turned into cfg edits (exact lines when a cfg is given).
 
-The cfg is read through the one preprocessing reading (:mod:`nnie_lsp.cfg.preprocessing`, loaded
-by :func:`nnie_lsp.project.load_project` as the lint loads it, or taken from the project the
+The cfg is read through the one preprocessing reading (:mod:`nnie_lsp.readers.cfg.preprocessing`, loaded
+by :func:`nnie_lsp.project.project.load_project` as the lint loads it, or taken from the project the
 triage's :class:`~.builder.Sources` read): the edits name the entry of the fitted input by the model's per-input
 rule, and an input without a key gets an "add a line" edit, never another input's line.
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nnie_lsp.cfg.preprocessing import (
+from nnie_lsp.readers.cfg.preprocessing import (
     CHANNEL_MEAN,
     CHANNEL_ORDERS,
     DEFAULT_DATA_SCALE,
@@ -37,7 +37,7 @@ from nnie_lsp.cfg.preprocessing import (
 from nnie_lsp.triage.measure.metrics import Thresholds, cosine
 
 if TYPE_CHECKING:
-    from nnie_lsp.project import Project
+    from nnie_lsp.project.project import Project
 
 # the fit's limits (fit_scale_tolerance, fit_r2, mean_tolerance) are in Thresholds
 
@@ -194,10 +194,10 @@ class _CfgSide:
 def _cfg_side(cfg: str | Path | Project | None, input_index: int = 0):
     """(the cfg's reading of input ``input_index``, its numeric Preprocessing or None).  `cfg`: the
     cfg's path, or the project the triage read it into (:attr:`.builder.Sources.project`): either
-    way the one reading, :func:`nnie_lsp.project.load_project` without the prototxt."""
+    way the one reading, :func:`nnie_lsp.project.project.load_project` without the prototxt."""
     if cfg is None:
         return _CfgSide(False), None
-    from nnie_lsp.project import Project, load_project
+    from nnie_lsp.project.project import Project, load_project
     from nnie_lsp.reference.preprocess import PreprocessError, Preprocessing
 
     project = cfg if isinstance(cfg, Project) else load_project(cfg_path=str(cfg), load_prototxt=False)

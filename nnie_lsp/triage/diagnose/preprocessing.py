@@ -4,7 +4,7 @@ turned into findings T101-T106 (registered here, beside the code that emits them
 
 Every fix here is unsafe: a preprocessing change changes what the network computes on the chip
 (which is the point of it).  Where the edit goes follows the mapper's per-input rule (the k-th
-occurrence of a key belongs to input k, docs/field-facts.md §4): :func:`nnie_lsp.fixes.set_input_key`.
+occurrence of a key belongs to input k, docs/field-facts.md §4): :func:`nnie_lsp.rules.fixes.set_input_key`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import os
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from nnie_lsp.diagnostics import FileEdit, Severity
-from nnie_lsp.fixes import channel_mean_text, set_input_key, write_whole_file
+from nnie_lsp.core.diagnostics import FileEdit, Severity
+from nnie_lsp.rules.fixes import channel_mean_text, set_input_key, write_whole_file
 from nnie_lsp.rules.triage_common import DATA_INPUT, UNSET, register_finding, withheld
 from nnie_lsp.triage.diagnose.builder import FindingBuilder, Place
 from nnie_lsp.triage.measure.rows import LayerRow, finite
@@ -379,7 +379,7 @@ def _mean_path(builder: FindingBuilder, file_name: str) -> str:
 
 
 def _read_if_exists(path: str) -> str | None:
-    from nnie_lsp.text import read_text
+    from nnie_lsp.core.text import read_text
 
     try:
         return read_text(path).text
@@ -486,8 +486,8 @@ def _mean_differs_finding(mean: CfgEdit, fit: PreprocessFit, row: LayerRow, inde
 
 def _existing_mean_file(builder: FindingBuilder, index: int) -> str | None:
     """The channel-mean file input `index` uses today (resolved as lint resolves it), if any."""
-    from nnie_lsp.cfg.keys import is_null_path
-    from nnie_lsp.cfg.paths import cfg_bases, resolve_path
+    from nnie_lsp.readers.cfg.keys import is_null_path
+    from nnie_lsp.readers.cfg.paths import cfg_bases, resolve_path
 
     entry = builder.sources.cfg_entry("mean_file", index)
     if entry is None or not entry.value or is_null_path(entry.value):

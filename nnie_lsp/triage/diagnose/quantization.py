@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nnie_lsp.diagnostic_json import rel
-from nnie_lsp.diagnostics import Severity
-from nnie_lsp.fixes import HP_SUFFIX
-from nnie_lsp.prototxt import layers as layer_table
+from nnie_lsp.core.diagnostic_json import rel
+from nnie_lsp.core.diagnostics import Severity
+from nnie_lsp.rules.fixes import HP_SUFFIX
+from nnie_lsp.readers.prototxt import layers as layer_table
 from nnie_lsp.rules.triage_common import UNSET, register_finding
 from nnie_lsp.triage.diagnose.builder import FindingBuilder, Place
 from nnie_lsp.triage.measure.rows import LayerRow, ends, finite, measured_body, start

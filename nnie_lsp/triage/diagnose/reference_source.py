@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.triage_common import register_finding
 
 VALUE_WORDS = {"channel_order": "channel order", "mean": "mean", "scale": "scale", "transpose": "transpose"}
@@ -104,7 +104,7 @@ def _words(values: list[str], lang: str) -> str:
 def check(reference: str | Path | None, card=None) -> dict:
     """Where the reference's preprocessing came from: ``{"independent": bool, "source": …}`` and,
     when it is not independent or stale, ``message`` (a T100 message id) with its parameters.
-    `card` is the cfg's model card now (a :class:`~nnie_lsp.card.lookup.CardLookup`, or None)."""
+    `card` is the cfg's model card now (a :class:`~nnie_lsp.project.card_lookup.CardLookup`, or None)."""
     from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     folder = Path(reference) if reference else None
@@ -159,7 +159,7 @@ def add_finding(builder, info: dict) -> None:
 
 def caveat(doc: dict, lang: str = "en") -> str | None:
     """The words beside the verdict of a result whose reference is not independent, else None."""
-    from nnie_lsp.lang import pick
+    from nnie_lsp.core.lang import pick
 
     info = doc.get("reference_source") if isinstance(doc, dict) else None
     if not isinstance(info, dict) or info.get("independent", True):

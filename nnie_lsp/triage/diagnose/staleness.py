@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from collections.abc import Mapping
 
-from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.core.diagnostics import Diagnostic, Severity
 from nnie_lsp.rules.triage_common import register_finding
 
 #: Keys that do not change what the mapper (or the emulation) computes.

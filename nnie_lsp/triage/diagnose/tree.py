@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from nnie_lsp.diagnostics import Diagnostic, Severity
+from nnie_lsp.core.diagnostics import Diagnostic, Severity
 from nnie_lsp.rules.triage_common import register_finding
 from nnie_lsp.triage.diagnose.bad_dumps import (NON_FINITE_STEP, NON_FINITE_VERDICT, SIZE_STEP, SIZE_VERDICT, has_non_finite,
                         non_finite_findings, size_findings)

@@ -49,8 +49,8 @@ class BuiltBits:
 def built_bits(cfg: str, graph) -> BuiltBits | None:
     """What the `.wk` beside ``cfg`` says of the prototxt's (``graph``) `_hp` layers; None without
     a readable `.wk` or `_hp` layers."""
-    from nnie_lsp.fixes import HP_SUFFIX
-    from nnie_lsp.project import load_project
+    from nnie_lsp.rules.fixes import HP_SUFFIX
+    from nnie_lsp.project.project import load_project
 
     found = load_project(cfg_path=cfg, load_prototxt=True).wk
     hp = [layer for layer in graph.layers if layer.name.endswith(HP_SUFFIX)]

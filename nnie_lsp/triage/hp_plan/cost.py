@@ -7,7 +7,7 @@ deconvolutions and fully connected layers, so the plan's cost is told as the sha
 in the `_hp` chains (a chain's in-place layers — ReLU, BN, Scale — and pooling, eltwise, concat
 are not counted: no weights, little arithmetic).
 
-MACs per image, from the prototxt's shapes (:func:`nnie_lsp.prototxt.shapes.infer_shapes`):
+MACs per image, from the prototxt's shapes (:func:`nnie_lsp.readers.prototxt.shapes.infer_shapes`):
 
 - Convolution: ``C_out · H_out · W_out · (C_in / group) · k_h · k_w`` (depthwise types: group =
   ``C_in``);
@@ -104,9 +104,9 @@ def layer_macs(layer_type: str, param, bottom: tuple[int, ...] | None, top: tupl
 
 
 def net_macs(graph, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> NetMacs:
-    """MACs per image of every conv/deconv/fc layer of a :class:`~nnie_lsp.prototxt.graph.NetGraph`;
+    """MACs per image of every conv/deconv/fc layer of a :class:`~nnie_lsp.readers.prototxt.graph.NetGraph`;
     ``input_shapes`` replaces the declared input shapes (the images the run really feeds)."""
-    from nnie_lsp.prototxt.shapes import infer_shapes
+    from nnie_lsp.readers.prototxt.shapes import infer_shapes
 
     shapes = infer_shapes(graph, input_shapes)
     by_layer: dict[str, int] = {}
@@ -130,7 +130,7 @@ def net_macs(graph, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -
 
 def prototxt_macs(prototxt: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> NetMacs:
     """:func:`net_macs` of a prototxt file (parsed the way the lint parses it)."""
-    from nnie_lsp.project import cached_prototxt
+    from nnie_lsp.project.project import cached_prototxt
     from nnie_lsp.reference.net import read_prototxt_text
 
     text = read_prototxt_text(Path(prototxt))
@@ -143,7 +143,7 @@ def prototxt_macs(prototxt: str | Path, input_shapes: Mapping[str, tuple[int, ..
 def mac_share(chains: Iterable[tuple[str, Iterable[str]]], macs: NetMacs, hp: Iterable[str]) -> MacShare:
     """The share for the chains (head name, the chain's layer names) of the NNIE segment, the heads
     in ``hp`` (and those named ``*_hp``) at 16 bit."""
-    from nnie_lsp.fixes import HP_SUFFIX
+    from nnie_lsp.rules.fixes import HP_SUFFIX
 
     hp = set(hp)
     total = high = 0

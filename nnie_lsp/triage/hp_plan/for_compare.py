@@ -23,9 +23,9 @@ import os
 import shlex
 from dataclasses import dataclass
 
-from nnie_lsp.diagnostic_json import rel
-from nnie_lsp.diagnostics import FileEdit
-from nnie_lsp.fixes import HP_SUFFIX, hp_rename_edits
+from nnie_lsp.core.diagnostic_json import rel
+from nnie_lsp.core.diagnostics import FileEdit
+from nnie_lsp.rules.fixes import HP_SUFFIX, hp_rename_edits
 from nnie_lsp.triage.diagnose.builder import FindingBuilder
 from nnie_lsp.triage.diagnose.quantization import CANDIDATES_RANKED, CANDIDATES_REPORTED, HpCandidate, rename_text, \
     single_layer_losses
@@ -102,7 +102,7 @@ def _transposed(request) -> bool | None:
     if isinstance(values, list) and values and isinstance(values[0], dict) and "transpose" in values[0]:
         return bool(values[0]["transpose"])
     if request.cfg:
-        from nnie_lsp.card.lookup import find_card
+        from nnie_lsp.project.card_lookup import find_card
 
         card = find_card(request.cfg, [request.prototxt] if request.prototxt else [])
         model = card.model if card is not None else None

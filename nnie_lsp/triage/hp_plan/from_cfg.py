@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nnie_lsp.diagnostics import Fix
-from nnie_lsp.diagnostic_json import rel
+from nnie_lsp.core.diagnostics import Fix
+from nnie_lsp.core.diagnostic_json import rel
 from nnie_lsp.emulation.precision import precision_for
 from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
 from nnie_lsp.triage.hp_plan.agreement import Agreement, check_agreement
@@ -177,7 +177,7 @@ def _weights_behind_hp_names(net, caffemodel: str) -> None:
     """A layer renamed ``<name>_hp`` keeps the trained weights of ``<name>``: the caffemodel does
     not know the suffix, the mapper reads it as a mark (docs/field-facts.md §7.4) [I]. A weight
     layer with no weights at all is a clear error, not a failure in the forward pass."""
-    from nnie_lsp.fixes import HP_SUFFIX
+    from nnie_lsp.rules.fixes import HP_SUFFIX
     from nnie_lsp.emulation.emulate import WEIGHT_LAYERS
     from nnie_lsp.reference.net import read_weights
 

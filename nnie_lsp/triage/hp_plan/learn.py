@@ -209,10 +209,10 @@ def clips_from_dumps(folder, oracle: HpOracle) -> tuple[dict[tuple[str, int], fl
     import re
     from pathlib import Path
 
-    from nnie_lsp.dumpio.names import normalize_name, safe_name
-    from nnie_lsp.dumpio.readers import read_text_floats
+    from nnie_lsp.readers.dumpio.names import normalize_name, safe_name
+    from nnie_lsp.readers.dumpio.readers import read_text_floats
     from nnie_lsp.emulation.codes import CodeFileError, clip_from_twin, code_file_twin_names, read_codes
-    from nnie_lsp.fixes import HP_SUFFIX
+    from nnie_lsp.rules.fixes import HP_SUFFIX
     from nnie_lsp.triage.inputs.image_sets import DumpFolder
 
     code_re = re.compile(r"^(?P<layer>.+)_input(?P<n>\d+)(?:_\d+)*_quant\.nonlinear\.hex$")

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nnie_lsp.fixes import HP_SUFFIX
+from nnie_lsp.rules.fixes import HP_SUFFIX
 from nnie_lsp.emulation.emulate import WEIGHT_LAYERS, EmulationOptions, emulate, float_read_maxima, quantize_weights
 from nnie_lsp.reference.net import CaffeNet, LayerDef
 from nnie_lsp.reference.blas import one_blas_thread

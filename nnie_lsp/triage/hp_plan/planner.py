@@ -30,8 +30,8 @@ When only every candidate together reaches the target, the plan says so: that is
 one falls short, :mod:`.learn` corrects the emulation with what the run shows and the plan is made
 again.
 
-The change itself is one engine :class:`~nnie_lsp.diagnostics.Fix` built by
-:func:`nnie_lsp.fixes.hp_plan_edits`: the layers renamed ``<name>_hp`` in the prototxt and
+The change itself is one engine :class:`~nnie_lsp.core.diagnostics.Fix` built by
+:func:`nnie_lsp.rules.fixes.hp_plan_edits`: the layers renamed ``<name>_hp`` in the prototxt and
 ``[compile_mode] 2`` in the cfg (``[compile_mode] 1`` alone for a compile_mode 1 answer).  It is
 unsafe: it changes what the NNIE computes.
 """
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nnie_lsp.diagnostics import Applicability, FileEdit, Fix
+from nnie_lsp.core.diagnostics import Applicability, FileEdit, Fix
 from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
 from nnie_lsp.triage.hp_plan.cost import MacShare
 from nnie_lsp.reference.blas import one_blas_thread
@@ -353,8 +353,8 @@ def plan_fix(layers: tuple[str, ...] | list[str], prototxt_path: str, cfg_path: 
     alone.
 
     Built from the files as they are on disk, read the way nnie-lint reads them."""
-    from nnie_lsp.fixes import hp_plan_edits, set_compile_mode
-    from nnie_lsp.project import load_project
+    from nnie_lsp.rules.fixes import hp_plan_edits, set_compile_mode
+    from nnie_lsp.project.project import load_project
 
     project = load_project(cfg_path=cfg_path, prototxt_path=prototxt_path)
     if compile_mode_1:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from nnie_lsp.diagnostic_json import encode_fix, rel
+from nnie_lsp.core.diagnostic_json import encode_fix, rel
 from nnie_lsp.triage.hp_plan.planner import STOP_REASONS
 from nnie_lsp.triage.hp_plan.from_cfg import HpPlanRun
 
@@ -163,8 +163,8 @@ def _curve_lines(run: HpPlanRun) -> list[str]:
 
 
 def _diff_lines(run: HpPlanRun) -> list[str]:
-    from nnie_lsp.text import unified_diff
-    from nnie_lsp.text import apply_edits, read_text
+    from nnie_lsp.core.text import unified_diff
+    from nnie_lsp.core.text import apply_edits, read_text
 
     by_path: dict[str, list] = {}
     for file_edit in run.fix.edits:

@@ -29,7 +29,7 @@ folder (nnie_mapper writes its files into the folder it runs in, which is the cf
   written by ``reference --onnx`` when its manifest says ``framework: onnx``, else that only the
   name tells.  Optional: a missing one is no error.
 - board (the board's own dumps, ``compare --board``): ``board/`` holding files in a board dump
-  form (:mod:`nnie_lsp.dumpio.board`), directly or in sub-folders (one run each).  Optional; with
+  form (:mod:`nnie_lsp.readers.dumpio.board`), directly or in sub-folders (one run each).  Optional; with
   a board the simulator side may be missing (the board is then judged against Caffe alone).
 
 ``output/``, ``mapper_quant/``, ``mapper_quant_emulated/`` and the dot beside the cfg are taken
@@ -42,7 +42,7 @@ only fills the others.  Nothing here raises on a missing or unreadable folder: i
 found.
 
 Importing this module loads no numpy (the editor's server uses it at once): dump names are parsed
-by :mod:`nnie_lsp.dumpio.names`, imported when a folder is first checked.
+by :mod:`nnie_lsp.readers.dumpio.names`, imported when a folder is first checked.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from nnie_lsp.cfg.paths import cfg_bases, resolve_written
-from nnie_lsp.text import read_text
+from nnie_lsp.readers.cfg.paths import cfg_bases, resolve_written
+from nnie_lsp.core.text import read_text
 from nnie_lsp.triage.inputs.dump_writer import beside_cfg_rule
 from nnie_lsp.triage.inputs.folder_names import (BOARD_DIR, CAFFE_OUTPUT_DIR, EMULATED_DIR, MAPPER_QUANT_DIR, NET_TREE_FILE,
                            ONNX_OUTPUT_DIR)

@@ -1,7 +1,7 @@
 """Which build the NNIE dumps are checked against: the `.wk` beside the cfg.
 
 ``compare`` and the report say it (``build`` in the JSON, docs/triage-schema.md): the `.wk` the
-cfg's ``[instruction_name]`` names (:mod:`nnie_lsp.mapper.wk_files`), its bit widths, mapper
+cfg's ``[instruction_name]`` names (:mod:`nnie_lsp.readers.mapper.wk_files`), its bit widths, mapper
 version [I] and outputs -- and, when the NNIE dumps are an emulation ``nnie-triage emulate`` wrote,
 whether the emulation ran the bits that build has.  No `.wk` beside the cfg: nothing is said.
 """
@@ -15,7 +15,7 @@ def build_of(cfg: str | None, sim: str | None = None) -> dict | None:
     """The ``build`` object of a comparison of ``sim`` (the NNIE dump folder) for ``cfg``, or None."""
     if not cfg or not os.path.isfile(cfg):
         return None
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
 
     found = load_project(cfg_path=cfg).wk
     if found is None:
@@ -25,7 +25,7 @@ def build_of(cfg: str | None, sim: str | None = None) -> dict | None:
         out["error"] = str(found.error.message) if found.error is not None else "cannot be read"
         return out
     model = found.model
-    from nnie_lsp.wk.describe import census_counts
+    from nnie_lsp.readers.wk.describe import census_counts
 
     census = model.census()
     out.update(intact=model.intact, damage=[d.message for d in model.damage], bits=model.bits,

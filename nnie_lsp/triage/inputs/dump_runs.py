@@ -81,11 +81,11 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
     """Every blob of every image through OpenCV (or the numpy forward: the manifest's ``engine`` and
     a note say which), written as RuyiStudio's "Get Caffe Output" names them (docs/field-facts.md
     §10.3) in the dump form ``form`` (default: the options' ``dump_format``, else the compact exact
-    form, :mod:`nnie_lsp.dumpio.compact`; ``text``: RuyiStudio's ``%.18e``); the values in-place
+    form, :mod:`nnie_lsp.readers.dumpio.compact`; ``text``: RuyiStudio's ``%.18e``); the values in-place
     chains overwrite, by layer, in :data:`~nnie_lsp.reference.inplace_values.INPLACE_DIR` (for the
     ONNX → Caffe hop).  The previous run's dumps are replaced only once the net has loaded and run
     on the first image: a run that fails there leaves them as they were."""
-    from nnie_lsp.dumpio.compact import CompactWriter
+    from nnie_lsp.readers.dumpio.compact import CompactWriter
     from nnie_lsp.reference.caffe_forward import load_reference_net, run_reference, write_reference_dumps
     from nnie_lsp.reference.inplace_values import write_inplace_dumps
 
@@ -125,8 +125,8 @@ def write_reference_run(inputs, out: str | Path, input_shape: tuple[int, ...] | 
 
 def dump_form(form: str | None, run_options=None) -> str:
     """The Caffe dump form of a reference run: ``form`` when given, else the options', else the
-    default (:data:`nnie_lsp.dumpio.names.DEFAULT_CAFFE_DUMP_FORM`); an unknown one is a ValueError."""
-    from nnie_lsp.dumpio.names import CAFFE_DUMP_FORMS, DEFAULT_CAFFE_DUMP_FORM
+    default (:data:`nnie_lsp.readers.dumpio.names.DEFAULT_CAFFE_DUMP_FORM`); an unknown one is a ValueError."""
+    from nnie_lsp.readers.dumpio.names import CAFFE_DUMP_FORMS, DEFAULT_CAFFE_DUMP_FORM
 
     chosen = form or getattr(run_options, "dump_format", None) or DEFAULT_CAFFE_DUMP_FORM
     if chosen not in CAFFE_DUMP_FORMS:

@@ -7,14 +7,14 @@ without that manifest is the tool's whose folder name it is (nnie_mapper's ``map
 RuyiStudio's ``output/``: ``docs/field-facts.md`` §9, §10.3).  The difference matters: an
 emulation can be made again with the current cfg, the mapper's dumps only by running nnie_mapper.
 
-The words are :mod:`nnie_lsp.i18n` keys ``inputs.*`` (English and Chinese).
+The words are :mod:`nnie_lsp.core.i18n` keys ``inputs.*`` (English and Chinese).
 """
 
 from __future__ import annotations
 
 import os
 
-from nnie_lsp import i18n
+from nnie_lsp.core import i18n
 
 #: The manifest's ``command`` -> the i18n key of the rule (any other command: ``inputs.by_triage``).
 OWN_COMMANDS = {"emulate": "inputs.by_emulate", "reference": "inputs.by_reference"}

@@ -2,7 +2,7 @@
 holds (bounded: a huge folder is not a project folder), whether it holds dump files, what an output
 folder of ``nnie-triage reference``/``emulate`` holds now, the board's dump files.
 
-Importing this module loads no numpy: dump names are parsed by :mod:`nnie_lsp.dumpio.names`,
+Importing this module loads no numpy: dump names are parsed by :mod:`nnie_lsp.readers.dumpio.names`,
 imported when a folder is first checked.
 """
 
@@ -34,7 +34,7 @@ def entries(folder: str) -> list[os.DirEntry]:
 
 def holds_dumps(folder: str) -> bool:
     """Whether `folder` holds at least one file named like a dump tensor (names only)."""
-    from nnie_lsp.dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
+    from nnie_lsp.readers.dumpio.names import parse_dump_name  # the dumpio package loads numpy: only when a folder is checked
 
     checked = 0
     for entry in entries(folder):
@@ -110,7 +110,7 @@ def output_state(path: str) -> OutputState:
     """:class:`OutputState` of `path` (the same rule as ``prepare_output``: dump-like names not in
     the manifest, in the folder and its sub-folders that do not start with a dot)."""
     from nnie_lsp.triage.inputs.image_sets import read_manifest
-    from nnie_lsp.dumpio.names import is_ignored_file, parse_dump_name
+    from nnie_lsp.readers.dumpio.names import is_ignored_file, parse_dump_name
 
     path = os.path.abspath(path)
     if not os.path.exists(path):
@@ -156,7 +156,7 @@ def subfolders(folder: str) -> list[str]:
 def board_files(folder: str) -> tuple[int, int]:
     """(files in a board dump form, runs) in ``folder``: its own files are one run, each sub-folder
     holding such files another (names only)."""
-    from nnie_lsp.dumpio.board_forms import board_form
+    from nnie_lsp.readers.dumpio.board_forms import board_form
 
     def count(path: str) -> int:
         return sum(1 for e in entries(path) if is_file(e) and board_form(e.name) is not None)

@@ -42,7 +42,7 @@ def image_folder_name(index: int, label: str) -> str:
 
 # ------------------------------------------------------------------------------------- writing
 def _dump_like(name: str) -> bool:
-    from nnie_lsp.dumpio.names import is_ignored_file, parse_dump_name
+    from nnie_lsp.readers.dumpio.names import is_ignored_file, parse_dump_name
 
     parsed = parse_dump_name(name)
     return parsed is not None and not is_ignored_file(name)

@@ -73,10 +73,10 @@ def _text_digest(text: str) -> str:
 
 
 def card_record(cfg: str | None, prototxt: str | None) -> dict:
-    """The model card entry the cfg's net is judged against (:func:`nnie_lsp.card.lookup.find_card`),
+    """The model card entry the cfg's net is judged against (:func:`nnie_lsp.project.card_lookup.find_card`),
     by its digest: what it declares of the training preprocessing (with its mean image's bytes), so a
     comment or another net's entry changed in ``nnie.toml`` is no change."""
-    from nnie_lsp.card.lookup import find_card
+    from nnie_lsp.project.card_lookup import find_card
 
     card = find_card(cfg, [prototxt] if prototxt else []) if cfg else None
     if card is None or card.model is None:
@@ -88,14 +88,14 @@ def prototxt_digest(path: str | None) -> str | None:
     """The parsed net's digest (its serialized ``NetParameter``), else the text's; None: unreadable."""
     if not path:
         return None
-    from nnie_lsp import safe_io
-    from nnie_lsp.text import decode
+    from nnie_lsp.core import safe_io
+    from nnie_lsp.core.text import decode
     try:
         text = decode(safe_io.read_bytes(str(path), safe_io.PROTOTXT)).text
     except (OSError, ValueError):
         return None
     try:
-        from nnie_lsp.project import cached_prototxt
+        from nnie_lsp.project.project import cached_prototxt
         doc, _graph = cached_prototxt(text, str(path))
         if not doc.syntax_errors:
             return hashlib.sha256(doc.message.SerializeToString(deterministic=True)).hexdigest()
@@ -106,7 +106,7 @@ def prototxt_digest(path: str | None) -> str | None:
 
 def _mean_record(prep) -> dict:
     """What an input's mean is: its values (text files), its bytes (a mean image), or missing."""
-    from nnie_lsp.cfg.preprocessing import CHANNEL_MEAN, parse_channel_means
+    from nnie_lsp.readers.cfg.preprocessing import CHANNEL_MEAN, parse_channel_means
 
     mean = prep.mean_file
     if mean is None or mean.is_null:
@@ -132,7 +132,7 @@ def _input_record(prep, overrides: Mapping) -> dict:
            "rgb_order": overrides.get("rgb_order") or prep.rgb_order,
            "image_type": prep.image_type}
     norm = out["norm_type"]
-    from nnie_lsp.cfg.preprocessing import norm_semantics
+    from nnie_lsp.readers.cfg.preprocessing import norm_semantics
 
     row = norm_semantics(norm if isinstance(norm, int) else None)
     scale = overrides.get("data_scale", prep.data_scale)
@@ -173,7 +173,7 @@ def run_record(cfg: str | None, *, prototxt: str | None = None, caffemodel: str 
     record: dict = {"version": RECORD_VERSION}
     project = None
     if cfg and os.path.isfile(cfg):
-        from nnie_lsp.project import load_project
+        from nnie_lsp.project.project import load_project
         try:
             project = load_project(cfg_path=str(cfg), load_prototxt=False)
         except (OSError, ValueError):

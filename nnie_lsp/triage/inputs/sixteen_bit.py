@@ -12,8 +12,8 @@ import os
 import re
 from typing import Callable
 
-from nnie_lsp.cfg.paths import cfg_bases, resolve_written
-from nnie_lsp.cfg.reader import parse_cfg
+from nnie_lsp.readers.cfg.paths import cfg_bases, resolve_written
+from nnie_lsp.readers.cfg.reader import parse_cfg
 from nnie_lsp.triage.inputs.folder_names import EMULATED_DIR, MAPPER_QUANT_DIR
 from nnie_lsp.triage.inputs.folders import cfg_files, dump_folder, holds_dumps, subfolders
 from nnie_lsp.triage.inputs.this_net import ThisNet

@@ -91,7 +91,7 @@ class ThisNet:
         layers."""
         if self._text is None:
             return None
-        from nnie_lsp.project import cached_prototxt
+        from nnie_lsp.project.project import cached_prototxt
 
         try:
             graph = cached_prototxt(self._text, self.prototxt)[1]
@@ -137,7 +137,7 @@ class ThisNet:
         """What the dump names of `folder` (or of its first image sub-folder, nnie-triage's layout
         for several images) say against this net: at most `limit` names (in the order the folder
         lists them), or until `enough` of them are this net's; needs :attr:`graph`."""
-        from nnie_lsp.dumpio.names import parse_dump_name
+        from nnie_lsp.readers.dumpio.names import parse_dump_name
 
         parsed = _dump_names(folder, parse_dump_name)
         first = next(parsed, None)
@@ -221,7 +221,7 @@ class ThisNet:
         layers or blobs of this net, or most of those carry other output sizes."""
         if self.graph is None:
             return Verdict(None, f"not checked against the net: {self._why_no_graph()}")
-        from nnie_lsp.mapper.nettree import parse_net_tree
+        from nnie_lsp.readers.mapper.nettree import parse_net_tree
 
         text = self._reader(path)
         if text is None:

@@ -109,8 +109,8 @@ def _dims(shape) -> str:
 
 
 def _tensors(folder: str | Path) -> dict[str, object]:
-    from nnie_lsp.dumpio.names import normalize_name
-    from nnie_lsp.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     out: dict[str, object] = {}
     if not Path(folder).is_dir():
@@ -123,7 +123,7 @@ def _tensors(folder: str | Path) -> dict[str, object]:
 
 def _order(graph, reference: dict) -> list[tuple[str, str, bool]]:
     """(blob, row name, is data) in network order; without the prototxt, the reference's order."""
-    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.names import normalize_name
 
     if graph is None:
         return [(k, k, False) for k in reference]
@@ -157,7 +157,7 @@ def _model_changed(manifest: dict) -> bool:
 
 def measure(framework: str | Path, reference: str | Path, graph, thresholds) -> FrameworkHop:
     """The hop of one image: the framework dump folder against the Caffe dump folder."""
-    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.names import normalize_name
     from nnie_lsp.triage.inputs.image_sets import read_manifest
 
     manifest = read_manifest(framework) or read_manifest(Path(framework).parent) or {}
@@ -191,7 +191,7 @@ def _earlier_rows(graph, reference, framework, manifest) -> dict[str, list[tuple
     """Blob -> the rows of the values its in-place chain overwrites (the head's output before the
     PReLU, ...) with both sides' tensors (None: not written), read from the ``.inplace``
     folders (:mod:`nnie_lsp.reference.inplace_values`)."""
-    from nnie_lsp.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.names import normalize_name
     from nnie_lsp.reference.inplace_values import INPLACE_DIR
 
     chain = _overwritten(graph)

@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from nnie_lsp.dumpio.names import normalize_name
-from nnie_lsp.dumpio.readers import parse_text_floats
-from nnie_lsp.dumpio.tensor import DumpSet, DumpTensor
+from nnie_lsp.readers.dumpio.names import normalize_name
+from nnie_lsp.readers.dumpio.readers import parse_text_floats
+from nnie_lsp.readers.dumpio.tensor import DumpSet, DumpTensor
 
 # the §10.1 name of a code file (dumpio's grammar knows it too, as a file it does not read)
 _CODE_FILE_RE = re.compile(r"^(?P<layer>.+)_input(?P<n>\d+)(?P<dims>(?:_\d+)*)_quant\.nonlinear\.hex$")
@@ -112,7 +112,7 @@ def decode_input_codes(dumps: DumpSet, clips: dict[str, float] | None = None, gr
                        clips_origin: str = "an emulation") -> tuple[DumpSet, list[CodeFileReport]]:
     """The dump set with the code files that have no twin but a known clip added as tensors, and
     a report per code file. ``clips``: blob -> clip (an emulation's); ``graph``: the prototxt's
-    :class:`~nnie_lsp.prototxt.graph.NetGraph`, which says which blob a layer's input k is."""
+    :class:`~nnie_lsp.readers.prototxt.graph.NetGraph`, which says which blob a layer's input k is."""
     from nnie_lsp.emulation.codes import CodeFileError, read_codes
 
     reports: list[CodeFileReport] = []

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from nnie_lsp.diagnostics import Severity
+from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.triage_common import register_finding
 
 if TYPE_CHECKING:  # annotations only: importing the rows (and registering T005) loads no numpy

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nnie_lsp import atomic_write, safe_io
-from nnie_lsp.prototxt.layers import HP_SUFFIX, base_layer_name
-from nnie_lsp.text import decode
+from nnie_lsp.core import atomic_write, safe_io
+from nnie_lsp.readers.prototxt.layers import HP_SUFFIX, base_layer_name
+from nnie_lsp.core.text import decode
 
 _MAPPER_RE = re.compile(r"Mapper Version\s+(.+?)\s*$", re.M)
 
@@ -100,8 +100,8 @@ def prototxt_excerpt(text: str, layer: str) -> tuple[str, list[str], list[str]]:
 
 
 def _find_tensors(folder: str, names: list[str]) -> list[Path]:
-    from nnie_lsp.dumpio.names import normalize_name
-    from nnie_lsp.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.names import normalize_name
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     wanted = {normalize_name(n) for n in names if n}
     ds = scan_dumps(folder)
@@ -125,10 +125,10 @@ class CfgFiles:
 
 def cfg_files(cfg: str, warnings: list[str]) -> CfgFiles:
     """The prototxt, caffemodel, calibration images and mean file of the cfg (its first input),
-    resolved as the lint resolves them (the one reading: :func:`nnie_lsp.project.load_project`,
-    nnie_lsp.cfg.preprocessing).  A file the cfg names that is not there becomes a bundle
+    resolved as the lint resolves them (the one reading: :func:`nnie_lsp.project.project.load_project`,
+    nnie_lsp.readers.cfg.preprocessing).  A file the cfg names that is not there becomes a bundle
     warning with its cfg position."""
-    from nnie_lsp.project import load_project
+    from nnie_lsp.project.project import load_project
 
     project = load_project(cfg_path=cfg, load_prototxt=False)
     out = CfgFiles()
@@ -181,7 +181,7 @@ def check_layer(layer: str, names: list[str], where: str) -> None:
 
 def dump_names(*folders: str) -> list[str]:
     """The tensor names the dump folders hold (what ``--layer`` can mean without a prototxt)."""
-    from nnie_lsp.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     names: dict[str, None] = {}
     for folder in folders:

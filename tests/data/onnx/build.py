@@ -41,7 +41,7 @@ def _hwc(fc) -> bytes:
     ip_order fault needs a Flatten layer of its own, which the case's prototxt leaves out."""
     import numpy as np
 
-    from nnie_lsp.prototxt import caffe_pb2
+    from nnie_lsp.readers.prototxt import caffe_pb2
     from onnx import numpy_helper
 
     inits = {i.name: numpy_helper.to_array(i) for i in fc.graph.initializer}
