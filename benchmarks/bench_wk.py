@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nnie_lsp.readers.wk import read_wk  # noqa: E402
+from nnie_lsp.readers.wk.reader import read_wk  # noqa: E402
 from nnie_lsp.readers.wk.describe import render_text, summary  # noqa: E402
 
 

@@ -347,7 +347,7 @@ def child(reader: str, seconds: int, workdir: Path) -> None:
         from nnie_lsp.readers.prototxt.reader import parse_prototxt
         from nnie_lsp.core.text import decode
         from nnie_lsp.readers.dumpio.readers import parse_text_floats
-        from nnie_lsp.readers.wk import WkError, parse_wk
+        from nnie_lsp.readers.wk.reader import WkError, parse_wk
 
     if reader == "wk":
         def one(data: bytes) -> None:
@@ -429,7 +429,7 @@ def fallback(reader: str, seconds: int, workdir: Path) -> dict:
     from nnie_lsp.readers.prototxt.reader import parse_prototxt
     from nnie_lsp.core.text import decode
     from nnie_lsp.readers.dumpio.readers import parse_text_floats
-    from nnie_lsp.readers.wk import WkError, parse_wk
+    from nnie_lsp.readers.wk.reader import WkError, parse_wk
 
     pool = [p.read_bytes()[:MAX_LEN[reader]] for p in seed_files(reader)] or [b""]
     rnd = random.Random(0)

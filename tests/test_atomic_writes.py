@@ -62,7 +62,7 @@ def _user_visible(folder: str) -> list[str]:
 def test_kill_after_the_data_is_written_leaves_the_old_file(tmp_path):
     target = tmp_path / "dump.txt"
     target.write_bytes(b"old content\n")
-    code = STALL_AT_FSYNC + ("from nnie_lsp import atomic_write\n"
+    code = STALL_AT_FSYNC + ("from nnie_lsp.core import atomic_write\n"
                              "atomic_write.write_bytes(sys.argv[1], b'N' * (48 << 20))\n")
     _kill_when_stalled(code, str(target))
     assert target.read_bytes() == b"old content\n"
@@ -74,7 +74,7 @@ def test_kill_after_the_data_is_written_leaves_the_old_file(tmp_path):
 def test_kill_in_the_middle_of_a_slow_write_leaves_the_old_file(tmp_path):
     target = tmp_path / "model.prototxt"
     target.write_text('name: "old"\n')
-    code = ("import sys, time\nfrom nnie_lsp import atomic_write\n"
+    code = ("import sys, time\nfrom nnie_lsp.core import atomic_write\n"
             "with atomic_write.replacing(sys.argv[1]) as out:\n"
             "    out.write(b'name: \"new\"\\n' * 100000)\n"
             "    out.flush()\n"

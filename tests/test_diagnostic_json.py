@@ -158,7 +158,7 @@ def test_one_language_choice(tag, expected):
 def test_every_language_choice_is_the_one(tag, expected):
     """The settings, the server, the rules' docs, the hover and the file problems choose as i18n does."""
     from nnie_lsp.editor.hover import rule_markdown
-    from nnie_lsp.rules.catalogue import get_rule
+    from nnie_lsp.core.catalogue import get_rule
     from nnie_lsp.core.safe_io import FileProblem
     from nnie_lsp.server.config import choose_language
     from nnie_lsp.project.settings import normalize_lang

@@ -313,7 +313,8 @@ def test_bounds_of_logs_and_dumps(tmp_path, monkeypatch):
 @needs_fifo
 def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
     from nnie_lsp.readers.mapper.output_files import is_mapper_log_file
-    from nnie_lsp.reference.net import NetLoadError, load_net
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import load_net
 
     log = tmp_path / "console.log"
     os.mkfifo(log)
@@ -323,7 +324,7 @@ def test_mapper_log_sniffing_and_net_loading_refuse_a_fifo(tmp_path):
     with pytest.raises(NetLoadError, match="cannot read prototxt .*net.prototxt") as caught:
         _finishes(lambda: load_net(str(proto), weights=False))
     assert safe_io.FileProblem("", "", "fifo").describe() in str(caught.value)
-    from nnie_lsp.reference.net import read_weights
+    from nnie_lsp.readers.caffemodel import read_weights
 
     weights = tmp_path / "net.caffemodel"
     os.mkfifo(weights)

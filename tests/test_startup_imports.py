@@ -67,7 +67,7 @@ def test_importing_the_cli_loads_no_heavy_module(tmp_path):
 PROTOTXT_ONLY_NEVER = ("nnie_lsp.readers.cfg", "nnie_lsp.project.cfg_files", "nnie_lsp.readers.mapper", "nnie_lsp.rules.config_rules",
                        "nnie_lsp.rules.input_rules", "nnie_lsp.rules.mean_scale_rules",
                        "nnie_lsp.rules.quantization", "nnie_lsp.rules.triage_common",
-                       "nnie_lsp.rules.docs_zh", "nnie_lsp.core.atomic_write",
+                       "nnie_lsp.core.atomic_write",
                        "logging", "difflib", "dataclasses", "inspect")
 
 
@@ -94,7 +94,7 @@ def test_linting_a_cfg_reads_it_without_lark(tmp_path):
 # dataclasses (importing dataclasses loads inspect, ast, dis, tokenize: about 9 ms); nothing only
 # --fix, --diff, a crash, hover docs, a mapper log or a dot file needs (json: the probe itself loads it)
 CFG_PATH_NEVER = ("dataclasses", "inspect", "ast", "dis", "tokenize", "logging", "difflib",
-                  "nnie_lsp.core.atomic_write", "nnie_lsp.rules.docs_zh", "nnie_lsp.rules.triage_common",
+                  "nnie_lsp.core.atomic_write", "nnie_lsp.rules.triage_common",
                   "nnie_lsp.readers.cfg.standalone_parser", "nnie_lsp.readers.mapper.log", "nnie_lsp.readers.mapper.nettree",
                   "nnie_lsp.readers.mapper.dot", "nnie_lsp.readers.prototxt.solver", "nnie_lsp.readers.prototxt.schema")
 
@@ -161,7 +161,7 @@ def test_a_pyproject_that_names_nnie_lint_is_read(tmp_path):
 def test_loading_every_rule_loads_no_numpy(tmp_path):
     """`--list-rules`, `--explain`, hover and docs load every rule module, the triage modules that
     register the T-codes among them: none may load numpy (nor the server, pygls or rich)."""
-    code = ("import sys\nfrom nnie_lsp.rules.catalogue import all_rules\nrules = all_rules()\n"
+    code = ("import sys\nfrom nnie_lsp.core.catalogue import all_rules\nrules = all_rules()\n"
             "assert any(r.code.startswith('T') for r in rules) and any(r.code.startswith('NN') for r in rules)\n"
             "print(' '.join(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,

@@ -99,7 +99,7 @@ def draft_for_cfg(cfg_path: str, provider=None) -> CardDraft:
     from nnie_lsp.readers.card import repository_root
     from nnie_lsp.card_draft.code import draft_from_code
     from nnie_lsp.card_draft.dumps import draft_from_dumps
-    from nnie_lsp.card_draft.render import add_entry_edits, card_for_cfg, entry_text, relative_prototxt
+    from nnie_lsp.readers.card.render import add_entry_edits, card_for_cfg, entry_text, relative_prototxt
 
     cfg_path = os.path.abspath(cfg_path)
     project = load_project(cfg_path=cfg_path, load_prototxt=False, provider=provider)

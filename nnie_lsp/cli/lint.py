@@ -11,8 +11,8 @@ from nnie_lsp.lint import InputError, lint
 from nnie_lsp.lint.driver import counts, failing
 from nnie_lsp.core.text import unified_diff
 from nnie_lsp.cli.output import render_github, render_json, render_sarif, render_text, rules_table_markdown
-from nnie_lsp.project.settings import (SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping,
-                        toml_module)
+from nnie_lsp.core.toml import toml_module
+from nnie_lsp.project.settings import SOURCE_FRAMEWORKS, SettingsError, check_codes, normalize_lang, settings_from_mapping
 
 # Start-up (a pre-commit hook pays it on every commit): tomllib, the mapper log reader, json,
 # logging and the rule catalogue's listing are imported where they are used; rich is never
@@ -135,7 +135,7 @@ def _main(argv: list[str] | None = None) -> int:
     lang = normalize_lang(args.lang) if args.lang else None
 
     if args.explain or args.list_rules:
-        from nnie_lsp.rules.catalogue import all_rules, get_rule
+        from nnie_lsp.core.catalogue import all_rules, get_rule
     if args.explain:
         r = get_rule(args.explain)
         if r is None:

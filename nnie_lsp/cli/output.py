@@ -14,7 +14,7 @@ from nnie_lsp import __version__
 from nnie_lsp.core.diagnostic_json import RULES_DOC, encode_diagnostic, rel, rule_name, rule_url
 from nnie_lsp.core.diagnostics import Diagnostic, Severity, group_repeated
 from nnie_lsp.core.lang import pick
-from nnie_lsp.rules.catalogue import all_rules
+from nnie_lsp.core.catalogue import all_rules
 
 __all__ = ["RULES_DOC", "rel", "rule_url", "render_json", "render_text", "render_github",
            "render_sarif", "rules_table_markdown", "rules_reference_markdown"]

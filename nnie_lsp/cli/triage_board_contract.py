@@ -41,7 +41,7 @@ def _write(text: str, output: str | None) -> None:
 
 def run_contract(path: str, fmt: str, output: str | None = None) -> int:
     """Print (or write) the contract of the `.wk` at ``path`` in ``fmt``; the exit code."""
-    from nnie_lsp.readers.wk import WkError, read_wk
+    from nnie_lsp.readers.wk.reader import WkError, read_wk
     from nnie_lsp.readers.wk.contract import from_wk, render_c, render_text
 
     if not os.path.exists(path):

@@ -58,7 +58,7 @@ def _path(args) -> str:
 
 
 def cmd_wk(args) -> int:
-    from nnie_lsp.readers.wk import WkError, read_wk
+    from nnie_lsp.readers.wk.reader import WkError, read_wk
     from nnie_lsp.readers.wk.describe import render_text, to_json
 
     if args.batch < 1:

@@ -82,7 +82,7 @@ def _run(project, onnx_path: str, model: str | None) -> list[Finding]:
     elif is_lfs_pointer(model):   # the repository keeps it in Git LFS and its content is not here
         notes.append(Finding("NN500", "lfs_caffemodel", None, params=dict(caffemodel=model, model=onnx_path)))
     else:
-        from nnie_lsp.reference.net import NetLoadError, read_weights
+        from nnie_lsp.readers.caffemodel import NetLoadError, read_weights
         try:
             weights = read_weights(model)
         except NetLoadError as exc:

@@ -51,7 +51,7 @@ def rule_url(code: str) -> str:
 
 def rule_name(code: str) -> str:
     """The registered name of `code` (the code itself when it is not registered)."""
-    from nnie_lsp.rules.catalogue import get_rule
+    from nnie_lsp.core.catalogue import get_rule
 
     r = get_rule(code)
     return r.name if r else code

@@ -19,7 +19,7 @@ from nnie_lsp.readers.prototxt import layers as layer_table
 from nnie_lsp.readers.prototxt import schema
 from nnie_lsp.readers.prototxt.graph import NetGraph
 from nnie_lsp.readers.prototxt.reader import PrototxtDocument
-from nnie_lsp.rules.catalogue import get_rule
+from nnie_lsp.core.catalogue import get_rule
 from nnie_lsp.core.text import Position, Range
 from nnie_lsp.editor.common import blob_ref_at, layer_at, suppression_code_at
 from nnie_lsp.editor.fact_tags import explain as explain_tags

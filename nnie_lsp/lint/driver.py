@@ -17,10 +17,10 @@ from nnie_lsp.core import safe_io
 from nnie_lsp.readers.card import CARD_FILE
 from nnie_lsp.core.diagnostics import Diagnostic, Fix, Severity, non_overlapping_fixes
 from nnie_lsp.project.project import DiskProvider, Project, cfgs_naming, load_project, project_for_file
-from nnie_lsp.rules.catalogue import known_codes, rules_for
+from nnie_lsp.core.catalogue import known_codes, rules_for
 from nnie_lsp.rules.context import RuleContext
 from nnie_lsp.rules.meta import internal_error, not_linted
-from nnie_lsp.rules.registry import CARD, CFG, WK
+from nnie_lsp.core.registry import CARD, CFG, WK
 from nnie_lsp.core.records import NamedTuple
 from nnie_lsp.project.settings import LintSettings, load_settings
 from nnie_lsp.rules.suppress import apply_suppressions, parse_directives
@@ -38,7 +38,7 @@ class LintOutcome(NamedTuple):
 
 
 def project_parts(project: Project) -> frozenset[str]:
-    """What the project holds, in :data:`nnie_lsp.rules.registry.NEEDS` terms."""
+    """What the project holds, in :data:`nnie_lsp.core.registry.NEEDS` terms."""
     parts = {CFG} if project.cfg is not None else set()
     if project.wk is not None:
         parts.add(WK)

@@ -12,6 +12,7 @@ from typing import Iterable, Mapping
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.core.lang import language
 from nnie_lsp.core.records import NamedTuple
+from nnie_lsp.core.toml import toml_module
 
 SOURCE_FRAMEWORKS = ("auto", "caffe", "darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle")
 RGB_FRAMEWORKS = frozenset({"darknet", "mxnet", "pytorch", "onnx", "tensorflow", "paddle"})
@@ -101,7 +102,7 @@ def check_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """`codes` (upper case) when each is ``ALL``, a rule code or the prefix of one; else a
     :class:`SettingsError` naming `where` and the closest codes: a typo (``NN3O1``, ``XYZ``) never
     switches rules off in silence."""
-    from nnie_lsp.rules.catalogue import known_codes   # the generated index: no rule module is imported
+    from nnie_lsp.core.catalogue import known_codes   # the generated index: no rule module is imported
 
     codes = tuple(codes)
     known = known_codes()
@@ -225,13 +226,6 @@ def normalize_lang(lang: str | None) -> str:
 _TOML_CACHE: dict[tuple[str, int, int], dict | Exception] = {}
 
 
-def toml_module():
-    """tomllib (tomli on Python 3.10), imported when a pyproject.toml is read (nnie-lint's start-up)."""
-    try:  # Python 3.11+
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - 3.10
-        import tomli as tomllib  # type: ignore
-    return tomllib
 
 
 def _read_toml(path: str) -> dict:

@@ -26,7 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nnie_lsp.reference.net import CaffeNet, NetLoadError, load_net
+from nnie_lsp.readers.caffemodel import NetLoadError
+
+from nnie_lsp.reference.net import CaffeNet, load_net
 from nnie_lsp.reference.preprocess import Preprocessing, PreprocessError, load_image, normalize
 
 
@@ -114,7 +116,7 @@ class _OpencvRefuses(ReferenceError):
 
 def numpy_reference_forward(net: CaffeNet, inputs: dict[str, np.ndarray]) -> dict[str, list[np.ndarray]]:
     """Every layer's outputs from the numpy forward (weights read from the caffemodel once)."""
-    from nnie_lsp.reference.net import read_weights
+    from nnie_lsp.readers.caffemodel import read_weights
     from nnie_lsp.reference.numpy_forward import UnsupportedLayer, forward
 
     if net.caffemodel is None:
@@ -216,7 +218,8 @@ def _opencv_prototxt(prototxt: str | Path, marked: dict[str, str] | None = None)
     ``PoolingParameter``; OpenCV's schema calls field 13 ``ceil_mode`` (a bool, default true) and
     refuses the text name ``round_mode`` (docs/field-facts.md §17.2).  ``marked`` layers
     (:func:`_marked_layers`) are named without their mark, so that OpenCV finds their weights."""
-    from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import read_prototxt_text
 
     try:
         text = read_prototxt_text(prototxt)

@@ -1,8 +1,8 @@
 """Load a Caffe net (prototxt + optional caffemodel) into plain Python structures.
 
 The prototxt is read with the project's reader and graph (the same cached parse the lint and the
-triage use); weights come from the binary caffemodel (``NetParameter``), matched to layers by name;
-BVLC and legacy V1 ``layers`` both work.
+triage use); weights come from the binary caffemodel (:mod:`nnie_lsp.readers.caffemodel`), matched
+to layers by name; BVLC and legacy V1 ``layers`` both work.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ import numpy as np
 from nnie_lsp.core import safe_io
 from nnie_lsp.readers.prototxt.layers import base_layer_name
 from nnie_lsp.core.text import decode
-
-
-class NetLoadError(ValueError):
-    """A prototxt or caffemodel could not be read; the message is meant for the user."""
+from nnie_lsp.readers.caffemodel import NetLoadError, caffe_pb2, read_weights
 
 
 def read_prototxt_text(path: str | Path) -> str:
@@ -31,11 +28,6 @@ def read_prototxt_text(path: str | Path) -> str:
         raise NetLoadError(f"cannot read prototxt {exc.problem.message}") from exc
     except OSError as exc:
         raise NetLoadError(f"cannot read prototxt {path}: {exc.strerror or exc}") from exc
-
-
-def caffe_pb2():
-    from nnie_lsp.readers.prototxt import caffe_pb2 as pb2
-    return pb2
 
 
 @dataclass
@@ -91,20 +83,6 @@ class CaffeNet:
         return chains
 
 
-def _blob_array(blob) -> np.ndarray:
-    data = np.asarray(blob.data, dtype=np.float32)
-    if len(blob.shape.dim):
-        shape = tuple(int(d) for d in blob.shape.dim)
-    else:
-        shape = tuple(int(d) for d in (blob.num, blob.channels, blob.height, blob.width))
-    if data.size != int(np.prod(shape)):
-        if len(blob.double_data):
-            data = np.asarray(blob.double_data, dtype=np.float32)
-    if data.size != int(np.prod(shape)):
-        raise NetLoadError(f"weight blob of {data.size} values does not fit its shape {shape}")
-    return data.reshape(shape)
-
-
 def _layer_type(layer) -> str:
     t = layer.type
     if isinstance(t, str):
@@ -120,28 +98,6 @@ def _layer_type(layer) -> str:
              "DROPOUT": "Dropout", "SIGMOID": "Sigmoid", "TANH": "TanH", "FLATTEN": "Flatten",
              "LRN": "LRN", "DECONVOLUTION": "Deconvolution", "SPLIT": "Split"}
     return table.get(name, name.title())
-
-
-def read_weights(caffemodel: str | Path) -> dict[str, list[np.ndarray]]:
-    """layer name -> list of weight arrays from a binary caffemodel."""
-    pb2 = caffe_pb2()
-    path = Path(caffemodel)
-    try:  # regular files only, within the bound for caffemodels (safe_io)
-        raw = safe_io.read_bytes(str(path), safe_io.CAFFEMODEL)
-    except safe_io.FileReadError as exc:
-        raise NetLoadError(f"cannot read caffemodel {exc.problem.message}") from exc
-    except OSError as exc:
-        raise NetLoadError(f"cannot read caffemodel {path}: {exc.strerror or exc}") from exc
-    msg = pb2.NetParameter()
-    try:
-        msg.ParseFromString(raw)
-    except Exception as exc:
-        raise NetLoadError(f"{path} is not a binary Caffe NetParameter: {exc}") from exc
-    out: dict[str, list[np.ndarray]] = {}
-    for layer in list(msg.layer) + list(msg.layers):
-        if len(layer.blobs):
-            out[layer.name] = [_blob_array(b) for b in layer.blobs]
-    return out
 
 
 def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weights: bool = True) -> CaffeNet:

@@ -83,7 +83,8 @@ def expose_all(model, onnx):
 
 def _graph_of(prototxt: str | Path):
     from nnie_lsp.project.project import cached_prototxt
-    from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import read_prototxt_text
 
     try:
         text = read_prototxt_text(prototxt)

@@ -147,7 +147,7 @@ def read_mean_file(path: str | Path, norm_type: int) -> np.ndarray:
     p = Path(path)
     row = norm_semantics(norm_type)
     if (row is not None and row.mean_kind == MEAN_IMAGE) or mean_file_kind(str(p)) == MEAN_IMAGE:
-        from nnie_lsp.reference.net import caffe_pb2
+        from nnie_lsp.readers.caffemodel import caffe_pb2
 
         pb2 = caffe_pb2()
         blob = pb2.BlobProto()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.core.text import Range
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 MAX_LINES = 20  # tagged lines reported from one log; the rest are counted
 
@@ -19,7 +19,13 @@ MAX_LINES = 20  # tagged lines reported from one log; the rest are counted
                 "error": ("ATC: {text}", "ATC 报错：{text}"),
                 "warning": ("ATC: {text}", "ATC 警告：{text}"),
                 "failed_line": ("ATC says the run failed, with no [ERROR] line in this log: see the detail log ATC names", "ATC 表示运行失败，但此日志中没有 [ERROR] 行：请查看 ATC 指出的详细日志"),
-                "more": ("{n} more tagged line(s) not reported one by one", "另有 {n} 个带标记的行未逐一报告")})
+                "more": ("{n} more tagged line(s) not reported one by one", "另有 {n} 个带标记的行未逐一报告")},
+      docs_zh=('ATC（SVP_NNN，Hi3519DV500/SS928/Hi3403 '
+               '等后继芯片的工具）写的日志不是 nnie_mapper 的日志：一条信息说明它是什么、'
+               '读取了什么；每个 `[ERROR]` 行（及 `E10001:` 式错误码）'
+               '为错误，`[WARN]`/`[WARNING]` 行为警告；有 `ATC '
+               'run failed` 而无 `[ERROR]` 行时报错并指向详细日志。'
+               '其余行的格式未见文档，不作解释。'))
 def nn403(project, ctx):
     """
     ## What it finds

@@ -14,7 +14,7 @@ from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
 from nnie_lsp.readers.wk import layout
 from nnie_lsp.readers.wk.board import node_blob
 from nnie_lsp.readers.wk.model import DESTINATION, SOURCE
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 CONTRACT = "nnie-triage wk FILE.wk --board-contract"
 

@@ -19,7 +19,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.fixes import channel_mean_text, set_input_key, write_whole_file
 from nnie_lsp.core.lang import pick
 from nnie_lsp.core.text import Range, TextEdit
-from nnie_lsp.rules.registry import CARD, rule
+from nnie_lsp.core.registry import CARD, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

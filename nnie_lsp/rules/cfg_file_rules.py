@@ -9,7 +9,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.fixes import set_cfg_value
 from nnie_lsp.core.text import Range
 from nnie_lsp.rules.config_rules import _semicolon_comment
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -34,7 +34,10 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
                 "images_ignored": ("{count} of {total} images listed in {list} are not in this checkout: Git ignores "
                                    "them ({rule}; first: line {line}: {image}); they are checked where the images are",
                                    "{list} 中 {total} 张图片有 {count} 张不在当前检出中：Git 忽略了它们（{rule}；第一个："
-                                   "第 {line} 行 {image}）；在有这些图片的地方会检查")})
+                                   "第 {line} 行 {image}）；在有这些图片的地方会检查")},
+      docs_zh=('cfg 中引用的文件不存在：prototxt、caffemodel、图片列表及其中每张图片、'
+               '均值文件（norm_type 0/3 且为 null 时除外）、roi_coordinate_file。'
+               '相对路径依次按 cfg 所在目录、当前目录、cfg 的上级目录查找。'))
 def nn006(project, ctx):
     """
     ## What it finds
@@ -118,7 +121,10 @@ def nn006(project, ctx):
       messages={"stale": ("[prototxt_file] names {used}, but RuyiStudio has written a newer marked prototxt of this net: {newest}",
                           "[prototxt_file] 指向 {used}，但 RuyiStudio 已生成该网络更新的标记 prototxt：{newest}"),
                 "use": ("Use {newest}", "改用 {newest}")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('RuyiStudio 每次标记网络都会生成新的 `mark_prototxt/<名称>_mark_nnie_<时'
+               '间戳>.prototxt` 并把 `[prototxt_file]` 指向它，'
+               '但有时没有更新这一行，mapper 会悄悄映射旧版本的网络。'))
 def nn009(project, ctx):
     """
     ## What it finds

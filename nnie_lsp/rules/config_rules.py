@@ -12,7 +12,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.fixes import delete_cfg_line, insert_cfg_line, rename_cfg_key, set_cfg_value
 from nnie_lsp.core.lang import is_zh, pick
 from nnie_lsp.core.text import Position, Range, TextEdit
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -27,7 +27,12 @@ def _first_line_range(doc) -> Range:
       messages={"bad": ("not a cfg entry: {detail}; write `[key] value`",
                         "不是合法的配置行：{detail}；应写作 `[键] 值`"),
                 "other_comment": ("`{start}` does not start a comment in the documented cfg form (only `#` lines are seen in real cfgs); whether nnie_mapper skips this line is not known: use `#`",
-                                  "在文档记载的 cfg 写法中 `{start}` 不是注释符（真实 cfg 中只见到 `#` 注释行）；nnie_mapper 是否跳过这一行未知：请改用 `#`")})
+                                  "在文档记载的 cfg 写法中 `{start}` 不是注释符（真实 cfg 中只见到 `#` 注释行）；nnie_mapper 是否跳过这一行未知：请改用 `#`")},
+      docs_zh=('nnie_mapper 逐行读取 `[键] 值`；`norm_type '
+               '= 3` 这类 INI 写法或缺少 `]` 的行会被忽略，相应配置悄悄退回默认值，'
+               '之后在第 2、3 步排查的“预处理/精度问题”其实只是笔误。以 `;` '
+               '或 `//` 开头的行为警告而非错误：mapper 是否把它们当作注释跳过未知（真实 '
+               'cfg 中只见到 `#` 注释行）。'))
 def nn001(project, ctx):
     """
     ## What it finds
@@ -75,7 +80,12 @@ def nn001(project, ctx):
                 "unverified": ("[{key}] is a RuyiStudio dialog label, not a documented nnie_mapper cfg key; the mapper may not read it",
                                "[{key}] 是 RuyiStudio 界面中的名称，不是文档记载的 nnie_mapper 配置键，mapper 可能不会读取"),
                 "rename": ("Rename [{key}] to [{suggestion}]", "将 [{key}] 改为 [{suggestion}]")},
-      fix="safe (case only, default value) / unsafe")
+      fix="safe (case only, default value) / unsafe",
+      docs_zh=('未知的配置键会被忽略（例如把 `[RGB_order]` 写成 `[rgb_order]`，'
+               'mapper 仍按 BGR 处理，正是第 2 步的典型错误）。ATC / '
+               'MindSpore dpico 的键（`insert_op_conf`、'
+               '`input_shape` 等）属于另一个工具。仅大小写不同的修复是安全的，'
+               '拼写猜测则不安全。'))
 def nn002(project, ctx):
     """
     ## What it finds
@@ -138,7 +148,13 @@ def nn002(project, ctx):
                 "semicolon": ("[{key}] `;` after the value: whether nnie_mapper treats `;` as a comment is not known; if it does not, it reads \"{value}\" as the value: put the comment on its own line after `#`",
                               "[{key}] 值后面有 `;`：nnie_mapper 是否把 `;` 当作注释符未知；若不是，mapper 会把 \"{value}\" 整体当作取值：请把注释单独放一行并以 `#` 开头"),
                 "move_semicolon": ("Move `{comment}` to a `#` comment line above", "把 `{comment}` 移到上一行作为 `#` 注释")},
-      fix="safe/unsafe")
+      fix="safe/unsafe",
+      docs_zh=('值的类型、范围或枚举不符合《HiSVP 开发指南》表 3-6，例如 `[norm_type] '
+               '6`、`[data_scale] 1/255`、`[RGB_order] '
+               'rgb`；也检查 `[prototxt_file]` 与 `[caffemodel_file]` '
+               '是否写反、`[image_list]` 是否误写成图片。值后面的 `; '
+               '注释` 为警告：mapper 是否把 `;` 当作注释未知（与 NN007 '
+               '的 `#` 同样不确定），若不是，注释会成为取值的一部分。'))
 def nn003(project, ctx):
     """
     ## What it finds
@@ -236,7 +252,10 @@ def _wrong_file_kind(key: str, value: str):
                         "[{key}] 出现了 {count} 次；只会使用其中一个（文档未说明是哪一个）"),
                 "first": ("first [{key}] here", "第一个 [{key}] 在此"),
                 "delete": ("Delete this duplicate line", "删除这一重复行")},
-      fix="safe (same value) / unsafe")
+      fix="safe (same value) / unsafe",
+      docs_zh=('非按输入分组的键（如 `[compile_mode]`、`[prototxt_file]`）'
+               '重复出现时，mapper 取哪一个没有文档说明，生成的 wk 可能不是你想要的网络或精度。'
+               '值相同时删除重复行是安全的。'))
 def nn004(project, ctx):
     """
     ## What it finds
@@ -284,7 +303,13 @@ def nn004(project, ctx):
                 "add": ("Add [{key}] {value}", "添加 [{key}] {value}"),
                 "ms_note": (" (a MindSpore Lite nnie.cfg omits it because MindSpore supplies it)",
                             "（MindSpore Lite 的 nnie.cfg 会省略该项，由 MindSpore 提供）")},
-      fix="safe (mean_file null)")
+      fix="safe (mean_file null)",
+      docs_zh=('缺少 mapper 必需的键：`[prototxt_file]`、`[caffemodel_file]`、'
+               '`[image_list]`，以及 `[mean_file]`——即使 '
+               'norm_type 为 0/3 也必须给出（可写 `null`），此时可安全地自动补上。'
+               '`[image_type]`、`[norm_type]` 在厂商表格中没有默认值且所有真实 '
+               'cfg 都设置了它们，mapper 需要它们只是推断，因此缺少时为警告并如实说明。'
+               '多输入 cfg 中每个输入组都补上 `[mean_file] null`。'))
 def nn005(project, ctx):
     """
     ## What it finds
@@ -346,7 +371,10 @@ def nn005(project, ctx):
       messages={"inline": ("inline comment after the value of [{key}]: nnie_mapper may read `{comment}` as part of the value",
                            "[{key}] 的值后面有行内注释：nnie_mapper 可能把 `{comment}` 当作值的一部分"),
                 "move": ("Move the comment to its own line above", "将注释移到上一行单独成行")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('值后面的行内 `#` 注释：mapper 是否会去掉它没有文档说明，若不去掉，'
+               '路径或数字就变成了无效值。修复会把注释移到上一行；若 mapper 本来不去掉注释，'
+               '移动后它读到的值会变化，所以该修复标为不安全。'))
 def nn007(project, ctx):
     """
     ## What it finds
@@ -393,7 +421,11 @@ def nn007(project, ctx):
       messages={"slow": ("[log_level] 3 writes everything (many files) and makes mapping much slower — users report over 6 hours for RetinaFace on the GPU mapper; use 0–2 unless you need the full dump",
                          "[log_level] 3 会输出全部信息（大量文件），映射会慢很多——有用户报告 RetinaFace 在 GPU mapper 上超过 6 小时；除非确实需要，请使用 0–2"),
              "lower": ("Set [log_level] 2", "设置 [log_level] 2")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('`[log_level] 3` 会输出全部信息（大量文件），映射会慢很多：'
+               '有用户报告 GPU mapper 转换 RetinaFace 超过 6 '
+               '小时。逐层对比所需的 mapper_quant 输出不依赖于它，一般用 '
+               '0–2 即可。'))
 def nn008(project, ctx):
     """
     ## What it finds

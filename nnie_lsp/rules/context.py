@@ -16,7 +16,7 @@ from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix, 
 from nnie_lsp.core.records import NamedTuple
 from nnie_lsp.project.settings import LintSettings
 from nnie_lsp.core.text import Range, TextEdit
-from nnie_lsp.rules.registry import Messages, registered_rule
+from nnie_lsp.core.registry import Messages, registered_rule
 
 
 class DiagnosticBuilder(NamedTuple):

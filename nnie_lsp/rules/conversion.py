@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 STEP = 0  # before mapping: the conversion (registry.STEP_GROUPS)
 
@@ -32,7 +32,12 @@ STEP = 0  # before mapping: the conversion (registry.STEP_GROUPS)
                              "`git lfs pull` 可下载"),
           "bad_caffemodel": ("the caffemodel cannot be read ({error}): the weights were not compared with the ONNX model",
                              "caffemodel 无法读取（{error}）：权重没有与 ONNX 模型比较"),
-      })
+      },
+      docs_zh=('prototxt 有可对照的 ONNX 模型（--onnx、[tool.nnie-lint] '
+               '中的 onnx，或 prototxt 旁的同名 .onnx），但转换检查未能完整运行：'
+               '模型不存在或无法读取、未安装 onnx 包（消息给出在当前 Python '
+               '中安装 [onnx] 扩展的命令），或没有找到 caffemodel 而未比较权重（信息级）'
+               '。'))
 def nn500(project, ctx):
     """
     ## What it finds
@@ -76,7 +81,10 @@ def nn500(project, ctx):
           "type": ("layer \"{layer}\" ({type}) stands for ONNX {ops}, which a {type} does not compute; it was not checked{match}",
                    "层 \"{layer}\"（{type}）对应 ONNX {ops}，{type} 不计算它；未检查{match}"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('转换后的某层没有匹配到 ONNX 节点：先按张量名匹配（多数 onnx2caffe '
+               '工具保留 ONNX 张量名作为 blob 名），再按图结构与形状匹配，从不按位置匹配；'
+               '未匹配的层不做检查，这里明确告知。'))
 def nn501(project, ctx):
     """
     ## What it finds
@@ -115,7 +123,11 @@ def nn501(project, ctx):
           "asym_pads": ("the ONNX {kind} pads asymmetrically (top {top}, left {left}, bottom {bottom}, right {right}); Caffe pads {ph}×{pw} on both sides and cannot pad asymmetrically, so the windows are shifted or the size differs{match}",
                         "ONNX {kind} 的 pad 不对称（上 {top}、左 {left}、下 {bottom}、右 {right}）；Caffe 两侧都填充 {ph}×{pw}，无法不对称填充，窗口会错位或尺寸不同{match}"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('卷积或池化的 kernel、stride、dilation、group '
+               '或 pad 与转换来源的 ONNX 节点不同，包括 Caffe 无法表达的不对称 '
+               'pad（如 [0,0,1,1] 或 SAME_UPPER）。对称 pad '
+               '提供不安全修复（改为 ONNX 的值）；不对称 pad 需重新导出。'))
 def nn502(project, ctx):
     """
     ## What it finds
@@ -159,7 +171,16 @@ def nn502(project, ctx):
           "avg_pad": ("the ONNX AveragePool leaves the padding out of the average (count_include_pad 0) but Caffe's AVE pooling counts it: the border outputs differ{match}",
                       "ONNX AveragePool 不把填充计入平均（count_include_pad 0），Caffe 的 AVE 池化计入：边缘输出不同{match}"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('池化的输出尺寸取整与 ONNX 不同：ONNX/PyTorch 默认向下取整（ceil_mode '
+               '0），Caffe 默认向上取整（除非 round_mode: FLOOR）'
+               '。只在该输入尺寸下确实不同（或形状未知）时报告，消息给出两边的尺寸；也报告 '
+               'count_include_pad 与 MAX/AVE 的差异。nnie_mapper '
+               '总是向上取整（NN018），部署 NNIE 应以 ceil_mode=1 '
+               '导出。ONNX 向下取整时不再提供写入 `round_mode: FLOOR` '
+               '的修复：它只能让 Caffe 与 ONNX 一致，NNIE 的 wk 仍向上取整（会引出 '
+               'NN018）；应让两种取整一致（pad、输入尺寸），或以 ceil_mode=True '
+               '导出。'))
 def nn503(project, ctx):
     """
     ## What it finds

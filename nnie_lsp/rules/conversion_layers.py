@@ -7,7 +7,7 @@ from __future__ import annotations
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.conversion import STEP
 from nnie_lsp.rules.conversion_common import MATCH_MESSAGES, emit
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 @rule("NN504", "conversion-resize", Severity.ERROR, step=STEP, fix="unsafe",
@@ -24,7 +24,12 @@ from nnie_lsp.rules.registry import rule
           "fix_fork": ("Rewrite upsample_param with the schema's scale from the ONNX model",
                        "按 ONNX 模型用模式中的 scale 重写 upsample_param"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('Upsample/Interp/Deconvolution 与 ONNX '
+               'Resize 的插值方式（nearest 与 bilinear）或倍数不同（缺少 '
+               'scale 时默认为 1），或 upsample_param 中含有转换工具分支版本的字段（height_sca'
+               'le、mode），mapper 会拒绝。修复按 ONNX 写入 scale，'
+               '为不安全修复。'))
 def nn504(project, ctx):
     """
     ## What it finds
@@ -63,7 +68,12 @@ def nn504(project, ctx):
           "dropped": ("ONNX {ops} before layer \"{layer}\" has no Caffe layer: the converter dropped it{match}",
                       "层 \"{layer}\" 之前的 ONNX {ops} 没有对应的 Caffe 层：转换工具把它丢掉了{match}"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('逐元素层（或转换工具为一个 ONNX 节点写出的一组层）与 ONNX 的函数不同：'
+               '两边在每个通道的 −10 到 10 上实际求值比较，因此 ReLU6 写成 '
+               'ReLU、HardSwish 写错、SiLU 只剩 Sigmoid 都能发现；'
+               '也报告被丢掉的 ONNX 算子（在读取它们之后结果的层的 bottom '
+               '行上）。'))
 def nn505(project, ctx):
     """
     ## What it finds
@@ -108,7 +118,15 @@ def nn505(project, ctx):
           "shape": ("{type} output {caffe} in Caffe but ONNX {op} gives {onnx}{match}",
                     "Caffe 中 {type} 的输出为 {caffe}，ONNX {op} 为 {onnx}{match}"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('Concat/Slice/Softmax 的 axis 与 ONNX 不同（负数从末尾计；'
+               'Caffe 缺省为 1，opset 13 起 ONNX Softmax '
+               '缺省为 −1）、slice_point 与 Split 不同、opset '
+               '13 之前的 Softmax（会展平），以及 Flatten、Reshape、'
+               'Permute 的输出形状与 ONNX 不同。若该层输入形状已不同（前面的错误）'
+               '则不重复报告。ONNX 的 Slice 步长不为 1（如 YOLOv5 '
+               'Focus 的隔点采样）而 Caffe 写成连续切分的 Slice 时，'
+               '在第一个 Slice 上报告。'))
 def nn506(project, ctx):
     """
     ## What it finds
@@ -152,7 +170,12 @@ def nn506(project, ctx):
           "fix_eps": ("Set eps to the ONNX model's {onnx} (changes what Caffe computes)",
                       "把 eps 设为 ONNX 模型的 {onnx}（会改变 Caffe 的计算结果）"),
           **MATCH_MESSAGES,
-      })
+      },
+      docs_zh=('caffemodel 权重与 ONNX 初始值相差超过最大权重的 1e-4，'
+               '指出层名与最大差值：卷积（按 ONNX epsilon 融合 BN；BN '
+               '被丢掉而非融合时明确说明）、InnerProduct（Flatten 后按 '
+               'H、W、C 排列时明确说明）、BatchNorm 均值/方差与其后的 Scale，'
+               '以及 eps 与 ONNX epsilon 不同（提供不安全修复）。'))
 def nn507(project, ctx):
     """
     ## What it finds

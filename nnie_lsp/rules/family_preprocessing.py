@@ -12,7 +12,7 @@ from __future__ import annotations
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.core.lang import pick
 from nnie_lsp.core.records import NamedTuple
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 
 class Family(NamedTuple):
@@ -62,7 +62,13 @@ def family_of(graph) -> Family | None:
       messages={"scaled": ("the net has the heads of {family} (1×1 convolutions of {heads} outputs at {levels} levels or more), and the public trainings of that family feed unscaled pixels — {trainings} — but the cfg scales them by [data_scale] {scale} (norm_type {norm}{mean}): unless this net was trained otherwise, the chip sees inputs about {factor}× too small; check the training preprocessing (a model card says it for sure)",
                            "该网络具有 {family} 的检测头（{heads} 个输出的 1×1 卷积，至少 {levels} 层），该模型族的公开训练都使用未缩放的像素——{trainings}——但 cfg 以 [data_scale] {scale} 缩放（norm_type {norm}{mean}）：除非此网络另行训练，芯片看到的输入约小 {factor} 倍；请核对训练时的预处理（模型卡可确定）"),
                 "no_mean": (", no mean", "，不减均值"),
-                "mean": (", with a mean", "，减均值")})
+                "mean": (", with a mean", "，减均值")},
+      docs_zh=('网络的结构属于某个已知模型族（RetinaFace：三个步长上 4、8、'
+               '20 个输出的 1×1 分类/框/关键点卷积），而 cfg 的预处理与该族的任何公开训练方式都不符：'
+               '该族公开训练都使用未缩放的像素（Pytorch_Retinaface：BGR '
+               '减 (104, 117, 123)；insightface mnet：RGB、'
+               '不减均值），cfg 却以 data_scale 缩放。训练预处理不在 cfg '
+               '中，因此这只是强烈提示（警告，无自动修复）；有模型卡时以模型卡为准。'))
 def nn113(project, ctx):
     """
     ## What it finds

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import layer_anchor, names_text
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 def _slice_axis(layer) -> int:
@@ -72,7 +72,14 @@ def quadrant_stacks(graph, shapes):
       summary=("Slices and a Concat stack contiguous quadrants: a converted YOLOv5 Focus computes another function",
                "Slice 与 Concat 拼接的是连续的四个象限：转换后的 YOLOv5 Focus 计算的是另一个函数"),
       messages={"quadrants": ("Concat \"{layer}\" stacks the four contiguous quadrants of \"{blob}\" (Slices {slices} at H/2 and W/2) on the channels; YOLOv5's Focus stacks every second pixel (x[..., ::2, ::2], x[..., 1::2, ::2], …), which a Caffe Slice cannot express: if this is a converted Focus, the net computes another function with the same shapes — check it against the ONNX model (nnie-lint --onnx names it), or replace the Focus (YOLOv5 from v6.0 exports a 6×6 stride-2 convolution instead); the pattern alone cannot tell which function the net was trained with",
-                              "Concat \"{layer}\" 在通道上拼接了 \"{blob}\" 的四个连续象限（Slice {slices} 在 H/2 与 W/2 处切分）；YOLOv5 的 Focus 拼接的是隔点采样（x[..., ::2, ::2]、x[..., 1::2, ::2] 等），Caffe 的 Slice 无法表达：若这是转换后的 Focus，网络在形状不变的情况下计算的是另一个函数——请用 ONNX 模型核对（nnie-lint --onnx 会指出），或替换 Focus（YOLOv5 自 v6.0 起导出为 6×6、步长 2 的卷积）；仅凭结构无法判断网络训练时用的是哪个函数")})
+                              "Concat \"{layer}\" 在通道上拼接了 \"{blob}\" 的四个连续象限（Slice {slices} 在 H/2 与 W/2 处切分）；YOLOv5 的 Focus 拼接的是隔点采样（x[..., ::2, ::2]、x[..., 1::2, ::2] 等），Caffe 的 Slice 无法表达：若这是转换后的 Focus，网络在形状不变的情况下计算的是另一个函数——请用 ONNX 模型核对（nnie-lint --onnx 会指出），或替换 Focus（YOLOv5 自 v6.0 起导出为 6×6、步长 2 的卷积）；仅凭结构无法判断网络训练时用的是哪个函数")},
+      docs_zh=('两级 Slice 在 H/2、W/2 处把同一个 blob 切成两半，再在通道上 '
+               'Concat 这四个部分：拼接的是连续的四个象限，而 YOLOv5 的 '
+               'Focus 拼接的是隔点采样（x[..., ::2, ::2] 等），Caffe '
+               '的 Slice 无法表达。形状相同，什么也不会报错，Caffe 与 NNIE '
+               '也一致，但第一个卷积看到的图像与训练时不同。网络也可能本来就按象限拼接，'
+               '因此是带保留的警告；有 ONNX 模型时由转换检查判定（NN506：步长为 '
+               '2 的 ONNX Slice）。'))
 def nn023(project, ctx):
     """
     ## What it finds

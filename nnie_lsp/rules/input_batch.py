@@ -7,7 +7,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.readers.prototxt.batch import batch_dependence
 from nnie_lsp.core.text import TextEdit
 from nnie_lsp.rules._proto import child, children, names_text, top_level
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 def _elements(nodes):
@@ -99,7 +99,15 @@ RECURRENT = frozenset({"LSTM", "RNN"})
                           "{type} 层 \"{layer}\" 会合并 batch 不同的输入（{shapes}）"),
                 "unknown": ("the shape of \"{blob}\" ({type} \"{layer}\") is unknown, so nnie-lint cannot check that no later layer depends on the batch",
                             "\"{blob}\"（{type} 层 \"{layer}\"）的形状未知，nnie-lint 无法确认其后的层不依赖 batch")},
-      fix="safe/unsafe")
+      fix="safe/unsafe",
+      docs_zh=('输入的 batch 维不为 1：指南要求 prototxt 中 n 为 '
+               '1，N 由 mapper 根据图片数与 `[batch_num]` 决定。'
+               '只有当网络中没有任何层依赖 batch 时，改为 1 的修复才是安全的；'
+               '若某层（如写死 16×10×4096 的 Reshape）依赖 batch，'
+               '或形状无法推断，修复标为不安全并指出该层。只把 batch 改为 1 会得到 '
+               'Caffe 拒绝的网络时（Reshape 写死了 batch、某层输入不再相符）'
+               '不提供修复，并指出必须先修改的层。LSTM/RNN 的时间优先输入（cont）'
+               '首维是时间，不报告。'))
 def nn017(project, ctx):
     """
     ## What it finds

@@ -15,7 +15,7 @@ from nnie_lsp.rules.fixes import delete_cfg_line, insert_cfg_line, set_cfg_value
 from nnie_lsp.core.lang import pick
 from nnie_lsp.project.settings import RGB_FRAMEWORKS
 from nnie_lsp.core.text import Range
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -131,7 +131,15 @@ def _is_prod(layer) -> bool:
                 "set_rgb": ("Set [RGB_order] RGB", "设置 [RGB_order] RGB"),
                 "declare_bgr": ("Declare in {card} that the net was trained on BGR (channel_order = \"BGR\")",
                                 "在 {card} 中声明网络用 BGR 训练（channel_order = \"BGR\"）")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('MXNet、Darknet 以及多数转换自 PyTorch/ONNX 的网络都是用 '
+               'RGB 训练的，此时 [RGB_order] 必须为 RGB（指南第 2 '
+               '步）。证据来自层名与结构（darknet2caffe、PytorchToCaffe、'
+               'ONNX 数字 blob 名与 PyTorch ≥ 1.13 的作用域名 '
+               '`/layer1/…/Conv`、mxnet2caffe 与 MXNet '
+               'Gluon 模块名 `mobilenet0_conv0`、`resnetv10_conv0`、'
+               'SiLU 结构）；若确实用 BGR 训练，请在配置中声明 source-framework '
+               '= "caffe"。'))
 def nn108(project, ctx):
     """
     ## What it finds
@@ -223,7 +231,7 @@ def _declare_bgr(project, ctx) -> tuple:
     origin = project.prototxt_origin
     if origin is None or not origin.resolved:
         return ()
-    from nnie_lsp.card_draft.render import add_entry_edits, add_keys_edits, card_for_cfg
+    from nnie_lsp.readers.card.render import add_entry_edits, add_keys_edits, card_for_cfg
 
     card = project.card
     if card is not None and not card.document.ok:
@@ -277,7 +285,9 @@ def _imagenet_order(project, prep, model=None) -> str | None:
                               "设置 [RGB_order] {file_order}（网络用 {file_order} 训练）"),
                 "reverse": ("Reverse the lines of {file} ({values_reversed}: the net was trained on {order})",
                             "把 {file} 倒序为 {values_reversed}（网络用 {order} 训练）")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('3 行通道均值文件是另一种通道顺序的 ImageNet 均值（≈104、'
+               '117、124）：R 与 B 的均值相差约 20，会造成数据层不一致。'))
 def nn109(project, ctx):
     """
     ## What it finds
@@ -351,7 +361,9 @@ def nn109(project, ctx):
                           "cfg 描述了 {n} 个输入（[image_list] ×{n}），但 prototxt 有 {m} 个：{names}"),
                 "key_count": ("[{key}] is given {count} time(s) for {n} input(s); the k-th [{key}] belongs to the k-th input",
                               "[{key}] 出现 {count} 次，而输入有 {n} 个；第 k 个 [{key}] 属于第 k 个输入"),
-                "input": ("network input \"{name}\" ({shape})", "网络输入 \"{name}\"（{shape}）")})
+                "input": ("network input \"{name}\" ({shape})", "网络输入 \"{name}\"（{shape}）")},
+      docs_zh=('多输入网络需要每个输入一组 `[image_list]`（及其对应设置）'
+               '，顺序与 prototxt 的输入顺序一致；组数不对会导致某个输入未校准或用错预处理。'))
 def nn110(project, ctx):
     """
     ## What it finds
@@ -404,7 +416,11 @@ def nn110(project, ctx):
                 "set0_scale": ("Set norm_type 0 and delete [data_scale] (ignored with norm_type 0 as before)",
                                "设置 norm_type 为 0 并删除 [data_scale]（norm_type 0 时与原先一样被忽略）"),
                 "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")},
-      fix="safe")
+      fix="safe",
+      docs_zh=('image_type 0（浮点特征图输入）要求 norm_type 为 '
+               '0，此时 RGB_order 没有意义；图像输入（1/3/5）对应的网络输入应为 '
+               '1 或 3 通道。修复同时删除该输入的 `[data_scale]`（norm_type '
+               '0 同样忽略它，不会留下 NN105）。'))
 def nn111(project, ctx):
     """
     ## What it finds
@@ -458,7 +474,11 @@ def nn111(project, ctx):
                          "{list} 第 {line} 行有 {n} 个数，但输入 \"{name}\"（{shape}）每行需要 {need} 个（一个 C·H·W 张量）"),
                 "bad": ("line {line} of {list} is not numbers: {text}", "{list} 第 {line} 行不是数字：{text}"),
                 "line": ("this line", "该行"),
-                "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")})
+                "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")},
+      docs_zh=('image_type 0（特征图/向量输入）时，列表文件每行必须是一个完整的 '
+               'C·H·W 张量（空格或逗号分隔的浮点数）；个数不对会被 mapper '
+               '拒绝，或在校准时跨帧读取。循环网络（net_type 2）每行一个向量，'
+               '不在此检查。'))
 def nn112(project, ctx):
     """
     ## What it finds

@@ -8,7 +8,7 @@ from __future__ import annotations
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import layer_anchor, names_text
 from nnie_lsp.rules.layer_support import TRAINING_ONLY, layer_verdicts
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 @rule("NN020", "layers-outside-test-net", Severity.INFO, step=None,

@@ -14,7 +14,7 @@ from nnie_lsp.readers.prototxt.batch import BATCH_AXIS_FIELDS
 from nnie_lsp.readers.prototxt.layers import WIDE_OUTPUT_RUNS, WIDTH_LIMIT
 from nnie_lsp.readers.prototxt.shapes import unread_layers
 from nnie_lsp.rules._proto import Place, child, children, field_range, layer_anchor, one_per_cause
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 POWER_ALLOWED = (-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0)
 INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w")
@@ -47,7 +47,18 @@ INT_PARAM_FIELDS = ("kernel_size", "kernel_h", "kernel_w", "stride", "stride_h",
                       "Reshape 为 {n} 维：用户反馈 mapper 需要首维为 0 的 4 维形状（或删除该 Reshape）"),
           "more": (" (the same in {n} more: {layers})", "（另有 {n} 个层相同：{layers}）"),
           "also": ("the same in layer \"{layer}\"", "层 \"{layer}\" 中相同"),
-      })
+      },
+      docs_zh=('违反 NNIE 文档记载的限制：Permute 只支持 (0,2,3,1)；'
+               '`round_mode: FLOOR`（wk 总是向上取整；仅当向下与向上取整尺寸不同时报告，'
+               '建议让两种取整一致）；Upsample 只支持 2 倍；Power 指数只允许 '
+               '−3、−2、−1、−½、½、1、2、3；卷积 group ≤ 2048；'
+               'kernel/stride/pad 在 1–255 之间；特征图宽度 ≤ '
+               '4096（仅来自用户整理的指南摘要，措辞如实；Reshape/Flatten '
+               '输出不报告：YOLOv5 移植版用来代替 Permute 的 6400 '
+               '宽 Reshape 据用户反馈可在板端运行）；Eltwise 输入形状必须相同；'
+               'Reshape 应为 4 维（用户反馈；为 LSTM 生成 T×N×C '
+               '输入的 Reshape 除外）。仅训练用层（NN015）不检查。同一原因（同一限制、'
+               '同一种写法）只报告一次，其他层作为相关位置列出。'))
 def nn018(project, ctx):
     """
     ## What it finds
@@ -250,7 +261,11 @@ def _num(v):
       messages={"shrink_unknown": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} one row and one column smaller than its input (its shape is unknown here): darknet's size-2 stride-1 maxpool keeps the size, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
                                  "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 比输入少一行一列（此处输入形状未知）：darknet 的 size=2 stride=1 maxpool 保持尺寸不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致"),
                 "shrink": ("Pooling \"{layer}\" (kernel 2, stride 1, pad 0) makes {blob} {out} from {inp}: darknet's size-2 stride-1 maxpool keeps {inp}, so the heads after it no longer have the grid the darknet model (anchors, decoding) expects",
-                           "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 从 {inp} 变为 {out}：darknet 的 size=2 stride=1 maxpool 保持 {inp} 不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致")})
+                           "池化层 \"{layer}\"（kernel 2、stride 1、pad 0）使 {blob} 从 {inp} 变为 {out}：darknet 的 size=2 stride=1 maxpool 保持 {inp} 不变，其后检测头的网格与 darknet 模型（anchor、解码）不再一致")},
+      docs_zh=('darknet 的 size=2 stride=1 maxpool 会在右下补边并保持尺寸（13×13 '
+               '仍为 13×13），而 Caffe 与 NNIE 计算得到 12×12，'
+               '其后检测头的网格与 darknet 模型不一致。Caffe 与 NNIE '
+               '对比时看不出来，只有板端检测框出错。'))
 def nn019(project, ctx):
     """
     ## What it finds

@@ -8,7 +8,7 @@ from nnie_lsp.readers.prototxt import layers as layer_table
 from nnie_lsp.core.text import Range
 from nnie_lsp.rules._proto import layer_anchor
 from nnie_lsp.rules.mapper_output import INSERTED_NODE_MESSAGES, inserted_node_findings
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 NORM_TYPES = ("Scale", "BatchNorm", "Bias")
 ROI_TYPES = ("ROIPooling", "PSROIPooling")
@@ -74,7 +74,10 @@ _DEINPLACE_MSG = ("De-inplace \"{layer}\": write to new blob \"{blob}\"", "取�
                            "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆成两个层（厂商精度排查指南第 4 步如此说明；公开文件中未见），Caffe 的 blob \"{blob}\"（{type} 之后）可能无法与 mapper 的 {ptype} 输出对比"),
                 "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
                 "deinplace": _DEINPLACE_MSG},
-      fix="safe")
+      fix="safe",
+      docs_zh=('Concat 输出上的原位激活层：mapper 很可能把它们拆成两个层（该组合文档未说明）'
+               '，Caffe 只保存激活之后的 blob，逐层对比时可能出现假的相似度下降（指南第 '
+               '4 步）。修复给该层一个新的 top 并改写其后所有引用，计算图不变，是安全的。'))
 def nn301(project, ctx):
     """
     ## What it finds
@@ -117,7 +120,11 @@ def nn301(project, ctx):
                        "原位 {type} 层 \"{layer}\" 作用在 {ptype} 层 \"{producer}\" 的输出上：mapper 会把它们拆开（厂商精度排查指南第 4 步如此说明；公开文件中未见），Caffe 的 blob \"{blob}\"（{type} 之后）可能与 mapper 的 {ptype} 输出对不上"),
                 "producer": ("\"{producer}\" writes \"{blob}\"", "\"{producer}\" 产生 \"{blob}\""),
                 "deinplace": _DEINPLACE_MSG},
-      fix="safe")
+      fix="safe",
+      docs_zh=('InnerProduct 输出上的原位 Scale/BatchNorm/Bias：'
+               '指南第 4 步提到的 fc + scale 拆分，逐层对比可能会把 Caffe '
+               '的 Scale 之后结果与 mapper 的 InnerProduct '
+               '原始输出配对（该组合的拆分文档未说明）。修复同 NN301。'))
 def nn302(project, ctx):
     """
     ## What it finds
@@ -152,7 +159,9 @@ def nn302(project, ctx):
       messages={"inplace": ("{type} \"{layer}\" runs in place on \"{blob}\" (written by \"{producer}\"): per-layer comparison sees only the value after it",
                             "{type} 层 \"{layer}\" 在 \"{blob}\" 上原位计算（由 \"{producer}\" 产生）：逐层对比时只能看到它之后的值"),
                 "deinplace": _DEINPLACE_MSG},
-      fix="safe")
+      fix="safe",
+      docs_zh=('其它所有原位层（默认关闭）：原位链中 Caffe 只保留最后一个值，只能在链尾比较。'
+               '需要逐层对比每个层自己的输出时用 --select NN303 打开。'))
 def nn303(project, ctx):
     """
     ## What it finds
@@ -190,7 +199,11 @@ def nn303(project, ctx):
                "mapper 会在 " + "/".join(layer_table.permute_inserting_types()) + " 后插入 Permute"),
       messages={"permute": ("the mapper rewrites {type} \"{layer}\" as {type} + Permute: compare its output with the inserted Permute (see cnn_net_tree.dot) or with the next layer",
                             "mapper 会把 {type} 层 \"{layer}\" 改写为 {type} + Permute：请与插入的 Permute（见 cnn_net_tree.dot）或下一层的输出对比"),
-                **INSERTED_NODE_MESSAGES})
+                **INSERTED_NODE_MESSAGES},
+      docs_zh=('mapper 会把 Upsample、ROIPooling、PSROIPooling '
+               '改写为该层 + Permute（见 cnn_net_tree.dot），'
+               '其输出布局不同；请与插入的 Permute 或下一层对比（nnie-triage '
+               '会自动按匹配的布局比较）。'))
 def nn304(project, ctx):
     """
     ## What it finds
@@ -236,7 +249,10 @@ def nn304(project, ctx):
                         "{what} \"{layer}\" 的 top 带 `_report` 无效（它不是 NNIE 层）"),
                 "data": ("`_report` on input \"{blob}\" has no effect", "输入 \"{blob}\" 带 `_report` 无效"),
                 "layer_name": ("`_report` goes on top (blob) names, not layer names: layer \"{layer}\" reports nothing extra",
-                               "`_report` 应加在 top（blob）名上而不是层名上：层 \"{layer}\" 不会额外报告")})
+                               "`_report` 应加在 top（blob）名上而不是层名上：层 \"{layer}\" 不会额外报告")},
+      docs_zh=('`_report` 加错位置：Custom 层的 top 上会报错；Proposal、'
+               '`_cpu` 层的 top 或数据输入上没有效果；加在层名上而不是 top '
+               '名上也没有效果。原位激活应标记其生产者的 top。'))
 def nn305(project, ctx):
     """
     ## What it finds
@@ -318,7 +334,15 @@ def _report_misuse(ctx, doc, layer, seen_before):
                           "；其前面的 {n} 个卷积层使它成为 CNN 与循环网络的组合：net_type 0 用于不含 LSTM/RNN 的网络，一个 wk 能否同时包含两者未见文档——通常做法是拆成两个 wk：CNN 部分（net_type 0）与循环部分（net_type 2，以 CNN 的输出作为特征图输入，image_type 0）（推断）"),
                 "mixed_cfg": ("[net_type] 2 for a net with {n} convolution layer(s) before its {what} layer(s): whether one wk may hold a CNN and a recurrent net is not documented — the usual way is two wks, the CNN part (net_type 0) and the recurrent part (net_type 2, image_type 0 feature input) (inferred)",
                               "[net_type] 2 用于在 {what} 层前还有 {n} 个卷积层的网络：一个 wk 能否同时包含 CNN 与循环网络未见文档——通常拆成两个 wk：CNN 部分（net_type 0）与循环部分（net_type 2，image_type 0 特征输入）（推断）")},
-      fix="safe")
+      fix="safe",
+      docs_zh=('net_type 与网络不符：含 ROIPooling/PSROIPooling '
+               '的网络需要 1，含 LSTM/RNN 的需要 2；ROI 网络每个 ROI '
+               '层需要一个 `[roi_coordinate_file]`，按 prototxt '
+               '顺序。没有 cfg 时，含 LSTM/RNN 的网络得到一条信息：其 cfg '
+               '需要 `[net_type] 2`；若前面还有卷积层（CRNN），说明一个 '
+               'wk 能否同时容纳 CNN 与循环网络未见文档，通常拆成 CNN（net_type '
+               '0）与循环部分（net_type 2，image_type 0 特征输入）'
+               '两个 wk（推断）。'))
 def nn306(project, ctx):
     """
     ## What it finds

@@ -16,7 +16,7 @@ import math
 
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules._proto import child, children, layer_anchor
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 def _shape_text(shape) -> str:

@@ -19,7 +19,7 @@ from nnie_lsp.core.records import NamedTuple
 from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules import crop_identity
 from nnie_lsp.rules._proto import Place, child, layer_anchor, line_directives, names_text, one_per_cause
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 # verdict kinds
 TRAINING_ONLY = "training"   # delete it (said once per net)
@@ -183,7 +183,29 @@ def training_only_layers(graph) -> frozenset[int]:
                 "to_input": ("Replace DummyData \"{layer}\" with an Input layer", "将 DummyData \"{layer}\" 替换为 Input 层"),
                 "more": ("; the same in {n} more: {layers}", "；另有 {n} 处相同：{layers}"),
                 "also": ("layer \"{layer}\": the same", "层 \"{layer}\"：相同")},
-      fix="safe/unsafe")
+      fix="safe/unsafe",
+      docs_zh=('NNIE 无法映射的层类型，建议按文件实际写的内容给出：网络中所有仅训练用的层（Data、'
+               '损失层、Accuracy、Python 损失层、只提供标签的 DummyData）'
+               '合并为一条“仅训练用：删除”，其他作为相关位置；为网络提供输入的 DummyData '
+               '应替换为形状相同的 Input 层（修复始终不安全：原网络基于自身的 filler '
+               '计算，Input 层则基于输入的图像）；`type: "Python"` '
+               '层按 `python_param` 的 module 与 class 给出建议：'
+               'ProposalLayer 替换为 NNIE 的 Proposal 层并设置 '
+               '`[net_type] 1`，ENet 的 SpatialDropoutLayer '
+               '删除（推理时 Dropout 不起作用），数据层改为输入声明，表中没有的类按名称判断并如实说明；'
+               'SegNet/ENet/PSPNet 分支的 `BN` 类型改写为 BatchNorm '
+               '+ Scale 或合并到前面的卷积中（其 `bn_param` 块并入同一条结果，'
+               '不再单独报 NN011）；检测后处理层（PriorBox、DetectionOutput、'
+               'Region/Yolo）在 CPU 上实现；同类型、同建议的层合并为一条。'
+               '仅由推断认为不受支持的 BVLC 类型（Embed 等）为警告。名字未见于任何公开层列表、'
+               '但操作是 NNIE 层的类型（ConvolutionDepthwise/DepthwiseConvolution'
+               '、Reorg）为警告，并说明确认的写法（group 等于通道数的 Convolution——附不安全修复；'
+               'PassThrough）。Crop 被真实 mapper 日志拒绝：形状推断证明它什么也不裁剪（两个输入尺寸已一'
+               '致、无 offset）时，安全修复直接删除它并让读取者改读其输入，而不是改写为 '
+               'Custom/_cpu。CRNN 的 CtcLoss、LabelsequenceAccuracy，'
+               '名字以 Loss 结尾或含 Accuracy、或带 loss_weight '
+               '的未知类型（推断），以及只为它们提供输入的 Permute/Reshape/Flatten/Input，'
+               '一并作为仅训练用层。'))
 def nn015(project, ctx):
     """
     ## What it finds

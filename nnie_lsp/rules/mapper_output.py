@@ -34,7 +34,7 @@ from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
 from nnie_lsp.core.records import NamedTuple
 from nnie_lsp.core.text import Range
 from nnie_lsp.rules._proto import layer_anchor, names_text
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 ERROR_WORDS = ("error", "错误")
 WARNING_WORDS = ("warning", "警告")

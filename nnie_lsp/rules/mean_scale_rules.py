@@ -20,7 +20,7 @@ from nnie_lsp.rules.fixes import insert_cfg_line, set_cfg_value
 from nnie_lsp.rules._proto import child, layer_anchor
 from nnie_lsp.rules.family_preprocessing import family_of
 from nnie_lsp.rules.input_rules import format_number, input_related
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -40,7 +40,10 @@ def _inputs(project):
                 "absent": ("not set", "未设置"), "null": ("`{value}`", "为 `{value}`"),
                 "norm": ("[norm_type] {norm} is here", "[norm_type] {norm} 在此"),
                 "to_scale": ("Use norm_type {new} (no mean)", "改用 norm_type {new}（不减均值）")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('norm_type 为 1/4（均值图像）或 2/5（通道均值）却没有均值文件（或为 '
+               'null）：量化校准与芯片上的数据层都与 Caffe 不同，数据层余弦相似度低于 '
+               '0.999（指南第 2 步）。'))
 def nn101(project, ctx):
     """
     ## What it finds
@@ -81,7 +84,9 @@ def nn101(project, ctx):
       messages={"ignored": ("[mean_file] {value} is ignored: norm_type {norm} subtracts no mean (use norm_type {suggest} if the net expects mean subtraction)",
                             "[mean_file] {value} 会被忽略：norm_type {norm} 不减均值（若网络需要减均值请用 norm_type {suggest}）"),
                 "use": ("Use norm_type {suggest} so the mean is subtracted", "改用 norm_type {suggest} 以减去均值")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('norm_type 0/3 不减均值，却配置了真实的均值文件：作者多半以为会减均值，'
+               '这是第 2 步的预处理不一致。'))
 def nn102(project, ctx):
     """
     ## What it finds
@@ -123,7 +128,10 @@ def nn102(project, ctx):
                 "unreadable_image": ("[mean_file] {value} is not a readable mean image (.binaryproto): {error}",
                                      "[mean_file] {value} 不是可读取的均值图像（.binaryproto）：{error}"),
                 "switch": ("Use norm_type {new} to match the file", "改用 norm_type {new} 以匹配该文件")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('norm_type 1/4 需要 `.binaryproto` 均值图像，'
+               '2/5 需要每行一个通道均值的文本文件；类型不对会被误读或拒绝。损坏的 '
+               '`.binaryproto`（没有数值，或数值个数与其形状不符）报告为不可读取的均值图像。'))
 def nn103(project, ctx):
     """
     ## What it finds
@@ -172,7 +180,11 @@ def nn103(project, ctx):
                                 "[mean_file] {value} 是 {n} 通道的均值图像，但输入 \"{name}\" 有 {c} 个通道"),
                 "image_size": ("[mean_file] {value} is a {mh}×{mw} mean image but input \"{name}\" is {h}×{w}: a mean image is subtracted pixel by pixel, so it must have the input's size (Caffe's transformer and nnie-triage's reference refuse it; whether nnie_mapper resizes it is not documented)",
                                "[mean_file] {value} 是 {mh}×{mw} 的均值图像，但输入 \"{name}\" 为 {h}×{w}：均值图像逐像素相减，尺寸必须与输入相同（Caffe 的 transformer 与 nnie-triage 的参考实现都拒绝它；nnie_mapper 是否会缩放未见文档）"),
-                "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")})
+                "input": ("input \"{name}\" is declared {shape}", "输入 \"{name}\" 的形状为 {shape}")},
+      docs_zh=('通道均值个数与网络输入的通道数不同：灰度网络需要 1 行，彩色网络需要 '
+               '3 行。均值图像（norm_type 1/4）的高×宽与输入不同时为警告：'
+               '均值图像逐像素相减（Caffe 与 nnie-triage 的参考实现都拒绝；'
+               'mapper 是否缩放未见文档）。'))
 def nn104(project, ctx):
     """
     ## What it finds
@@ -218,7 +230,10 @@ def nn104(project, ctx):
       messages={"ignored": ("[data_scale] {value} is ignored: norm_type {norm} does not scale (3, 4 and 5 do)",
                             "[data_scale] {value} 会被忽略：norm_type {norm} 不做缩放（3、4、5 才会）"),
                 "use": ("Use norm_type {new} so data_scale is applied", "改用 norm_type {new} 以应用 data_scale")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('只有 norm_type 3/4/5 才乘以 data_scale；norm_type '
+               '0/1/2 时 `[data_scale]` 被忽略，网络若按 [0,1] '
+               '或 [−1,1] 训练，芯片看到的却是 0–255。'))
 def nn105(project, ctx):
     """
     ## What it finds
@@ -265,7 +280,10 @@ def nn105(project, ctx):
                 "add": (f"Write the default explicitly: [data_scale] {DEFAULT_DATA_SCALE_TEXT}", f"显式写出默认值：[data_scale] {DEFAULT_DATA_SCALE_TEXT}"),
                 "add_255": (f"Set [data_scale] {TRAINING_SCALE_1_255[2]} (1/255, if the net was trained with x/255)",
                             f"设置 [data_scale] {TRAINING_SCALE_1_255[2]}（1/255，若网络按 x/255 训练）")},
-      fix="safe/unsafe")
+      fix="safe/unsafe",
+      docs_zh=('norm_type 3/4/5 未设置 data_scale 时，mapper '
+               '默认使用 1/256（0.00390625），而不是多数框架训练时的 1/255。'
+               '修复会显式写出默认值，行为不变，是安全的。'))
 def nn106(project, ctx):
     """
     ## What it finds
@@ -337,7 +355,10 @@ def _close(a: float, b: float, rel: float = 1e-3) -> bool:
                          "cfg 均值文件中的通道均值（{cfg}）与 prototxt 的 mean_value（{proto}）不同"),
                 "proto": ("transform_param of layer \"{layer}\"", "层 \"{layer}\" 的 transform_param"),
                 "set_scale": ("Set [data_scale] {value}", "设置 [data_scale] {value}")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('prototxt 数据层的 transform_param（scale、'
+               'mean_value）描述了 Caffe 中的输入方式，cfg 的预处理与之不同（如 '
+               '0.0039062 与 0.00392157）。'))
 def nn107(project, ctx):
     """
     ## What it finds

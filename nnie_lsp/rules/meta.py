@@ -10,7 +10,7 @@ from __future__ import annotations
 from nnie_lsp.core.diagnostics import Diagnostic, Severity
 from nnie_lsp.core.text import Range
 from nnie_lsp.rules.context import DiagnosticBuilder
-from nnie_lsp.rules.registry import register_meta
+from nnie_lsp.core.registry import register_meta
 
 NN000_MESSAGES = {"crash": ("internal error in rule {rule}: {error} (please report it)",
                             "规则 {rule} 内部错误：{error}（请报告此问题）")}
@@ -28,7 +28,9 @@ register_meta(
     docs={"What it finds": "A rule raised an exception while checking the file.",
           "Why": "The other rules still ran; this one did not, so its findings are missing.",
           "Example": "Any input that triggers a bug in nnie-lint.",
-          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."})
+          "Fix": "Report the file and the message; `--ignore` the failing rule meanwhile."},
+              docs_zh=('某条规则在检查该文件时抛出异常；其它规则照常运行，只是这条规则的结果缺失。'
+                       '请报告该文件与消息，并暂时用 --ignore 关闭该规则。'))
 
 register_meta(
     "NN901", "unused-suppression", Severity.INFO,
@@ -42,7 +44,9 @@ register_meta(
         "Example": "```\nlayer { name: \"relu1\" type: \"ReLU\" bottom: \"fc1\" top: \"fc1\" }  # nnie-lint: disable=NN301\n```\n"
                    "(NN301 only concerns in-place activations on Concat outputs, so it never fires here.)",
         "Fix": "Delete the comment. No automatic fix.",
-    })
+    },
+              docs_zh=('抑制注释（`# nnie-lint: disable=…`）在其作用的位置没有抑制任何诊断，'
+                       '删除即可。'))
 
 register_meta(
     "NN902", "unknown-suppression-code", Severity.WARNING,
@@ -53,7 +57,8 @@ register_meta(
         "Why": "A misspelled code suppresses nothing, so the finding you meant to silence still shows.",
         "Example": "```\n# nnie-lint: disable=NN31\n```",
         "Fix": "Correct the code (`nnie-lint --list-rules`). No automatic fix.",
-    })
+    },
+              docs_zh='抑制注释中写了不存在的规则代码，拼写错误的代码不会抑制任何内容。')
 
 
 register_meta(
@@ -68,7 +73,8 @@ register_meta(
         "Example": "A 20 MB prototxt open in the editor.",
         "Fix": "Lint a smaller file (a net of 8 MiB is about 40,000 layers: a generated or concatenated file, or "
                "a binary one under a text name). No automatic fix.",
-    })
+    },
+              docs_zh='要检查的文件没有被读取（例如超过该类文件的大小上限），没有任何规则在其上运行。')
 
 
 def not_linted(problem, path: str, lang: str = "en") -> Diagnostic:

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
 from nnie_lsp.core.text import Range, TextEdit
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 KEPT = 31
 REPORT = "_report"

@@ -9,7 +9,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.rules.fixes import insert_cfg_line, rename_layer, set_cfg_value
 from nnie_lsp.readers.prototxt import layers
 from nnie_lsp.rules._proto import layer_anchor
-from nnie_lsp.rules.registry import CFG, rule
+from nnie_lsp.core.registry import CFG, rule
 
 CONV_TYPES = ("Convolution", "Deconvolution", "DepthwiseConvolution")
 
@@ -45,7 +45,9 @@ def _set_compile_mode(project, value: str):
                             "层 \"{layer}\" 标记为高精度（`_hp`），但 [compile_mode] 为 {mode}：`_hp` 只在 compile_mode 2 时生效"),
                 "cfg": ("[compile_mode] {mode} here", "[compile_mode] {mode} 在此"),
                 "set2": ("Set [compile_mode] 2", "设置 [compile_mode] 2")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('`_hp` 层名只在 `[compile_mode] 2` 时生效；compile_mode '
+               '为 0 时被忽略，为 1 时全网已是 16 比特。'))
 def nn201(project, ctx):
     """
     ## What it finds
@@ -83,7 +85,10 @@ def nn201(project, ctx):
       messages={"none": ("[compile_mode] 2 marks layers high precision by their `_hp` suffix, but no layer in {net} has one: everything stays 8-bit",
                          "[compile_mode] 2 通过 `_hp` 后缀指定高精度层，但 {net} 中没有任何层带该后缀：全部仍为 8 比特"),
                 "add": ("Rename the first convolution \"{layer}\" to \"{layer}_hp\"", "将第一个卷积层 \"{layer}\" 改名为 \"{layer}_hp\"")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('compile_mode 2 通过 `_hp` 后缀指定高精度层，但没有任何层带该后缀，'
+               '相当于 compile_mode 0。指南建议从第一层开始逐个加 `_hp`，'
+               '通常第一个卷积就够了。改名修复不安全：层名也是查找权重的依据。'))
 def nn202(project, ctx):
     """
     ## What it finds
@@ -126,7 +131,10 @@ def nn202(project, ctx):
                          "[compile_mode] 1 使所有层以 16 比特运行（约慢一倍）；若它解决了精度问题，请尝试 [compile_mode] 2 并给第一个卷积层{conv}加 `_hp`"),
                 "conv": (" (\"{layer}\")", "（\"{layer}\"）"),
                 "switch": ("Use [compile_mode] 2 and rename \"{layer}\" to \"{layer}_hp\"", "改用 [compile_mode] 2，并将 \"{layer}\" 改名为 \"{layer}_hp\"")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('compile_mode 1 使全网以 16 比特运行，约慢一倍；若它解决了精度问题，'
+               '可部署的方案是 compile_mode 2 并只给少数层（通常是第一个卷积）'
+               '加 `_hp`。'))
 def nn203(project, ctx):
     """
     ## What it finds

@@ -17,7 +17,7 @@ from __future__ import annotations
 from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.rules._proto import layer_anchor, line_directives, names_text, top_level
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 def _reader_errors(project, ctx, code):
@@ -37,7 +37,10 @@ def _reader_errors(project, ctx, code):
                 "binary": ("this file is binary data, not a text prototxt (a .caffemodel?)",
                            "该文件是二进制数据，不是文本格式的 prototxt（是 .caffemodel 吗？）"),
                 "binary_ref": ("[prototxt_file] {file} is binary data, not a text prototxt (a .caffemodel?)",
-                               "[prototxt_file] {file} 是二进制数据，不是文本格式的 prototxt（是 .caffemodel 吗？）")})
+                               "[prototxt_file] {file} 是二进制数据，不是文本格式的 prototxt（是 .caffemodel 吗？）")},
+      docs_zh=('prototxt 不是合法的 protobuf 文本格式（未闭合的字符串、'
+               '缺少 `}` 等）。mapper 遇到第一个错误就停止；这里一次列出全部错误（最多 '
+               '25 个）。'))
 def nn010(project, ctx):
     """
     ## What it finds
@@ -79,7 +82,12 @@ MAX_SYNTAX_ERRORS = 25
       summary=("Unknown prototxt field", "未知的 prototxt 字段"),
       messages={"err": ("{message}", "未知字段：{message}"),
                 "ceil_mode": ("`ceil_mode` is not a Caffe field (PyTorch converters add it); the NNIE guide says to delete it: the wk always rounds pooling up (ceil), so delete it and align the pads",
-                              "`ceil_mode` 不是 Caffe 字段（PyTorch 转换工具会添加）；NNIE 指南要求删除它：wk 的池化总是向上取整（ceil），请删除并对齐 pad")})
+                              "`ceil_mode` 不是 Caffe 字段（PyTorch 转换工具会添加）；NNIE 指南要求删除它：wk 的池化总是向上取整（ceil），请删除并对齐 pad")},
+      docs_zh=('Caffe 模式（BVLC caffe.proto 加 NNIE 扩展层）'
+               '中没有该字段，例如 `botom:`；mapper 的解析器会拒绝整个文件，'
+               '而 OpenCV 等工具可能悄悄接受。来自 PyTorch 转换工具的 '
+               '`ceil_mode` 也在此报告：NNIE 的池化总是向上取整，应删除它并对齐 '
+               'pad。'))
 def nn011(project, ctx):
     """
     ## What it finds
@@ -175,7 +183,9 @@ def _with_block_hint(project, err, name, ctx) -> str:
 
 @rule("NN012", "bad-value", Severity.ERROR, step=None,
       summary=("Bad prototxt value or enum", "prototxt 值或枚举无效"),
-      messages={"err": ("{message}", "值无效：{message}")})
+      messages={"err": ("{message}", "值无效：{message}")},
+      docs_zh=('字段值类型错误（数字字段写了字符串、整型字段写了小数等）、枚举值不存在（如 '
+               '`pool: MEAN`），或非重复字段写了两次。'))
 def nn012(project, ctx):
     """
     ## What it finds
@@ -210,7 +220,13 @@ def nn012(project, ctx):
                 "later": (" (layer \"{producer}\" produces it later: layers must be in topological order)",
                           "（层 \"{producer}\" 在后面才产生它：层必须按拓扑顺序排列）"),
                 "rename": ("Use \"{suggestion}\"", "改为 \"{suggestion}\"")},
-      fix="unsafe")
+      fix="unsafe",
+      docs_zh=('bottom 引用的 blob 没有被任何输入或前面的层产生：多为笔误、'
+               '裁剪网络（删除 SSD/YOLO 检测头）时删掉了层，或层顺序不对。同一原因只报一次：'
+               '一个层最先读取的所有缺失 blob 合并为该层的一条结果（读取六个已删除检测头的 '
+               'Concat 只报一条），其他读取它们的层作为相关位置。只由被检查网络之外的层（如 '
+               '`phase: TRAIN` 的数据层）产生的 blob 不在此报告，而由 '
+               'NN020 说明。'))
 def nn013(project, ctx):
     """
     ## What it finds
@@ -313,7 +329,9 @@ def _undefined(ctx, doc, blobs, close_at_first, later_producer):
       summary=("Two layers share a name", "两个层同名"),
       messages={"dup": ("layer name \"{name}\" is used again (first at line {line})",
                         "层名 \"{name}\" 重复（第一次出现在第 {line} 行）"),
-                "first": ("first layer named \"{name}\"", "第一个名为 \"{name}\" 的层")})
+                "first": ("first layer named \"{name}\"", "第一个名为 \"{name}\" 的层")},
+      docs_zh=('两个层同名：caffemodel 权重和 mapper 的逐层输出（mapper_quant/<层名>_outp'
+               'ut…）都按层名对应，第二个层会拿到第一个层的权重，对比也无法区分它们。'))
 def nn014(project, ctx):
     """
     ## What it finds
@@ -356,7 +374,10 @@ def nn014(project, ctx):
                 "input_dim": ("legacy `input_dim` lines: declare the input with `input_shape {{ dim: … }}`",
                               "旧式 `input_dim` 写法：请用 `input_shape {{ dim: … }}` 声明输入"),
                 "convert": ("Rewrite as input_shape {{ dim: … }}", "改写为 input_shape {{ dim: … }}")},
-      fix="safe")
+      fix="safe",
+      docs_zh=('旧式写法：V1 的 `layers { type: CONVOLUTION '
+               '}` 与顶层的四个 `input_dim`。NNIE 要求新格式；把 `input_dim` '
+               '改写为 `input_shape` 的修复是安全的。'))
 def nn016(project, ctx):
     """
     ## What it finds

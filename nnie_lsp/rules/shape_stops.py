@@ -13,7 +13,7 @@ from nnie_lsp.core.diagnostics import Severity
 from nnie_lsp.readers.prototxt.shape_reasons import REASONS
 from nnie_lsp.readers.prototxt.shapes import REPORTED_ELSEWHERE
 from nnie_lsp.rules._proto import layer_anchor, names_text
-from nnie_lsp.rules.registry import rule
+from nnie_lsp.core.registry import rule
 
 
 def _where(stop, by_index, ctx) -> tuple[str, object, str]:

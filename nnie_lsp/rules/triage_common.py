@@ -2,14 +2,14 @@
 
 Each T-code is registered by the triage module that emits it (``nnie_lsp.triage.diagnose.tree``,
 ``.preprocessing``, ``.quantization``, ``.layer_matching``, ``.postprocessing``,
-``nnie_lsp.triage.measure.rows``), beside the code that builds it; :mod:`nnie_lsp.rules.index`
+``nnie_lsp.triage.measure.rows``), beside the code that builds it; :mod:`nnie_lsp.core.rule_index`
 names that module.  This module imports only the registry (no numpy, no triage module).
 """
 
 from __future__ import annotations
 
 from nnie_lsp.core.diagnostics import Severity
-from nnie_lsp.rules.registry import TRIAGE, Messages, rule
+from nnie_lsp.core.registry import TRIAGE, Messages, rule
 
 #: how a finding quotes a cfg key the cfg does not set (T102/T103/T104/T207)
 UNSET: Messages = {"unset": ("not set, default {default}", "未设置，默认 {default}")}

@@ -20,7 +20,7 @@ from typing import Iterator
 
 from nnie_lsp.core.diagnostics import Diagnostic, Related, Severity
 from nnie_lsp.core.text import Range
-from nnie_lsp.rules.registry import CFG, WK, rule
+from nnie_lsp.core.registry import CFG, WK, rule
 
 FILE_START = Range.point(0, 0)
 

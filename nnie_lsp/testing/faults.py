@@ -282,7 +282,7 @@ def with_input_shape(text: str, shape: tuple[int, int, int, int]) -> str:
 # ----------------------------------------------------------------------------- caffemodel copies
 
 def _load_model(path: str | Path):
-    from nnie_lsp.reference.net import caffe_pb2
+    from nnie_lsp.readers.caffemodel import caffe_pb2
 
     msg = caffe_pb2().NetParameter()
     msg.ParseFromString(Path(path).read_bytes())

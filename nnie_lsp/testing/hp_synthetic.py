@@ -79,7 +79,7 @@ def caffemodel_bytes(spec: DeepNetSpec) -> bytes:
 
 def conv_caffemodel_bytes(net_name: str, weights: dict[str, list[np.ndarray]]) -> bytes:
     """A serialized caffemodel holding ``weights`` (layer name -> its blobs) for Convolution layers."""
-    from nnie_lsp.reference.net import caffe_pb2
+    from nnie_lsp.readers.caffemodel import caffe_pb2
 
     msg = caffe_pb2().NetParameter()
     msg.name = net_name

@@ -67,7 +67,7 @@ class _Builder:
 
 
 def _mtcnn_weights(name: str) -> dict[str, list[np.ndarray]]:
-    from nnie_lsp.reference.net import read_weights
+    from nnie_lsp.readers.caffemodel import read_weights
     from nnie_lsp.testing.shared_files import corpus_dir
 
     return read_weights(corpus_dir("models") / "mtcnn" / f"{name}.caffemodel")

@@ -162,7 +162,7 @@ def _outlier(weights: dict[str, tuple[str, list[np.ndarray]]], layer: str, ratio
 
 
 def caffemodel_bytes(name: str, weights: dict[str, tuple[str, list[np.ndarray]]]) -> bytes:
-    from nnie_lsp.reference.net import caffe_pb2
+    from nnie_lsp.readers.caffemodel import caffe_pb2
 
     msg = caffe_pb2().NetParameter()
     msg.name = name

@@ -48,7 +48,8 @@ def load_graph(prototxt: str | Path) -> NetGraph:
     """The prototxt's graph (the cached parse the lint and the reference share), once the
     reference's loader accepts the file: readable, parsed without syntax errors, with an input;
     :class:`TriageInputError` otherwise."""
-    from nnie_lsp.reference.net import NetLoadError, load_net
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import load_net
 
     p = Path(prototxt)
     if not p.is_file():

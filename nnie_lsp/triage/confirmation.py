@@ -115,7 +115,7 @@ def _lines(text: str) -> list[str]:
 
 def _changed_lines(texts: Mapping[str, str], fix: Fix) -> dict[str, dict[str, list[str]]] | None:
     """path -> the lines the fix writes and those it removes (on `texts`, the run's text of each path)."""
-    from nnie_lsp.server.triage.line_map import line_map
+    from nnie_lsp.triage.line_map import line_map
 
     by_path: dict[str, list] = {}
     for file_edit in fix.edits:
@@ -155,7 +155,7 @@ def _still_in(changes: Mapping[str, Mapping[str, list[str]]], current_text: Curr
 
 def _title(code: str, lang: str) -> tuple[str, str]:
     from nnie_lsp.core.lang import pick
-    from nnie_lsp.rules.catalogue import get_rule
+    from nnie_lsp.core.catalogue import get_rule
 
     rule = get_rule(code)
     return (rule.name, pick(rule.summary, lang)) if rule is not None else ("", "")
@@ -208,7 +208,7 @@ def applied_fixes(previous: StoredTriage, base: str, current_text: CurrentText, 
     the run's texts (a stored record) a fix is looked for in place (:func:`fix_in_texts`); a bare
     ``compare --format json`` result has no texts, only each fix's ``fix_lines`` (the lines it writes
     and removes), looked for in the files now."""
-    from nnie_lsp.server.triage.fixed_since_run import fix_in_texts
+    from nnie_lsp.triage.fixed_since_run import fix_in_texts
 
     run_texts = texts_of(previous)
     old_base = (previous.result.get("inputs") or {}).get("working_directory") or previous.base

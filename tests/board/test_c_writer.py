@@ -18,7 +18,7 @@ import pytest
 
 from nnie_lsp.readers.dumpio.board import blob_memory, read_board_file, to_words, write_board_file
 from nnie_lsp.testing.wk_files import Node, Segment, WkSpec, simple_spec, write_wk, Blob as PlanBlob
-from nnie_lsp.readers.wk import read_wk, parse_wk
+from nnie_lsp.readers.wk.reader import read_wk, parse_wk
 from nnie_lsp.readers.wk.contract import _macro_stem, from_wk, render_c
 
 ROOT = Path(__file__).resolve().parents[2]

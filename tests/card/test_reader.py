@@ -202,3 +202,11 @@ def test_any_text_reads_without_an_exception():
         locate(text)
 
     read()
+
+
+def test_an_unterminated_quoted_key_reads_without_an_exception():
+    # found by the test above: the quoted key's escape ran past the end of the text
+    for text in ('"\\', '"a\\', 'a."\\', '"'):
+        doc = parse_card(text, "/tmp/x/nnie.toml")
+        assert [p.msg_id for p in doc.problems] == ["syntax"]
+        locate(text)

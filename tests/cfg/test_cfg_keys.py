@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.readers.cfg import ATC_KEYS, KEYS, PER_INPUT_KEYS, check_value, lookup, suggest
+from nnie_lsp.readers.cfg.keys import ATC_KEYS, KEYS, PER_INPUT_KEYS, lookup, suggest
+from nnie_lsp.readers.cfg.values import check_value
 from nnie_lsp.readers.cfg.keys import FLT_MAX, all_specs, is_known_any, is_null_path
 
 REFERENCE = Path(__file__).resolve().parents[2] / "nnie_lsp" / "docs" / "field-facts.md"

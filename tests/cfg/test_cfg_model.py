@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.readers.cfg import MapperConfig, parse_cfg, read_cfg
+from nnie_lsp.readers.cfg.model import MapperConfig
+from nnie_lsp.readers.cfg.reader import parse_cfg, read_cfg
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "cfg"
 MULTI = DATA / "unresolved__ntk-doc__multi_input_NET.cfg"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nnie_lsp.readers.cfg import CfgDocument, looks_like_mapper_cfg, parse_cfg, read_cfg
+from nnie_lsp.readers.cfg.reader import CfgDocument, looks_like_mapper_cfg, parse_cfg, read_cfg
 from nnie_lsp.readers.cfg import reader as reader_mod
 from nnie_lsp.core.text import LineIndex, Range, encode
 

@@ -236,9 +236,9 @@ def test_config_file(project, capsys, tmp_path):
 PY310_TOML = """
 import sys
 sys.modules["tomllib"] = None  # as on Python 3.10: no tomllib in the standard library
-from nnie_lsp import settings
+from nnie_lsp.core import toml
 from nnie_lsp.cli import lint
-assert settings.toml_module().__name__ == "tomli", settings.toml_module()  # what lint and settings read TOML with
+assert toml.toml_module().__name__ == "tomli", toml.toml_module()  # what lint and settings read TOML with
 sys.exit(lint.main(sys.argv[1:]))
 """
 

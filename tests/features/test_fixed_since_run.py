@@ -1,9 +1,9 @@
-"""Which of a triage result's fixes are already in the edited texts (nnie_lsp/server/triage/fixed_since_run.py)."""
+"""Which of a triage result's fixes are already in the edited texts (nnie_lsp/triage/fixed_since_run.py)."""
 
 from __future__ import annotations
 
 from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix
-from nnie_lsp.server.triage.fixed_since_run import fix_in_texts, fix_state
+from nnie_lsp.triage.fixed_since_run import fix_in_texts, fix_state
 from nnie_lsp.core.text import Range, TextEdit
 
 CFG = "/p/sim.cfg"

@@ -25,7 +25,7 @@ except ModuleNotFoundError:  # Python 3.10
 import pytest
 
 from nnie_lsp.lint.driver import Overlay, lint_files
-from nnie_lsp.rules.catalogue import all_rules
+from nnie_lsp.core.catalogue import all_rules
 from nnie_lsp.project.settings import settings_from_mapping
 from nnie_lsp.core.text import apply_edits
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from nnie_lsp.core.diagnostics import Severity
-from nnie_lsp.rules.catalogue import all_rules, get_rule
-from nnie_lsp.rules.registry import DOC_SECTIONS, Rule
+from nnie_lsp.core.catalogue import all_rules, get_rule
+from nnie_lsp.core.registry import DOC_SECTIONS, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def test_fix_kind_is_declared_for_rules_that_fix():
 def test_every_rule_has_chinese_docs():
     cjk = re.compile(r"[\u4e00-\u9fff]")
     for r in all_rules():
-        assert cjk.search(r.docs_zh or ""), f"{r.code} has no Chinese explanation (rules/docs_zh.py)"
+        assert cjk.search(r.docs_zh or ""), f"{r.code} has no Chinese explanation (docs_zh= at its registration)"
         assert "## 说明" in r.explain("zh")
 
 
@@ -95,14 +95,14 @@ def test_rule_group_names_the_guide_step():
 
 
 def test_rule_index_matches_every_rule_module():
-    """The generated index (nnie_lsp/rules/index.py) names, for every code, the module that
+    """The generated index (nnie_lsp/core/rule_index.py) names, for every code, the module that
     registers it (full dotted path: lint rules in nnie_lsp.rules, T-codes in the triage module that
     emits them) and what the rule needs; importing that module alone registers the code."""
     import subprocess as sp
 
-    from nnie_lsp.rules.catalogue import import_every_rule_module
-    from nnie_lsp.rules.index import RULES
-    from nnie_lsp.rules.registry import NEEDS, TRIAGE, registered_rules
+    from nnie_lsp.core.catalogue import import_every_rule_module
+    from nnie_lsp.core.rule_index import RULES
+    from nnie_lsp.core.registry import NEEDS, TRIAGE, registered_rules
 
     import_every_rule_module()
     assert {r.code: r.needs for r in registered_rules()} == {code: needs for code, (_m, needs) in RULES.items()}
@@ -119,7 +119,7 @@ def test_rule_index_matches_every_rule_module():
     for code, (module, _needs) in RULES.items():
         by_module.setdefault(module, []).append(code)
     for module, codes in sorted(by_module.items()):
-        probe = (f"import {module}; from nnie_lsp.rules.registry import registered_rule; "
+        probe = (f"import {module}; from nnie_lsp.core.registry import registered_rule; "
                  f"missing = [c for c in {codes!r} if registered_rule(c) is None]; assert not missing, missing")
         done = sp.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
         assert done.returncode == 0, (module, done.stderr[-400:])
@@ -142,7 +142,7 @@ def _cfg_less_projects():
 def test_a_rule_that_needs_a_cfg_finds_nothing_without_one():
     """``needs="cfg"`` lets the lint skip the rule (and its module) for a prototxt alone: sound
     only if the rule would find nothing there anyway.  Run each such rule's check directly."""
-    from nnie_lsp.rules.catalogue import all_rules
+    from nnie_lsp.core.catalogue import all_rules
     from nnie_lsp.rules.context import RuleContext
 
     projects = _cfg_less_projects()
@@ -158,7 +158,7 @@ def test_a_rule_that_needs_a_cfg_finds_nothing_without_one():
 def test_the_lint_runs_the_same_rules_whatever_modules_are_loaded(tmp_path):
     """rules_for filters by needs itself: a cfg-less project gets no cfg rule even when every rule
     module is already imported (the language server imports them all)."""
-    from nnie_lsp.rules.catalogue import all_rules, rules_for
+    from nnie_lsp.core.catalogue import all_rules, rules_for
 
     all_rules()
     codes = {r.code for r in rules_for(frozenset())}

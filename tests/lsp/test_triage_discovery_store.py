@@ -13,7 +13,7 @@ import pytest
 
 from nnie_lsp.core.diagnostics import Applicability, Diagnostic, FileEdit, Fix
 from nnie_lsp.server.triage import carry_over
-from nnie_lsp.rules.catalogue import all_rules
+from nnie_lsp.core.catalogue import all_rules
 from nnie_lsp.server.convert import rule_href
 from nnie_lsp.core.text import Range, TextEdit
 from nnie_lsp.triage import store

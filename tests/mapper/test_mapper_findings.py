@@ -349,7 +349,7 @@ def test_hover_shows_the_mappers_view(tmp_path):
 
 
 def test_hover_view_of_a_layer_missing_from_the_dot_and_of_a_report_point():
-    from nnie_lsp.readers.mapper import read_net_tree
+    from nnie_lsp.readers.mapper.nettree import read_net_tree
     tree = read_net_tree(DATA / "nnie12_yolo_cnn_net_tree.dot")
     absent = mapper_view_markdown(tree, "relu_fused", lang="zh")
     assert "没有名为 `relu_fused` 的节点" in absent

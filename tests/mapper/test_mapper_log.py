@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from nnie_lsp.readers.mapper import looks_like_mapper_log, parse_mapper_log, read_mapper_log
+from nnie_lsp.readers.mapper.log import looks_like_mapper_log, parse_mapper_log, read_mapper_log
 from nnie_lsp.core.text import LineIndex, Position, Range
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.readers.mapper import MESSAGE_FORMS, message_form, parse_mapper_log, read_mapper_log
+from nnie_lsp.readers.mapper.messages import MESSAGE_FORMS, message_form
+from nnie_lsp.readers.mapper.log import parse_mapper_log, read_mapper_log
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"
 STARS = "*" * 58

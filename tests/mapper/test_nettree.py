@@ -7,7 +7,8 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from nnie_lsp.readers.dumpio.names import normalize_name
-from nnie_lsp.readers.mapper import parse_dims, parse_dot_syntax, parse_net_tree, read_net_tree, tokenize_dot
+from nnie_lsp.readers.mapper.nettree import parse_dims, parse_net_tree, read_net_tree
+from nnie_lsp.readers.mapper.dot import parse_dot_syntax, tokenize_dot
 from nnie_lsp.core.text import Range
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mapper"

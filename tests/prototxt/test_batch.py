@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 from nnie_lsp.readers.prototxt.batch import axis_zero_fields, batch_dependence
 
 HEAD = 'input: "data"\ninput_shape { dim: 16 dim: 3 dim: 32 dim: 32 }\n'

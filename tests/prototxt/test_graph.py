@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
 from .conftest import CORPUS, corpus_file, read
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.readers.prototxt import build_graph, caffe_pb2, layers, parse_prototxt, schema
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt import caffe_pb2, layers, schema
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 from nnie_lsp.readers.prototxt.layers import LAYERS, SUPPORT_VALUES
 
 from .conftest import CORPUS, read

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 from nnie_lsp.readers.prototxt.shapes import conv_out, deconv_out, pool_out
 
 from .conftest import CORPUS, SHARED_MODELS, corpus_file, read

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from google.protobuf import text_format
 
-from nnie_lsp.readers.prototxt import build_graph, caffe_pb2, generate_big_prototxt, parse_prototxt
+from nnie_lsp.readers.prototxt.graph import build_graph
+from nnie_lsp.readers.prototxt import caffe_pb2
+from nnie_lsp.testing.synth_nets import generate_big_prototxt
+from nnie_lsp.readers.prototxt.reader import parse_prototxt
 
 
 def test_generator_shape_and_validity():

@@ -339,7 +339,8 @@ def test_a_field_the_schema_rejects_makes_the_shapes_after_it_unknown(tmp_path):
 
 
 def _shapes(text: str):
-    from nnie_lsp.readers.prototxt import build_graph, parse_prototxt
+    from nnie_lsp.readers.prototxt.graph import build_graph
+    from nnie_lsp.readers.prototxt.reader import parse_prototxt
     return build_graph(parse_prototxt(text)).blob_shapes()
 
 

@@ -155,7 +155,7 @@ def test_case(code, case, tmp_path, monkeypatch):
 
 
 def test_every_rule_has_cases():
-    from nnie_lsp.rules.catalogue import all_rules
+    from nnie_lsp.core.catalogue import all_rules
     have = {f.stem for f in CASES.glob("*.toml")}
     # NN000 needs a crashing rule, NN903 a file past a size bound (tests/test_hostile_files.py,
     # tests/lsp/test_big_documents.py); T-codes come from nnie-triage comparisons (tests/triage),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.reference.net import read_weights
+from nnie_lsp.readers.caffemodel import read_weights
 from nnie_lsp.triage.report.bundle import mapper_version, prototxt_excerpt
 
 

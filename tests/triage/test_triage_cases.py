@@ -305,7 +305,7 @@ def _covered() -> set[str]:
 
 
 def test_every_triage_code_has_a_case():
-    from nnie_lsp.rules.catalogue import all_rules
+    from nnie_lsp.core.catalogue import all_rules
 
     registered = {r.code for r in all_rules() if r.code.startswith("T")}
     missing = sorted(registered - _covered())
@@ -313,7 +313,7 @@ def test_every_triage_code_has_a_case():
 
 
 def test_cases_name_only_registered_codes():
-    from nnie_lsp.rules.catalogue import all_rules
+    from nnie_lsp.core.catalogue import all_rules
 
     registered = {r.code for r in all_rules() if r.code.startswith("T")}
     assert _covered() <= registered, sorted(_covered() - registered)

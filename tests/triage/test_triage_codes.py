@@ -15,8 +15,8 @@ import pytest
 
 from nnie_lsp.lint.driver import lint_files
 from nnie_lsp.cli.lint import main as lint_main
-from nnie_lsp.rules.catalogue import all_rules, get_rule
-from nnie_lsp.rules.index import RULES
+from nnie_lsp.core.catalogue import all_rules, get_rule
+from nnie_lsp.core.rule_index import RULES
 from nnie_lsp.project.settings import LintSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -282,7 +282,7 @@ def test_an_unconfirmed_inplace_split_is_only_possible():
 
 
 def test_prelu_slopes_come_from_the_caffemodel(tmp_path):
-    from nnie_lsp.reference.net import caffe_pb2
+    from nnie_lsp.readers.caffemodel import caffe_pb2
     from nnie_lsp.triage.diagnose.layer_matching import inplace_evidence
 
     rng = np.random.default_rng(67)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nnie_lsp.readers.wk import WkError, parse_wk, read_wk
+from nnie_lsp.readers.wk.reader import WkError, parse_wk, read_wk
 from nnie_lsp.readers.wk.describe import lens_title, render_text, summary, to_json
 from nnie_lsp.testing.wk_files import Blob, Node, Segment, WkSpec, flip, lfs_pointer_for, simple_spec, write_wk
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nnie_lsp.testing.wk_files import Node, lfs_pointer_for, simple_spec, write_wk
-from nnie_lsp.readers.wk import WkError, parse_wk
+from nnie_lsp.readers.wk.reader import WkError, parse_wk
 from nnie_lsp.readers.wk.describe import lens_title, render_html, render_text, summary, to_json
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wk"

@@ -181,7 +181,7 @@ def locate(text: str, line_index: LineIndex | None = None) -> list[Item]:
                 s.skip_to_line_end()
             continue
         keys = s.key()
-        key_end = s.i
+        key_end = min(s.i, len(text))   # an unterminated quoted key runs to the end of the text
         while key_end > start and text[key_end - 1] in " \t":
             key_end -= 1
         s.skip_blanks()

@@ -18,6 +18,7 @@ import os
 import re
 from nnie_lsp.core.records import FrozenRecord
 from nnie_lsp.core.text import LineIndex, Position, Range
+from nnie_lsp.core.toml import toml_module
 from nnie_lsp.readers.card import messages as M
 from nnie_lsp.readers.card.locate import Header, Pair, error_position, locate
 from nnie_lsp.readers.card.schema import (BOOL, BY_NAME, CHANNEL_ORDERS, CHOICE, KEYS, MODEL_TABLE, NUMBERS, ORDER, ORDER_CHANNELS, PATH,
@@ -258,12 +259,6 @@ def _num(v: float) -> str:
 
 
 # ------------------------------------------------------------------------------------ parsing
-
-def toml_module():
-    from nnie_lsp.project.settings import toml_module as settings_toml
-
-    return settings_toml()
-
 
 def parse_card(text: str, path: str | None = None) -> CardDocument:
     """The card in `text` (module doc).  Never raises on content."""

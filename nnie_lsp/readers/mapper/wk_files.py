@@ -22,7 +22,8 @@ from nnie_lsp.core.records import NamedTuple
 
 if TYPE_CHECKING:
     from nnie_lsp.readers.cfg.reader import CfgEntry
-    from nnie_lsp.readers.wk import WkError, WkModel
+    from nnie_lsp.readers.wk.reader import WkError
+    from nnie_lsp.readers.wk.model import WkModel
 
 __all__ = ["FoundWk", "DEFAULT_INSTRUCTION_NAME", "wk_for_cfg", "given_wk", "load_wk"]
 
@@ -52,7 +53,7 @@ class FoundWk(NamedTuple):
 
 def load_wk(path: str) -> tuple[WkModel | None, WkError | None]:
     """The model at ``path`` or the error reading it, cached by modification time and size."""
-    from nnie_lsp.readers.wk import WkError, read_wk
+    from nnie_lsp.readers.wk.reader import WkError, read_wk
 
     try:
         stat = os.stat(path)

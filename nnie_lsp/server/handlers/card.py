@@ -74,7 +74,7 @@ async def write_card(ls: NnieLanguageServer, *args):
     added to the nearest card (or a new ``nnie.toml`` beside the cfg); ``{card, text}``.  Refused when
     the card already describes the net, when a value is not valid, or when the card is open with
     unsaved changes."""
-    from nnie_lsp.card_draft.render import add_entry_edits
+    from nnie_lsp.readers.card.render import add_entry_edits
     from nnie_lsp.readers.card.reader import parse_card
     from nnie_lsp.core.text import apply_edits, read_text
 

@@ -30,9 +30,9 @@ from nnie_lsp.readers.cfg.reader import parse_cfg
 from nnie_lsp.core.diagnostics import Diagnostic, FileEdit, Fix, Severity, non_overlapping_fixes
 from nnie_lsp.project.project import cached_prototxt
 from nnie_lsp.core.text import LineIndex, Position, Range
-from nnie_lsp.server.triage.line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
+from nnie_lsp.triage.line_map import LineMap, line_map  # noqa: F401  (LineMap: imported from here too)
 from nnie_lsp.server.triage.annotations import finding_diagnostics
-from nnie_lsp.server.triage.fixed_since_run import FixState, fix_state
+from nnie_lsp.triage.fixed_since_run import FixState, fix_state
 
 #: Findings whose fix is offered one at a time and never in "apply all": a single `_hp`
 #: candidate (the T207 plan is the set to apply).

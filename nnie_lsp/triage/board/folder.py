@@ -278,7 +278,7 @@ def board_contract(*, wk: str | None, graph, reference: Mapping[str, object], im
     name are the outputs)."""
     notes: list[str] = []
     if wk:
-        from nnie_lsp.readers.wk import WkError, read_wk
+        from nnie_lsp.readers.wk.reader import WkError, read_wk
 
         try:
             model = read_wk(wk)

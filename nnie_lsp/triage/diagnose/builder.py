@@ -27,8 +27,8 @@ from nnie_lsp.project.project import Project, load_project
 from nnie_lsp.readers.prototxt.graph import GraphLayer, NetGraph
 from nnie_lsp.readers.prototxt.reader import PrototxtDocument
 from nnie_lsp.rules.context import DiagnosticBuilder
-from nnie_lsp.rules.catalogue import get_rule
-from nnie_lsp.rules.registry import Rule
+from nnie_lsp.core.catalogue import get_rule
+from nnie_lsp.core.registry import Rule
 from nnie_lsp.core.safe_io import FileReadError
 from nnie_lsp.project.settings import LintSettings, load_settings
 from nnie_lsp.core.text import Range

@@ -189,7 +189,7 @@ def _prelu_slopes(name: str, sources: Sources | None):
         return None
     weights = _WEIGHTS.get(path)
     if weights is None:
-        from nnie_lsp.reference.net import NetLoadError, read_weights
+        from nnie_lsp.readers.caffemodel import NetLoadError, read_weights
 
         try:
             weights = read_weights(path)

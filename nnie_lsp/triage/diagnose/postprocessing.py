@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from nnie_lsp.core.diagnostics import Severity
-from nnie_lsp.rules.registry import Messages
+from nnie_lsp.core.registry import Messages
 from nnie_lsp.rules.triage_common import register_finding
 from nnie_lsp.triage.diagnose.builder import FindingBuilder
 from nnie_lsp.triage.measure.rows import LayerRow, ends

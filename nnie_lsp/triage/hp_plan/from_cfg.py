@@ -68,7 +68,8 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
     emulation's inputs and the list's float maxima), ``check`` (with ``sim``: the real runs' clips
     and the emulation against them), then the planner's ``rank`` and ``hp layer K`` (:func:`.planner.plan_hp`)."""
     from nnie_lsp.reference.caffe_forward import prepare_inputs
-    from nnie_lsp.reference.net import NetLoadError, load_net
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
 
     progress = progress or NO_PROGRESS
@@ -179,7 +180,7 @@ def _weights_behind_hp_names(net, caffemodel: str) -> None:
     layer with no weights at all is a clear error, not a failure in the forward pass."""
     from nnie_lsp.rules.fixes import HP_SUFFIX
     from nnie_lsp.emulation.emulate import WEIGHT_LAYERS
-    from nnie_lsp.reference.net import read_weights
+    from nnie_lsp.readers.caffemodel import read_weights
 
     missing = [layer for layer in net.layers if layer.type in WEIGHT_LAYERS and not layer.blobs]
     if not missing:

@@ -179,7 +179,8 @@ def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_qua
     layers run at 16 bit and the options (`run_options`)."""
     from nnie_lsp.reference.caffe_forward import prepare_inputs
     from nnie_lsp.emulation.emulate import emulate_images, write_sim_dumps
-    from nnie_lsp.reference.net import NetLoadError, load_net
+    from nnie_lsp.readers.caffemodel import NetLoadError
+    from nnie_lsp.reference.net import load_net
 
     progress = progress or NO_PROGRESS
     out = Path(out)

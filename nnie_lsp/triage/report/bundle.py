@@ -228,7 +228,8 @@ def bundle_inputs(*, layer: str, reference: str, sim: str, prototxt: str | None 
     named = cfg_files(cfg, warnings) if cfg else CfgFiles()
     prototxt, caffemodel = prototxt or named.prototxt, caffemodel or named.caffemodel
     if prototxt:
-        from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+        from nnie_lsp.readers.caffemodel import NetLoadError
+        from nnie_lsp.reference.net import read_prototxt_text
 
         try:
             check_layer(layer, layer_names(read_prototxt_text(prototxt)), Path(prototxt).name)
@@ -277,7 +278,8 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
             files.append(arc)
 
         if prototxt:
-            from nnie_lsp.reference.net import NetLoadError, read_prototxt_text
+            from nnie_lsp.readers.caffemodel import NetLoadError
+            from nnie_lsp.reference.net import read_prototxt_text
 
             try:
                 text = read_prototxt_text(prototxt)
@@ -289,7 +291,7 @@ def make_bundle(out: str | Path, *, layer: str, reference: str, sim: str, protot
             add_bytes(f"layer/{layer}.excerpt.prototxt", excerpt.encode())
             add_file(f"model/{Path(prototxt).name}", prototxt)
         if caffemodel:
-            from nnie_lsp.reference.net import NetLoadError, read_weights
+            from nnie_lsp.readers.caffemodel import NetLoadError, read_weights
 
             try:
                 weights = read_weights(caffemodel)

@@ -7,7 +7,7 @@ fix helped.  So the editor says so instead of "the cfg changed after the run".
 
 A fix is in the current text when applying it to the run's text writes lines that are all in the
 current text, unchanged and in place, and every line it removed is gone.  Lines are matched with
-:class:`~nnie_lsp.server.triage.line_map.LineMap` (local diffs: cheap on a big prototxt).  When every
+:class:`~nnie_lsp.triage.line_map.LineMap` (local diffs: cheap on a big prototxt).  When every
 difference between the run's texts and the current ones is such a fix, the change is *explained*.
 """
 
@@ -18,7 +18,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 from nnie_lsp.core.diagnostics import Diagnostic, Fix, non_overlapping_fixes
 from nnie_lsp.core.text import TextEdit, apply_edits
-from nnie_lsp.server.triage.line_map import LineMap, line_map
+from nnie_lsp.triage.line_map import LineMap, line_map
 
 CurrentText = Callable[[str], "str | None"]    # absolute path -> the text now, or None
 

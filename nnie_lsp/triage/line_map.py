@@ -1,6 +1,6 @@
 """Line numbers of an old text in a new one, for carrying a triage result's places and fixes over
 to the text being edited (:mod:`nnie_lsp.server.triage.carry_over`) and for finding the fixes
-already applied (:mod:`nnie_lsp.server.triage.fixed_since_run`)."""
+already applied (:mod:`nnie_lsp.triage.fixed_since_run`)."""
 
 from __future__ import annotations
 

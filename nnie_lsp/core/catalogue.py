@@ -1,9 +1,9 @@
 """The complete rule catalogue: what the faces (lint, CLI, hover, docs) ask for rules.
 
 Which module registers each code, and what a project must hold for the rule to run, is the
-generated table :data:`nnie_lsp.rules.index.RULES` (``python scripts/gen_docs.py`` rewrites it
+generated table :data:`nnie_lsp.core.rule_index.RULES` (``python scripts/gen_docs.py`` rewrites it
 from the registry; ``tests/lint/test_registry.py`` checks it is current).  It names modules by
-their full dotted path: the lint rules' modules in this package, each triage finding's (T-code's)
+their full dotted path: the lint rules' modules in :mod:`nnie_lsp.rules`, each triage finding's (T-code's)
 the triage module that emits it (``nnie_lsp.triage.diagnose.tree`` …).  Modules are imported from
 it on demand: :func:`rules_for` loads only the modules whose rules can run on a project (a prototxt
 alone does not load the cfg rules and the cfg side they import: nnie-lint's start-up), never a
@@ -20,12 +20,15 @@ from __future__ import annotations
 import importlib
 from typing import Collection
 
-from nnie_lsp.rules.index import RULES
-from nnie_lsp.rules.registry import Rule, registered_rule, registered_rules
+from nnie_lsp.core.rule_index import RULES
+from nnie_lsp.core.registry import Rule, registered_rule, registered_rules
 
 #: Where triage findings are registered: the modules of this package (searched recursively) that
 #: call ``register_finding(`` (:mod:`nnie_lsp.rules.triage_common`), the one way a T-code is registered.
 TRIAGE_PACKAGE = "nnie_lsp.triage"
+#: The lint rules' package: every module of it registers rules (found by name, never imported here
+#: statically: this module sits below the rules).
+RULE_PACKAGE = "nnie_lsp.rules"
 FINDING_REGISTRATION = "register_finding("
 
 
@@ -53,11 +56,11 @@ def import_every_rule_module() -> None:
     """Import every module that registers codes, whether the index knows it or not (what the
     index's generator and its test read): every module of this package (the lint rules) and the
     triage modules that register T-codes."""
+    import importlib.util
     import pkgutil
 
-    from nnie_lsp.rules import __path__ as package_path
-
-    _load({f"{__package__}.{info.name}" for info in pkgutil.iter_modules(package_path)})
+    package_path = importlib.util.find_spec(RULE_PACKAGE).submodule_search_locations
+    _load({f"{RULE_PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package_path)})
     _load(_modules_registering_findings())
 
 
@@ -81,7 +84,7 @@ def known_codes() -> frozenset[str]:
 
 def rules_for(parts: Collection[str]) -> list[Rule]:
     """The rules the lint runs on a project that holds ``parts`` (e.g. ``{"cfg"}``; see
-    :data:`nnie_lsp.rules.registry.NEEDS`), by code; lint meta codes and triage findings are
+    :data:`nnie_lsp.core.registry.NEEDS`), by code; lint meta codes and triage findings are
     never among them."""
     runnable = {code for code, (_module, needs) in RULES.items() if needs is None or needs in parts}
     _load({RULES[code][0] for code in runnable})

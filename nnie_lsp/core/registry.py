@@ -7,7 +7,7 @@ A rule is a pure function ``check(project, ctx) -> Iterable[Diagnostic]`` regist
 message catalogue (:mod:`nnie_lsp.core.i18n`).
 
 This module only holds the :class:`Rule` type and the store the rule modules register into; it
-imports none of them.  :mod:`nnie_lsp.rules.catalogue` imports every rule module and is what the
+imports none of them.  :mod:`nnie_lsp.core.catalogue` imports every rule module and is what the
 faces ask for the complete list (``all_rules`` / ``get_rule``).
 """
 
@@ -26,7 +26,7 @@ Messages = Mapping[str, tuple[str, str]]
 
 # What a project must hold for a rule to find anything (``Rule.needs``): the lint runs a rule only
 # when its project does, and loads a rule module only when one of its rules may run
-# (:mod:`nnie_lsp.rules.index`), so linting a prototxt alone does not load the cfg side.
+# (:mod:`nnie_lsp.core.rule_index`), so linting a prototxt alone does not load the cfg side.
 CFG = "cfg"            # a mapper cfg (project.cfg)
 TRIAGE = "triage"      # never run by the lint: a triage finding (nnie-triage reports it)
 WK = "wk"              # a compiled model (project.wk: the cfg's [instruction_name].wk, or a .wk linted alone)
@@ -52,7 +52,7 @@ class Rule(NamedTuple):
     fix: str | None = None      # "safe" | "unsafe" | "safe/unsafe" | None (what kind of fix it offers)
     default_enabled: bool = True
     doc_source: str | Mapping[str, str] = ""  # the check's docstring (sections), or the sections
-    docs_zh_given: str = ""     # a Chinese explanation given at registration (else rules/docs_zh.py)
+    docs_zh_given: str = ""     # the Chinese explanation given at registration (``docs_zh=``)
     meta: bool = False          # produced by the lint driver itself (NN000, NN9xx), not by `check`
     needs: str | None = None    # what the project must hold for the rule to run (NEEDS)
 
@@ -66,11 +66,7 @@ class Rule(NamedTuple):
     @property
     def docs_zh(self) -> str:
         """Short Chinese explanation (hover / ``--explain --lang zh``)."""
-        if self.docs_zh_given:
-            return self.docs_zh_given
-        from nnie_lsp.rules.docs_zh import DOCS_ZH
-
-        return DOCS_ZH.get(self.code, "")
+        return self.docs_zh_given
 
     @property
     def group(self) -> str:
@@ -163,7 +159,7 @@ def _no_check(project, ctx):
 
 
 def registered_rules() -> list[Rule]:
-    """The rules registered so far, by code.  Use :func:`nnie_lsp.rules.catalogue.all_rules` for
+    """The rules registered so far, by code.  Use :func:`nnie_lsp.core.catalogue.all_rules` for
     the complete list (it imports every rule module first)."""
     return [_RULES[c] for c in sorted(_RULES)]
 
