@@ -1,9 +1,9 @@
 /**
  * The Chart.js datasets of the report webview's plot, as plain data from the plot model
- * (reportModel.ts). No `node:` import, no DOM: the webview's browser bundle (reportWebview.ts)
+ * (model.ts). No `node:` import, no DOM: the webview's browser bundle (webview.ts)
  * and the unit tests both use it.
  */
-import type { PlotModel } from './reportModel';
+import type { PlotModel } from './model';
 
 /** The Caffe → NNIE curve, and the ONNX → Caffe one (the static report's colours). */
 export const LINE_COLOUR = '#1f6feb';
@@ -11,7 +11,7 @@ export const FRAMEWORK_COLOUR = '#8250df';
 /** The legend of the two hops, in the chain's order of the words the static report uses. */
 export const HOP_LABELS = { nnie: 'Caffe → NNIE', framework: 'ONNX → Caffe (conversion)', shape: 'ONNX → Caffe: size differs' } as const;
 
-/** One Chart.js line dataset as plain data (reportWebview.ts hands these to Chart.js). */
+/** One Chart.js line dataset as plain data (webview.ts hands these to Chart.js). */
 export interface CurveDataset {
   /** `nnie` (clicks and hover come from it), `framework`, `shape`, or a threshold's key. */
   role: string;
