@@ -23,6 +23,7 @@ import {
 } from 'chart.js';
 import { curveDatasets } from './curves';
 import type { PlotModel } from './model';
+import { DIVERGENCE_COLOUR } from './palette';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 
@@ -73,13 +74,13 @@ function main(): void {
       const { top, bottom } = chart.chartArea;
       const ctx = chart.ctx;
       ctx.save();
-      ctx.strokeStyle = '#cf222e';
+      ctx.strokeStyle = DIVERGENCE_COLOUR;
       ctx.lineWidth = 1.2;
       ctx.beginPath();
       ctx.moveTo(x, top);
       ctx.lineTo(x, bottom);
       ctx.stroke();
-      ctx.fillStyle = '#cf222e';
+      ctx.fillStyle = DIVERGENCE_COLOUR;
       ctx.font = '11px system-ui, sans-serif';
       const label = `first divergence: ${model.points[at].name}`;
       const right = x + 4 + ctx.measureText(label).width > chart.chartArea.right;
