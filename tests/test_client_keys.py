@@ -118,3 +118,46 @@ def test_check_mode_reports_stale_files(tmp_path, monkeypatch, capsys):
     assert generator.main(["--check"]) == 1
     assert "out of date" in capsys.readouterr().err
     assert stale_ts.read_text(encoding="utf-8") == "// an old hand-written list\n"
+
+
+# ---------------------------------------------------------------- one cfg sniffer, two languages
+
+SAMPLES = os.path.join(ROOT, "tests", "data", "cfg_sniff_samples.json")
+
+
+def _samples() -> list[dict]:
+    with open(SAMPLES, encoding="utf-8") as fh:
+        return json.load(fh)["samples"]
+
+
+def test_the_client_applies_the_servers_key_line():
+    from nnie_lsp.readers.file_kinds import MAPPER_CFG_KEY_LINE
+
+    ts = _read("src", "cfgKeys.ts")
+    assert f"export const CFG_KEY_LINE = {generator._ts_string(MAPPER_CFG_KEY_LINE)};" in ts
+    assert "new RegExp(CFG_KEY_LINE)" in _read("src", "sniff.ts")
+
+
+def test_the_key_line_is_what_bracket_key_reads():
+    from nnie_lsp.readers.cfg.reader import bracket_key
+    from nnie_lsp.readers.file_kinds import MAPPER_CFG_KEY_LINE
+
+    pattern = re.compile(MAPPER_CFG_KEY_LINE)
+    lines = [line for sample in _samples() for line in sample["text"].splitlines()]
+    assert lines
+    for line in lines:
+        match = pattern.match(line)
+        assert bracket_key(line) == (match.group(1) if match else None), repr(line)
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda s: s["name"])
+def test_the_server_sniffs_every_sample_as_the_samples_say(sample):
+    from nnie_lsp.readers import file_kinds
+    from nnie_lsp.readers.cfg.reader import looks_like_mapper_cfg
+
+    assert looks_like_mapper_cfg(sample["text"]) is sample["mapper_cfg"]
+    kind = file_kinds.sniff("sample.cfg", sample["text"].encode("utf-8"))
+    assert kind == (file_kinds.MAPPER_CFG if sample["mapper_cfg"] else file_kinds.OTHER_CFG)
+    # the client differs only where the sample says so, and says why
+    assert ("client" in sample) == ("why" in sample)
+    assert sample.get("client", sample["mapper_cfg"]) in (True, False)

@@ -3,7 +3,7 @@
 //   node esbuild.mjs --production  minified bundle, no source map (used by vsce)
 //   node esbuild.mjs --watch       rebuild on change
 //   node esbuild.mjs --tests       bundle test/*.test.ts into dist/test/
-// Besides the extension, the report webview's script (src/reportWebview.ts, with Chart.js) is
+// Besides the extension, the report webview's script (src/triage/report/webview.ts, with Chart.js) is
 // bundled for the browser into dist/reportWebview.js, which the webview loads as a local resource.
 import * as esbuild from 'esbuild';
 import { readdirSync } from 'node:fs';
@@ -52,7 +52,7 @@ async function main() {
     target: 'chrome114',
     format: 'iife',
     logLevel: 'warning',
-    entryPoints: ['src/reportWebview.ts'],
+    entryPoints: ['src/triage/report/webview.ts'],
     outfile: 'dist/reportWebview.js',
     minify: production,
     sourcemap: !production,

@@ -61,6 +61,13 @@ HEAD_BYTES = 8192
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".ppm", ".pgm", ".webp", ".yuv", ".nv12",
                     ".nv21", ".rgb", ".bgr", ".raw")
 
+#: The line that marks a ``.cfg`` as a mapper cfg when its key (group 1) is a known mapper or
+#: look-alike key (:mod:`nnie_lsp.readers.cfg.keys`): ``[key]`` after blanks or a BOM.  What
+#: :func:`nnie_lsp.readers.cfg.reader.bracket_key` reads without compiling it; the VS Code client's
+#: sniffer applies this pattern (``scripts/gen_client_keys.py`` writes it into
+#: ``vscode-client/src/cfgKeys.ts``).
+MAPPER_CFG_KEY_LINE = r"^[ \t\ufeff]*\[([^\[\]\s]+)\]"
+
 # Compiled on first use (re's cache): a net or a cfg is told before any of them is needed (start-up).
 _DOT_RE = r"(?is)\A(?:\s|//[^\n]*\n|#[^\n]*\n|/\*.*?\*/)*(?:strict\s+)?(?:di)?graph\b[^{\n]*\{"
 _RUNTIME_RE = r"(?m)^[ \t]*(?:Classify|Sub_net_type|Layer_cnt)[ \t]*:"

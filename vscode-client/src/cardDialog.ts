@@ -21,7 +21,7 @@ import {
   transposeItems,
   whereFrom,
 } from './card';
-import type { TriageRequests } from './triageRequests';
+import type { TriageRequests } from './triage/requests';
 
 const asked = new Set<string>();
 

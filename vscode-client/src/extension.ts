@@ -5,10 +5,10 @@ import { State } from 'vscode-languageclient/node';
 import { readBundle } from './bundle';
 import { DEFAULT_CFG_FILE_PATTERNS, NNIE_CFG_LANGUAGE } from './constants';
 import { onPythonInterpreterChanged } from './python';
-import { ReportView } from './reportView';
+import { ReportView } from './triage/report/view';
 import { config, isOurs, ServerManager, StatusView } from './serverManager';
 import { shouldClaimAsNnieCfg } from './sniff';
-import { TriageUi } from './triageUi';
+import { TriageUi } from './triage/ui';
 import { registerWkView } from './wkView';
 
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('nnie');

@@ -75,7 +75,7 @@ export async function showActionableError(
 }
 
 export interface ManagerOptions {
-  /** Hook for the server's own commands (code lenses): see triageUi.ts. */
+  /** Hook for the server's own commands (code lenses): see triage/ui.ts. */
   executeCommand?: Middleware['executeCommand'];
   /** Where the extension installs missing Python packages (`<globalStorage>/python-packages`; packageInstall.ts). */
   packagesRoot?: string;
@@ -466,7 +466,7 @@ export class ServerManager implements vscode.Disposable {
 
 /**
  * Tells the server (`experimental.nnie.commandOutcomes`) that this client shows the outcome of
- * every command itself (triageUi.ts): the server then sends no window/showMessage of its own for
+ * every command itself (triage/ui.ts): the server then sends no window/showMessage of its own for
  * them, so each event is one notification, not two.
  */
 export const commandOutcomesFeature: StaticFeature = {

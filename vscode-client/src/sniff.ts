@@ -1,11 +1,18 @@
 /**
  * Pure logic (no `vscode` import) deciding whether a `.cfg` document is an
  * NNIE mapper configuration, by content and by user-extendable name patterns.
+ *
+ * What a mapper cfg's line looks like is the server's data, generated into cfgKeys.ts
+ * (scripts/gen_client_keys.py): the key line (nnie_lsp/readers/file_kinds.py) and the known keys
+ * (nnie_lsp/readers/cfg/keys.py). This file only applies them; the client reads no more than the
+ * first SNIFF_LINES lines that are not blank or comments, and matches keys in their exact case.
+ * tests/data/cfg_sniff_samples.json holds the inputs both sniffers are checked on.
  */
+import { CFG_KEY_LINE } from './cfgKeys';
 import { CLAIMABLE_LANGUAGES, KNOWN_CFG_KEYS, SNIFF_LINES } from './constants';
 
 const KNOWN = new Set(KNOWN_CFG_KEYS);
-const KEY_LINE = /^\s*\[([A-Za-z_][A-Za-z0-9_]*)\]/;
+const KEY_LINE = new RegExp(CFG_KEY_LINE);
 
 /**
  * True when any of the first `maxLines` non-blank, non-comment lines of `text`

@@ -2,7 +2,7 @@
  * The `.wk` view's page (pure: no vscode import, unit-tested): the server's table made safe for a
  * webview, the message page, and the argument of `nnie.openWk`.
  */
-import { contentSecurityPolicy, escapeHtml } from './reportHtml';
+import { contentSecurityPolicy, escapeHtml } from './triage/report/html';
 
 export interface WkView {
   path: string;

@@ -13,7 +13,7 @@ import {
   outputPrompt,
   summarizeTriageResult,
   toolInputsMessage,
-} from '../src/triage';
+} from '../src/triage/model';
 
 const state = (over: Partial<FolderState>): FolderState => ({
   path: '/p/q/output',

@@ -4,9 +4,17 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CFG_FILE_PATTERNS, KNOWN_CFG_KEYS, LOOKALIKE_CFG_KEYS, NNIE_MAPPER_CFG_KEYS } from '../src/constants';
 import { firstLineRegexSource } from '../src/sniff';
-import { SERVER_COMMANDS } from '../src/triage';
+import { SERVER_COMMANDS } from '../src/triage/model';
 
 const root = join(__dirname, '..', '..');
+
+/** Every .ts file under src/ (its folders included), as one text. */
+function clientSources(): string {
+  return (readdirSync(join(root, 'src'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(join(root, 'src', f), 'utf8'))
+    .join('\n');
+}
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const props: Record<string, { default?: unknown; enum?: string[] }> = pkg.contributes.configuration.properties;
 
@@ -93,16 +101,13 @@ describe('package.json', () => {
       'nnie.showTriageReport',
       'nnie.triageApplyFixes',
     ]);
-    const src = readdirSync(join(root, 'src'))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => readFileSync(join(root, 'src', f), 'utf8'))
-      .join('\n');
+    const src = clientSources();
     for (const c of contributed) {
       assert.ok(src.includes(`registerCommand('${c}'`), c);
     }
   });
   it('never registers or contributes a command id the server announces (vscode-languageclient registers those)', () => {
-    const src = readdirSync(join(root, 'src')).map((f) => readFileSync(join(root, 'src', f), 'utf8')).join('\n');
+    const src = clientSources();
     const contributed = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
     for (const id of Object.values(SERVER_COMMANDS)) {
       assert.ok(!src.includes(`registerCommand('${id}'`), id);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { confirmedLine, REGENERATE_LABEL, summarizeTriageResult, type TriageResult } from '../src/triage';
+import { confirmedLine, REGENERATE_LABEL, summarizeTriageResult, type TriageResult } from '../src/triage/model';
 
 // The server's `nnie.triage` responses of issue 17's loop (tests/lsp/test_regenerate_loop_editor.py
 // checks the server side of the same objects).

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { describeBundle, readBundle } from '../src/bundle';
-import { contentSecurityPolicy, missingReportPage, reportForWebview } from '../src/reportHtml';
+import { contentSecurityPolicy, missingReportPage, reportForWebview } from '../src/triage/report/html';
 import { describeSetting, scopesWithValue } from '../src/settingsScope';
 
 describe('the HTML report in a webview', () => {

@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { contentSecurityPolicy, makeNonce, PLOT_END, PLOT_START, reportForWebview, scriptJson } from '../src/reportHtml';
-import { curveDatasets, FRAMEWORK_COLOUR, HOP_LABELS } from '../src/reportCurves';
-import { layerTarget, plotModel, type ReportResult, shortLabel, staleBanner, thresholdLines } from '../src/reportModel';
+import { contentSecurityPolicy, makeNonce, PLOT_END, PLOT_START, reportForWebview, scriptJson } from '../src/triage/report/html';
+import { curveDatasets, FRAMEWORK_COLOUR, HOP_LABELS } from '../src/triage/report/curves';
+import { layerTarget, plotModel, type ReportResult, shortLabel, staleBanner, thresholdLines } from '../src/triage/report/model';
 
 const NASTY = '</script><script>alert(1)</script>';
 
@@ -143,7 +143,7 @@ describe('both hops of the conversion chain (compare --framework)', () => {
 
   it('the webview script still bundles for the browser (no node: module reaches it)', () => {
     const root = join(__dirname, '..', '..');
-    const build = spawnSync(process.execPath, ['-e', "require('esbuild').buildSync({entryPoints: ['src/reportWebview.ts'], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent'})"], { cwd: root, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, ['-e', "require('esbuild').buildSync({entryPoints: ['src/triage/report/webview.ts'], bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'silent'})"], { cwd: root, encoding: 'utf8' });
     assert.equal(build.status, 0, build.stderr);
   });
 

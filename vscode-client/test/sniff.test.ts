@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CFG_FILE_PATTERNS } from '../src/constants';
 import { globToRegExp, looksLikeNnieCfg, matchesAnyPattern, shouldClaimAsNnieCfg } from '../src/sniff';
@@ -46,6 +48,21 @@ describe('looksLikeNnieCfg', () => {
   it('ignores a key mentioned inside a comment', () => {
     assert.equal(looksLikeNnieCfg('# [net_type] 0\nfoo = 1\n'), false);
   });
+});
+
+describe('looksLikeNnieCfg on the samples the server is checked on (tests/data/cfg_sniff_samples.json)', () => {
+  // the bundled test runs from dist/test/: the repository is three folders up
+  const path = join(__dirname, '..', '..', '..', 'tests', 'data', 'cfg_sniff_samples.json');
+  const samples = (JSON.parse(readFileSync(path, 'utf8')) as { samples: Array<{ name: string; text: string; mapper_cfg: boolean; client?: boolean }> }).samples;
+  it('reads the samples', () => {
+    assert.ok(samples.length >= 10);
+  });
+  for (const sample of samples) {
+    const expected = sample.client ?? sample.mapper_cfg;
+    it(`${sample.name}: ${expected}${sample.client === undefined ? '' : ` (the server: ${sample.mapper_cfg})`}`, () => {
+      assert.equal(looksLikeNnieCfg(sample.text), expected);
+    });
+  }
 });
 
 describe('globToRegExp / matchesAnyPattern', () => {

@@ -15,7 +15,7 @@ import {
   shortPath,
   summarizeTriageResult,
   type TriageResult,
-} from '../src/triage';
+} from '../src/triage/model';
 
 // A real server result: `nnie-triage compare --cfg examples/triage/quant_noise/sim.cfg --format json`
 // (nnie_lsp/docs/editor-protocol.md; a server test keeps it in sync with the CLI).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildTriageArguments, type Discovery, folderProblem, initialInputs } from '../src/triage';
-import { inputRows, runDetail } from '../src/triagePicker';
+import { buildTriageArguments, type Discovery, folderProblem, initialInputs } from '../src/triage/model';
+import { inputRows, runDetail } from '../src/triage/picker';
 
 // The discovery object of `nnie.discoverTriageInputs` for a cfg with a board/ folder beside it
 // (nnie_lsp/triage/inputs/beside_cfg.py: `board` is board/ holding files in a board dump form).

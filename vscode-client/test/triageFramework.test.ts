@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildTriageArguments, dialogStartFolder, type Discovery, folderProblem, initialInputs } from '../src/triage';
-import { inputRows, lookedFor, runDetail } from '../src/triagePicker';
+import { buildTriageArguments, dialogStartFolder, type Discovery, folderProblem, initialInputs } from '../src/triage/model';
+import { inputRows, lookedFor, runDetail } from '../src/triage/picker';
 
 // The discovery object of `nnie.discoverTriageInputs` for a cfg with the three folders the tools
 // write beside it (nnie_lsp/triage/inputs/beside_cfg.py: `framework` is output_onnx/, its rule

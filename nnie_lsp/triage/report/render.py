@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from nnie_lsp.triage.inputs.build import build_lines
+from nnie_lsp.triage.report.palette import status_css
 from nnie_lsp.triage.report.svg_plot import cosine_plot_svg
 
 CASE_TEXT = {
@@ -379,7 +380,7 @@ h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.6em}
 .table-wrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
 td.l,th.l{text-align:left} td.name{overflow-wrap:anywhere;min-width:6em} tr.fd td{background:#ffebe9;font-weight:600}
-.ok{color:#1a7f37}.low{color:#9a6700}.poor{color:#bc4c00}.bad{color:#cf222e}.nan{color:#8250df}
+""" + status_css() + """
 .verdict{font-size:1.1em;padding:8px 12px;border-left:4px solid #cf222e;background:#f6f8fa}
 code{background:#f6f8fa;padding:1px 4px;border-radius:4px;overflow-wrap:anywhere} .sev-error{color:#cf222e}.sev-warning{color:#9a6700}
 .plot svg{height:auto}

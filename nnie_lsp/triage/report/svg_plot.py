@@ -17,22 +17,10 @@ from __future__ import annotations
 import math
 from html import escape
 
-#: The guide's cosine thresholds drawn as lines: JSON key, label, colour, dash pattern. The values
-#: come from the report's ``thresholds`` (``--threshold KEY=VALUE`` changes them); a key the report
-#: lacks is not drawn.
-THRESHOLD_LINES = (
-    ("data_layer", "data layer", "#2da44e", "2 3"),
-    ("good", "good", "#2da44e", "6 4"),
-    ("decay_end", "decay end", "#d29922", "6 4"),
-    ("middle_dip", "middle dip", "#cf222e", "6 4"),
-)
-STATUS_COLOUR = {"ok": "#1a7f37", "low": "#9a6700", "poor": "#bc4c00", "bad": "#cf222e", "nan": "#8250df",
-                 "unmeasured": "#6e7781"}
-LINE_COLOUR = "#1f6feb"
-#: The second hop (``compare --framework``: ONNX → Caffe, the rows' ``framework_cosine``), drawn
-#: dashed; a layer whose Caffe output has another size than ONNX's (``framework_status`` "shape")
-#: is a cross on the axis.
-FRAMEWORK_COLOUR = "#8250df"
+# The colours and the threshold lines (key, label, colour, dash) are the report's palette, data the
+# editor's plot shares.
+from nnie_lsp.triage.report.palette import (
+    DIVERGENCE_COLOUR, FRAMEWORK_COLOUR, LINE_COLOUR, STATUS_COLOUR, THRESHOLD_LINES)
 
 _LEFT, _RIGHT, _TOP = 58, 150, 30      # margins (px in viewBox units): axis labels, threshold labels, title
 _PLOT_H = 240                          # height of the plotting area
@@ -150,11 +138,11 @@ def cosine_plot_svg(doc: dict, title: str = "") -> str:
     fd = doc.get("first_divergence")
     if fd in names:
         i = names.index(fd)
-        out.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{_TOP}" y2="{bottom}" stroke="#cf222e" '
+        out.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{_TOP}" y2="{bottom}" stroke="{DIVERGENCE_COLOUR}" '
                    'stroke-width="1.2"/>')
         anchor = "end" if i > n / 2 else "start"
         dx = -4 if anchor == "end" else 4
-        out.append(f'<text x="{x(i) + dx:.1f}" y="{_TOP + 12}" text-anchor="{anchor}" fill="#cf222e">'
+        out.append(f'<text x="{x(i) + dx:.1f}" y="{_TOP + 12}" text-anchor="{anchor}" fill="{DIVERGENCE_COLOUR}">'
                    f"{escape(f'first divergence: {fd}')}</text>")
     # the curve, then the points with their hover titles
     path = " ".join(f"{x(i):.1f},{y(c):.1f}" for i, (_r, c) in enumerate(rows))

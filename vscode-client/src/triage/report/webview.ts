@@ -2,8 +2,8 @@
 /**
  * The script of the report webview (bundled by esbuild into dist/reportWebview.js, run in the
  * webview only): draws the per-layer cosine plot with Chart.js from the model the page embeds
- * (`#nnie-plot-data`, made by reportModel.ts from the engine's result; the datasets are
- * reportCurves.ts: with the ONNX side, the dashed ONNX → Caffe curve beside Caffe → NNIE), posts
+ * (`#nnie-plot-data`, made by model.ts from the engine's result; the datasets are
+ * curves.ts: with the ONNX side, the dashed ONNX → Caffe curve beside Caffe → NNIE), posts
  * `{type: 'openLayer', row}` when a point is clicked, and shows or hides the stale banner on the
  * extension's `{type: 'stale', text}` messages. When the plot is drawn, `#cosine-plot` gets
  * `data-drawn="true"` and the report's static plot is hidden.
@@ -21,8 +21,9 @@ import {
   Tooltip,
   type TooltipItem,
 } from 'chart.js';
-import { curveDatasets } from './reportCurves';
-import type { PlotModel } from './reportModel';
+import { curveDatasets } from './curves';
+import type { PlotModel } from './model';
+import { DIVERGENCE_COLOUR } from './palette';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 
@@ -73,13 +74,13 @@ function main(): void {
       const { top, bottom } = chart.chartArea;
       const ctx = chart.ctx;
       ctx.save();
-      ctx.strokeStyle = '#cf222e';
+      ctx.strokeStyle = DIVERGENCE_COLOUR;
       ctx.lineWidth = 1.2;
       ctx.beginPath();
       ctx.moveTo(x, top);
       ctx.lineTo(x, bottom);
       ctx.stroke();
-      ctx.fillStyle = '#cf222e';
+      ctx.fillStyle = DIVERGENCE_COLOUR;
       ctx.font = '11px system-ui, sans-serif';
       const label = `first divergence: ${model.points[at].name}`;
       const right = x + 4 + ctx.measureText(label).width > chart.chartArea.right;

@@ -1,6 +1,6 @@
 /**
  * The triage's input pickers: the quick pick of the input folders — the three dump folders and the
- * ONNX model's dumps (`framework`) — (Enter runs; the rows are triagePicker.ts) and the folder
+ * ONNX model's dumps (`framework`) — (Enter runs; the rows are picker.ts) and the folder
  * dialog for one of them, which refuses a folder without dumps with the reason.
  */
 import { basename } from 'node:path';
@@ -16,9 +16,9 @@ import {
   type PickedKind,
   SERVER_COMMANDS,
   type TriageInputs,
-} from './triage';
-import { inputRows, runDetail } from './triagePicker';
-import type { TriageRequests } from './triageRequests';
+} from './model';
+import { inputRows, runDetail } from './picker';
+import type { TriageRequests } from './requests';
 
 interface InputItem extends vscode.QuickPickItem {
   action: 'run' | 'choose' | 'clear';

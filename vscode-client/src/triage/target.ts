@@ -6,11 +6,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_CFG_FILE_PATTERNS, NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
-import { config } from './serverManager';
-import { shouldClaimAsNnieCfg } from './sniff';
-import { cfgChoices, type Discovery, SERVER_COMMANDS } from './triage';
-import type { TriageRequests } from './triageRequests';
+import { DEFAULT_CFG_FILE_PATTERNS, NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from '../constants';
+import { config } from '../serverManager';
+import { shouldClaimAsNnieCfg } from '../sniff';
+import { cfgChoices, type Discovery, SERVER_COMMANDS } from './model';
+import type { TriageRequests } from './requests';
 
 export type Target = { cfg?: string; prototxt?: string };
 

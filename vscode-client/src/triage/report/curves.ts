@@ -1,17 +1,17 @@
 /**
  * The Chart.js datasets of the report webview's plot, as plain data from the plot model
- * (reportModel.ts). No `node:` import, no DOM: the webview's browser bundle (reportWebview.ts)
+ * (model.ts). No `node:` import, no DOM: the webview's browser bundle (webview.ts)
  * and the unit tests both use it.
  */
-import type { PlotModel } from './reportModel';
+import type { PlotModel } from './model';
+import { FRAMEWORK_COLOUR, LINE_COLOUR, THRESHOLD_LINES } from './palette';
 
-/** The Caffe → NNIE curve, and the ONNX → Caffe one (the static report's colours). */
-export const LINE_COLOUR = '#1f6feb';
-export const FRAMEWORK_COLOUR = '#8250df';
+/** The Caffe → NNIE curve, and the ONNX → Caffe one (the report's palette). */
+export { FRAMEWORK_COLOUR, LINE_COLOUR } from './palette';
 /** The legend of the two hops, in the chain's order of the words the static report uses. */
 export const HOP_LABELS = { nnie: 'Caffe → NNIE', framework: 'ONNX → Caffe (conversion)', shape: 'ONNX → Caffe: size differs' } as const;
 
-/** One Chart.js line dataset as plain data (reportWebview.ts hands these to Chart.js). */
+/** One Chart.js line dataset as plain data (webview.ts hands these to Chart.js). */
 export interface CurveDataset {
   /** `nnie` (clicks and hover come from it), `framework`, `shape`, or a threshold's key. */
   role: string;
@@ -93,7 +93,7 @@ export function curveDatasets(model: PlotModel): CurveDataset[] {
       data: points.map(() => t.value),
       borderColor: t.colour,
       borderWidth: 1,
-      borderDash: t.key === 'data_layer' ? [2, 3] : [6, 4],
+      borderDash: [...(THRESHOLD_LINES.find((line) => line.key === t.key)?.dash ?? [6, 4])],
       pointRadius: 0,
       pointHoverRadius: 0,
       pointHitRadius: 0,

@@ -5,16 +5,16 @@
  *
  * Palette commands use their own ids (`nnie.runTriage` …): the server's ids (`nnie.triage` …) are
  * registered by vscode-languageclient, and reach `executeCommand` below when a code lens runs them.
- * The requests themselves are in triageRequests.ts, the choice of the cfg in triageTarget.ts, the
- * input pickers in triageInputs.ts.
+ * The requests themselves are in requests.ts, the choice of the cfg in target.ts, the
+ * input pickers in inputs.ts.
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
-import { NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from './constants';
-import type { ReportView } from './reportView';
-import { config, type ServerManager } from './serverManager';
+import { NNIE_CFG_LANGUAGE, PROTOTXT_LANGUAGE } from '../constants';
+import type { ReportView } from './report/view';
+import { config, type ServerManager } from '../serverManager';
 import {
   buildTriageArguments,
   CHOOSE_FOLDER,
@@ -37,11 +37,11 @@ import {
   type ToolInputs,
   toolInputsMessage,
   type TriageArguments,
-} from './triage';
-import { askForCard, askTransposed } from './cardDialog';
-import { chooseFolder, pickInputs } from './triageInputs';
-import { TriageRequests } from './triageRequests';
-import { chooseTarget, type Target } from './triageTarget';
+} from './model';
+import { askForCard, askTransposed } from '../cardDialog';
+import { chooseFolder, pickInputs } from './inputs';
+import { TriageRequests } from './requests';
+import { chooseTarget, type Target } from './target';
 
 export class TriageUi implements vscode.Disposable {
   readonly channel: vscode.OutputChannel;

@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, type LanguageClient, ResponseError } from 'vscode-languageclient/node';
-import { type ServerManager, showActionableError } from './serverManager';
-import { missingPackageOf } from './triage';
+import { type ServerManager, showActionableError } from '../serverManager';
+import { missingPackageOf } from './model';
 
 /** LSP error codes (JSON-RPC): the request was cancelled. */
 const REQUEST_CANCELLED = -32800;

@@ -4,7 +4,7 @@
  * came from in the server's words (the discovery rule), and a "run without" row for each optional
  * folder that is set. What the rows show is exactly what `buildTriageArguments` passes.
  */
-import { type Discovery, INPUT_LABEL, type PickedKind, PICKED_KINDS, shortPath, type TriageInputs } from './triage';
+import { type Discovery, INPUT_LABEL, type PickedKind, PICKED_KINDS, shortPath, type TriageInputs } from './model';
 
 export interface InputRow {
   action: 'choose' | 'clear';

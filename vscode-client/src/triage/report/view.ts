@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { makeNonce, missingReportPage, reportForWebview } from './reportHtml';
-import { layerTarget, plotModel, type ReportResult, staleBanner } from './reportModel';
-import { SERVER_COMMANDS } from './triage';
+import { makeNonce, missingReportPage, reportForWebview } from './html';
+import { layerTarget, plotModel, type ReportResult, staleBanner } from './model';
+import { SERVER_COMMANDS } from '../model';
 
 export const REPORT_VIEW_TYPE = 'nnie.triageReport';
 

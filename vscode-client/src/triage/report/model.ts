@@ -14,30 +14,14 @@
  * (nnie_lsp/triage/report/svg_plot.py), and the hover names both hops.
  */
 import { isAbsolute, join } from 'node:path';
+import { LINE_COLOUR, STATUS_COLOUR, THRESHOLD_LINES } from './palette';
 
-/** The guide's cosine thresholds the plot draws as lines (names only: the values are the result's). */
-export const THRESHOLD_LINES: ReadonlyArray<{ key: string; label: string }> = [
-  { key: 'data_layer', label: 'data layer' },
-  { key: 'good', label: 'good' },
-  { key: 'decay_end', label: 'decay end' },
-  { key: 'middle_dip', label: 'middle dip' },
-];
-
-/** Colours of the engine's statuses (as the HTML report's table shows them). */
-export const STATUS_COLOUR: Record<string, string> = {
-  ok: '#1a7f37',
-  low: '#9a6700',
-  poor: '#bc4c00',
-  bad: '#cf222e',
-  nan: '#8250df',
-  unmeasured: '#6e7781',
-};
-export const THRESHOLD_COLOUR: Record<string, string> = {
-  data_layer: '#2da44e',
-  good: '#2da44e',
-  decay_end: '#d29922',
-  middle_dip: '#cf222e',
-};
+/**
+ * The palette (generated from the report's, nnie_lsp/triage/report/palette.py): the statuses'
+ * colours and the guide's cosine thresholds the plot draws as lines (names, colours and dashes
+ * only: the values are the result's).
+ */
+export { STATUS_COLOUR, THRESHOLD_LINES } from './palette';
 
 export interface LayerRow {
   name?: unknown;
@@ -127,10 +111,10 @@ export function formatThreshold(value: number): string {
 export function thresholdLines(result: ReportResult): ThresholdLine[] {
   const th = isObject(result.thresholds) ? result.thresholds : {};
   const out: ThresholdLine[] = [];
-  for (const { key, label } of THRESHOLD_LINES) {
+  for (const { key, label, colour } of THRESHOLD_LINES) {
     const value = finite(th[key]);
     if (value !== undefined) {
-      out.push({ key, label, value, colour: THRESHOLD_COLOUR[key] ?? '#57606a' });
+      out.push({ key, label, value, colour });
     }
   }
   return out;
@@ -228,7 +212,7 @@ export function plotModel(result: ReportResult): PlotModel {
       label: shortLabel(name),
       cosine,
       status,
-      colour: STATUS_COLOUR[status] ?? '#1f6feb',
+      colour: STATUS_COLOUR[status] ?? LINE_COLOUR,
       firstDivergence: row.first_divergence === true,
       tooltip: tooltipLines(row, cosine, lines, clickable, hops),
       framework: hops ? (finite(row.framework_cosine) ?? null) : null,

@@ -11,7 +11,7 @@
  * - a banner when the result is stale (`#stale-banner`, updated by messages while the panel is open);
  * - a white page (the report's colours are written for a light page) that uses the panel's full width.
  */
-import type { PlotModel } from './reportModel';
+import type { PlotModel } from './model';
 
 export const PLOT_START = '<!-- nnie-plot:start -->';
 export const PLOT_END = '<!-- nnie-plot:end -->';
