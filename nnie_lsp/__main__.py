@@ -1,4 +1,7 @@
-"""`python -m nnie_lsp`: run the language server over stdio."""
+"""`python -m nnie_lsp`: run the language server over stdio.
+
+May import: cli.
+"""
 
 import sys
 

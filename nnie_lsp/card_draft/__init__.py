@@ -11,6 +11,8 @@
 
 :class:`Draft` is what both readers give: per card key a :class:`DraftValue` (the value, or None
 for unknown, with where it came from).
+
+May import: core, readers, project, triage.
 """
 
 from __future__ import annotations

@@ -7,4 +7,6 @@ model it came from, without running either (the NN5xx rules read :func:`analysis
   element-wise comparison of :mod:`.functions`, giving :class:`.findings.Finding`\\ s.
 
 Facts: docs/field-facts.md §17.
+
+May import: core, readers, project.
 """

@@ -13,4 +13,6 @@ tests call them directly.
   findings and fixes carried over, "apply all", the words of the lens and stale marks
   (:mod:`.triage.carry_over`); the fixes already in the texts (:mod:`.triage.fixed_since_run`);
   the run's lines in the current text (:mod:`.triage.line_map`).
+
+May import: core, readers, project, rules.
 """

@@ -1,1 +1,4 @@
-"""The NNIE side, emulated: the mapper's 8-bit log quantization, input codes and emulated dump sets."""
+"""The NNIE side, emulated: the mapper's 8-bit log quantization, input codes and emulated dump sets.
+
+May import: core, readers, project, reference.
+"""

@@ -12,6 +12,10 @@ library users::
 The machinery is :mod:`nnie_lsp.lint.driver` (the rules over one project, paths to files, fix
 loops); which files make a project is :mod:`nnie_lsp.project.project`.  Start-up matters (a pre-commit
 hook pays it on every commit): nothing here imports more than that machinery does.
+:mod:`.driver` also holds the fix loop (compare-and-swap on the texts read) and :mod:`.fix_writes`
+writes fixes to the user's files only onto the exact text they were computed for.
+
+May import: core, readers, project, rules.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ Signatures (``docs/field-facts.md §9`` for the mapper's files, §16 for the sha
 
 Only :data:`HEAD_BYTES` are read.  Never raises for a file that cannot be read: its kind is
 :data:`UNREADABLE` (the callers say why through :mod:`nnie_lsp.core.safe_io`).
+
+May import: core, readers.cfg, readers.prototxt, readers.mapper, readers.wk.
 """
 
 from __future__ import annotations

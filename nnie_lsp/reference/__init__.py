@@ -1,0 +1,2 @@
+"""May import: core, readers, project, conversion.
+"""

@@ -15,6 +15,8 @@
 
 Run with ``python -m nnie_lsp`` or the ``nnie-lsp`` console script (:mod:`nnie_lsp.cli.lsp` parses its
 command line).  Only :mod:`nnie_lsp.cli` and ``__main__`` import this package's face.
+
+May import: core, readers, project, rules, lint, triage, card_draft, editor.
 """
 
 from __future__ import annotations

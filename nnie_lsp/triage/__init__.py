@@ -12,4 +12,6 @@ One entry (:mod:`.pipeline`) and one subpackage per stage:
 
 Importing this package (or any :mod:`.inputs` module) loads no numpy: the editor's server reads
 folder names and stored results without paying for the numerical stack.
+
+May import: core, readers, project, rules, lint, reference, emulation.
 """

@@ -20,23 +20,20 @@ What lives here (each module one job):
 - :mod:`.reader` -- ``parse_card(text, path)``: an immutable :class:`~.reader.CardDocument` with
   exact ranges and positioned problems (TOML syntax, unknown key with did-you-mean, wrong types and
   lengths, a prototxt that does not exist);
-- :mod:`.lookup` -- ``find_card(cfg_path, prototxt)``: the card of a cfg (its folder or any folder
-  above, up to the repository root; the nearest card holding an entry for the cfg's prototxt wins);
-- :mod:`.draft` -- draft cards from what the user has: inference code read with ``ast`` (never
-  run), the user's own Caffe dumps (the case-1 fit between the image and the data blob); the
-  text of a new entry (:mod:`.draft.render`).
-
+- :mod:`.render` -- the text of a new entry and the edits that add it (a rule's fix, the editor's
+  card flow, ``nnie-triage card``);
 - :mod:`.expect` -- what a cfg must say, per input, for the mapper to feed what the card says
   (the lint rules NN121-NN124 judge with it).
 
 This module itself only walks the folders (:func:`card_paths`): a lint without a card on the way
 imports nothing more.
 
-Imports: :mod:`nnie_lsp.core.text`, :mod:`nnie_lsp.core.records`, :mod:`nnie_lsp.core.lang`, :mod:`nnie_lsp.core.safe_io`,
-:mod:`nnie_lsp.project.sources`, :mod:`nnie_lsp.project.settings` (the TOML module) and :mod:`nnie_lsp.readers.cfg`
-(:mod:`.expect` speaks the cfg's terms); :mod:`.draft` loads numpy and the triage's case-1 fit when
-a draft from dumps runs.  The project (:mod:`nnie_lsp.project.project`), the rules, the reference, the
-triage and the editor features import this package; it imports none of them.
+Elsewhere: finding the card of a cfg (its folder or any folder above, up to the repository root)
+is the project's (:mod:`nnie_lsp.project.card_lookup`); drafting a card from inference code or
+Caffe dumps is :mod:`nnie_lsp.card_draft`.  The project, the rules, the reference, the triage and
+the editor features import this package; it imports none of them.
+
+May import: core, readers.cfg.
 """
 
 from __future__ import annotations

@@ -6,4 +6,6 @@
 - :mod:`.paths`: :func:`cfg_bases`, :func:`resolve_path` (the one path resolution order)
 - :mod:`.preprocessing`: :data:`NORM_TYPES`, :class:`InputPreprocessing` (the one reading of
   a cfg's preprocessing)
+
+May import: core.
 """

@@ -7,6 +7,8 @@ tools write (``docs/field-facts.md`` §10, §16.1). No triage, reference or alig
 - :mod:`.tensor`: ``DumpTensor`` (read lazily), ``DumpSet``, ``resolve_layout``;
 - :mod:`.scan`: ``scan_dumps`` (a folder or a file → ``DumpSet``);
 - :mod:`.writers`: the exact real formats.
+
+May import: core, readers.prototxt.
 """
 
 import importlib

@@ -11,4 +11,6 @@
 - :mod:`.output_files`: which logs and ``cnn_net_tree.dot`` a lint project reads (beside the cfg,
   or given with ``nnie-lint --mapper-log``); the rules that use them are in
   :mod:`nnie_lsp.rules.mapper_output`.
+
+May import: core, readers.cfg, readers.wk.
 """

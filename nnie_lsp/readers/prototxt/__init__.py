@@ -11,4 +11,6 @@
 - :mod:`.schema` -- descriptor helpers for completion and hover;
 - :mod:`.format` -- ``format_prototxt(text)`` canonical layout;
 - ``caffe_pb2`` -- generated from ``nnie_lsp/grammar/caffe.proto`` by ``scripts/gen_proto.py``.
+
+May import: core.
 """

@@ -7,4 +7,6 @@ board blob of every node (type, N/C/H/W, element size, stride, size: :mod:`.boar
 :mod:`.layout` (``docs/field-facts.md §18``).  Pure Python (``struct``, ``zlib``): no numpy.  This
 package imports only :mod:`nnie_lsp.core.records` and :mod:`nnie_lsp.core.safe_io`; the project, the rules,
 the CLI, the server and the triage import it, never the reverse.
+
+May import: core.
 """
