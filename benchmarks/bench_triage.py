@@ -3,6 +3,7 @@ while iterating a generated dump set.
 
     .venv/bin/python benchmarks/bench_triage.py --quick
     .venv/bin/python benchmarks/bench_triage.py --size-gb 2
+    taskset -c 1 .venv/bin/python benchmarks/bench_triage.py --only-fast-readers --size-gb 2
 
 1. one row per real dump form, each against its baseline on the same file, on one core (the
    parser's threads capped at 1), the functions taking turns in every round:
@@ -29,7 +30,12 @@ while iterating a generated dump set.
 2. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
    ``--size-gb`` on disk), aligns it and iterates every pair computing the metrics; its peak RSS
    (``ru_maxrss``) is compared with an import-only child and with the largest single pair — it must
-   be bounded by that pair, not by the whole set.
+   be bounded by that pair, not by the whole set;
+3. the fast text readers end to end (``--only-fast-readers``, the ``--size-gb`` set with the
+   mapper's six-digit input dumps added): a whole ``nnie-triage compare`` in a fresh process read
+   as installed, with the numpy fast paths alone (no numba) and with neither (the general
+   tokeniser), taking turns in each of ``--repeat`` rounds; medians, the ratio of each to the
+   installed readers, and whether its JSON (but ``elapsed_s``) is the installed one's.
 """
 
 from __future__ import annotations
