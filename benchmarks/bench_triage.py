@@ -3,6 +3,7 @@ while iterating a generated dump set.
 
     .venv/bin/python benchmarks/bench_triage.py --quick
     .venv/bin/python benchmarks/bench_triage.py --size-gb 2
+    taskset -c 1 .venv/bin/python benchmarks/bench_triage.py --only-fast-readers --size-gb 2
 
 1. one row per real dump form, each against its baseline on the same file, on one core (the
    parser's threads capped at 1), the functions taking turns in every round:
@@ -29,12 +30,18 @@ while iterating a generated dump set.
 2. peak memory: a child process scans a generated dump set (Caffe text + mapper_quant hex, about
    ``--size-gb`` on disk), aligns it and iterates every pair computing the metrics; its peak RSS
    (``ru_maxrss``) is compared with an import-only child and with the largest single pair — it must
-   be bounded by that pair, not by the whole set.
+   be bounded by that pair, not by the whole set;
+3. the fast text readers end to end (``--only-fast-readers``, the ``--size-gb`` set with the
+   mapper's six-digit input dumps added): a whole ``nnie-triage compare`` in a fresh process read
+   as installed, with the numpy fast paths alone (no numba) and with neither (the general
+   tokeniser), taking turns in each of ``--repeat`` rounds; medians, the ratio of each to the
+   installed readers, and whether its JSON (but ``elapsed_s``) is the installed one's.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -256,19 +263,24 @@ def run_child(root: str, ref: str, sim: str, work: bool) -> tuple[int, int, str]
     return int(last[1]), int(last[2]), out.strip().splitlines()[0]
 
 
-def bench_memory(size_gb: float, tmp: str) -> None:
+def dump_set(size_gb: float, tmp: str, inputs: bool = False) -> tuple[str, str, list[tuple[int, ...]], float]:
+    """A generated dump set of about ``size_gb`` on disk: Caffe ``%.18e`` text in ``caffe/`` and
+    mapper_quant ``%08x`` hex outputs in ``sim/mapper_quant/`` (``inputs``: also each layer's
+    dequantized input, the mapper's six-digit ``…_anti_quant.float``, as real mapper_quant folders
+    hold them).  Returns (reference folder, NNIE folder, the shapes, seconds it took)."""
     ref = os.path.join(tmp, "caffe")
     sim = os.path.join(tmp, "sim")
+    mq = os.path.join(sim, "mapper_quant")
     os.makedirs(ref)
-    os.makedirs(os.path.join(sim, "mapper_quant"))
-    bytes_per_value = 25 + 9  # %.18e line + %08x line
+    os.makedirs(mq)
+    bytes_per_value = 25 + 9 + (11 if inputs else 0)  # %.18e line + %08x line (+ a six-digit line)
     total_values = int(size_gb * 1e9 / bytes_per_value)
     # a net-like size profile: many mid tensors, a few big ones; largest = 1/12 of the set
     largest = max(1000, total_values // 12)
     shapes = []
     acc = 0
     rng = np.random.default_rng(2)
-    templates: dict[tuple, tuple[str, str]] = {}
+    templates: dict[tuple, tuple[str, str, str | None]] = {}
     i = 0
     while acc < total_values:
         frac = [1.0, 0.5, 0.25, 0.125][i % 4]
@@ -280,18 +292,26 @@ def bench_memory(size_gb: float, tmp: str) -> None:
     t0 = time.perf_counter()
     for i, shape in enumerate(shapes):
         name = f"layer{i:03d}"
+        dims = "_".join(map(str, shape))
         if shape not in templates:
             a = rng.normal(0, 10, shape)
             rp = dumpio.write_ruyi_caffe(ref, name, a)
-            sp = dumpio.write_mapper_quant(os.path.join(sim, "mapper_quant"), name, a + rng.normal(0, 0.01, shape), 0)
-            templates[shape] = (rp, sp)
+            sp = dumpio.write_mapper_quant(mq, name, a + rng.normal(0, 0.01, shape), 0)
+            ip = dumpio.write_mapper_input(mq, name, mapper_float_values(a.size, i).reshape(shape), 0,
+                                           linear=False) if inputs else None
+            templates[shape] = (rp, sp, ip)
         else:
-            rp, sp = templates[shape]
-            dims = "_".join(map(str, shape))
+            rp, sp, ip = templates[shape]
             shutil.copyfile(rp, os.path.join(ref, f"{name}_output0_{dims}_caffe.linear.float"))
             # output0: the mapper numbers a layer's outputs (docs/field-facts.md §16.1)
-            shutil.copyfile(sp, os.path.join(sim, "mapper_quant", f"{name}_output0_{dims}_quant.linear.hex"))
-    gen = time.perf_counter() - t0
+            shutil.copyfile(sp, os.path.join(mq, f"{name}_output0_{dims}_quant.linear.hex"))
+            if ip is not None:
+                shutil.copyfile(ip, os.path.join(mq, f"{name}_input0_{dims}_anti_quant.float"))
+    return ref, sim, shapes, time.perf_counter() - t0
+
+
+def bench_memory(size_gb: float, tmp: str) -> None:
+    ref, sim, shapes, gen = dump_set(size_gb, tmp)
     disk = sum(os.path.getsize(os.path.join(d, f)) for d in (ref, os.path.join(sim, "mapper_quant")) for f in os.listdir(d))
     big = max(int(np.prod(s)) for s in shapes)
     big_text = big * 25
@@ -307,6 +327,70 @@ def bench_memory(size_gb: float, tmp: str) -> None:
     print(f"             largest pair: {big:,} values = {pair_bytes / 1e6:.0f} MB as two float64 arrays + {big_text / 1e6:.0f} MB "
           f"of its text file = {unit / 1e6:.0f} MB | run/largest-pair = {extra / unit:.2f} (RSS), {traced / unit:.2f} (traced) "
           f"| run/whole-set = {extra / disk:.3f}")
+
+
+# ---------------------------------------------------------------------------------------------
+#: How a child process reads the text dumps: as installed (the numpy fast paths, then the compiled
+#: ones once :data:`compiled.COMPILE_AFTER` is spent), the numpy fast paths alone (no numba), or
+#: neither (every text through the general tokeniser, what is left without the fast readers).
+TEXT_PATHS = {
+    "as installed": "",
+    "numpy fast paths": "from nnie_lsp.readers.dumpio import compiled\ncompiled.COMPILE_AFTER = None",
+    "general tokeniser": "from nnie_lsp.readers.dumpio import readers\nreaders._fast_parser = lambda head: None",
+}
+COMPARE_CHILD = r"""
+import sys
+sys.path.insert(0, {root!r})
+{setup}
+from nnie_lsp.cli.triage import main
+sys.exit(main(["compare", "--reference", {ref!r}, "--sim", {sim!r}, "--format", "json", "--output", {out!r},
+               "--progress", "none", "--no-hp-plan"]))
+"""
+
+
+def _compare_child(root: str, ref: str, sim: str, out: str, setup: str) -> tuple[float, float]:
+    """Wall and CPU seconds of a whole ``nnie-triage compare`` in a fresh process."""
+    code = COMPARE_CHILD.format(root=root, ref=ref, sim=sim, out=out, setup=setup)
+    before = os.times()
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    wall = time.perf_counter() - t0
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def bench_fast_readers(size_gb: float, repeat: int, tmp: str) -> None:
+    """A whole ``nnie-triage compare`` (a fresh process: start-up, scan, align, metrics, diagnosis,
+    the JSON written) on a generated dump set, once per way of reading its text (:data:`TEXT_PATHS`),
+    the ways taking turns in every round; the median of ``repeat`` rounds, and the ratio of each
+    to the installed readers."""
+    ref, sim, shapes, gen = dump_set(size_gb, tmp, inputs=True)
+    disk = sum(os.path.getsize(os.path.join(d, f)) for d in (ref, os.path.join(sim, "mapper_quant"))
+               for f in os.listdir(d))
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in TEXT_PATHS}
+    outputs: dict[str, dict] = {}
+    for _ in range(repeat):
+        for name, setup in TEXT_PATHS.items():
+            out = os.path.join(tmp, f"compare-{len(outputs)}.json")
+            times[name].append(_compare_child(root, ref, sim, out, setup))
+            with open(out, encoding="utf-8") as f:
+                result = json.load(f)
+            result.pop("elapsed_s", None)
+            outputs.setdefault(name, result)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"fast readers dump set {disk / 1e9:.2f} GB on disk ({len(shapes)} layers: Caffe %.18e outputs, mapper_quant "
+          f"%08x outputs and six-digit inputs), generated in {gen:.0f} s; {len(os.sched_getaffinity(0))} core(s) "
+          f"allowed, load average {load[0]:.2f}; median of {repeat}")
+    base_wall = sorted(w for w, _c in times["as installed"])[repeat // 2]
+    base_cpu = sorted(c for _w, c in times["as installed"])[repeat // 2]
+    for name, runs in times.items():
+        wall = sorted(w for w, _c in runs)[repeat // 2]
+        cpu = sorted(c for _w, c in runs)[repeat // 2]
+        same = ("the same JSON (but elapsed_s)" if outputs[name] == outputs["as installed"] else
+                "JSON differs (values in the last digits)")
+        print(f"             compare, {name:<18} {wall:7.2f} s wall ({', '.join(f'{w:.2f}' for w, _c in runs)}), "
+              f"{cpu:7.2f} s CPU | x{wall / base_wall:.2f} wall, x{cpu / base_cpu:.2f} CPU of the installed | {same}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,12 +506,18 @@ def main(argv=None) -> int:
     ap.add_argument("--tensors", type=int, default=None,
                     help="tensors per side of the scale rows (default 10,000; --quick 1,000)")
     ap.add_argument("--only-scale", action="store_true", help="run the scale rows alone")
+    ap.add_argument("--only-fast-readers", action="store_true",
+                    help="run the fast-readers rows alone: a whole compare with and without the fast text readers")
     args = ap.parse_args(argv)
     n = args.values or (200_000 if args.quick else 2_000_000)
     repeat = args.repeat or 3
     size_gb = args.size_gb if args.size_gb is not None else (0.05 if args.quick else 0.25)
     tensors = args.tensors or (1_000 if args.quick else 10_000)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPU(s)")
+    if args.only_fast_readers:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_fast_readers(size_gb, repeat, tmp)
+        return 0
     if not args.only_scale:
         with tempfile.TemporaryDirectory() as tmp:
             bench_text(n, repeat, tmp)

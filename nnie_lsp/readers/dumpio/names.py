@@ -30,12 +30,11 @@ import os
 import re
 from dataclasses import dataclass
 
-from nnie_lsp.readers.prototxt.layers import MARK_SUFFIXES  # the one list of name suffixes (field-facts §7.4)
+from nnie_lsp.readers.dumpio.forms import FORMS, SKIP, TEXT_HEX
 
 __all__ = [
     "DumpName",
     "FORMATS",
-    "MARK_SUFFIXES",
     "parse_dump_name",
     "is_ignored_file",
     "normalize_name",
@@ -53,9 +52,10 @@ __all__ = [
     "text_file_name",
 ]
 
-# tensor formats a DumpTensor can have; parse_dump_name may also answer "text-hex" (a .hex file whose
-# first line decides between mapper-quant words and text) or "skip" (a known non-tensor file)
-FORMATS = ("ruyi-caffe", "mapper-quant", "mapper-input", "inst", "npy", "npz", "bin", "text")
+# tensor formats a DumpTensor can have (:mod:`.forms`); parse_dump_name may also answer "text-hex" (a
+# .hex file whose first line decides between mapper-quant words and text) or "skip" (a known
+# non-tensor file)
+FORMATS = tuple(form.key for form in FORMS)
 
 ShapeReading = tuple[str, tuple[int, ...]]
 
@@ -86,7 +86,10 @@ class DumpName:
 # --------------------------------------------------------------------------------------------
 # name keys
 # --------------------------------------------------------------------------------------------
-_SUFFIX_RE = re.compile(r"(?:_report|_hp|_cpu)+$")
+#: the suffixes the mapper gives a meaning on layer and blob names (``docs/field-facts.md`` §7.4; the
+#: prototxt reader's ``MARK_SUFFIXES``, which the tests hold equal to these)
+NAME_MARKS = ("_report", "_hp", "_cpu")
+_SUFFIX_RE = re.compile("(?:" + "|".join(NAME_MARKS) + ")+$")
 
 
 def normalize_name(name: str) -> str:
@@ -242,7 +245,7 @@ def _named_tensor_form(base: str) -> DumpName | None:
         return DumpName(fmt="mapper-input", name=m.group("name"), role="input", index=int(m.group("n")),
                         shape=dims or None)
     if _MQ_IN_NL_RE.match(base):
-        return DumpName(fmt="skip", name=base, skip_reason=_NONLINEAR_SKIP)
+        return DumpName(fmt=SKIP, name=base, skip_reason=_NONLINEAR_SKIP)
     m = _INST_RE.match(base)
     if m:
         seg, node = int(m.group("seg")), int(m.group("node"))
@@ -256,7 +259,7 @@ def _named_tensor_form(base: str) -> DumpName | None:
     if m:
         return DumpName(fmt="text", name=m.group("name"), seg=int(m.group("seg")), node=int(m.group("node")))
     if _PARAM_RE.search(base):
-        return DumpName(fmt="skip", name=base, skip_reason=_PARAM_SKIP)
+        return DumpName(fmt=SKIP, name=base, skip_reason=_PARAM_SKIP)
     return None
 
 
@@ -279,5 +282,5 @@ def parse_dump_name(filename: str) -> DumpName | None:
             stem = base[: -len(ext)]
             return DumpName(fmt="text", name=stem, readings=shape_readings(stem))
     if low.endswith(".hex"):
-        return DumpName(fmt="text-hex", name=base[:-4], readings=shape_readings(base[:-4]))
+        return DumpName(fmt=TEXT_HEX, name=base[:-4], readings=shape_readings(base[:-4]))
     return None

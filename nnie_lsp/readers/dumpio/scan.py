@@ -16,6 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
+from nnie_lsp.readers.dumpio.forms import SKIP, TEXT_HEX, form_of
 from nnie_lsp.readers.dumpio.names import DumpName, is_ignored_file, normalize_name, parse_dump_name
 from nnie_lsp.readers.dumpio.readers import looks_like_hex_words, read_mindspore_header_shape
 from nnie_lsp.readers.dumpio.tensor import DumpSet, DumpTensor
@@ -23,6 +24,14 @@ from nnie_lsp.readers.dumpio.tensor import DumpSet, DumpTensor
 __all__ = ["scan_dumps"]
 
 _BIN_DTYPES = ("float32", "uint8", "float64", "int32", "float16")
+
+
+def _named_tensor(path: str, parsed: DumpName, _warnings: list[str]) -> list[DumpTensor]:
+    """A form whose name tells everything the scan needs."""
+    return [DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt=parsed.fmt, shape=parsed.shape,
+                       dims_order=parsed.dims_order, role=parsed.role, index=parsed.index,
+                       alt_keys=tuple(normalize_name(alt) for alt in parsed.alt_names),
+                       position=parsed.position, storage=parsed.storage)]
 
 
 def _npy_tensor(path: str, parsed: DumpName, warnings: list[str]) -> list[DumpTensor]:
@@ -35,7 +44,7 @@ def _npy_tensor(path: str, parsed: DumpName, warnings: list[str]) -> list[DumpTe
                        shape=tuple(int(x) for x in arr.shape), dims_order=None)]
 
 
-def _npz_tensors(path: str, warnings: list[str]) -> list[DumpTensor]:
+def _npz_tensors(path: str, _parsed: DumpName, warnings: list[str]) -> list[DumpTensor]:
     try:
         with zipfile.ZipFile(path) as zf:
             members = [n[:-4] for n in zf.namelist() if n.endswith(".npy")]
@@ -86,24 +95,29 @@ def _bin_tensor(path: str, parsed: DumpName, warnings: list[str]) -> list[DumpTe
                        dims_order="CHW" if len(dims) == 3 else None, alt_keys=alts, file_dtype=dtype)]
 
 
-def _text_tensor(path: str, parsed: DumpName) -> list[DumpTensor]:
+def _text_tensor(path: str, parsed: DumpName, _warnings: list[str]) -> list[DumpTensor]:
     if parsed.seg is not None:  # MindSpore fseg<s>(<idx>,<node>)_<name>.txt
         return [DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt="text", seg=parsed.seg,
                            node=parsed.node, header_skip=True)]
     (name, dims), *others = parsed.readings
     fmt = "text"
-    if parsed.fmt == "text-hex" and looks_like_hex_words(path):
+    if parsed.fmt == TEXT_HEX and looks_like_hex_words(path):
         fmt = "mapper-quant"
     return [DumpTensor(key=normalize_name(name), raw_name=name, path=path, fmt=fmt, shape=dims or None,
                        dims_order=None, alt_keys=tuple(normalize_name(other) for other, _dims in others))]
 
 
-def _inst_tensor(path: str, parsed: DumpName) -> DumpTensor:
+def _inst_tensor(path: str, parsed: DumpName, _warnings: list[str]) -> list[DumpTensor]:
     header = not looks_like_hex_words(path)  # MindSpore decimal text with a header line
     shape = read_mindspore_header_shape(path) if header else None
-    return DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt="inst", shape=shape,
-                      dims_order="CHW" if shape else None, role=parsed.role, index=parsed.index, seg=parsed.seg,
-                      node=parsed.node, header_skip=header)
+    return [DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt="inst", shape=shape,
+                       dims_order="CHW" if shape else None, role=parsed.role, index=parsed.index, seg=parsed.seg,
+                       node=parsed.node, header_skip=header)]
+
+
+#: How the scan makes a form's tensors, by what it reads in the file (``DumpForm.looks_in``).
+_LOOK_IN = {"nothing": _named_tensor, "inst": _inst_tensor, "npy": _npy_tensor, "npz": _npz_tensors,
+            "bin": _bin_tensor, "text": _text_tensor}
 
 
 def _tensors_in_file(path: str, warnings: list[str], skipped: list[str]) -> list[DumpTensor]:
@@ -113,39 +127,14 @@ def _tensors_in_file(path: str, warnings: list[str], skipped: list[str]) -> list
         if not is_ignored_file(base):
             skipped.append(base)
         return []
-    fmt = parsed.fmt
-    if fmt == "skip":
+    if parsed.fmt == SKIP:
         skipped.append(f"{base} ({parsed.skip_reason})")
         return []
-    if fmt in ("ruyi-caffe", "mapper-quant", "mapper-input"):
-        return [DumpTensor(key=parsed.key, raw_name=parsed.name, path=path, fmt=fmt, shape=parsed.shape,
-                           dims_order=parsed.dims_order, role=parsed.role, index=parsed.index,
-                           alt_keys=tuple(normalize_name(alt) for alt in parsed.alt_names),
-                           position=parsed.position, storage=parsed.storage)]
-    if fmt == "inst":
-        return [_inst_tensor(path, parsed)]
-    if fmt == "npy":
-        return _npy_tensor(path, parsed, warnings)
-    if fmt == "npz":
-        return _npz_tensors(path, warnings)
-    if fmt == "bin":
-        return _bin_tensor(path, parsed, warnings)
-    if fmt in ("text", "text-hex"):
-        return _text_tensor(path, parsed)
-    return []
+    return _LOOK_IN[form_of(parsed.fmt).looks_in](path, parsed, warnings)
 
 
 def _kind_of(tensors: Iterable[DumpTensor]) -> str:
-    kinds = set()
-    for fmt in {t.fmt for t in tensors}:
-        if fmt == "ruyi-caffe":
-            kinds.add("ruyi-caffe")
-        elif fmt in ("mapper-quant", "mapper-input"):
-            kinds.add("mapper_quant")
-        elif fmt == "inst":
-            kinds.add("inst-sim")
-        else:
-            kinds.add("generic")
+    kinds = {form_of(fmt).family for fmt in {t.fmt for t in tensors}}
     if not kinds:
         return "empty"
     if len(kinds) == 1:

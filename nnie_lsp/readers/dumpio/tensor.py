@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nnie_lsp.readers.dumpio.forms import form_of
 from nnie_lsp.readers.dumpio.readers import read_hex_words, read_text_floats
 
 __all__ = ["DumpTensor", "DumpSet", "resolve_layout"]
@@ -48,28 +49,15 @@ class DumpTensor:
 
     def load_raw(self) -> np.ndarray:
         """Flat values as stored, without a float64 copy when the file is binary (memory-mapped)."""
-        fmt = self.fmt
         if self.storage == "compact":
             from nnie_lsp.readers.dumpio.compact import read as read_compact
 
             return read_compact(self.path)
-        if fmt in ("mapper-quant", "inst") and not self.header_skip:
-            return read_hex_words(self.path)
-        if fmt in ("ruyi-caffe", "mapper-input", "text"):
-            return read_text_floats(self.path, skip_header=self.header_skip)
-        if fmt == "inst":  # MindSpore decimal text under a .hex name
-            return read_text_floats(self.path, skip_header=True)
-        if fmt == "npy":
-            return np.load(self.path, mmap_mode="r", allow_pickle=False).reshape(-1)
-        if fmt == "npz":
-            with np.load(self.path, allow_pickle=False) as z:
-                return np.asarray(z[self.member]).reshape(-1)
-        if fmt == "bin":
-            dtype = np.dtype(self.file_dtype or "float32")
-            if os.path.getsize(self.path) == 0:
-                return np.zeros(0, dtype)
-            return np.memmap(self.path, dtype=dtype, mode="r")
-        raise ValueError(f"unknown dump format {fmt!r} for {self.path}")
+        try:
+            numbers = form_of(self.fmt).numbers
+        except KeyError:
+            raise ValueError(f"unknown dump format {self.fmt!r} for {self.path}") from None
+        return _READERS[numbers](self)
 
     def size_hint(self) -> int | None:
         """Element count when it can be known without parsing the values."""
@@ -84,7 +72,7 @@ class DumpTensor:
         use :func:`resolve_layout` to get the (C, H, W) view."""
         raw = self.load_raw()
         arr = np.asarray(raw, dtype=np.float64)
-        if self.fmt in ("npy", "npz") and self.shape is not None and arr.size == math.prod(self.shape):
+        if form_of(self.fmt).layout == "as stored" and self.shape is not None and arr.size == math.prod(self.shape):
             return arr.reshape(self.shape)
         shape = self.shape
         if shape and self.dims_order == "WHC" and len(shape) == 3:
@@ -92,6 +80,36 @@ class DumpTensor:
         if shape is not None and arr.size == (math.prod(shape) if shape else 1) and shape:
             return arr.reshape(shape)
         return arr.reshape(-1)
+
+
+def _read_text(t: DumpTensor) -> np.ndarray:
+    return read_text_floats(t.path, skip_header=t.header_skip)
+
+
+def _read_hex(t: DumpTensor) -> np.ndarray:
+    if t.header_skip:  # MindSpore decimal text under a .hex name
+        return read_text_floats(t.path, skip_header=True)
+    return read_hex_words(t.path)
+
+
+def _read_npy(t: DumpTensor) -> np.ndarray:
+    return np.load(t.path, mmap_mode="r", allow_pickle=False).reshape(-1)
+
+
+def _read_npz(t: DumpTensor) -> np.ndarray:
+    with np.load(t.path, allow_pickle=False) as z:
+        return np.asarray(z[t.member]).reshape(-1)
+
+
+def _read_bin(t: DumpTensor) -> np.ndarray:
+    dtype = np.dtype(t.file_dtype or "float32")
+    if os.path.getsize(t.path) == 0:
+        return np.zeros(0, dtype)
+    return np.memmap(t.path, dtype=dtype, mode="r")
+
+
+#: The reader of each number format (``DumpForm.numbers``, :data:`~nnie_lsp.readers.dumpio.forms.NUMBERS`).
+_READERS = {"text": _read_text, "hex": _read_hex, "npy": _read_npy, "npz": _read_npz, "bin": _read_bin}
 
 
 @dataclass(frozen=True)
@@ -162,7 +180,8 @@ def resolve_layout(t: DumpTensor, expected_chw: tuple[int, ...] | None, arr: np.
     if shape is not None and flat.size == math.prod(shape):
         order = t.dims_order or ("C_H_W" if len(shape) == 3 else None)
         return flat.reshape(shape), (
-            f"no expected shape; name dims read as {order} (the only public table's order)" if t.fmt == "mapper-quant" else "as written"
+            f"no expected shape; name dims read as {order} (the only public table's order)" if form_of(t.fmt).whc_names
+            else "as written"
         )
     return flat, "no shape known; flat"
 

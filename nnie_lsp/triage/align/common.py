@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nnie_lsp.core import safe_io
+from nnie_lsp.readers.dumpio.forms import form_of
 from nnie_lsp.readers.dumpio.names import normalize_name
 from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.readers.prototxt.layers import permute_inserting_types
@@ -193,10 +194,11 @@ class ReferenceTable:
 def value_count(t: DumpTensor) -> int | None:
     """Element count without parsing values when possible."""
     n = (math.prod(t.shape) if t.shape else 1) if t.shape is not None else None   # t.size_hint(), cheaper
-    if n is not None and t.fmt in ("ruyi-caffe", "mapper-quant", "mapper-input", "npy", "npz", "bin"):
+    form = form_of(t.fmt)
+    if n is not None and form.count_from_name:
         return n
     try:
-        if t.fmt in ("inst", "mapper-quant") and not t.header_skip:
+        if form.numbers == "hex" and not t.header_skip:
             size = os.path.getsize(t.path)
             head = safe_io.read_head(t.path, 9, safe_io.DUMP)  # regular files only
             if len(head) == 9 and head[8:9] == b"\n" and size % 9 == 0:

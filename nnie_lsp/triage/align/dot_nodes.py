@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from nnie_lsp.readers.dumpio.forms import form_of
 from nnie_lsp.readers.dumpio.names import normalize_name
 from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.readers.mapper.nettree import NetTree, TreeNode, inserted_by_mapper, report_point_of
@@ -90,7 +91,7 @@ class DotPass:
     @staticmethod
     def _node_of(t: DumpTensor, dot_keys: dict[str, TreeNode],
                  dot_numbers: dict[int, TreeNode]) -> tuple[TreeNode | None, str]:
-        if t.fmt == "inst" and t.node is not None and t.node in dot_numbers:
+        if form_of(t.fmt).node_numbers and t.node is not None and t.node in dot_numbers:
             node = dot_numbers[t.node]
             return node, f"dot node {node.name!r} carries number {t.node}"
         if t.key in dot_keys:

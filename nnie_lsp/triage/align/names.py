@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from nnie_lsp.readers.dumpio.forms import form_of
 from nnie_lsp.readers.dumpio.names import normalize_name
 from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.triage.align.common import FOLDABLE_TYPES, Draft, PassResult, ReferenceTable, name_variants, value_count
@@ -53,7 +54,7 @@ class NamePass:
                     sim_by_layer.setdefault(lay.name, []).append(t)
         drafts: list[Draft] = []
         for t in sims:
-            if t.fmt == "inst" and t.seg is not None and t.key.startswith("seg"):
+            if form_of(t.fmt).node_numbers and t.seg is not None and t.key.startswith("seg"):
                 result.pending.append(t)
                 continue
             if graph is None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nnie_lsp.readers.dumpio.forms import form_of
 from nnie_lsp.readers.dumpio.tensor import DumpTensor
 from nnie_lsp.triage.align.common import (
     PERMUTE_TYPES,
@@ -247,7 +248,7 @@ class LayoutPass:
             exp = tuple(d.ref.shape)
         if ltype == "Permute":
             self._permute_dims(d, lay, exp)
-        elif d.sim.fmt == "mapper-quant" and d.sim.shape and exp is not None and len(d.sim.shape) == 3:
+        elif form_of(d.sim.fmt).whc_names and d.sim.shape and exp is not None and len(d.sim.shape) == 3:
             # name dims order (mapper_quant C_H_W vs W_H_C)
             sh = tuple(d.sim.shape)
             if sh != tuple(exp) and tuple(reversed(sh)) == tuple(exp):
