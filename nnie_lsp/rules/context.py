@@ -77,20 +77,12 @@ class RuleContext(NamedTuple):
 
     @property
     def builder(self) -> DiagnosticBuilder:
+        """This code's builder alone (for helpers that take one; the context builds with the same methods)."""
         return DiagnosticBuilder(self.code, self.messages, self.lang, self.default_severity)
 
-    def text(self, msg_id: str, **params) -> str:
-        return self.builder.text(msg_id, **params)
-
-    def fix(self, msg_id: str, edits: Iterable[tuple[str, TextEdit]], *, safe: bool,
-            **params) -> Fix:
-        return self.builder.fix(msg_id, edits, safe=safe, **params)
-
-    def diag(self, msg_id: str, path: str, range: Range, *, severity: Severity | None = None,
-             fix: Fix | None = None, related: Iterable[Related] = (),
-             data: dict | None = None, alternatives: Iterable[Fix] = (), **params) -> Diagnostic:
-        return self.builder.diag(msg_id, path, range, severity=severity, fix=fix, related=related, data=data,
-                                 alternatives=alternatives, **params)
-
-    def related(self, msg_id: str, path: str, range: Range, **params) -> Related:
-        return self.builder.related(msg_id, path, range, **params)
+    # the one builder's methods, on this record's own fields (code, messages, lang, default_severity)
+    text = DiagnosticBuilder.text
+    fix = DiagnosticBuilder.fix
+    related = DiagnosticBuilder.related
+    diag = DiagnosticBuilder.diag
+    make = DiagnosticBuilder.make

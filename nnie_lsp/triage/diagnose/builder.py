@@ -145,6 +145,7 @@ class FindingBuilder:
         #: by its ``withheld_<id>`` message (what it found, never the advice: on old dumps that
         #: advice may be the undo of a fix just made)
         self.withholding = withholding
+        self._builders: dict[tuple[str, str], DiagnosticBuilder] = {}
 
     @staticmethod
     def rule(code: str) -> Rule:
@@ -154,9 +155,13 @@ class FindingBuilder:
         return found
 
     def for_code(self, code: str, lang: str | None = None) -> DiagnosticBuilder:
-        """`code`'s builder in the findings' language (or `lang`)."""
-        found = self.rule(code)
-        return DiagnosticBuilder(found.code, found.messages, lang or self.sources.lang, found.severity)
+        """`code`'s builder in the findings' language (or `lang`), made once per code and language."""
+        key = (code, lang or self.sources.lang)
+        builder = self._builders.get(key)
+        if builder is None:
+            found = self.rule(code)
+            builder = self._builders[key] = DiagnosticBuilder(found.code, found.messages, key[1], found.severity)
+        return builder
 
     def text(self, code: str, msg_id: str, **params) -> str:
         return self.for_code(code).text(msg_id, **params)
