@@ -232,7 +232,7 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
 CHILD = r"""
 import sys, time, tracemalloc
 sys.path.insert(0, {root!r})
-from nnie_lsp.triage.compare import run_compare
+from nnie_lsp.triage.pipeline import run_compare
 tracemalloc.start()
 if {work}:
     # the whole `nnie-triage compare` path: scan, align, metrics, diagnosis (explanations reload

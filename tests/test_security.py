@@ -18,10 +18,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nnie_lsp"
 ALLOWED = {
     # `nnie-triage compare --postprocess module:function`: the user names the code to run, on the
     # command line; it is the one place user code runs (never a name read from a file).
-    ("triage/compare.py", "load_postprocess", "importlib.util.spec_from_file_location"):
+    ("triage/inputs/load.py", "load_postprocess", "importlib.util.spec_from_file_location"):
         "--postprocess FILE.py:function, given by the user",
-    ("triage/compare.py", "load_postprocess", "*.exec_module"): "--postprocess FILE.py:function, given by the user",
-    ("triage/compare.py", "load_postprocess", "importlib.import_module"): "--postprocess module:function, given by the user",
+    ("triage/inputs/load.py", "load_postprocess", "*.exec_module"): "--postprocess FILE.py:function, given by the user",
+    ("triage/inputs/load.py", "load_postprocess", "importlib.import_module"): "--postprocess module:function, given by the user",
     # the editor's triage, reference and emulate commands run this package's own `nnie-triage`
     # (or the command the user sets in NNIE_TRIAGE_CMD) with an argument list and no shell; every
     # path read from a cfg is the value of a flag (`--prototxt PATH`), never code or an option

@@ -266,7 +266,8 @@ def cmd_reference(args) -> int:
         inputs = options.load_inputs()
         progress.part(0, INPUTS_SHARE).step("inputs", 1, 1)
         if args.onnx:
-            from nnie_lsp.reference.onnx_dumps import FRAMEWORK_OUTPUT_DIR, write_onnx_reference_run
+            from nnie_lsp.triage.inputs.dump_runs import write_onnx_reference_run
+            from nnie_lsp.triage.inputs.folder_names import ONNX_OUTPUT_DIR as FRAMEWORK_OUTPUT_DIR
 
             out = _output_folder(args, FRAMEWORK_OUTPUT_DIR)
             report = write_onnx_reference_run(inputs, args.onnx, out, options.input_shape,

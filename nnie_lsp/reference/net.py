@@ -83,7 +83,9 @@ class CaffeNet:
         return chains
 
 
-def _layer_type(layer) -> str:
+def layer_type(layer) -> str:
+    """A layer's type as the reference reads it: a V2 layer's string, a V1 enum's Caffe name (its
+    own table, else the enum title-cased)."""
     t = layer.type
     if isinstance(t, str):
         return t
@@ -116,7 +118,7 @@ def load_net(prototxt: str | Path, caffemodel: str | Path | None = None, *, weig
     # the TEST net, as the mapper converts it (Caffe's include/exclude rules: prototxt/phase.py)
     for graph_layer in graph.layers:
         layer = graph_layer.source.param
-        ltype = _layer_type(layer)
+        ltype = layer_type(layer)
         if ltype == "Input":
             continue
         # a layer renamed `conv5_hp` / `x_cpu` keeps the weights the caffemodel holds under `conv5`

@@ -4,8 +4,8 @@ caller prepared, its tensors named by the Caffe blobs they stand for.
 
 The engine is :mod:`.onnx_run` (the session with every tensor exposed, the blob → tensor map of
 :mod:`nnie_lsp.conversion.matching`) and :func:`.onnx_dumps.write_onnx_dumps` (the dump form);
-``nnie-triage reference --onnx`` (:func:`.onnx_dumps.write_onnx_reference_run`) is the same run from
-a cfg, with the manifest every nnie-triage folder has.  :func:`write_onnx_dumps` here adds
+``nnie-triage reference --onnx`` (:func:`nnie_lsp.triage.inputs.dump_runs.write_onnx_reference_run`)
+is the same run from a cfg, with the manifest every nnie-triage folder has.  :func:`write_onnx_dumps` here adds
 ``onnx_manifest.json``: ``{"model", "blobs": {caffe blob: {"tensor", "matched_by"}}, "unmatched"}``.
 """
 

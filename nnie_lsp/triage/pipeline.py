@@ -13,7 +13,7 @@
    again.  The editor's server calls it itself (with the editor's unsaved texts), passes every
    input to ``nnie-triage compare`` explicitly, and the command then finds nothing more to look for.
 2. **one image or several** -- the dump folders are paired image by image (:mod:`.inputs.image_sets`);
-   each pair is aligned, measured and diagnosed by :func:`.compare.run_compare`;
+   each pair is aligned, measured and diagnosed by :func:`run_compare`;
 3. several images are combined into one result (:func:`.measure.images.combine`);
 4. **the `_hp` plan** of a case-2 result (and a mild 8-bit decay): ``hp-plan``'s answer on the same cfg
    and NNIE dumps becomes T207 and T204 (:mod:`.hp_plan.for_compare`).
@@ -27,22 +27,30 @@ numpy (:func:`triage` loads the numerical stack when it runs).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, TextIO
 
 from nnie_lsp.triage.inputs.beside_cfg import CompareInputs, TextReader, complete_inputs
+from nnie_lsp.triage.inputs.load import TriageInputError, load_graph, load_postprocess, read_sources, scan_folder
 from nnie_lsp.triage.progress import NO_PROGRESS, Reporter
 
 if TYPE_CHECKING:
-    from nnie_lsp.triage.compare import TriageResult
+    from nnie_lsp.readers.mapper.nettree import NetTree
+    from nnie_lsp.readers.prototxt.graph import NetGraph
     from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.result import TriageResult
 
 #: Share of the run (percent) the input lookup takes in the progress.
 INPUTS_SHARE = 2.0
 #: With a cfg: the share the comparison takes, the `_hp` plan of a case-2 result the rest (it can take
 #: minutes on a large net, the comparison seconds).
 COMPARED_AT = 40.0
+#: Progress within one image's share (percent): alignment up to here, then the per-pair metrics ...
+ALIGNED_AT = 25.0
+#: ... up to here; the rest is the 16-bit run and the diagnosis.
+MEASURED_AT = 90.0
 
 
 @dataclass(frozen=True)
@@ -98,13 +106,12 @@ def find_inputs(request: TriageRequest, *, reader: TextReader | None = None, log
 def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: TextReader | None = None,
            log: TextIO | None = None) -> TriageResult:
     """Compare, measure and diagnose (module doc): one image, or each of several and the result
-    over all of them.  Bad input raises :class:`~.compare.TriageInputError` or another ValueError
+    over all of them.  Bad input raises :class:`~.TriageInputError` or another ValueError
     with a message for the user."""
     progress = progress or NO_PROGRESS
     if request.found is None:
         request = find_inputs(request, reader=reader, log=log, progress=progress.part(0, INPUTS_SHARE))
         progress = progress.part(INPUTS_SHARE, 100)
-    from nnie_lsp.triage import compare                      # the numerical stack from here on
     from nnie_lsp.triage.inputs.image_sets import DumpFolder, ImageSetError, pair_images
     from nnie_lsp.triage.measure.images import combine, sixteen_bit_by_image
 
@@ -114,13 +121,13 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     reference, sim = request.reference, request.sim
     for path, what in ((reference, "reference dump folder"), (sim, "simulator dump folder")):
         if not Path(path).exists():
-            raise compare.TriageInputError(f"{what} {path} does not exist")
+            raise TriageInputError(f"{what} {path} does not exist")
     ref_folder, sim_folder = DumpFolder.read(reference), DumpFolder.read(sim)
-    clips, origin = _clips(request.clips, sim_folder, compare.TriageInputError)
+    clips, origin = _clips(request.clips, sim_folder, TriageInputError)
     try:
         pairs, notes = pair_images(ref_folder, sim_folder, request.images)
     except ImageSetError as exc:
-        raise compare.TriageInputError(str(exc)) from exc
+        raise TriageInputError(str(exc)) from exc
     sixteen = sixteen_bit_by_image(request.sim16, pairs)
     from nnie_lsp.triage.diagnose.staleness import check as dumps_predate_cfg, record_now
     stale = dumps_predate_cfg(request.cfg, sim, sim_folder.manifest, request.earlier)
@@ -132,7 +139,7 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     for k, pair in enumerate(pairs):
         steps = progress.part(compared_at * k / len(pairs), compared_at * (k + 1) / len(pairs)).renamed(
             f"image {k + 1}/{len(pairs)}" if len(pairs) > 1 else None)
-        results.append(compare.run_compare(
+        results.append(run_compare(
             pair.reference, pair.sim, sim16=sixteen.get(k), cfg=request.cfg, prototxt=request.prototxt,
             dot=request.dot, thresholds=request.thresholds, postprocess=request.postprocess, lang=request.lang,
             clips=clips, clips_origin=origin, stale=stale, progress=steps, reference_source=origin_of_reference))
@@ -166,6 +173,163 @@ def triage(request: TriageRequest, *, progress: Reporter | None = None, reader: 
     return result
 
 
+def run_compare(reference: str | Path, sim: str | Path, *, sim16: str | Path | None = None,
+                cfg: str | Path | None = None, prototxt: str | Path | None = None, dot: str | Path | None = None,
+                thresholds: Thresholds | None = None, postprocess: str | Callable | None = None,
+                progress: Reporter | None = None, lang: str = "en",
+                clips: dict[str, float] | None = None, clips_origin: str | None = None,
+                stale: dict | None = None, reference_source: dict | None = None) -> TriageResult:
+    """Compare two dump sets (one image) and diagnose; `lang` ("en" or "zh") is the findings'
+    language. ``clips`` (blob -> clip, from an emulation of the same cfg) decode 8-bit input dumps
+    that have no dequantized twin; by default those of the simulator folder's own manifest (an
+    ``nnie-triage emulate`` folder), :mod:`.measure.input_codes`."""
+    import time
+
+    from nnie_lsp.triage.align.driver import align
+    from nnie_lsp.triage.diagnose.bad_dumps import input_size_mismatches
+    from nnie_lsp.triage.diagnose.tree import diagnose
+    from nnie_lsp.triage.measure.input_codes import decode_input_codes
+    from nnie_lsp.triage.measure.metrics import Thresholds
+    from nnie_lsp.triage.measure.pairs import build_rows, keep_for_explanations, tensor_name
+    from nnie_lsp.triage.result import TriageResult, row_places
+
+    t0 = time.perf_counter()
+    progress = progress or NO_PROGRESS
+    aligned, measured = progress.part(0, ALIGNED_AT), progress.part(ALIGNED_AT, MEASURED_AT)
+    aligned.step("align", 0, 1)
+    th = thresholds or Thresholds()
+    if cfg is not None and not Path(cfg).is_file():
+        raise TriageInputError(f"cfg {cfg} does not exist")
+    graph, prototxt_problem = _graph_or_problem(prototxt, cfg, dot)
+    sources = read_sources(cfg, graph, lang)
+    dot_graph = None
+    if dot is not None:
+        dp = Path(dot)
+        if not dp.is_file():
+            raise TriageInputError(f"dot file {dp} does not exist")
+        from nnie_lsp.readers.mapper.nettree import parse_net_tree
+        from nnie_lsp.core.text import read_text
+
+        dot_graph = parse_net_tree(read_text(str(dp)).text, path=str(dp))  # bound: the kind its name suggests
+    pp = load_postprocess(postprocess) if isinstance(postprocess, str) else postprocess
+    ref_set = scan_folder(reference, "reference dump folder")
+    sim_set = scan_folder(sim, "simulator dump folder")
+    if clips is None:
+        from nnie_lsp.triage.inputs.image_sets import DumpFolder
+
+        clips, clips_origin = DumpFolder.read(sim).clips(), f"the emulation in {sim}"
+    sim_set, code_reports = decode_input_codes(sim_set, clips, graph,
+                                               clips_origin or "an emulation")
+    al = align(ref_set, sim_set, graph, dot_graph)
+    if al.pairs:
+        aligned.step("align", 1, 1)
+    input_sizes = input_size_mismatches(al, graph)
+    rows, warns = build_rows(al, graph, keep_for_explanations(th), None if progress.silent else measured)
+    rows16 = None
+    notes = [str(n) for n in getattr(al, "notes", [])]
+    if sim16 is not None:
+        s16 = scan_folder(sim16, "16-bit simulator dump folder")
+        al16 = align(ref_set, s16, graph, dot_graph)
+        rows16, w16 = build_rows(al16, graph, lambda r: r.is_data or r.is_output)
+        warns += [f"16-bit: {w}" for w in w16]
+    warnings = list(ref_set.warnings) + _code_files_read(list(sim_set.warnings), code_reports) + warns
+    diag = diagnose(rows, thresholds=th, rows16=rows16, sources=sources, postprocess=pp,
+                    bundle_hint=_bundle_hint(reference, sim, cfg, prototxt if graph is not None else None),
+                    prototxt_problem=prototxt_problem, stale=stale, reference_source=reference_source,
+                    input_sizes=input_sizes)
+    progress.step("diagnose", 1, 1)
+    inputs = {"reference": str(reference), "sim": str(sim), "sim_16bit": str(sim16) if sim16 else None,
+              "cfg": str(cfg) if cfg else None, "prototxt": str(prototxt) if prototxt else None,
+              "dot": str(dot) if dot else None,
+              "postprocess": postprocess if isinstance(postprocess, str) else None,
+              "reference_kind": ref_set.kind, "sim_kind": sim_set.kind,
+              "working_directory": os.getcwd()}
+    return TriageResult(diagnosis=diag, rows=rows, rows16=rows16,
+                        unmatched_ref=[tensor_name(t) for t in getattr(al, "unmatched_ref", [])],
+                        unmatched_sim=[tensor_name(t) for t in getattr(al, "unmatched_sim", [])],
+                        notes=notes, warnings=warnings, inputs=inputs, thresholds=th,
+                        elapsed_s=time.perf_counter() - t0, input_codes=code_reports,
+                        places=row_places(rows, sources), reference_source=reference_source)
+
+
+def _graph_or_problem(prototxt: str | Path | None, cfg: str | Path | None,
+                      dot: str | Path | None) -> tuple[NetGraph | None, tuple[str, dict] | None]:
+    """(the prototxt's graph, None), or (None, the T007 message id and parameters) when the
+    prototxt the cfg names is missing or cannot be used: the comparison goes on without the layer
+    order and says so.  A prototxt given on its own (not the cfg's) that cannot be read is a usage
+    error (:class:`TriageInputError`)."""
+    order = "dot" if dot is not None else "files"
+    if prototxt:
+        try:
+            return load_graph(prototxt), None
+        except TriageInputError as exc:
+            origin = _cfg_prototxt(cfg)
+            if origin is None or not origin.resolved or not _same_path(origin.resolved, prototxt):
+                raise
+            return None, ("unreadable", {"written": origin.written, "error": str(exc), "order": order})
+    if cfg is None:
+        return None, None
+    origin = _cfg_prototxt(cfg, missing_key=True)
+    if origin is None:
+        return None, None
+    if origin == "not_named" or origin.is_null:
+        return None, ("not_named", {"order": order})
+    if not origin.resolved:
+        tried = ", ".join(origin.candidates[:3]) + (" …" if len(origin.candidates) > 3 else "")
+        return None, ("missing", {"written": origin.written, "tried": tried or "—", "order": order})
+    return None, None  # named and there, but not asked for (a library call without `prototxt`)
+
+
+def _cfg_prototxt(cfg: str | Path | None, *, missing_key: bool = False):
+    """The cfg's ``[prototxt_file]`` as the lint resolves it (a :class:`~nnie_lsp.project.cfg_files.RefFile`),
+    ``"not_named"`` when the cfg has no such key (with `missing_key`), None when unknown."""
+    if cfg is None:
+        return None
+    from nnie_lsp.triage.diagnose.builder import read_cfg_project
+
+    try:
+        project = read_cfg_project(cfg)
+    except OSError:
+        return None
+    if project.prototxt_origin is None:
+        return "not_named" if missing_key and project.cfg is not None else None
+    return project.prototxt_origin
+
+
+def _same_path(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _code_files_read(warnings: list[str], code_reports: list) -> list[str]:
+    """The scan's "not read as tensors" warning goes when it lists only the code files that
+    ``input_codes`` reports on (decoded, checked against their twins, or why not)."""
+    if not code_reports:
+        return warnings
+    names = {c.file for c in code_reports}
+    out = []
+    for w in warnings:
+        m = re.match(r"^(\d+) file\(s\) not read as tensors: (.*)$", w)
+        shown = re.findall(r"([^\s,()]+\.hex) \(", m.group(2)) if m else []
+        if m and int(m.group(1)) == len(names) and shown and set(shown) <= names:
+            continue
+        out.append(w)
+    return out
+
+
+def _bundle_hint(reference, sim, cfg, prototxt) -> str:
+    """The step-6 command for this comparison: with a cfg, the bundle takes its prototxt and
+    caffemodel from it (nnie_lsp/cli/triage_bundle.py)."""
+    parts = ["nnie-triage bundle --layer {layer}", f"--reference {reference}", f"--sim {sim}"]
+    if prototxt:
+        parts.append(f"--prototxt {prototxt}")
+    parts.append(f"--cfg {cfg}" if cfg else "--caffemodel MODEL")
+    parts.append("-o {layer}_bundle.zip")
+    return " ".join(parts)
+
+
 def _reference_source(request: TriageRequest) -> dict:
     """Where the reference's preprocessing came from (:mod:`.diagnose.reference_source`, T100),
     judged against the cfg's model card as it is now."""
@@ -185,20 +349,19 @@ def _reference_source(request: TriageRequest) -> dict:
 def _conversion_stage(request: TriageRequest, pairs, result) -> None:
     """The hop ONNX → Caffe of ``request.framework`` (:mod:`.measure.framework`), on every image
     pair, and the verdict that names the stage (:mod:`.diagnose.conversion`)."""
-    from nnie_lsp.triage import compare
     from nnie_lsp.triage.diagnose.conversion import apply
     from nnie_lsp.triage.inputs.image_sets import DumpFolder
     from nnie_lsp.triage.measure.framework import measure, worst
     from nnie_lsp.triage.measure.metrics import Thresholds
 
     if not Path(request.framework).is_dir():
-        raise compare.TriageInputError(f"framework dump folder {request.framework} does not exist")
+        raise TriageInputError(f"framework dump folder {request.framework} does not exist")
     th = request.thresholds or Thresholds()
     graph = None
     if request.prototxt:
         try:
-            graph = compare.load_graph(request.prototxt)
-        except compare.TriageInputError:
+            graph = load_graph(request.prototxt)
+        except TriageInputError:
             graph = None   # the comparison already says so (T007)
     folder = DumpFolder.read(request.framework)
     by_index = {img.index: img for img in folder.images}
@@ -209,13 +372,13 @@ def _conversion_stage(request: TriageRequest, pairs, result) -> None:
             hops.append(measure(img.path, pair.reference, graph, th))
     hop = worst(hops)
     if hop is None:
-        raise compare.TriageInputError(f"framework dump folder {request.framework}: no image in common with the "
+        raise TriageInputError(f"framework dump folder {request.framework}: no image in common with the "
                                        f"reference dumps")
     if not hop.compared():
-        raise compare.TriageInputError(f"framework dump folder {request.framework}: no dump is named by a blob of "
+        raise TriageInputError(f"framework dump folder {request.framework}: no dump is named by a blob of "
                                        "the Caffe reference (write it with `nnie-triage reference --onnx`)")
     result.framework = hop
-    apply(result.diagnosis, hop, compare._sources(request.cfg, graph, request.lang), th)
+    apply(result.diagnosis, hop, read_sources(request.cfg, graph, request.lang), th)
 
 
 NOT_OURS = ("the NNIE dumps in {sim} were not written by nnie-triage: re-run nnie_mapper with the current cfg "
@@ -349,7 +512,7 @@ def follow_up(request: TriageRequest, doc: Mapping, earlier) -> dict:
 
 def _clips(clips_from: str | None, sim_folder, input_error: type[ValueError]) -> tuple[dict | None, str | None]:
     """The clips that decode 8-bit input dumps without a twin: those of ``--clips``, else those of
-    the simulator folder when nnie-triage wrote it (else :func:`.compare.run_compare` reads each
+    the simulator folder when nnie-triage wrote it (else :func:`run_compare` reads each
     image's folder)."""
     from nnie_lsp.triage.inputs.image_sets import DumpFolder
 

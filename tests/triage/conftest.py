@@ -47,7 +47,7 @@ def scenario_dirs(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def triaged(scenario_dirs):
-    from nnie_lsp.triage.compare import run_compare
+    from nnie_lsp.triage.pipeline import run_compare
 
     cache: dict = {}
 

@@ -45,12 +45,12 @@ def test_findings_in_chinese(scenario_dirs, capsys):
 def test_a_bug_is_an_internal_error_not_bad_input(scenario_dirs, capsys, monkeypatch):
     """A KeyError (or any other bug) inside the triage: exit 2 with "internal error … please report",
     never reported as a problem with the user's input; NNIE_DEBUG=1 shows the traceback."""
-    import nnie_lsp.triage.compare as compare
+    import nnie_lsp.triage.pipeline as pipeline
 
     def broken(*args, **kwargs):
         raise KeyError("conv9")
 
-    monkeypatch.setattr(compare, "run_compare", broken)
+    monkeypatch.setattr(pipeline, "run_compare", broken)
     p = scenario_dirs("ok")
     monkeypatch.delenv("NNIE_DEBUG", raising=False)
     assert main(_args(p)) == 2

@@ -145,7 +145,7 @@ def test_compare_checks_code_files_against_their_twins(emulated, capsys):
 
 def test_without_twins_the_emulated_clips_decode_and_otherwise_a_reason(emulated, tmp_path, capsys):
     from nnie_lsp.cli.triage import main
-    from nnie_lsp.triage.compare import load_graph
+    from nnie_lsp.triage.inputs.load import load_graph
     from nnie_lsp.triage.measure.input_codes import decode_input_codes
 
     root, cfg = emulated

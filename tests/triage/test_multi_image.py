@@ -80,7 +80,7 @@ def test_a_fault_on_one_image_only_is_said_to_be_so(project, capsys, tmp_path):
     from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
     from nnie_lsp.reference.net import load_net
     from nnie_lsp.reference.run_inputs import Overrides, load_run_inputs
-    from nnie_lsp.triage.compare import run_compare
+    from nnie_lsp.triage.pipeline import run_compare
 
     capsys.readouterr()
     out = project.parent / "output"

@@ -14,7 +14,7 @@ from nnie_lsp.readers.dumpio import scan_dumps
 from nnie_lsp.readers.mapper.nettree import read_net_tree
 from nnie_lsp.triage.align.driver import load_pair
 from nnie_lsp.triage.align.driver import align
-from nnie_lsp.triage.compare import load_graph
+from nnie_lsp.triage.inputs.load import load_graph
 from fake_graphs import FakeGraph
 from real_folders import BLOBS, PROTOTXT, build
 

@@ -66,7 +66,7 @@ def test_the_fit_reads_the_same_cfg_from_the_sources(work):
 def test_a_case_1_diagnosis_reads_the_cfg_once(scenario_dirs, monkeypatch):
     """The fit takes the cfg the findings' Sources read (``cfg_project``), not a second reading."""
     import nnie_lsp.project.project
-    from nnie_lsp.triage.compare import run_compare
+    from nnie_lsp.triage.pipeline import run_compare
     from nnie_lsp.triage.diagnose import builder
 
     p = scenario_dirs("channel_swap")

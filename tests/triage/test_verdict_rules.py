@@ -247,7 +247,7 @@ layer { name: "det" type: "DetectionOutput" bottom: "loc_flat" bottom: "conf_fla
 
 def test_ends_are_the_blobs_no_nnie_layer_reads():
     from nnie_lsp.project.project import cached_prototxt
-    from nnie_lsp.triage.compare import nnie_ends
+    from nnie_lsp.readers.prototxt.nnie_ends import nnie_ends
 
     _doc, graph = cached_prototxt(SSD_TAIL, "ssd_tail.prototxt")
     ends = nnie_ends(graph)

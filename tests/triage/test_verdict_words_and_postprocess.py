@@ -78,14 +78,14 @@ def test_a_norm_type_that_does_not_scale_gets_norm_type_and_data_scale(tmp_path)
 # ----------------------------------------------------------------------------- --postprocess
 
 def test_postprocess_module_function_form_loads():
-    from nnie_lsp.triage.compare import load_postprocess
+    from nnie_lsp.triage.inputs.load import load_postprocess
 
     fn = load_postprocess("json:dumps")  # was an UnboundLocalError ('importlib' shadowed)
     assert fn({"a": 1}) == json.dumps({"a": 1})
 
 
 def test_postprocess_file_with_a_dataclass_loads(tmp_path):
-    from nnie_lsp.triage.compare import load_postprocess
+    from nnie_lsp.triage.inputs.load import load_postprocess
 
     path = tmp_path / "post.py"
     path.write_text("from dataclasses import dataclass\n\n"
@@ -96,7 +96,7 @@ def test_postprocess_file_with_a_dataclass_loads(tmp_path):
 
 
 def test_postprocess_errors_stay_input_errors(tmp_path):
-    from nnie_lsp.triage.compare import TriageInputError, load_postprocess
+    from nnie_lsp.triage.inputs.load import TriageInputError, load_postprocess
 
     with pytest.raises(TriageInputError, match="no function nope"):
         load_postprocess("json:nope")

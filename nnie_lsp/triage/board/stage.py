@@ -63,17 +63,18 @@ def _sim_tensors(reference: str, sim: str | None, graph, dot) -> dict[str, tuple
     """Blob key → (Caffe, simulator) arrays of every aligned pair (the comparison's alignment)."""
     if sim is None:
         return {}
-    from nnie_lsp.triage import compare
+    from nnie_lsp.triage.align.driver import align
+    from nnie_lsp.triage.inputs.load import scan_folder
 
-    ref_set = compare._scan(reference, "reference dump folder")
-    sim_set = compare._scan(sim, "simulator dump folder")
+    ref_set = scan_folder(reference, "reference dump folder")
+    sim_set = scan_folder(sim, "simulator dump folder")
     dot_graph = None
     if dot is not None and os.path.isfile(dot):
         from nnie_lsp.readers.mapper.nettree import parse_net_tree
         from nnie_lsp.core.text import read_text
 
         dot_graph = parse_net_tree(read_text(str(dot)).text, path=str(dot))
-    al = compare._align(ref_set, sim_set, graph, dot_graph)
+    al = align(ref_set, sim_set, graph, dot_graph)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for pair in al.pairs:
         blob = getattr(pair, "blob", None)
@@ -371,30 +372,30 @@ def board_json(report: BoardReport, folders) -> dict:
 # ------------------------------------------------------------------ the pipeline's entries
 
 def _graph(prototxt: str | None):
-    from nnie_lsp.triage import compare
+    from nnie_lsp.triage.inputs.load import TriageInputError, load_graph
 
     if not prototxt:
         return None
     try:
-        return compare.load_graph(prototxt)
-    except compare.TriageInputError:
+        return load_graph(prototxt)
+    except TriageInputError:
         return None   # the comparison says so (T007)
 
 
 def board_stage(request, pairs, result) -> None:
     """``compare --board`` with a simulator side: the board checks on the last image pair, their
-    findings and the verdict in ``result`` (a :class:`~..compare.TriageResult`)."""
-    from nnie_lsp.triage import compare
+    findings and the verdict in ``result`` (a :class:`~nnie_lsp.triage.result.TriageResult`)."""
+    from nnie_lsp.triage.inputs.load import TriageInputError, read_sources
 
     pair = pairs[-1]
     graph = _graph(request.prototxt)
-    sources = compare._sources(request.cfg, graph, request.lang)
+    sources = read_sources(request.cfg, graph, request.lang)
     rows = result.rows if len(pairs) == 1 else None
     try:
         report = run_board_checks(request.board, reference=str(pair.reference), sim=str(pair.sim), cfg=request.cfg,
                                   wk=request.wk, graph=graph, dot=request.dot, sources=sources, rows=rows)
     except ValueError as exc:
-        raise compare.TriageInputError(str(exc)) from exc
+        raise TriageInputError(str(exc)) from exc
     apply(result.diagnosis, report, sources, has_sim=True)
     result.inputs["board"] = [str(b) for b in request.board]
     result.board = board_json(report, request.board)
@@ -407,25 +408,26 @@ def board_only_result(request, progress=None):
     Caffe and a result whose rows are the board's outputs against Caffe (module doc)."""
     import time
 
-    from nnie_lsp.triage import compare
     from nnie_lsp.triage.diagnose.tree import Diagnosis
     from nnie_lsp.triage.inputs.image_sets import DumpFolder
     from nnie_lsp.triage.measure.metrics import Thresholds, compare_arrays
+    from nnie_lsp.triage.inputs.load import TriageInputError, read_sources
     from nnie_lsp.triage.measure.rows import LayerRow
+    from nnie_lsp.triage.result import TriageResult, row_places
 
     t0 = time.perf_counter()
     th = request.thresholds or Thresholds()
     if not os.path.exists(request.reference):
-        raise compare.TriageInputError(f"reference dump folder {request.reference} does not exist")
+        raise TriageInputError(f"reference dump folder {request.reference} does not exist")
     folder = DumpFolder.read(request.reference)
     reference = str(folder.images[-1].path) if folder.images else request.reference
     graph = _graph(request.prototxt)
-    sources = compare._sources(request.cfg, graph, request.lang)
+    sources = read_sources(request.cfg, graph, request.lang)
     try:
         report = run_board_checks(request.board, reference=reference, sim=None, cfg=request.cfg, wk=request.wk,
                                   graph=graph, dot=request.dot, sources=sources)
     except ValueError as exc:
-        raise compare.TriageInputError(str(exc)) from exc
+        raise TriageInputError(str(exc)) from exc
     diag = Diagnosis(case=None, next_step=1, verdict="", reason="", first_divergence=None)
     rows = []
     for k, c in enumerate(report.outputs):
@@ -466,7 +468,7 @@ def board_only_result(request, progress=None):
                            "mistake explains it; without the simulator's dumps the loss cannot be placed")
             diag.next_step = 1
         diag.findings = builder.items + diag.findings
-    result = compare.TriageResult(
+    result = TriageResult(
         diagnosis=diag, rows=rows, rows16=None, unmatched_ref=[], unmatched_sim=[], notes=[], warnings=[],
         inputs={"reference": str(request.reference), "sim": None, "sim_16bit": None,
                 "cfg": str(request.cfg) if request.cfg else None,
@@ -474,7 +476,7 @@ def board_only_result(request, progress=None):
                 "dot": str(request.dot) if request.dot else None, "postprocess": None,
                 "board": [str(b) for b in request.board],
                 "reference_kind": None, "sim_kind": None, "working_directory": os.getcwd()},
-        thresholds=th, elapsed_s=time.perf_counter() - t0, places=compare._row_places(rows, sources))
+        thresholds=th, elapsed_s=time.perf_counter() - t0, places=row_places(rows, sources))
     result.board = board_json(report, request.board)
     if diag.next_step == NEXT_STEP:
         result.board["next_step_text"] = NEXT_TEXT

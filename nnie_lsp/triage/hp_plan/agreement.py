@@ -193,7 +193,7 @@ def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.nda
     """Pair the real dumps in ``sim`` with the float run's blobs and measure each pair."""
     from nnie_lsp.readers.dumpio import scan_dumps, write_npz
     from nnie_lsp.triage.align.driver import align, iter_pairs
-    from nnie_lsp.triage.compare import TriageInputError, load_graph
+    from nnie_lsp.triage.inputs.load import TriageInputError, load_graph
 
     from nnie_lsp.triage.inputs.image_sets import DumpFolder
 

@@ -186,7 +186,7 @@ def _input_differs(run) -> bool:
 
 
 def _builder(request, result) -> FindingBuilder:
-    from nnie_lsp.triage.compare import TriageInputError, _sources, load_graph
+    from nnie_lsp.triage.inputs.load import TriageInputError, load_graph, read_sources
 
     graph = None
     if request.prototxt:
@@ -194,7 +194,7 @@ def _builder(request, result) -> FindingBuilder:
             graph = load_graph(request.prototxt)
         except TriageInputError:
             graph = None
-    return FindingBuilder(_sources(request.cfg, graph, request.lang))
+    return FindingBuilder(read_sources(request.cfg, graph, request.lang))
 
 
 def _findings(builder: FindingBuilder, plan: ComparePlan, result) -> None:

@@ -158,7 +158,7 @@ def run_hp_plan(request: HpPlanRequest, *, progress: Reporter | None = None) -> 
 def _as_built(oracle: HpOracle, cfg: str, prototxt: str, notes: list[str]) -> HpOracle:
     """The oracle with the `_hp` layers the `.wk` beside the cfg built at 16 bit (hp_plan/built.py),
     not every layer named so; unchanged without a `.wk` (the names are then taken as applied)."""
-    from nnie_lsp.triage.compare import load_graph
+    from nnie_lsp.triage.inputs.load import load_graph
     from nnie_lsp.triage.hp_plan.built import built_bits
 
     try:

@@ -1,6 +1,7 @@
 """Write the dumps of a reference (Caffe through OpenCV, or the numpy forward for nets OpenCV cannot
-load: :func:`nnie_lsp.reference.caffe_forward.reference_engine`) or an emulated NNIE run, one image or
-several, in the folder layout of :mod:`.image_sets` with its manifest.
+load: :func:`nnie_lsp.reference.caffe_forward.reference_engine`), of the ONNX model (``reference
+--onnx``) or of an emulated NNIE run, one image or several, in the folder layout of
+:mod:`.image_sets` with its manifest.
 
 ``nnie-triage reference`` and ``emulate`` call these with what :func:`nnie_lsp.reference.run_inputs.
 load_run_inputs` took from the cfg. An emulation of several images calibrates its clips over all of
@@ -15,6 +16,7 @@ runs every image in one ``forward`` step (its clips are calibrated over all of t
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,6 +219,65 @@ def write_emulation_run(inputs, out: str | Path, options, fmt: str = "mapper_qua
                                   sixteen_bit_layers=sixteen, hp_layers=sorted(options.hp_layers), clips=clips,
                                   calibration_images=len(runs), input_dumps=bool(options.keep_inputs)))
     return RunReport(out, files, folders, notes, skipped=list(runs[0].skipped), sixteen_bit=sixteen)
+
+
+def write_onnx_reference_run(inputs, onnx_path: str | Path, out: str | Path,
+                             input_shape: tuple[int, ...] | None = None, *, progress: Reporter | None = None,
+                             run_options=None) -> RunReport:
+    """Every image of ``inputs`` (:class:`nnie_lsp.reference.run_inputs.RunInputs`) through the
+    ONNX model, in the dump form of ``run_options`` (the compact one by default), named by the
+    Caffe blobs (:mod:`nnie_lsp.reference.onnx_dumps`: what is written, the manifest's fields)."""
+    from nnie_lsp.readers.dumpio.compact import CompactWriter
+    from nnie_lsp.reference.caffe_forward import load_reference_net, prepare_inputs
+    from nnie_lsp.reference.inplace_values import INPLACE_DIR
+    from nnie_lsp.reference.onnx_dumps import ONNX_ONLY_DIR, write_onnx_dumps
+    from nnie_lsp.reference.onnx_run import load_onnx_reference, run_onnx
+
+    progress = progress or NO_PROGRESS
+    out = Path(out)
+    notes = list(inputs.notes) + prepare_output(out)
+    loading = progress.part(0, 10)
+    loading.step("load", 0, 1)
+    net = load_reference_net(inputs.prototxt, inputs.caffemodel)
+    ref = load_onnx_reference(onnx_path, inputs.prototxt)
+    loading.step("load", 1, 1)
+    folders = _folders(out, inputs)
+    files: list[Path] = []
+    aside: list[Path] = []
+    form = dump_form(None, run_options)
+    running = progress.part(10, 100)
+    with CompactWriter() as writer:
+        for k, (img, folder) in enumerate(zip(inputs.images, folders)):
+            running.step("forward", k, len(folders))
+            every: dict = {}
+            blobs = run_onnx(ref, prepare_inputs(net, img.sources, inputs.preprocessing, input_shape), every)
+            files += write_onnx_dumps(blobs, folder, form, writer)
+            aside += write_onnx_dumps({layer: every[t] for layer, t in ref.overwritten.items() if t in every},
+                                      Path(folder) / INPLACE_DIR, form, writer)
+            aside += write_onnx_dumps({t: every[t] for t in ref.onnx_only if t in every},
+                                      Path(folder) / ONNX_ONLY_DIR, form, writer)
+    running.step("forward", len(folders), len(folders))
+    if ref.unmatched_layers:
+        shown = ", ".join(name for name, _ in ref.unmatched_layers[:5]) + (" …" if len(ref.unmatched_layers) > 5 else "")
+        notes.append(f"{len(ref.unmatched_layers)} Caffe layer(s) match no ONNX node ({shown}): their blobs have "
+                     "no framework dump (nnie-lint --onnx says why)")
+    path = Path(onnx_path)
+    write_manifest(out, _manifest("reference", inputs, folders, out, files + aside, run_options, format="ruyi-caffe",
+                                  dump_format=form, framework="onnx",
+                                  onnx=str(path.resolve()), onnx_sha256=_sha256(path),
+                                  blob_tensor=dict(ref.blob_tensor),
+                                  matched_by=ref.how, unmatched_layers=[n for n, _ in ref.unmatched_layers],
+                                  onnx_only_tensors=ref.onnx_only, overwritten=dict(ref.overwritten),
+                                  not_comparable=dict(ref.not_comparable)))
+    return RunReport(out, files, folders, notes)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def _names(names: list[str], shown: int = 6) -> str:
