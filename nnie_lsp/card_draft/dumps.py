@@ -77,7 +77,7 @@ def _fits(data, image: str):
     import cv2
     import numpy as np
 
-    from nnie_lsp.triage.diagnose.preprocess_fit import _fit_channels
+    from nnie_lsp.triage.diagnose.preprocess_fit import fit_channels
 
     c, h, w = data.shape
     raw = cv2.imread(image, cv2.IMREAD_GRAYSCALE if c == 1 else cv2.IMREAD_COLOR)
@@ -93,7 +93,7 @@ def _fits(data, image: str):
         perms = list(itertools.permutations(range(3))) if c == 3 else [(0,)]
         for perm in perms:
             # data[k] ≈ a_k · image[perm[k]] + b_k
-            scales, offsets, r2, _ss = _fit_channels(chw, data, perm)
+            scales, offsets, r2, _ss = fit_channels(chw, data, perm)
             yield {"perm": perm, "scales": scales, "offsets": offsets, "r2": r2, "transposed": transposed,
                    "image": image, "resize": resize}
 

@@ -130,7 +130,7 @@ def value_step(x: np.ndarray) -> float | None:
     return step
 
 
-def _fit_channels(ref: np.ndarray, sim: np.ndarray, perm: tuple[int, ...]):
+def fit_channels(ref: np.ndarray, sim: np.ndarray, perm: tuple[int, ...]):
     scales, offsets, ss_res, ss_tot = [], [], 0.0, 0.0
     flat = False   # a constant simulator channel against a varying Caffe one: no preprocessing does that
     for c, src in enumerate(perm):
@@ -251,7 +251,7 @@ def fit_preprocessing(ref: np.ndarray, sim: np.ndarray, *, cfg_path: str | Path 
     for transposed in ([False, True] if ref.shape[1] == ref.shape[2] else [False]):
         r = np.swapaxes(ref, 1, 2) if transposed else ref
         for p in perms:
-            scales, offsets, r2, ss = _fit_channels(r, sim, p)
+            scales, offsets, r2, ss = fit_channels(r, sim, p)
             candidates.append((ss, transposed, p, scales, offsets, r2))
     best = min(candidates, key=lambda t: t[0])
     ident = candidates[0]
