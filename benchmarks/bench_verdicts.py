@@ -518,7 +518,7 @@ def post_module(r: Runner) -> Path:
     """The post-processing functions as a file in the model's folder (``--postprocess FILE:fn``),
     as a user writes them.  (Both bugs that once made this the only form that worked — the
     ``module:function`` form's UnboundLocalError and a file holding a dataclass — are fixed and
-    tested in ``tests/triage/test_verdict_words_and_postprocess.py``.)"""
+    tested in ``tests/triage/diagnose/test_verdict_words_and_postprocess.py``.)"""
     return faults.write_postprocess_module(r.root)
 
 

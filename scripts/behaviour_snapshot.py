@@ -36,7 +36,7 @@ for name, sc in find("nnie_lsp.reference.scenarios", "scenarios")().items():  # 
         p = find("nnie_lsp.reference.scenarios", "write_scenario")(sc, work / "scen" / name, model_dir, image)
         print(f"scen/{name} compare--scen-{name} compare --reference caffe --sim nnie --cfg sim.cfg --prototxt "
               f"'{p['prototxt']}' --format json" + (" --sim-16bit nnie16" if "nnie16" in p else ""))
-sys.path.insert(0, str(code / "tests/triage" if (code / "tests/triage").is_dir() else root / "tests/triage"))
+sys.path.insert(0, str(next(d for d in (code / "tests/triage/align", code / "tests/triage", root / "tests/triage/align") if (d / "real_folders.py").is_file())))
 from real_folders import build  # test_real_mapper_folders
 for name, kw in {"swap": {}, "swap_linear": {"input_linear": True}, "plain": {"swap_channels": False}, "prefixed_swap":
                  {"reference": "prefixed"}, "prefixed": {"reference": "prefixed", "swap_channels": False},
@@ -73,7 +73,7 @@ MACROS = {"Q": "--cfg quant_noise/sim.cfg", "DET1": shlex.quote(f"{MODELS['det1'
                  "--mean 104,117,123 --rgb-order BGR",
           "HPM": "--transpose --prototxt ${DET1}.prototxt --caffemodel ${DET1}.caffemodel"}
 PLAN = r"""
-# examples/triage as demo.sh, tests/lsp/make_compare_fixture.py and the tests run it
+# examples/triage as demo.sh, tests/server/lsp/make_compare_fixture.py and the tests run it
 ex compare--ex-channel_swap compare --cfg channel_swap/sim.cfg --format json
 ex compare--ex-channel_swap-text compare --cfg channel_swap/sim.cfg
 ex compare--ex-quant_noise compare ${Q} --format json

@@ -3,7 +3,7 @@
 
 Usage: ``python scripts/gen_proto.py [--out DIR]`` (needs grpcio-tools, the ``dev`` extra).
 The generated module ships in the package so installing nnie-lsp never needs protoc.
-``tests/prototxt/test_caffe_pb2_sync.py`` fails when the shipped module is out of date.
+``tests/readers/prototxt/test_caffe_pb2_sync.py`` fails when the shipped module is out of date.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Property tests for every reader of a user's file, from raw BYTES (the way files reach them).
 
-The text-level properties live beside each reader (tests/cfg/test_cfg_reader.py,
-tests/prototxt/test_reader_fuzz.py, tests/mapper/test_mapper_log.py, tests/mapper/test_nettree.py);
+The text-level properties live beside each reader (tests/readers/cfg/test_cfg_reader.py,
+tests/readers/prototxt/test_reader_fuzz.py, tests/readers/mapper/test_mapper_log.py, tests/readers/mapper/test_nettree.py);
 here the input is what a disk holds: arbitrary bytes, and real corpus files mutated at the byte
 level (broken UTF-8, GBK, BOMs, NULs, CR, truncation), decoded the way every file is decoded
 (``nnie_lsp.core.text.decode``).  For the cfg, prototxt, mapper log and dot readers:

@@ -158,7 +158,7 @@ def test_every_rule_has_cases():
     from nnie_lsp.core.catalogue import all_rules
     have = {f.stem for f in CASES.glob("*.toml")}
     # NN000 needs a crashing rule, NN903 a file past a size bound (tests/test_hostile_files.py,
-    # tests/lsp/test_big_documents.py); T-codes come from nnie-triage comparisons (tests/triage),
+    # tests/server/lsp/test_big_documents.py); T-codes come from nnie-triage comparisons (tests/triage),
     # never from a lint run, so they have no lint cases
     missing = [r.code for r in all_rules()
                if r.code not in have and r.code not in ("NN000", "NN903") and not r.code.startswith("T")]

@@ -95,7 +95,7 @@ def test_case1_fix_makes_the_data_layer_match(scenario_dirs, capsys, tmp_path, m
 
 
 def test_case2_hp_plan_renames_and_sets_compile_mode(tmp_path, capsys, monkeypatch):
-    """The plan of a case 2 (hp-plan's, tests/triage/test_hp_plan_compare.py) applied with nnie-lint's
+    """The plan of a case 2 (hp-plan's, tests/triage/hp_plan/test_hp_plan_compare.py) applied with nnie-lint's
     own machinery: only the plan's layers renamed, not rewired, [compile_mode] 2, lint happy."""
     pytest.importorskip("cv2")
     from nnie_lsp.testing.hp_synthetic import DeepNetSpec, write_project

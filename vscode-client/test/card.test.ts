@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CardDraft, numbersText, orderItems, parseNumbers, sourcesFor, transposeItems, whereFrom } from '../src/card';
 
-// What `nnie.draftCard` returns for yufacedetectnet with its inference script (tests/lsp/test_card_editor.py
+// What `nnie.draftCard` returns for yufacedetectnet with its inference script (tests/server/lsp/test_card_editor.py
 // checks the server side of the same object).
 const draft: CardDraft = {
   cfg: '/p/net.cfg',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { confirmedLine, REGENERATE_LABEL, summarizeTriageResult, type TriageResult } from '../src/triage/model';
 
-// The server's `nnie.triage` responses of issue 17's loop (tests/lsp/test_regenerate_loop_editor.py
+// The server's `nnie.triage` responses of issue 17's loop (tests/server/lsp/test_regenerate_loop_editor.py
 // checks the server side of the same objects).
 const t008 = (action: 'regenerate' | 'mapper'): TriageResult => ({
   case: 1,
