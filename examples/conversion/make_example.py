@@ -39,7 +39,7 @@ def _project(model, conv, folder: str = "", images: str = "../triage/test1.jpg")
 
 
 def files() -> dict[str, bytes]:
-    """Every file of the example, by name (tests/triage/test_conversion.py checks they are current):
+    """Every file of the example, by name (tests/triage/diagnose/test_conversion.py checks they are current):
 
     - the example: det1 at 25×25, the converter forgot `round_mode: FLOOR`;
     - ``inplace/``: the same fault in the shape real files have -- the PyTorch exporter's numbered

@@ -5,7 +5,7 @@ Every text in two languages is an ``(English, Simplified Chinese)`` pair; :func:
 place that chooses between them (:mod:`.lang`, re-exported here).  Engine texts
 (diagnostic messages, fix titles, rule docs) come from the rule registry in the language asked of
 :func:`nnie_lsp.lint.lint_project`; :data:`UI` only holds the strings the editor features add around
-them.  ``tests/lsp/test_features.py`` checks that every id has both texts and the same
+them.  ``tests/server/lsp/test_features.py`` checks that every id has both texts and the same
 ``{placeholders}``.
 """
 

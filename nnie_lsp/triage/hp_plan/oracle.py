@@ -11,7 +11,7 @@ before the first chain whose precision differs:
 - quantized weights are computed once per layer and bit width;
 - a blob read by layers of different precision is quantized once per bit width.
 
-``tests/triage/test_hp_plan_oracle.py`` checks that every evaluation equals ``emulate()`` with the
+``tests/triage/hp_plan/test_hp_plan_oracle.py`` checks that every evaluation equals ``emulate()`` with the
 same ``hp_layers``.
 
 What `_hp` changes in the emulation [I] (docs/field-facts.md §7.4, §11): a chain whose head layer

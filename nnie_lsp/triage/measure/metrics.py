@@ -130,7 +130,7 @@ class Thresholds:
       below ``conversion``, or whose relative L2 error exceeds ``conversion_rel_l2`` (a gain the
       cosine cannot see: a lost Scale), was changed by the conversion.  Both sides are float32
       runs of the same arithmetic: a faithful conversion of the MTCNN nets gives cosines above
-      1 − 1e-9 and relative errors below 1e-5 on every blob (tests/triage/test_conversion.py), the
+      1 − 1e-9 and relative errors below 1e-5 on every blob (tests/triage/diagnose/test_conversion.py), the
       issue's bar is 0.9999; an injected converter fault gives cosine ≤ 0.99 or another size.
     """
 
