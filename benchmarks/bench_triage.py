@@ -53,7 +53,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from nnie_lsp.readers import dumpio  # noqa: E402
+from nnie_lsp.readers.dumpio import readers, writers  # noqa: E402
 import nnie_lsp.readers.dumpio.writers  # noqa: E402,F401
 
 
@@ -112,17 +112,17 @@ def bench_text_form(form: str, path: str, repeat: int, goal: str = " (goal >= 5x
     def numpy_path():
         keep, compiled.COMPILE_AFTER = compiled.COMPILE_AFTER, None
         try:
-            return dumpio.read_text_floats(path, threads=1)
+            return readers.read_text_floats(path, threads=1)
         finally:
             compiled.COMPILE_AFTER = keep
 
-    fns = {"loadtxt": lambda: np.loadtxt(path), "single": lambda: dumpio.read_text_floats(path, threads=1)}
+    fns = {"loadtxt": lambda: np.loadtxt(path), "single": lambda: readers.read_text_floats(path, threads=1)}
     if threads_row:
-        fns["threads"] = lambda: dumpio.read_text_floats(path)
+        fns["threads"] = lambda: readers.read_text_floats(path)
     if numpy_row:
         fns["numpy"] = numpy_path
     wall, cpu = best_interleaved(fns, repeat)
-    got = dumpio.read_text_floats(path, threads=1)
+    got = readers.read_text_floats(path, threads=1)
     exact = np.loadtxt(path)
     finite = np.isfinite(exact) & (exact != 0)
     err = float(np.max(np.abs(got[finite] - exact[finite]) / np.abs(exact[finite]), initial=0.0))
@@ -184,7 +184,7 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
           f"threads capped at 1")
     mapper = os.path.join(tmp, "conv2_input0_64_56_56_anti_quant.float")
     with open(mapper, "wb") as f:
-        f.write(dumpio.writers.cpp_stream_text(mapper_float_values(n)))
+        f.write(writers.cpp_stream_text(mapper_float_values(n)))
     from nnie_lsp.readers.dumpio import fixed_e, short_g
     if short_g.compiled() is None or fixed_e.compiled() is None:
         print("numba does not load here: the text forms are read by the numpy paths alone")
@@ -202,7 +202,7 @@ def bench_text(n: int, repeat: int, tmp: str) -> None:
     p2 = os.path.join(tmp, "t.txt")
     np.savetxt(p2, a.reshape(-1, 1 if n % 8 else 8), fmt="%.7g", delimiter=",")
     base2 = best_of(lambda: np.loadtxt(p2, delimiter=","), repeat)
-    ours2 = best_of(lambda: dumpio.read_text_floats(p2), repeat)
+    ours2 = best_of(lambda: readers.read_text_floats(p2), repeat)
     print(f"{'(other text: %.7g, 8 a row, commas)':<37} {n:>10,} values        | numpy.loadtxt {base2:7.3f} s | ours "
           f"{ours2:7.3f} s | ratio {base2 / ours2:5.1f}x (general tokeniser path)")
 
@@ -211,7 +211,7 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
     rng = np.random.default_rng(1)
     a = rng.normal(0, 100, n)
     path = os.path.join(tmp, "seg0_layer38_output0_inst.linear.hex")
-    dumpio.write_hex(path, a)
+    writers.write_hex(path, a)
 
     def baseline():
         out = []
@@ -223,8 +223,8 @@ def bench_hex(n: int, repeat: int, tmp: str) -> None:
                 out.append(v / 4096)
         return np.array(out)
 
-    wall, _cpu = best_interleaved({"loop": baseline, "ours": lambda: dumpio.read_hex_words(path)}, repeat)
-    assert np.array_equal(baseline(), dumpio.read_hex_words(path))
+    wall, _cpu = best_interleaved({"loop": baseline, "ours": lambda: readers.read_hex_words(path)}, repeat)
+    assert np.array_equal(baseline(), readers.read_hex_words(path))
     _row(MAPPER_HEX, n, os.path.getsize(path) / 1e6, "int(x,16) loop", wall["loop"], wall["ours"], " (identical values)")
 
 
@@ -295,9 +295,9 @@ def dump_set(size_gb: float, tmp: str, inputs: bool = False) -> tuple[str, str, 
         dims = "_".join(map(str, shape))
         if shape not in templates:
             a = rng.normal(0, 10, shape)
-            rp = dumpio.write_ruyi_caffe(ref, name, a)
-            sp = dumpio.write_mapper_quant(mq, name, a + rng.normal(0, 0.01, shape), 0)
-            ip = dumpio.write_mapper_input(mq, name, mapper_float_values(a.size, i).reshape(shape), 0,
+            rp = writers.write_ruyi_caffe(ref, name, a)
+            sp = writers.write_mapper_quant(mq, name, a + rng.normal(0, 0.01, shape), 0)
+            ip = writers.write_mapper_input(mq, name, mapper_float_values(a.size, i).reshape(shape), 0,
                                            linear=False) if inputs else None
             templates[shape] = (rp, sp, ip)
         else:
@@ -434,12 +434,12 @@ def scale_project(tmp: str, tensors: int, nameless: bool) -> str:
     nodes = rng.permutation(np.arange(1000, 1000 + extra))
     for k in range(extra):
         a = rng.normal(size=SCALE_SHAPES[k % len(SCALE_SHAPES)])
-        dumpio.write_ruyi_caffe(out, f"extra_{k:05d}", a)
+        writers.write_ruyi_caffe(out, f"extra_{k:05d}", a)
         noisy = a + rng.normal(0, 0.01, a.shape)
         if nameless:
-            dumpio.write_inst(mq, 0, int(nodes[k]), noisy)
+            writers.write_inst(mq, 0, int(nodes[k]), noisy)
         else:
-            dumpio.write_mapper_quant(mq, f"extra_{k:05d}", noisy, 0)
+            writers.write_mapper_quant(mq, f"extra_{k:05d}", noisy, 0)
     return os.path.join(run, "sim.cfg")
 
 

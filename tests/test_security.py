@@ -29,8 +29,6 @@ ALLOWED = {
     # the rule catalogue imports this package's own rule modules by the names in the generated
     # index (nnie_lsp/core/rule_index.py) or found in the package folder: never a name from a file
     ("core/catalogue.py", "_load", "importlib.import_module"): "a rule module named in the generated index",
-    # dumpio loads its own submodules on first use, by the fixed table `_HOME` (no name from a file)
-    ("readers/dumpio/__init__.py", "__getattr__", "importlib.import_module"): "nnie_lsp.readers.dumpio.<module> from _HOME",
     # the server lints a big document in its own child process (this package's module, with an
     # argument list and no shell); parent and child exchange pickled frames over the child's own
     # pipes, made by this package on either side: never bytes read from a file

@@ -42,7 +42,7 @@ def _snap_mean(v: float) -> float:
 
 def data_dump(folder: str | Path, blob: str = "data"):
     """The data blob's tensor in a dump folder (by its name), else None."""
-    from nnie_lsp.readers.dumpio import scan_dumps
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     tensors = scan_dumps(str(folder)).tensors
     return next((t for t in tensors if t.key == blob), None) or next((t for t in tensors if t.key == "data"), None)

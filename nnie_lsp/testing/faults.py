@@ -32,7 +32,9 @@ from typing import Iterable
 
 import numpy as np
 
-from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.names import parse_dump_name
+from nnie_lsp.readers.dumpio.readers import read_hex_words
+from nnie_lsp.readers.dumpio.writers import write_hex
 
 MANIFEST = "nnie-triage-dumps.json"
 
@@ -104,7 +106,7 @@ def copy_dumps(src: str | Path, dst: str | Path) -> Path:
 
 
 def _is_output_hex(name: str) -> bool:
-    parsed = dumpio.parse_dump_name(name)
+    parsed = parse_dump_name(name)
     return parsed is not None and parsed.fmt in ("mapper-quant", "inst") and parsed.role != "input"
 
 
@@ -121,9 +123,9 @@ def scale_hex_dumps(src: str | Path, dst: str | Path, factor: float) -> dict:
             continue
         out = _target(src, dst, path)
         if _is_output_hex(path.name):
-            values = dumpio.read_hex_words(path) * factor
+            values = read_hex_words(path) * factor
             saturated += int(np.count_nonzero(np.abs(values) > limit))
-            dumpio.write_hex(out, values)
+            write_hex(out, values)
             files += 1
         else:
             shutil.copyfile(path, out)
@@ -140,10 +142,10 @@ def hex_dumps_to_npy(src: str | Path, dst: str | Path, factor: float) -> dict:
     src, dst = Path(src), Path(dst)
     files = 0
     for path in _dump_files(src):
-        parsed = dumpio.parse_dump_name(path.name)
+        parsed = parse_dump_name(path.name)
         if parsed is None or parsed.fmt not in ("mapper-quant", "inst") or parsed.role == "input":
             continue
-        values = dumpio.read_hex_words(path) * factor
+        values = read_hex_words(path) * factor
         if parsed.fmt == "inst":
             name = path.name[: -len(".linear.hex")]
         else:
@@ -158,7 +160,7 @@ def hex_dumps_to_npy(src: str | Path, dst: str | Path, factor: float) -> dict:
 
 def _layer_file(folder: Path, layer: str) -> Path:
     for path in _dump_files(folder):
-        parsed = dumpio.parse_dump_name(path.name)
+        parsed = parse_dump_name(path.name)
         if parsed is not None and parsed.fmt == "mapper-quant" and parsed.role != "input" and parsed.name == layer:
             return path
     raise FileNotFoundError(f"no mapper_quant dump of layer {layer!r} in {folder}")
@@ -170,11 +172,11 @@ def rewrite_hwc(src: str | Path, dst: str | Path, layer: str) -> Path:
     src, dst = Path(src), Path(dst)
     copy_dumps(src, dst)
     path = _layer_file(dst, layer)
-    parsed = dumpio.parse_dump_name(path.name)
+    parsed = parse_dump_name(path.name)
     if not parsed.shape or len(parsed.shape) != 3:
         raise ValueError(f"{path.name}: not a C,H,W dump")
-    values = dumpio.read_hex_words(path).reshape(parsed.shape)
-    dumpio.write_hex(path, np.ascontiguousarray(values.transpose(1, 2, 0)).reshape(-1))
+    values = read_hex_words(path).reshape(parsed.shape)
+    write_hex(path, np.ascontiguousarray(values.transpose(1, 2, 0)).reshape(-1))
     return path
 
 
@@ -197,12 +199,12 @@ def nudge_channel(src: str | Path, dst: str | Path, layer: str, channel: int, th
     src, dst = Path(src), Path(dst)
     copy_dumps(src, dst)
     path = _layer_file(dst, layer)
-    parsed = dumpio.parse_dump_name(path.name)
-    values = dumpio.read_hex_words(path).reshape(parsed.shape)
+    parsed = parse_dump_name(path.name)
+    values = read_hex_words(path).reshape(parsed.shape)
     plane = values[channel]
     near = np.abs(plane - threshold) < width
     plane[near] = 2 * threshold - plane[near]
-    dumpio.write_hex(path, values.reshape(-1))
+    write_hex(path, values.reshape(-1))
     return {"moved": int(np.count_nonzero(near)), "size": int(plane.size)}
 
 

@@ -375,7 +375,7 @@ def apply_faults(value: np.ndarray, faults: str, rng: np.random.Generator) -> tu
 
 
 def _tensor_dumps(recipe: dict, case_dir: Path, out: Path) -> None:
-    from nnie_lsp.readers.dumpio import write_mapper_quant, write_ruyi_caffe
+    from nnie_lsp.readers.dumpio.writers import write_mapper_quant, write_ruyi_caffe
 
     unknown = set(recipe) - {"kind", "blobs", "inputs", "shape", "shapes", "values", "seed", "caffe", "nnie",
                              "nnie16", "onnx", "board"}

@@ -80,7 +80,7 @@ def emulated(tmp_path_factory):
 
 
 def test_emulate_writes_only_the_files_the_mapper_writes(emulated):
-    from nnie_lsp.readers.dumpio import read_text_floats
+    from nnie_lsp.readers.dumpio.readers import read_text_floats
 
     root, _cfg = emulated
     dumps = sorted(p.name for p in (root / "sim").iterdir() if p.name != "nnie-triage-dumps.json")
@@ -91,7 +91,7 @@ def test_emulate_writes_only_the_files_the_mapper_writes(emulated):
     assert data == "conv1_input0_3_20_20_anti_quant.float"
     lines = (root / "sim" / data).read_bytes().split(b"\n")[:-1]
     assert len(lines) == 3 * 20 * 20 and all(len(line.lstrip(b"-").replace(b".", b"").lstrip(b"0")) <= 6 for line in lines)
-    from nnie_lsp.readers.dumpio import scan_dumps
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
 
     caffe = next(t for t in scan_dumps(str(root / "caffe")).tensors if t.key == "data").load_raw()
     got = read_text_floats(root / "sim" / data)

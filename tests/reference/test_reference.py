@@ -12,7 +12,7 @@ from nnie_lsp.reference.numpy_forward import forward
 from nnie_lsp.reference.preprocess import Preprocessing, load_image, normalize
 from nnie_lsp.emulation.quant import QUANT8, QUANT16, LogQuantizer, to_fixed_20_12
 from nnie_lsp.testing.scenarios import MTCNN_PREP
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.triage.measure.metrics import cosine
 
 from pathlib import Path

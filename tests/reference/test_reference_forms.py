@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triage"
 

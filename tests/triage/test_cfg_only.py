@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triage"
 CFG = EXAMPLES / "quant_noise" / "sim.cfg"

@@ -191,7 +191,8 @@ class _Row:
 def _compare(oracle: HpOracle, prototxt: str | Path, reference: dict[str, np.ndarray], sim: str | Path,
              emulated: dict[str, np.ndarray], notes: list[str]) -> list[_Row]:
     """Pair the real dumps in ``sim`` with the float run's blobs and measure each pair."""
-    from nnie_lsp.readers.dumpio import scan_dumps, write_npz
+    from nnie_lsp.readers.dumpio.scan import scan_dumps
+    from nnie_lsp.readers.dumpio.writers import write_npz
     from nnie_lsp.triage.align.driver import align, iter_pairs
     from nnie_lsp.triage.inputs.load import TriageInputError, load_graph
 

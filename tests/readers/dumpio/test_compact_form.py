@@ -13,7 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from nnie_lsp.readers.dumpio import compact, parse_dump_name, scan_dumps, write_ruyi_caffe
+from nnie_lsp.readers.dumpio import compact
+from nnie_lsp.readers.dumpio.names import parse_dump_name
+from nnie_lsp.readers.dumpio.scan import scan_dumps
+from nnie_lsp.readers.dumpio.writers import write_ruyi_caffe
 from nnie_lsp.readers.dumpio.names import is_caffe_dump_name, ruyi_caffe_file_name
 
 # any float32 bit pattern: NaN payloads, signed zeros, subnormals, infinities

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-import nnie_lsp.readers.dumpio
+
 from nnie_lsp.readers.dumpio import compiled, fixed_e, short_g
 from nnie_lsp.readers.dumpio.readers import parse_text_floats
 from nnie_lsp.readers.dumpio.writers import cpp_stream_text
@@ -94,7 +94,7 @@ def test_never_means_never(monkeypatch, fresh):
 def test_without_numba_the_numpy_paths_read_it(monkeypatch, fresh):
     for name in ("jit_words", "short_g_jit", "fixed_e_jit"):
         monkeypatch.setitem(sys.modules, f"nnie_lsp.readers.dumpio.{name}", None)  # "import" raises ImportError
-        monkeypatch.delattr(nnie_lsp.readers.dumpio, name, raising=False)
+        monkeypatch.delattr(sys.modules["nnie_lsp.readers.dumpio"], name, raising=False)
     monkeypatch.setattr(compiled, "COMPILE_AFTER", 0)
     g, e = _mapper_text(5000, seed=4), _e18_text(5000, seed=4)
     got_g, got_e = parse_text_floats(g), parse_text_floats(e)

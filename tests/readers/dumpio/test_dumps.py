@@ -10,7 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.readers import parse_text_floats, read_hex_words, read_text_floats
+from nnie_lsp.readers.dumpio.scan import scan_dumps
+from nnie_lsp.readers.dumpio.tensor import resolve_layout
+from nnie_lsp.readers.dumpio.writers import write_bin, write_inst, write_mapper_input, write_mapper_quant, write_npy, write_npz, write_ruyi_caffe, write_text
 from nnie_lsp.readers.dumpio.names import DumpName, is_ignored_file, normalize_name, parse_dump_name
 
 FIX_MAX = (2**31 - 1) / 4096
@@ -30,8 +33,8 @@ def test_ruyi_round_trip(tmp_path, data, shape):
     a = data.draw(_arr(shape, finite | st.sampled_from([0.0, -0.0, 1e-30, -3.5e5])))
     item = a[0] if a.ndim == 4 else a
     d = tmp_path / f"r{abs(hash(a.tobytes()))}"
-    p = dumpio.write_ruyi_caffe(d, "blk/conv:1", item)
-    (t,) = dumpio.scan_dumps(str(d)).tensors
+    p = write_ruyi_caffe(d, "blk/conv:1", item)
+    (t,) = scan_dumps(str(d)).tensors
     assert t.fmt == "ruyi-caffe" and t.key == "blk_conv:1" and t.index == 0
     expected_shape = None if item.shape == (1,) else item.shape
     assert t.shape == expected_shape
@@ -46,12 +49,12 @@ def test_mapper_quant_round_trip(tmp_path, data, shape, order):
     a = data.draw(_arr(shape, fixed))
     q = np.clip(np.round(a * 4096), -(2**31), 2**31 - 1) / 4096
     d = tmp_path / f"m{abs(hash(a.tobytes()))}{order}"
-    dumpio.write_mapper_quant(d, "conv/1", a, 5, dims_order=order)
-    (t,) = dumpio.scan_dumps(str(d)).tensors
+    write_mapper_quant(d, "conv/1", a, 5, dims_order=order)
+    (t,) = scan_dumps(str(d)).tensors
     assert (t.fmt, t.key, t.index, t.role) == ("mapper-quant", "conv_1", 5, "output")
     want = tuple(reversed(shape)) if order == "WHC" else shape
     assert t.shape == want
-    arr, note = dumpio.resolve_layout(t, shape if len(shape) == 3 else None)
+    arr, note = resolve_layout(t, shape if len(shape) == 3 else None)
     np.testing.assert_array_equal(arr.reshape(-1), q.reshape(-1))
     if len(shape) == 3:
         assert arr.shape == shape
@@ -59,20 +62,20 @@ def test_mapper_quant_round_trip(tmp_path, data, shape, order):
 
 
 def test_hex_encoding_is_exact_twos_complement(tmp_path):
-    p = dumpio.write_inst(tmp_path, 0, 38, np.array([-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0]))
+    p = write_inst(tmp_path, 0, 38, np.array([-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0]))
     assert os.path.basename(p) == "seg0_layer38_output0_inst.linear.hex"
     assert Path(p).read_text().split() == ["ffffffff", "00001000", "fffff000", "00000000", "7fffffff", "80000000"]
-    np.testing.assert_array_equal(dumpio.read_hex_words(p), [-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0])
-    assert dumpio.read_hex_words(p, frac_bits=0)[1] == 4096
+    np.testing.assert_array_equal(read_hex_words(p), [-1 / 4096, 1.0, -1.0, 0.0, FIX_MAX, -524288.0])
+    assert read_hex_words(p, frac_bits=0)[1] == 4096
 
 
 def test_hex_fallback_forms(tmp_path):
     p = tmp_path / "x.hex"
     p.write_bytes(b"0x1000\r\nFFFFF000\n  800\n")
-    np.testing.assert_array_equal(dumpio.read_hex_words(p), [1.0, -1.0, 0.5])
+    np.testing.assert_array_equal(read_hex_words(p), [1.0, -1.0, 0.5])
     p.write_bytes(b"00001000\nzz\n")
     with pytest.raises(ValueError, match="not hexadecimal"):
-        dumpio.read_hex_words(p)
+        read_hex_words(p)
 
 
 @HS
@@ -80,8 +83,8 @@ def test_hex_fallback_forms(tmp_path):
 def test_inst_round_trip(tmp_path, data, shape):
     a = data.draw(_arr(shape, fixed))
     d = tmp_path / f"i{abs(hash(a.tobytes()))}"
-    dumpio.write_inst(d, 2, 3605, a)
-    (t,) = dumpio.scan_dumps(str(d)).tensors
+    write_inst(d, 2, 3605, a)
+    (t,) = scan_dumps(str(d)).tensors
     assert (t.fmt, t.seg, t.node, t.index, t.shape) == ("inst", 2, 3605, 0, None)
     np.testing.assert_allclose(t.load(), a.reshape(-1), atol=0.5 / 4096 + 1e-12)
 
@@ -89,12 +92,12 @@ def test_inst_round_trip(tmp_path, data, shape):
 def test_generic_formats_round_trip(tmp_path):
     rng = np.random.default_rng(0)
     a = rng.normal(size=(3, 4, 5)).astype(np.float32)
-    dumpio.write_npy(tmp_path, "res2a/branch1", a)
-    dumpio.write_npz(tmp_path / "all.npz", {"fc:0": a[0], "prob": a[1, 1]})
-    dumpio.write_bin(tmp_path, "conv1_1", a)
-    dumpio.write_text(tmp_path, "t_space", a, sep=" ")
-    dumpio.write_text(tmp_path, "t_comma", a, sep=",", with_shape=False)
-    s = dumpio.scan_dumps(str(tmp_path))
+    write_npy(tmp_path, "res2a/branch1", a)
+    write_npz(tmp_path / "all.npz", {"fc:0": a[0], "prob": a[1, 1]})
+    write_bin(tmp_path, "conv1_1", a)
+    write_text(tmp_path, "t_space", a, sep=" ")
+    write_text(tmp_path, "t_comma", a, sep=",", with_shape=False)
+    s = scan_dumps(str(tmp_path))
     T = {t.key: t for t in s.tensors}
     assert set(T) == {"res2a_branch1", "fc:0", "prob", "conv1_1", "t_space", "t_comma"}, s.warnings
     np.testing.assert_array_equal(T["res2a_branch1"].load(), a)
@@ -111,11 +114,11 @@ def test_generic_formats_round_trip(tmp_path):
 def test_bin_u8_image_and_ambiguous_names(tmp_path):
     img = np.arange(3 * 4 * 4, dtype=np.uint8).reshape(3, 4, 4)
     img.tofile(tmp_path / "test_input_img_3_4_4.bin")
-    (t,) = dumpio.scan_dumps(str(tmp_path)).tensors
+    (t,) = scan_dumps(str(tmp_path)).tensors
     assert t.file_dtype == "uint8" and t.key == "test_input_img" and t.shape == (3, 4, 4)
     np.testing.assert_array_equal(t.load(), img)
     np.zeros((1, 2, 2, 2), np.float32).tofile(tmp_path / "conv1_1_2_2_2.bin")
-    t2 = [x for x in dumpio.scan_dumps(str(tmp_path)).tensors if x.key != "test_input_img"][0]
+    t2 = [x for x in scan_dumps(str(tmp_path)).tensors if x.key != "test_input_img"][0]
     assert t2.key == "conv1_1" and t2.shape == (2, 2, 2) and "conv1" in t2.alt_keys  # other reading kept
 
 
@@ -143,20 +146,20 @@ def test_skips_and_warnings(tmp_path):
     (tmp_path / "conv1_input0_3_2_2_quant.nonlinear.hex").write_text("01\n")
     (tmp_path / "cnn_net_tree.dot").write_text("digraph{}")
     (tmp_path / "notes.xyz").write_text("?")
-    s = dumpio.scan_dumps(str(tmp_path))
+    s = scan_dumps(str(tmp_path))
     assert s.tensors == () and s.kind == "empty"
     w = " ".join(s.warnings)
     assert "nonlinear" in w and "notes.xyz" in w and "no dump tensors" in w and "cnn_net_tree" not in w
     with pytest.raises(FileNotFoundError):
-        dumpio.scan_dumps(str(tmp_path / "missing"))
+        scan_dumps(str(tmp_path / "missing"))
 
 
 def test_subfolders_kind_and_duplicates(tmp_path):
     a = np.ones((2, 2, 2))
-    dumpio.write_ruyi_caffe(tmp_path, "data", a)
-    dumpio.write_mapper_quant(tmp_path / "mapper_quant", "conv1", a, 1)
-    dumpio.write_mapper_quant(tmp_path / "copy", "conv1", a, 1)
-    s = dumpio.scan_dumps(str(tmp_path))
+    write_ruyi_caffe(tmp_path, "data", a)
+    write_mapper_quant(tmp_path / "mapper_quant", "conv1", a, 1)
+    write_mapper_quant(tmp_path / "copy", "conv1", a, 1)
+    s = scan_dumps(str(tmp_path))
     assert s.kind == "mixed" and len(s.tensors) == 2
     assert any("duplicate" in w for w in s.warnings)
 
@@ -164,7 +167,7 @@ def test_subfolders_kind_and_duplicates(tmp_path):
 def test_mindspore_variants(tmp_path):
     (tmp_path / "seg0_layer0_input(data)_inst.linear.hex").write_text("data 4 1 2 2 1\n0.5 0.25\n1 2\n")
     (tmp_path / "fseg0(3,38)_conv5.txt").write_text("1.5 2.5 3.5\n")
-    s = dumpio.scan_dumps(str(tmp_path))
+    s = scan_dumps(str(tmp_path))
     T = {t.raw_name: t for t in s.tensors}
     assert T["data"].role == "input" and T["data"].shape == (1, 2, 2)
     np.testing.assert_array_equal(T["data"].load().reshape(-1), [0.5, 0.25, 1, 2])
@@ -188,7 +191,7 @@ def test_mindspore_variants(tmp_path):
     ],
 )
 def test_text_float_forms(text, want):
-    np.testing.assert_array_equal(dumpio.parse_text_floats(text), np.array(want, dtype=float))
+    np.testing.assert_array_equal(parse_text_floats(text), np.array(want, dtype=float))
 
 
 def test_text_fast_path_matches_loadtxt_on_extremes(tmp_path):
@@ -197,12 +200,12 @@ def test_text_fast_path_matches_loadtxt_on_extremes(tmp_path):
     v = np.concatenate([v, rng.normal(0, 1e4, 5000), rng.normal(0, 1e-8, 5000)])
     p = tmp_path / "x.float"
     np.savetxt(p, v)
-    got = dumpio.read_text_floats(p)
+    got = read_text_floats(p)
     ref = np.loadtxt(p)
     np.testing.assert_allclose(got, ref, rtol=5e-16, atol=0)
     p.write_bytes(p.read_bytes().replace(b"\n", b"\n", 1) + b"oops\n")
     with pytest.raises(ValueError, match="not a number"):
-        dumpio.read_text_floats(p)
+        read_text_floats(p)
 
 
 def test_normalize_name():
@@ -243,9 +246,9 @@ def test_real_nnie11_input_form_without_linear(tmp_path):
     assert (parsed.fmt, parsed.name, parsed.role, parsed.index, parsed.shape) == (
         "mapper-input", "conv6_2", "input", 0, (256, 10, 10))
     a = np.arange(2 * 3 * 3, dtype=float).reshape(2, 3, 3) / 8
-    written = dumpio.write_mapper_input(tmp_path, "conv6_2", a, 0, linear=False)
+    written = write_mapper_input(tmp_path, "conv6_2", a, 0, linear=False)
     assert written.endswith("conv6_2_input0_2_3_3_anti_quant.float")
-    (t,) = dumpio.scan_dumps(str(tmp_path)).tensors
+    (t,) = scan_dumps(str(tmp_path)).tensors
     assert (t.fmt, t.key, t.role, t.shape) == ("mapper-input", "conv6_2", "input", (2, 3, 3))
     np.testing.assert_array_equal(t.load(), a)
 
@@ -257,8 +260,8 @@ def test_position_prefixed_caffe_form_keeps_the_plain_name_as_alternative(tmp_pa
     assert parse_dump_name("conv2_output0_8_caffe.linear.float").alt_names == ()
     plain = parse_dump_name("layer12_output0_8_caffe.linear.float")  # no prefix: a name
     assert (plain.alt_names, plain.position) == ((), None)
-    dumpio.write_ruyi_caffe(tmp_path, "layer3_conv2/a", np.ones((2, 2, 2)))
-    (t,) = dumpio.scan_dumps(str(tmp_path)).tensors
+    write_ruyi_caffe(tmp_path, "layer3_conv2/a", np.ones((2, 2, 2)))
+    (t,) = scan_dumps(str(tmp_path)).tensors
     assert t.key == "layer3_conv2_a" and t.alt_keys == ("conv2_a",) and t.position == 3
 
 

@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.readers.dumpio import read_text_floats, scan_dumps, write_hex, write_inst, write_mapper_input
-from nnie_lsp.readers.dumpio import write_mapper_quant, write_ruyi_caffe
+from nnie_lsp.readers.dumpio.readers import read_text_floats
+from nnie_lsp.readers.dumpio.scan import scan_dumps
+from nnie_lsp.readers.dumpio.writers import write_hex, write_inst, write_mapper_input
+from nnie_lsp.readers.dumpio.writers import write_mapper_quant, write_ruyi_caffe
 from nnie_lsp.readers.dumpio.writers import cpp_stream_text
 from nnie_lsp.emulation.codes import clip_from_twin, decode_codes, read_codes, write_input_dumps
 
@@ -49,7 +51,7 @@ def _check_stream_form(data: bytes, values: np.ndarray) -> None:
 
 
 def read_text_floats_bytes(data: bytes) -> np.ndarray:
-    from nnie_lsp.readers.dumpio import parse_text_floats
+    from nnie_lsp.readers.dumpio.readers import parse_text_floats
 
     return parse_text_floats(data)
 

@@ -25,7 +25,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from nnie_lsp.readers.dumpio import write_hex
+from nnie_lsp.readers.dumpio.writers import write_hex
 
 FIXTURES = Path(__file__).resolve().parents[2] / "data" / "triage" / "real_shapes"
 PROTOTXT = FIXTURES / "ssd_mini.prototxt"

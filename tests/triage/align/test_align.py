@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nnie_lsp.readers import dumpio
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.writers import write_inst, write_mapper_input, write_mapper_quant, write_npz, write_ruyi_caffe
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.readers.mapper.nettree import parse_net_tree
 from nnie_lsp.testing.shared_files import corpus_dir
 from nnie_lsp.triage.align.driver import iter_pairs, load_pair
@@ -111,7 +111,7 @@ def net(tmp_path_factory):
     root = tmp_path_factory.mktemp("dumps")
     ref = root / "caffe"
     for b, v in blobs.items():
-        dumpio.write_ruyi_caffe(ref, b, v)
+        write_ruyi_caffe(ref, b, v)
     # mapper_quant: per layer; relu2 has no dump (fused), bn4/sc4 folded into conv4
     rng = np.random.default_rng(1)
     mq = root / "sim" / "mapper_quant"
@@ -120,13 +120,13 @@ def net(tmp_path_factory):
         "conv3": L["conv3"], "concat": L["concat"], "conv4": L["sc4"], "fc": L["fc"],
     }
     for i, (n, v) in enumerate(per_layer.items()):
-        dumpio.write_mapper_quant(mq, n, _noise(v, rng), i, dims_order="WHC" if n == "conv3" else "CHW")
+        write_mapper_quant(mq, n, _noise(v, rng), i, dims_order="WHC" if n == "conv3" else "CHW")
     # Upsample behind a mapper Permute: values stored (H, W, C)
     up_hwc = _noise(L["up"], rng).transpose(1, 2, 0)
-    dumpio.write_mapper_quant(mq, "up", up_hwc.reshape(-1), 8)
+    write_mapper_quant(mq, "up", up_hwc.reshape(-1), 8)
     os.rename(mq / "up_output8_768_quant.linear.hex", mq / "up_output8_12_8_8_quant.linear.hex")
-    dumpio.write_mapper_quant(mq, "mystery_layer", rng.normal(size=(5, 3, 3)), 99)
-    dumpio.write_mapper_input(mq, "conv1", L["data"], 0)
+    write_mapper_quant(mq, "mystery_layer", rng.normal(size=(5, 3, 3)), 99)
+    write_mapper_input(mq, "conv1", L["data"], 0)
     # instruction simulator: shuffled node ids, no names
     inst = root / "inst"
     order = ["data", "conv1", "pool1", "conv2", "conv3", "concat", "up", "conv4", "bn4", "fc"]
@@ -134,8 +134,8 @@ def net(tmp_path_factory):
     for b, node in zip(order, node_ids):
         if b == "conv4":
             continue  # folded: no own node
-        dumpio.write_inst(inst, 0, node, _noise(blobs[b], rng))
-    dumpio.write_inst(inst, 1, 5000, rng.normal(size=(7,)))  # extra with a size nothing has
+        write_inst(inst, 0, node, _noise(blobs[b], rng))
+    write_inst(inst, 1, 5000, rng.normal(size=(7,)))  # extra with a size nothing has
     return SimpleNamespace(root=root, ref=str(ref), mq=str(root / "sim"), inst=str(inst), L=L, blobs=blobs,
                            inst_ids=dict(zip(order, node_ids)))
 
@@ -203,8 +203,8 @@ def test_inst_without_value_check_is_a_flagged_guess(net):
 
 def test_permuted_sim_is_found_by_values_for_unnamed_dumps(net, tmp_path):
     rng = np.random.default_rng(3)
-    dumpio.write_inst(tmp_path, 0, 7, _noise(net.blobs["up"], rng).transpose(1, 2, 0))
-    dumpio.write_inst(tmp_path, 0, 8, _noise(net.blobs["concat"], rng))
+    write_inst(tmp_path, 0, 7, _noise(net.blobs["up"], rng).transpose(1, 2, 0))
+    write_inst(tmp_path, 0, 8, _noise(net.blobs["concat"], rng))
     al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
     P = {p.sim.node: p for p in al.pairs}
     assert P[7].blob == "up" and P[7].layout == "HWC"
@@ -215,7 +215,7 @@ def test_permuted_sim_is_found_by_values_for_unnamed_dumps(net, tmp_path):
 def test_no_graph_name_only_and_loose_names(net, tmp_path):
     rng = np.random.default_rng(4)
     sim = tmp_path / "npz"
-    dumpio.write_npz(sim / "out.npz", {"conv3_hp": _noise(net.blobs["conv3"], rng), "pool1": _noise(net.blobs["pool1"], rng),
+    write_npz(sim / "out.npz", {"conv3_hp": _noise(net.blobs["conv3"], rng), "pool1": _noise(net.blobs["pool1"], rng),
                                    "nothing": np.zeros(3)})
     al = align(scan_dumps(net.ref), scan_dumps(str(sim / "out.npz")))
     P = {p.sim.raw_name: p for p in al.pairs}
@@ -226,7 +226,7 @@ def test_no_graph_name_only_and_loose_names(net, tmp_path):
 
 
 def test_name_match_with_wrong_size_is_not_paired(net, tmp_path):
-    dumpio.write_mapper_quant(tmp_path, "pool1", np.ones((4, 2, 2)), 3)
+    write_mapper_quant(tmp_path, "pool1", np.ones((4, 2, 2)), 3)
     al = align(scan_dumps(net.ref), scan_dumps(str(tmp_path)), TinyGraph())
     assert al.pairs == () and len(al.unmatched_sim) == 1
     assert any("not paired" in n for n in al.notes)
@@ -236,9 +236,9 @@ def test_dot_maps_rewritten_nodes(net, tmp_path):
     """SPP-like rewrite: the mapper replaced 'concat' by its own node 'concat_rw' (dot shows it
     feeding 'up'); instruction node numbers in the dot name the layers."""
     rng = np.random.default_rng(5)
-    dumpio.write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
-    dumpio.write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
-    dumpio.write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
+    write_mapper_quant(tmp_path, "concat_rw", _noise(net.blobs["concat"], rng), 0)
+    write_mapper_quant(tmp_path, "spp_pool_a", rng.normal(size=(3, 2, 2)), 1)
+    write_inst(tmp_path, 0, 77, _noise(net.blobs["pool1"], rng))
     dot = parse_net_tree(
         'digraph net { n1 [label="type name: Pooling\\nname: pool1 id: 77"]; concat_rw [label="name: concat_rw"]; '
         'up [label="name: up\\nmergedOps: Permute;"]; spp_pool_a -> concat_rw -> up; n1 -> concat_rw }'
@@ -253,9 +253,9 @@ def test_dot_maps_rewritten_nodes(net, tmp_path):
 
 def test_batch_items_and_duplicate_reference(net, tmp_path):
     ref = tmp_path / "ref"
-    dumpio.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"], n=0)
-    dumpio.write_ruyi_caffe(ref, "pool1", net.blobs["pool1"] * 2, n=1)
-    dumpio.write_mapper_quant(tmp_path / "sim", "pool1", net.blobs["pool1"], 0)
+    write_ruyi_caffe(ref, "pool1", net.blobs["pool1"], n=0)
+    write_ruyi_caffe(ref, "pool1", net.blobs["pool1"] * 2, n=1)
+    write_mapper_quant(tmp_path / "sim", "pool1", net.blobs["pool1"], 0)
     al = align(scan_dumps(str(ref)), scan_dumps(str(tmp_path / "sim")), TinyGraph())
     assert len(al.pairs) == 1 and al.pairs[0].ref.index == 0
     assert [t.index for t in al.unmatched_ref] == [1]
@@ -270,10 +270,10 @@ def test_position_prefixed_reference_dumps_found_through_layer_names(tmp_path):
         ["data"], {"data": (1, 2, 4, 4), "feat": (1, 3, 4, 4), "pooled": (1, 3, 2, 2)})
     rng = np.random.default_rng(8)
     feat, pooled = rng.normal(size=(3, 4, 4)), rng.normal(size=(3, 2, 2))
-    dumpio.write_ruyi_caffe(tmp_path / "ref", "layer1_conv_a", feat)
-    dumpio.write_ruyi_caffe(tmp_path / "ref", "layer2_pool", pooled)
-    dumpio.write_mapper_quant(tmp_path / "sim", "conv_a", _noise(feat, rng), 0)
-    dumpio.write_mapper_quant(tmp_path / "sim", "pool", _noise(pooled, rng), 1)
+    write_ruyi_caffe(tmp_path / "ref", "layer1_conv_a", feat)
+    write_ruyi_caffe(tmp_path / "ref", "layer2_pool", pooled)
+    write_mapper_quant(tmp_path / "sim", "conv_a", _noise(feat, rng), 0)
+    write_mapper_quant(tmp_path / "sim", "pool", _noise(pooled, rng), 1)
     al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(str(tmp_path / "sim")), graph)
     assert {p.sim.raw_name: p.blob for p in al.pairs} == {"conv_a": "feat", "pool": "pooled"}
     assert al.unmatched_ref == () and al.unmatched_sim == ()
@@ -351,8 +351,8 @@ def test_value_pass_tries_hwc_only_with_dims_of_the_right_size(net, tmp_path):
 
     rng = np.random.default_rng(11)
     pooled = net.blobs["pool1"]  # 4x4x4 = 64 values
-    dumpio.write_ruyi_caffe(tmp_path / "ref", "odd", pooled)
-    dumpio.write_mapper_quant(tmp_path / "sim", "mystery", _noise(pooled, rng), 0)
+    write_ruyi_caffe(tmp_path / "ref", "odd", pooled)
+    write_mapper_quant(tmp_path / "sim", "mystery", _noise(pooled, rng), 0)
     graph = TinyGraph()
     (ref,) = scan_dumps(str(tmp_path / "ref")).tensors
     refs = ReferenceTable.build([ref], graph, {id(ref): "conv1"})  # conv1 is 4x8x8: 256 values
@@ -394,7 +394,7 @@ def test_without_shapes_the_numbering_is_chosen_by_names_and_said(tmp_path):
          layer("pool1", "Pooling", ["conv1"], ["pool1"])],
         ["data"], {})
     for i, name in enumerate(["input", "conv1", "relu1"], start=1):
-        dumpio.write_ruyi_caffe(tmp_path, f"layer{i}_{name}", np.ones((2, 2, 2)))
+        write_ruyi_caffe(tmp_path, f"layer{i}_{name}", np.ones((2, 2, 2)))
     tensors = list(scan_dumps(str(tmp_path)).tensors)
     reading = read_positions(tensors, graph)
     assert reading.numbering.startswith("blob index")
@@ -409,7 +409,7 @@ def test_blob_index_numbering_with_a_caffe_split(net, tmp_path):
              ("pool1_pool1_0_split", "pool1"), ("conv2", "conv2"), ("relu2", "conv3"), ("conv3", "concat"),
              ("concat", "up"), ("up", "conv4"), ("conv4", "bn4"), ("bn4", "fc")]
     for i, (name, blob) in enumerate(files, start=1):
-        dumpio.write_ruyi_caffe(tmp_path / "ref", f"layer{i}_{name}", net.blobs[blob])
+        write_ruyi_caffe(tmp_path / "ref", f"layer{i}_{name}", net.blobs[blob])
     al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(net.mq), TinyGraph())
     notes = " | ".join(al.notes)
     assert "read by blob index" in notes and "12 of 12" in notes
@@ -429,7 +429,7 @@ def test_prototxt_numbering_wins_when_the_files_follow_it(tmp_path):
     L, blobs = forward()
     files = {1: ("conv1", "conv1"), 3: ("pool1", "pool1"), 4: ("conv2", "conv2"), 7: ("concat", "concat")}
     for position, (name, blob) in files.items():
-        dumpio.write_ruyi_caffe(tmp_path / "ref", f"layer{position + 1}_{name}", blobs[blob])  # Input layer is #1
+        write_ruyi_caffe(tmp_path / "ref", f"layer{position + 1}_{name}", blobs[blob])  # Input layer is #1
     al = align(scan_dumps(str(tmp_path / "ref")), scan_dumps(str(tmp_path / "ref")), TinyGraph())
     assert any("read by prototxt layer order: 4 of 4" in n for n in al.notes)
     assert {p.blob for p in al.pairs} == {"conv1", "pool1", "conv2", "concat"}
@@ -474,13 +474,13 @@ def pnet(tmp_path_factory):
     per_blob = {"data": outs["data"], "conv1": outs["PReLU1"], "pool1": outs["pool1"], "conv2": outs["PReLU2"],
                 "conv3": outs["PReLU3"], "conv4-1": outs["conv4-1"], "conv4-2": outs["conv4-2"], "prob1": outs["prob1"]}
     for b, v in per_blob.items():
-        dumpio.write_ruyi_caffe(root / "caffe", b, v)
+        write_ruyi_caffe(root / "caffe", b, v)
     rng = np.random.default_rng(7)
     for i, (n, v) in enumerate(outs.items()):
-        dumpio.write_mapper_quant(root / "sim" / "mapper_quant", n, _noise(v, rng, 2e-3), i)
+        write_mapper_quant(root / "sim" / "mapper_quant", n, _noise(v, rng, 2e-3), i)
     ids = rng.permutation(np.arange(10, 1000))[: len(per_blob)]
     for (b, v), node in zip(per_blob.items(), ids):
-        dumpio.write_inst(root / "inst", 0, int(node), _noise(v, rng, 2e-3))
+        write_inst(root / "inst", 0, int(node), _noise(v, rng, 2e-3))
     return SimpleNamespace(root=root, graph=graph, outs=outs, per_blob=per_blob, ids=dict(zip(per_blob, map(int, ids))))
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nnie_lsp.readers import dumpio
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.writers import write_inst, write_mapper_quant, write_ruyi_caffe
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.triage.align import value_match
 from nnie_lsp.triage.align.common import sample_cosine, sample_cosines
 from nnie_lsp.triage.align.driver import align
@@ -98,14 +98,14 @@ def test_two_thousand_named_tensors_per_side_pair_by_name(tmp_path):
     ref, sim = tmp_path / "ref", tmp_path / "sim"
     for k in range(1000):
         a = rng.normal(size=SHAPES[k % len(SHAPES)])
-        dumpio.write_ruyi_caffe(ref, f"b{k}", a)
-        dumpio.write_mapper_quant(sim, f"conv{k}", a + rng.normal(0, 0.01, a.shape), 0)
+        write_ruyi_caffe(ref, f"b{k}", a)
+        write_mapper_quant(sim, f"conv{k}", a + rng.normal(0, 0.01, a.shape), 0)
     for k in range(1000):
         a = rng.normal(size=SHAPES[k % len(SHAPES)])
-        dumpio.write_ruyi_caffe(ref, f"extra_{k}", a)
-        dumpio.write_mapper_quant(sim, f"extra_{k}", a + rng.normal(0, 0.01, a.shape), 0)
-    dumpio.write_ruyi_caffe(ref, "only_caffe", rng.normal(size=SHAPES[0]))
-    dumpio.write_mapper_quant(sim, "only_nnie", rng.normal(size=SHAPES[1]), 0)
+        write_ruyi_caffe(ref, f"extra_{k}", a)
+        write_mapper_quant(sim, f"extra_{k}", a + rng.normal(0, 0.01, a.shape), 0)
+    write_ruyi_caffe(ref, "only_caffe", rng.normal(size=SHAPES[0]))
+    write_mapper_quant(sim, "only_nnie", rng.normal(size=SHAPES[1]), 0)
     al = align(scan_dumps(str(ref)), scan_dumps(str(sim)), graph)
     assert len(al.pairs) == 2000
     for p in al.pairs:
@@ -129,8 +129,8 @@ def test_two_thousand_nameless_tensors_pair_by_values(tmp_path):
     want = {}
     for k in range(2000):
         a = rng.normal(size=SHAPES[k % len(SHAPES)])
-        dumpio.write_ruyi_caffe(ref, f"blob{k}", a)
-        dumpio.write_inst(sim, 0, int(nodes[k]), a + rng.normal(0, 0.01, a.shape))
+        write_ruyi_caffe(ref, f"blob{k}", a)
+        write_inst(sim, 0, int(nodes[k]), a + rng.normal(0, 0.01, a.shape))
         want[int(nodes[k])] = f"blob{k}"
     al = align(scan_dumps(str(ref)), scan_dumps(str(sim)))
     assert {p.sim.node: p.ref.key for p in al.pairs} == want

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.writers import write_inst, write_ruyi_caffe
 from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.triage.align.driver import align
 
@@ -54,10 +54,10 @@ def test_the_cli_without_a_prototxt_lists_them_unmatched(layer_sets, capsys, mon
 def test_nameless_simulator_dumps_are_still_paired_by_values_and_say_so(tmp_path):
     rng = np.random.default_rng(2)
     a, b = rng.normal(size=(2, 5, 5)), rng.normal(size=(2, 5, 5))
-    dumpio.write_ruyi_caffe(tmp_path / "ref", "conv4-1", a)
-    dumpio.write_ruyi_caffe(tmp_path / "ref", "prob1", b)
-    dumpio.write_inst(tmp_path / "inst", 0, 17, b + 0.001)
-    dumpio.write_inst(tmp_path / "inst", 0, 9, a + 0.001)
+    write_ruyi_caffe(tmp_path / "ref", "conv4-1", a)
+    write_ruyi_caffe(tmp_path / "ref", "prob1", b)
+    write_inst(tmp_path / "inst", 0, 17, b + 0.001)
+    write_inst(tmp_path / "inst", 0, 9, a + 0.001)
     al = align(scan_dumps(tmp_path / "ref"), scan_dumps(tmp_path / "inst"))
     assert {p.sim.node: p.ref.key for p in al.pairs} == {9: "conv4-1", 17: "prob1"}
     assert all(p.matched_by == "values" and "value correlation" in p.note for p in al.pairs)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from nnie_lsp.cli.triage import main
-from nnie_lsp.readers.dumpio import scan_dumps
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.readers.mapper.nettree import read_net_tree
 from nnie_lsp.triage.align.driver import load_pair
 from nnie_lsp.triage.align.driver import align
@@ -73,7 +73,7 @@ def test_emulate_writes_the_output_number_not_a_layer_id(tmp_path):
     """nnie-triage emulate names files as the mapper does: output0 for single-output layers,
     output0/output1 for a two-output layer (a Split here: the numpy forward runs no Slice); the
     folder aligns back to the right tops."""
-    from nnie_lsp.readers.dumpio import write_ruyi_caffe
+    from nnie_lsp.readers.dumpio.writers import write_ruyi_caffe
     from nnie_lsp.emulation.emulate import EmulationOptions, emulate, write_sim_dumps
     from nnie_lsp.reference.net import load_net
 
@@ -110,7 +110,7 @@ def test_output_numbers_are_not_trusted_when_the_dims_tell(tmp_path):
     folder = build(tmp_path, swap_channels=False)
     graph = _graph()
     # a Slice whose two tops differ in size: numbering in reverse order of the tops
-    from nnie_lsp.readers.dumpio import write_mapper_quant, write_ruyi_caffe
+    from nnie_lsp.readers.dumpio.writers import write_mapper_quant, write_ruyi_caffe
 
     small, big = folder.ref["slice_a"][:1], folder.ref["slice_b"]
     uneven = FakeGraph([("cut", "Slice", ["x"], ["one", "rest"])], ["x"],
@@ -223,7 +223,7 @@ def test_mapper_node_dumps_align_through_the_dot(tmp_path, capsys):
 def test_board_dump_of_a_report_node_found_by_its_dot_id(tmp_path):
     """Board / instruction-simulator dumps are named by node id (``seg0_layer11_output0_…``): id 11
     is the Reportop ``conv6_2_report_0_0`` in the dot, so the dump is conv6_2's output."""
-    from nnie_lsp.readers.dumpio import write_inst
+    from nnie_lsp.readers.dumpio.writers import write_inst
 
     folder = build(tmp_path, swap_channels=False)
     write_inst(tmp_path / "board", 0, 11, folder.sim["conv6_2"])

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.writers import write_mapper_quant, write_ruyi_caffe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -51,8 +51,8 @@ def _folders(tmp_path, layers=("conv1", "conv2", "conv3"), shape=(4, 8, 8)):
     rng = np.random.default_rng(0)
     for name in layers:
         values = rng.normal(size=shape)
-        dumpio.write_ruyi_caffe(str(ref), name, values)
-        dumpio.write_mapper_quant(str(sim), name, values + rng.normal(size=shape) * 0.01)
+        write_ruyi_caffe(str(ref), name, values)
+        write_mapper_quant(str(sim), name, values + rng.normal(size=shape) * 0.01)
     return ref, sim
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.readers import dumpio
+from nnie_lsp.readers.dumpio.writers import write_mapper_quant
 from nnie_lsp.triage.inputs.beside_cfg import DiscoveryError, complete_inputs, discover
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,7 +39,7 @@ def _run16(folder: Path, proto: str, shapes: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.cfg").write_text(CFG16.format(proto=proto))
     for layer, shape in shapes.items():
-        dumpio.write_mapper_quant(folder / "mapper_quant", layer, np.zeros(shape), 0)
+        write_mapper_quant(folder / "mapper_quant", layer, np.zeros(shape), 0)
     return folder / "mapper_quant"
 
 
@@ -96,14 +96,14 @@ def test_this_nets_16_bit_run_is_taken_with_its_evidence(project):
 def test_a_16_bit_named_folder_and_an_emulation_of_another_net_are_skipped(project):
     run = project.parent
     for layer, shape in OTHER_NET.items():
-        dumpio.write_mapper_quant(run / "int16", layer, np.zeros(shape), 0)
+        write_mapper_quant(run / "int16", layer, np.zeros(shape), 0)
     found = discover(str(project))
     assert found.get("sim16") is None
     [skip] = found.skipped
     assert skip["path"] == str(run / "int16") and "the folder name says 16 bit" in skip["why"]
     shutil.rmtree(run / "int16")
     for layer, shape in DET1.items():
-        dumpio.write_mapper_quant(run / "int16", layer, np.zeros(shape), 0)
+        write_mapper_quant(run / "int16", layer, np.zeros(shape), 0)
     hit = discover(str(project)).get("sim16")
     assert hit.path == str(run / "int16") and "only the name tells" in hit.rule
 
@@ -114,14 +114,14 @@ def test_a_dump_folder_beside_the_cfg_of_another_net_is_skipped(project):
     mq = project.parent / "mapper_quant"
     shutil.rmtree(mq)
     for layer, shape in OTHER_NET.items():
-        dumpio.write_mapper_quant(mq, layer, np.zeros(shape), 0)
+        write_mapper_quant(mq, layer, np.zeros(shape), 0)
     found = discover(str(project))
     assert found.get("sim") is None and found.skipped[0]["role"] == "sim"
     with pytest.raises(DiscoveryError, match="another net's: none of its 4 dump names is a layer or blob"):
         complete_inputs(str(project))
     shutil.rmtree(mq)
     for layer, shape in DET1_48.items():   # this net's names at another size: taken
-        dumpio.write_mapper_quant(mq, layer, np.zeros(shape), 0)
+        write_mapper_quant(mq, layer, np.zeros(shape), 0)
     assert discover(str(project)).path("sim") == str(mq)
 
 

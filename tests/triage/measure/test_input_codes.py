@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnie_lsp.readers.dumpio import read_text_floats, scan_dumps
+from nnie_lsp.readers.dumpio.readers import read_text_floats
+from nnie_lsp.readers.dumpio.scan import scan_dumps
 from nnie_lsp.emulation.codes import (
     CodeFileError,
     clip_from_twin,
