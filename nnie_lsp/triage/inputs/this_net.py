@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterator
 
+from nnie_lsp.readers.dumpio.forms import SKIP
 from nnie_lsp.triage.inputs.folders import is_file, shown, subfolders
 
 #: How many dump names of a folder a borrowed run is judged on (a sample: the folder's order).
@@ -259,7 +260,7 @@ def _dump_names(folder: str, parse) -> Iterator:
                 if not is_file(entry):
                     continue
                 p = parse(entry.name)
-                if p is not None and p.fmt != "skip" and p.role == "output":
+                if p is not None and p.fmt != SKIP and p.role == "output":
                     yield p
     except OSError:
         return
