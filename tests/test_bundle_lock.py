@@ -11,6 +11,8 @@ import re
 from importlib.metadata import requires
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "vscode-client" / "bundle.lock.json"
 
@@ -54,3 +56,28 @@ def test_the_lock_is_made_for_the_requirements_of_pyproject():
         if extra is None or extra.group(1) in bundler.BUNDLED_EXTRAS:
             declared.append(requirement)
     assert lock["requires"] == sorted(declared)
+
+
+def test_the_wheel_holds_the_committed_package_and_not_testing(tmp_path):
+    """A wheel with a file the checkout does not commit (what a stale build/ leaves) or with
+    testing/ is refused; the committed package files alone pass."""
+    import subprocess
+    import zipfile
+
+    bundle = _bundler()
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "nnie_lsp"], capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout: the wheel check is skipped there too")
+    shipped = [p for p in tracked.stdout.split() if not p.startswith("nnie_lsp/testing/")]
+
+    def wheel(names):
+        path = tmp_path / f"w{len(names)}.whl"
+        with zipfile.ZipFile(path, "w") as z:
+            for n in names:
+                z.writestr(n, "")
+        return path
+
+    bundle.check_wheel_files(wheel(shipped + ["nnie_lsp-0.1.0.dist-info/METADATA"]))
+    for bad in (shipped + ["nnie_lsp/features/hover.py"], shipped + ["nnie_lsp/testing/faults.py"], shipped[1:]):
+        with pytest.raises(bundle.BundleError, match="differs from the checkout"):
+            bundle.check_wheel_files(wheel(bad))

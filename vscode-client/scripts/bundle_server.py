@@ -112,6 +112,9 @@ def build_wheel(python: str, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("nnie_lsp-*.whl"):
         old.unlink()
+    # setuptools builds in the checkout's build/ and keeps what an earlier build left there: a
+    # module since moved or deleted would ship again.  It is setuptools' own (git-ignored) folder.
+    shutil.rmtree(REPO / "build", ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="nnie-wheel-") as scratch:
         # the wheel's zip entries get this time, not the files' (two builds of one commit: one wheel)
         pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", scratch, str(REPO),
@@ -119,7 +122,25 @@ def build_wheel(python: str, out: Path) -> Path:
         wheels = list(Path(scratch).glob("nnie_lsp-*-py3-none-any.whl"))
         if len(wheels) != 1:
             raise BundleError(f"expected one nnie_lsp wheel, got {[w.name for w in wheels]}")
+        check_wheel_files(wheels[0])
         return Path(shutil.copy2(wheels[0], out / wheels[0].name))
+
+
+def check_wheel_files(wheel: Path) -> None:
+    """The wheel holds the package's committed files and nothing else (testing/ is not shipped);
+    skipped outside a git checkout."""
+    import zipfile
+
+    proc = subprocess.run(["git", "-C", str(REPO), "ls-files", "nnie_lsp"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return
+    tracked = {p for p in proc.stdout.split() if not p.startswith("nnie_lsp/testing/")}
+    with zipfile.ZipFile(wheel) as z:
+        shipped = {n for n in z.namelist() if n.startswith("nnie_lsp/")}
+    extra, missing = sorted(shipped - tracked), sorted(tracked - shipped)
+    if extra or missing:
+        raise BundleError(f"the nnie_lsp wheel differs from the checkout: not committed {extra[:5]}, "
+                          f"missing {missing[:5]}")
 
 
 def download_pip(python: str, out: Path, pin: dict | None = None) -> tuple[Path, dict]:
