@@ -774,7 +774,7 @@ def onet():
 
 def run_conversion(root: Path, quick: bool) -> tuple[Model | None, list[dict]]:
     """The conversion row and its faithful (healthy) runs: other sizes, layers, nets and image than
-    tests/triage/test_conversion*.py (det1 25×25 ceil_mode and conv1 weights, det2 ip_order and conv1
+    tests/triage/diagnose/test_conversion*.py (det1 25×25 ceil_mode and conv1 weights, det2 ip_order and conv1
     weights, chain_net seed 0 20×20 with conv1 weights; test1.jpg): here det1 47×47, det3, chain_net
     seed 7 28×28 (conv3 weights), test2.jpg.  bn_eps is not a run: 1e-5 for 1e-3 is below the
     conversion bar (docs/conversion.md); the static check names it."""

@@ -6,7 +6,7 @@ converter fault: :mod:`.onnx_models_convert`), as a user runs it — through ``n
 2. ``nnie-triage reference`` (Caffe, OpenCV), ``reference --onnx`` (ONNX Runtime) and ``emulate``
    (the NNIE side), then ``compare --framework`` (:func:`run_chain`).
 
-Used by the tests (tests/triage/test_conversion*.py), the verdict benchmark's conversion row and
+Used by the tests (tests/triage/diagnose/test_conversion*.py), the verdict benchmark's conversion row and
 examples/conversion/.  Not a product feature.
 """
 
